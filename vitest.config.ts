@@ -10,6 +10,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    // One fast-check seed under CI=true, a new one elsewhere (the file says why).
+    setupFiles: ['test/helpers/fast-check-seed.ts'],
     // The default output, then one line per system tool whose tests were skipped (test/helpers/needs.ts).
     reporters: ['default', './test/reporters/missing-tools.ts'],
     testTimeout: 60_000,
@@ -22,8 +24,9 @@ export default defineConfig({
     // A worker keeps its loaded modules from one test file to the next: each file used to import
     // src/ (the command tree, fastify, undici) afresh, 45 of the 130 s of test/commands +
     // test/sandbox. Test files share no state but the module cache: every file starts its own
-    // sandbox and temporary directories, no file mocks a module or changes process.env, and
-    // vi.spyOn is restored after each test (test/runtime/runtime.test.ts).
+    // sandbox and temporary directories, no file mocks a module or changes process.env (but TZ
+    // for one call, put back after it: test/helpers/time-zone.ts), and vi.spyOn is restored
+    // after each test (test/runtime/runtime.test.ts).
     isolate: false,
     fileParallelism: true,
   },

@@ -95,6 +95,24 @@ function untrusted(dir) {
   return undefined;
 }
 
+/**
+ * Run as root (`sudo -E svc`, a CI container whose HOME the runner's uid owns), the owner of the
+ * nearest directory of `dir` that exists when it is not root's: root makes no cache there. It would
+ * stay root's, 0700, and that user's own runs would go without one, silently (review19c F6); a
+ * cache is only speed, so root goes without instead. Undefined otherwise.
+ */
+function othersDirectory(dir) {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
+  for (let at = dir; ; at = path.dirname(at)) {
+    try {
+      const owner = fs.lstatSync(at).uid;
+      return owner === 0 ? undefined : owner;
+    } catch {
+      if (at === path.dirname(at)) return undefined;
+    }
+  }
+}
+
 function debug(line) {
   if (envSwitch('SVC_DEBUG_CODE_CACHE') === true) process.stderr.write(`code cache: ${line}\n`);
 }
@@ -127,6 +145,11 @@ function cacheDir() {
   const problem = untrusted(base);
   if (problem) {
     debug(`off (${base} ${problem})`);
+    return undefined;
+  }
+  const heir = othersDirectory(path.dirname(base));
+  if (heir !== undefined) {
+    debug(`off (${base} is in a directory of uid ${heir}, and this is root)`);
     return undefined;
   }
   const stat = fs.statSync(bundle);

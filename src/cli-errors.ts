@@ -1,4 +1,4 @@
-import type { Command, CommanderError } from 'commander';
+import type { Command, CommanderError, Option } from 'commander';
 import { type Aliased, beginningOf, type Candidate, closest } from './api/suggest.js';
 import { UsageError } from './errors.js';
 
@@ -48,9 +48,47 @@ function usageError(error: CommanderError, command: Command | undefined): UsageE
       hint: `see \`${commandPath(command)} --help\``,
     });
   }
+  const valued = valueOfFlag(message, command);
+  if (valued) return valued;
   return new UsageError(withBeginningFirst(error, command, message).replace(/\n+/g, ' ').trim(), {
     hint: `see \`${commandPath(command) || 'svc'} --help\``,
   });
+}
+
+/** Flags whose value, typed with `=`, is a credential now in the shell's history. */
+const SECRET_FLAGS = new Set(['--with-token', '--client-secret-stdin']);
+
+/**
+ * `--flag=VALUE` of a flag that takes no value is commander's "unknown option '--flag=VALUE'":
+ * the value echoed whole, a token of `svc login --with-token=TOKEN` too (review20b F10). The flag
+ * is named as one that takes no value, the value never shown; a credential's flag says to rotate
+ * it, as `login --with-token TOKEN` does. Any other unknown `--word=VALUE` keeps its value out
+ * of the message as well (svc cannot know what it holds).
+ */
+function valueOfFlag(message: string, command: Command | undefined): UsageError | undefined {
+  const unknown = /^unknown option '(--[^'=]+)=([^']*)'/s.exec(message);
+  if (!unknown) return undefined;
+  const flag = unknown[1]!;
+  const help = `see \`${commandPath(command) || 'svc'} --help\``;
+  const { known, shown } = optionNames(command);
+  if (!known.includes(flag)) {
+    // The flag part suggested as a flag typed with a space is (review20d D7): a shown one only,
+    // the command's own before the global ones.
+    const guess = beginningOf(flag, ...shown) ?? closest(flag, shown.flat());
+    return new UsageError(
+      `unknown option '${flag}=…' (its value not shown)${guess ? ` (Did you mean ${guess}?)` : ''}`,
+      { hint: help },
+    );
+  }
+  const secret = SECRET_FLAGS.has(flag);
+  return new UsageError(
+    `${flag} takes no value, and was given one (${flag}=…, not shown)${secret ? ': it reads the secret from standard input' : ''}`,
+    {
+      hint: secret
+        ? 'the value you typed is now in your shell history (and was visible to other processes): rotate it'
+        : help,
+    },
+  );
 }
 
 /**
@@ -65,26 +103,32 @@ function withBeginningFirst(error: CommanderError, command: Command | undefined,
   const unknown = /^unknown (option|command) '([^']+)'/.exec(message);
   if (!unknown || !command) return message;
   const [, kind, word] = unknown as unknown as [string, string, string];
-  const tiers: Candidate[][] = [];
-  if (kind === 'option') {
-    // as commander looks: this command's visible options, then its parents' (the global ones)
-    for (let c: Command | null = command; c; c = c.parent) {
-      tiers.push(
-        c
-          .createHelp()
-          .visibleOptions(c)
-          .flatMap((option) => (option.long ? [option.long] : [])),
-      );
-    }
-  } else {
-    tiers.push(commandCandidates(command));
-  }
+  // An option as commander looks: this command's visible options, then its parents' (the global ones).
+  const tiers: Candidate[][] = kind === 'option' ? optionNames(command).shown : [commandCandidates(command)];
   if (error.code === 'commander.help') return message;
   // A command is svc's guess alone (closest: a command and its aliases are one; a word near none
   // gets none, where commander's said "oauth" for "nosuch"); an option keeps commander's otherwise.
   const begun = kind === 'command' ? closest(word, tiers[0]!) : beginningOf(word, ...tiers);
   if (begun === undefined) return kind === 'command' ? `unknown command '${word}'` : message;
   return `unknown ${kind} '${word}' (Did you mean ${begun}?)`;
+}
+
+/**
+ * The long options of a command and its parents, in one walk: `known`, every one (hidden ones
+ * too: `--data` of `svc api` is a flag, given or not), and `shown`, the visible ones per command,
+ * the command's own first: the only ones a suggestion may name (a hidden flag is never offered).
+ */
+function optionNames(command: Command | undefined): { known: string[]; shown: string[][] } {
+  const known: string[] = [];
+  const shown: string[][] = [];
+  const long = (options: readonly Option[]) =>
+    options.flatMap((option) => (option.long ? [option.long] : []));
+  for (let c: Command | null | undefined = command; c; c = c.parent) {
+    known.push(...long(c.options));
+    // Visible: what the help shows, its own `--help` too (commander keeps it out of `options`).
+    shown.push(long(c.createHelp().visibleOptions(c)));
+  }
+  return { known, shown };
 }
 
 /** A command's visible subcommands, each with its aliases, as suggestions. */

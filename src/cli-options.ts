@@ -46,3 +46,37 @@ export function refuseSeveralTenants(program: Command): void {
     throw givenTwice(tenant, `${commandPath(action)} acts in one tenant`);
   });
 }
+
+/**
+ * A flag whose value is a path: its value placeholder names one (`<file>`, `<dir>`, `<path>`, or a
+ * file name such as `<plan.json>`).
+ */
+export const PATH_PLACEHOLDER = /<(file|dir|path|[\w-]+\.\w+)>$/;
+
+/**
+ * A path flag's value that starts with `~` (attack20 F12): bash and zsh expand `~` only at the
+ * start of a word, so `--journal=~/j.ndjson` reaches svc as the text `~/j.ndjson`. Taken literally
+ * it made a folder named `~` in the current directory (the classic `rm -rf ~` accident), and a
+ * resume hint naming `~/j.ndjson` sent the user to HOME, where nothing was. Refused as the
+ * directory variables are (config/paths.ts UNEXPANDED_DIRECTORY), while commander reads the line:
+ * before anything is made or sent. A file whose name starts with `~` is `./~name`.
+ */
+export function refuseUnexpandedPaths(command: Command): void {
+  for (const option of command.options) {
+    if (!PATH_PLACEHOLDER.test(option.flags)) continue;
+    (command as unknown as EventEmitter).prependListener(`option:${option.name()}`, (value: unknown) => {
+      if (typeof value !== 'string' || !value.startsWith('~')) return;
+      const flag = option.long ?? option.short!;
+      const home =
+        value === '~' ? '"$HOME"' : value.startsWith('~/') ? `"$HOME${value.slice(1)}"` : undefined;
+      // `~name` is another user's home to a shell, never expanded when no such user exists: a
+      // file of that name is given as ./~name (review20b F4).
+      throw new UsageError(`${flag} ${value} starts with a ~ that no shell expanded`, {
+        hint:
+          home || value.includes('/')
+            ? `write \`${flag} ${value}\` with a space (a shell expands ~ only at the start of a word, not after =)${home ? `, or ${home}` : ''}; svc did nothing`
+            : `for a file whose name starts with ~, write \`${flag} ./${value}\`; for your home, \`${flag} ~/…\` with a space before it; svc did nothing`,
+      });
+    });
+  }
+}

@@ -10,7 +10,7 @@ import {
   unknownHelpTopic,
 } from './cli-argv.js';
 import { defaultSubcommandTypo, fromCommanderError } from './cli-errors.js';
-import { refuseRepeatedValues, refuseSeveralTenants } from './cli-options.js';
+import { refuseRepeatedValues, refuseSeveralTenants, refuseUnexpandedPaths } from './cli-options.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
@@ -84,6 +84,7 @@ export function reflow(text: string): string {
 function configure(command: Command, io: ContextDeps['io']): Command {
   // The root's --tenant may repeat for a verb that acts in several tenants (refuseSeveralTenants).
   refuseRepeatedValues(command, command.parent ? [] : ['tenant']);
+  refuseUnexpandedPaths(command);
   return command
     .description(reflow(command.description()))
     .configureOutput({
@@ -245,16 +246,30 @@ export async function runCli(
   options: {
     /** The runtime a command gets (the binary's main() passes src/runtime's runtimeFor). */
     runtimeFor?: (command: CommandEntry | undefined) => Partial<ContextDeps>;
+    /**
+     * Told a failed command's exit code once it is known, before the command's context is closed:
+     * the binary sets it as the process's, so a loop that drains during the close (an ended
+     * standard input at a prompt) ends with it, never 0 after an error line (review20c F8).
+     */
+    onFailure?: (code: number) => void;
   } = {},
 ): Promise<number> {
+  const failed = (code: number): number => {
+    options.onFailure?.(code);
+    return code;
+  };
   let ctx: Context | undefined;
   let program: Command | undefined;
-  const make: MakeContext = async (cmd) => {
+  const make: MakeContext = async (cmd, made = {}) => {
     if (!ctx) {
       const { createContext } = await import('./context.js');
       const runtime = program && options.runtimeFor?.(targetCommand(argv, valueFlags(program)));
-      ctx = createContext({ ...deps, ...runtime }, cmd.optsWithGlobals<GlobalOptions>());
+      ctx = createContext({ ...deps, ...runtime }, cmd.optsWithGlobals<GlobalOptions>(), {
+        requestLimits: 'later',
+      });
     }
+    // Reading the timeout reads (and checks) every request limit: a bad one is refused here.
+    if (!made.argumentsFirst) void ctx.timeoutMs;
     return ctx;
   };
   const json = machineArgv(argv);
@@ -301,7 +316,7 @@ export async function runCli(
       else if (change === undefined && error.failure === undefined) return 0;
       else error = stdoutError(error.failure, change, ctx?.onlyCopyLost());
     }
-    if (error instanceof SvcError && error.silent) return exitCodeFor(error);
+    if (error instanceof SvcError && error.silent) return failed(exitCodeFor(error));
     const meant =
       error instanceof SvcError && error.category === 'not_found' && program
         ? defaultSubcommandTypo(program, argv)
@@ -317,7 +332,7 @@ export async function runCli(
     } catch {
       // stderr is gone too
     }
-    return exitCodeFor(error);
+    return failed(exitCodeFor(error));
   } finally {
     await ctx?.close();
   }
@@ -355,7 +370,16 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     render: (error) => renderError(error, { json: machineArgv(argv), debug: false }),
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
-  const code = await runCli(argv, { io, env, signal: controller.signal, system: true }, { runtimeFor });
+  const code = await runCli(
+    argv,
+    { io, env, signal: controller.signal, system: true },
+    {
+      runtimeFor,
+      onFailure: (failure) => {
+        process.exitCode = failure;
+      },
+    },
+  );
   // Exit once stdout has drained, even if a keep-alive socket or timer would hold the loop open.
   process.exitCode = code;
   if (process.stdout.writableLength === 0 || process.stdout.destroyed) process.exit(code);

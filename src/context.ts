@@ -3,7 +3,7 @@
 // beside the other.
 import { canonicalTenantRef, isTenantId } from './api/tenant-id.js';
 import { type CredentialSource, credentialsFor, staticCredentials } from './auth/credentials.js';
-import { clientLoginHint, loginCommand, loginHint, otherCredentialHint } from './auth/login-hint.js';
+import { clientLoginHint, loginHint, otherCredentialHint } from './auth/login-hint.js';
 import { tokenUrl } from './auth/token-endpoint.js';
 import type { JournalDisk } from './bulk/journal-disk.js';
 import type { StoreDisk } from './config/disk.js';
@@ -12,6 +12,7 @@ import { parseMaxResponseBytes, parseMaxRetries, parseTimeout } from './config/e
 import { configDir } from './config/paths.js';
 import {
   checkBaseUrlPath,
+  loginCommand,
   missingActiveProfileError,
   profileFlag,
   refuseCredentialSettings,
@@ -172,16 +173,33 @@ export function outputMode(globals: GlobalOptions, io: IOStreams): OutputMode {
   return io.stdoutIsTTY ? 'table' : 'plain';
 }
 
-export function createContext(deps: ContextDeps, globals: GlobalOptions): Context {
+/**
+ * `requestLimits`: when --timeout, SVC_TIMEOUT, SVC_MAX_RETRIES and SVC_MAX_RESPONSE_BYTES are
+ * read (and a bad one refused): `now` (the default), or `later`, when first needed (ctx.timeoutMs,
+ * the API client), for a command that refuses its arguments first (`svc login --with-token TOKEN`:
+ * the token on the command line is said before a bad SVC_TIMEOUT).
+ */
+export function createContext(
+  deps: ContextDeps,
+  globals: GlobalOptions,
+  { requestLimits = 'now' }: { requestLimits?: 'now' | 'later' } = {},
+): Context {
   const given = deps.clock;
   const clock: Required<Clock> = {
     now: given ? () => given.now() : Date.now,
     sleep: given?.sleep ? (ms, signal) => given.sleep!(ms, signal) : realSleep,
   };
   const mode = outputMode(globals, deps.io);
-  const timeoutMs = Math.min(parseTimeout(globals, deps.env), deps.deadlineMs ?? Number.POSITIVE_INFINITY);
-  const maxRetries = deps.deadlineMs === undefined ? parseMaxRetries(deps.env) : 0;
-  const maxResponseBytes = parseMaxResponseBytes(deps.env);
+  let limits:
+    | { timeoutMs: number; maxRetries: number | undefined; maxResponseBytes: number | undefined }
+    | undefined;
+  const readLimits = () =>
+    (limits ??= {
+      timeoutMs: Math.min(parseTimeout(globals, deps.env), deps.deadlineMs ?? Number.POSITIVE_INFINITY),
+      maxRetries: deps.deadlineMs === undefined ? parseMaxRetries(deps.env) : 0,
+      maxResponseBytes: parseMaxResponseBytes(deps.env),
+    });
+  if (requestLimits === 'now') readLimits();
   const secrets = new SecretRegistry();
   const out = new Output(deps.io, mode, () => clock.now(), secrets, { wide: globals.wide === true });
   const debug = envSwitch(deps.env, 'SVC_DEBUG') || globals.debug === true;
@@ -203,7 +221,9 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     out,
     clock,
     journalDisk: deps.journalDisk,
-    timeoutMs,
+    get timeoutMs() {
+      return readLimits().timeoutMs;
+    },
     signal: deps.signal,
     debug,
     secrets,
@@ -283,6 +303,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
                   defaultTokenUrl: () => tokenUrl(ctx.settings().values.base_url ?? ''),
                   loginCommand: () => loginCommand(ctx.settings()),
                   warn: (message) => out.warn(message),
+                  signal: deps.signal,
                 },
             {
               profileBaseUrl: () => ctx.store().profile(ctx.settings().profile)?.base_url,
@@ -316,6 +337,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
         checkBaseUrlPath(baseUrl, s.sources.base_url ?? 'profile', s.profile);
         // A profile's org or tenant that is a pasted credential: refused before the first request.
         refuseCredentialSettings(s);
+        const { timeoutMs, maxRetries, maxResponseBytes } = readLimits();
         const { ApiClient } = await import('./http/client.js');
         // After the HTTP modules are loaded: V8 compiles code loaded after a flag change without
         // the code cache, and this is still before the first connection compiles llhttp.
@@ -351,6 +373,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
           allowInsecureHttp,
           signal: deps.signal,
+          profileFlag: profileFlag(s),
           loginHint: loginHint(s, deps.env),
           otherCredentialHint: otherCredentialHint(deps.env),
           userRequiredHint: () =>

@@ -9,3 +9,55 @@ export function characters(text: string): number {
   for (const _ of text) count++;
   return count;
 }
+
+/**
+ * A character as its `\uXXXX` escape, lower-case hex, at least four digits (`\u00ad`, `\u2028`): the
+ * form JSON reads back as the same character, and how svc shows one a terminal would hide or act
+ * on (output/sanitize.ts), a secret's JSON spelling (http/redact.ts) and an id's invisible
+ * character (invisibleIn). A character past U+FFFF is one escape of its code point (`\ue0001`).
+ */
+export function unicodeEscape(char: string): string {
+  return `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`;
+}
+
+/** Names of the invisible (format, Unicode Cf) characters copying text out of chat, wikis and web pages adds. */
+const INVISIBLE_NAMES: Record<number, string> = {
+  173: 'SOFT HYPHEN',
+  8203: 'ZERO WIDTH SPACE',
+  8204: 'ZERO WIDTH NON-JOINER',
+  8205: 'ZERO WIDTH JOINER',
+  8206: 'LEFT-TO-RIGHT MARK',
+  8207: 'RIGHT-TO-LEFT MARK',
+  8288: 'WORD JOINER',
+  65279: 'ZERO WIDTH NO-BREAK SPACE (a byte-order mark)',
+};
+
+/**
+ * The first invisible character of a text (Unicode Cf: zero-width spaces and joiners, the soft
+ * hyphen, a byte-order mark, bidi marks), as `U+200B ZERO WIDTH SPACE`, and its place counted in
+ * characters from 1; undefined when there is none. No id holds one: it is a paste's leftover.
+ */
+export function invisibleCharacter(text: string): { name: string; at: number } | undefined {
+  let at = 0;
+  for (const char of text) {
+    at++;
+    if (!/\p{Cf}/u.test(char)) continue;
+    const code = char.codePointAt(0)!;
+    const hex = code.toString(16).toUpperCase().padStart(4, '0');
+    const name = INVISIBLE_NAMES[code];
+    return { name: name === undefined ? `U+${hex}` : `U+${hex} ${name}`, at };
+  }
+  return undefined;
+}
+
+/**
+ * An id holding an invisible character (pasted from chat or a web page), in words with the fix,
+ * the id shown with every such character as its escape, whatever a terminal draws; undefined when
+ * it holds none. File rows and ids on the command line say it alike (review20d D2).
+ */
+export function invisibleIn(what: string, id: string): string | undefined {
+  const found = invisibleCharacter(id);
+  if (found === undefined) return undefined;
+  const shown = JSON.stringify(id).replace(/\p{Cf}/gu, unicodeEscape);
+  return `${what} ${shown} holds an invisible character (${found.name}) at ${found.at}: type the id again, or delete that character`;
+}

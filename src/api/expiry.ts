@@ -6,7 +6,7 @@
  */
 
 import { quoted } from '../output/format.js';
-import { isoSeconds, UNIT_MS } from './time.js';
+import { isoSeconds, isoTime, UNIT_MS } from './time.js';
 
 export type Expiry =
   | { kind: 'in'; ms: number; text: string }
@@ -60,43 +60,29 @@ export function parseDuration(raw: string): Parsed<Expiry> {
   return { ok: true, value: { kind: 'in', ms, text: `${count}${unit}` } };
 }
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
-
 /**
  * An ISO 8601 / RFC 3339 time with a time zone (`Z` or an offset) that names a real moment (no
- * 30 February): the one time parser behind every time flag (--expires-at, --since, --until). A
- * time without a zone is refused, never read in the machine's zone.
+ * 30 February; isoTime, the reading of every time svc is given): the one time parser behind
+ * every time flag and file time (--expires-at, --since, --until, an access file's expires_at). A
+ * time without a zone is refused (the example shows the Z), never read in the machine's zone nor
+ * guessed to be UTC: the user can say which (a server's zone-less time is UTC: serverTime).
  */
 export function parseInstant(raw: string): Parsed<number> {
   const text = raw.trim();
-  const match = ISO.exec(text);
-  const bad = {
-    ok: false as const,
-    message: `${quoted(raw)} is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)`,
-  };
-  if (!match) return bad;
+  const time = isoTime(text);
+  if (time?.zoned) return { ok: true, value: time.ms };
   // A leap second (RFC 3339 allows second 60) is an ISO 8601 time, but not one the platform takes.
-  if (match[6] === '60') {
-    const minute = text.slice(0, text.indexOf(':60'));
-    const zone = text.slice(text.indexOf(':60') + 3).replace(/^\.\d+/, '');
+  const leap = /^(.*[T ]\d{2}:\d{2}):60(?:[.,]\d+)?(Z|[+-][\d:]+)$/i.exec(text);
+  if (leap && isoTime(`${leap[1]}:59${leap[2]}`) !== undefined) {
     return {
       ok: false,
-      message: `${quoted(raw)} is a leap second (second 60), which the platform does not take; give ${minute}:59${zone} or the next second`,
+      message: `${quoted(raw)} is a leap second (second 60), which the platform does not take; give ${leap[1]}:59${leap[2]} or the next second`,
     };
   }
-  const [y, mo, d, h, mi, s] = match.slice(1, 7).map((part) => Number(part ?? 0)) as number[];
-  const check = new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, s!));
-  if (
-    check.getUTCMonth() !== mo! - 1 ||
-    check.getUTCDate() !== d ||
-    check.getUTCHours() !== h ||
-    check.getUTCMinutes() !== mi
-  ) {
-    return bad;
-  }
-  const ms = Date.parse(text.replace(' ', 'T'));
-  if (Number.isNaN(ms)) return bad;
-  return { ok: true, value: ms };
+  return {
+    ok: false,
+    message: `${quoted(raw)} is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)`,
+  };
 }
 
 /**

@@ -5,7 +5,7 @@ import { callersRefusal } from './operation-words.js';
 import { OPERATIONS, scopePermissions } from './operations.js';
 import { EVENT_READ_PERMISSIONS, eventReadPermissions } from './permissions.js';
 import { grantsPermission } from './roles.js';
-import { endMs, isoSeconds } from './time.js';
+import { endMs, isoSeconds, serverTime } from './time.js';
 
 /**
  * No one hands out more than they hold (403 insufficient_permission), once, for the sandbox that
@@ -75,7 +75,7 @@ export function heldUntil(grants: readonly HeldGrant[], permissions: Iterable<st
   for (const permission of new Set(permissions)) {
     const ends = grants.filter((g) => grantsPermission(g.permissions, permission)).map((g) => g.expiresAt);
     if (ends.length === 0 || ends.includes(null)) continue;
-    const latest = Math.max(...ends.map((e) => Date.parse(e!)));
+    const latest = Math.max(...ends.map((e) => serverTime(e!)));
     if (until === null || latest < until) until = latest;
   }
   return until;

@@ -88,6 +88,14 @@ export function assignmentInForce(status: unknown): 'held' | 'ended' | 'unknown'
 }
 
 /**
+ * What a reader that counts grants says of one whose status is 'unknown' (assignmentInForce):
+ * neither held nor ended. `whose`: `usr_x's` or `your`.
+ */
+export function unknownStatusWords(whose: string, role: string, status: unknown): string {
+  return `the platform lists ${whose} assignment of ${role} with status ${JSON.stringify(status)}, which svc does not know (held or ended)`;
+}
+
+/**
  * Whether a set of held permissions grants `needed`: a permission grants itself and every more
  * specific one below it (`rule.write` grants `rule.write.fx`).
  */

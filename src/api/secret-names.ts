@@ -13,7 +13,8 @@
  * A name holds a secret when a secret word appears anywhere in it (`client_secret`, `api_key_v2`,
  * `password1`, `sessionToken2`, `X-Api-Key-V2`), or when it has a short secret word standing
  * alone (read as words, split on `_`, `-`, `.`, spaces and camelCase: `sig`, `sas`, `pwd`,
- * `auth`, `otp`, `pin`). Masking a harmless `tokenizer` or `secretary` too is the price: a rule that
+ * `auth`, `otp`, `totp`, `pin`), or is a one-time code's or a session id's (CODE_NAME, SESSION_NAME,
+ * the same in a URL, a header and a JSON field). Masking a harmless `tokenizer` or `secretary` too is the price: a rule that
  * read only whole words let `api_key_v2` and `password1` through (review s11, leaks 1).
  */
 
@@ -37,17 +38,28 @@ export const CREDENTIAL_SHAPES: Array<[RegExp, string]> = [
 const SECRET_ANYWHERE =
   /(secret|token|password|passwd|passphrase|authorization|api[_-]?key|verifier|assertion|credential|signature|hmac)/i;
 /** Words that say so only standing alone: too short to be read inside another word. */
-const SECRET_SHORT_WORDS = new Set(['pwd', 'sig', 'sas', 'auth', 'otp', 'pin']);
-/** `key` as the last word (`private_key`, `apiKey`); `code` alone or as device_code, user_code. */
+const SECRET_SHORT_WORDS = new Set(['pwd', 'sig', 'sas', 'auth', 'otp', 'totp', 'hotp', 'pin', 'passcode']);
+/**
+ * `key` as the last word (`private_key`, `apiKey`); `code` alone or as a one-time code's name
+ * (device_code, user_code, mfa_code, verification_code, recovery_codes: attack21b F5).
+ */
 const LAST_WORD_KEY = new Set(['key', 'keys']);
-const CODE_NAME = /^((device|user)[_-]?)?code$/i;
+const CODE_NAME =
+  /^((device|user|mfa|otp|totp|sms|email|verification|confirmation|security|recovery|backup|one_time|2fa)[_-]?)?code$|^(mfa|recovery|backup)[_-]?codes$/i;
+/**
+ * A session id under any of its names (`session_id`, `X-Session-Id`, `sessionId`, `X-Session`,
+ * `;jsessionid=`, `PHPSESSID`, `sid`): whoever holds it's login (review15 R15-3), in a URL, a
+ * header or a JSON field alike (attack21b F5: only a URL's was masked). Read on the name's words.
+ */
+const SESSION_NAME = /^((.+_)?session(_?id)?|(j|php)?sess(ion)?_?id|sid)$/;
 /** Names that contain a secret word but hold something else (times, lifetimes, kinds, paths). */
 const NOT_SECRET_FIELD =
   /^(idempotency_key|token_type|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type)$/i;
-// In form bodies and query strings, `state` travels beside the authorization code; in a URL's
-// query or path parameters, a session id rewritten into it (`;jsessionid=`, `PHPSESSID=`) is
-// whoever holds it's login (review15 R15-3).
-const SECRET_PARAM = /^(code|state|sid|session|(j|php)?sess(ion)?[_-]?id)$/i;
+// The one name masked in a URL's query or a form only: there `state` travels beside the
+// authorization code, while a JSON field or header named `state` is a record's (a webhook's, a
+// reconciliation's) and masking it would hide what a trace is read for. Every other name is one
+// list for URLs, forms, headers and JSON fields: isSecretField.
+const SECRET_PARAM = /^state$/i;
 
 /** The words of a name: `X-Amz-Signature` → x, amz, signature; `accessToken` → access, token. */
 function nameWords(name: string): string[] {
@@ -63,7 +75,7 @@ export function isSecretField(name: string): boolean {
   const words = nameWords(name);
   const joined = words.join('_');
   if (words.length === 0 || NOT_SECRET_FIELD.test(joined)) return false;
-  if (CODE_NAME.test(joined)) return true;
+  if (CODE_NAME.test(joined) || SESSION_NAME.test(joined)) return true;
   if (LAST_WORD_KEY.has(words[words.length - 1] as string)) return true;
   return SECRET_ANYWHERE.test(name) || words.some((word) => SECRET_SHORT_WORDS.has(word));
 }

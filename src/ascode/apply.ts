@@ -16,7 +16,8 @@ import { reasonLines } from '../output/problems.js';
 import { escapeForTerminal } from '../output/sanitize.js';
 import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
-import { PLAN_INPUT_LIMIT, readInputBytes } from '../system/input.js';
+import { fromPipe } from '../system/cut-short.js';
+import { PLAN_INPUT_LIMIT, readInputBytes, sayReadingTerminal } from '../system/input.js';
 import { type Unsaved, unsavedLine } from './creations.js';
 import { agedOut, checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
@@ -66,6 +67,15 @@ interface Row {
   [detail: string]: unknown;
 }
 
+/**
+ * A grant skipped as held already (another run's, or made before): until when the grant held ends,
+ * as --json says. Such a grant may end sooner than the file's `expires_in` (review21b R21b-4).
+ */
+function heldUntil(r: Row): string | undefined {
+  if (r.reason === undefined || !('expires_at' in r)) return undefined;
+  return `${r.reason}, ${r.expires_at === null ? 'with no expiry' : `until ${r.expires_at}`}`;
+}
+
 const COLUMNS: Array<Column<Row>> = [
   // The file entry a row is: what tells two creations of one URL or name apart (with `ref`).
   { header: 'line', value: (r) => r.line },
@@ -84,7 +94,10 @@ const COLUMNS: Array<Column<Row>> = [
       (r.reason === 'created_by_another_run' && (r.secret_file ?? r.secret) !== undefined
         ? `${r.reason}: ${r.secret_file ?? r.secret}`
         : undefined) ??
+      // Where the secret is, or why none was saved (a resumed run's creation rotated since).
       r.secret_file ??
+      r.secret ??
+      heldUntil(r) ??
       r.reason ??
       r.audit_trail_id,
   },
@@ -102,10 +115,22 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   const platform = await ctx.platform();
   const fromFile = 'file' in options.from;
   const spec = 'file' in options.from ? options.from.file : options.from.plan;
-  const bytes = await readInputBytes(spec, ctx.io.stdin, fromFile ? '-f' : 'PLAN', PLAN_INPUT_LIMIT);
+  // The changes are confirmed after the input is read (review20c F8).
+  if (fromFile)
+    sayReadingTerminal(ctx, spec, '-f', 'the access file', 'it', 'apply -f - < access.yaml', 'the changes');
+  else sayReadingTerminal(ctx, spec, 'PLAN', 'the saved plan', 'it', 'apply - < plan.json', 'the changes');
+  const bytes = await readInputBytes(
+    spec,
+    ctx.io.stdin,
+    fromFile ? '-f' : 'PLAN',
+    PLAN_INPUT_LIMIT,
+    ctx.signal,
+  );
   const label = spec === '-' ? 'stdin' : spec;
   // Everything that needs no platform is checked before the journal is even looked at.
-  let source = fromFile ? readFile(ctx, label, bytes) : undefined;
+  let source = fromFile
+    ? readFile(ctx, label, bytes, fromPipe(spec, ctx.io.stdin) ? spec : undefined)
+    : undefined;
   let doc: PlanDocument | undefined = fromFile ? undefined : readPlanDocument(label, bytes);
   if (doc && doc.base_url !== (ctx.settings().values.base_url ?? '')) {
     throw new UsageError(
@@ -135,6 +160,9 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   const work = stepWorker(platform, () => secrets, {
     resumed: () => resumed,
     unsaved: (key, created) => unsaved.set(key, created),
+    sleep: ctx.clock.sleep,
+    now: () => platformTime(platform, ctx.clock.now()),
+    plannedAt: () => doc!.anchor,
   });
 
   const verb: BulkVerb<Step, Row> = {

@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors.js';
 import { deriveIdempotencyKey } from '../http/idempotency.js';
 import { OAuthClientNotFoundError, WebhookNotFoundError } from '../platform/errors.js';
 import type { Platform } from '../platform/index.js';
-import { markedReplayed } from '../platform/stored-answer.js';
+import { markedReplayed, sameRotation } from '../platform/stored-answer.js';
 import type { PlanChange } from './plan.js';
 import { type SecretDir, SecretNotSavedError } from './secrets.js';
 
@@ -53,6 +53,9 @@ interface Made {
   /** The webhook's URL or the client's name, as the platform has it. */
   name: string;
   secret: unknown;
+  /** When the answer says its secret was last rotated (null: not yet), and when it was made. */
+  rotated: string | null | undefined;
+  createdAt: string | undefined;
 }
 
 /**
@@ -110,8 +113,10 @@ export async function createWithSecret(
       continue;
     }
     // Another run's creation (or, resumed, the interrupted run's own): the stored answer holds the
-    // secret as created, which is still the secret unless it was rotated since.
-    if (live?.rotated) {
+    // secret as created, which is still the secret unless it was rotated since — by the one rule of
+    // the single verbs (sameRotation): a "last rotated" read back as the answer's own time, or as the
+    // creation's, is no rotation (review19 F9).
+    if (live?.rotated && !sameRotation(live.rotated, made.rotated, made.createdAt)) {
       return {
         id: made.id,
         ...(run.resumed ? { replayed: true } : { status: 'skipped', reason: 'created_by_another_run' }),
@@ -134,7 +139,7 @@ export async function createWithSecret(
       run.unsaved({ id: made.id, kind: change.kind as Unsaved['kind'] });
       throw new SvcError(
         'failure',
-        `created ${made.id}, but its secret could not be saved to ${error.path}: ${error.reason}`,
+        `created ${made.id}, but its secret could not be saved to ${error.path}: ${error.reason}${error.left === undefined ? '' : `; ${error.left}`}`,
         { code: 'secret_not_saved' },
       );
     }
@@ -162,10 +167,18 @@ async function send(
 ): Promise<{ made: Made; response: { replayed: boolean; afterLostAnswer: boolean } }> {
   if (webhook) {
     const { data, response } = await platform.webhooks.create(body as never, options).withResponse();
-    return { made: { id: data.id, name: data.url, secret: data.secret }, response };
+    const { id, url: name, secret, secret_rotated_at: rotated, created_at: createdAt } = data;
+    return { made: { id, name, secret, rotated, createdAt }, response };
   }
   const { data, response } = await platform.oauth.clients.create(body as never, options).withResponse();
-  return { made: { id: data.client_id, name: data.name, secret: data.client_secret }, response };
+  const {
+    client_id: id,
+    name,
+    client_secret: secret,
+    secret_rotated_at: rotated,
+    created_at: createdAt,
+  } = data;
+  return { made: { id, name, secret, rotated, createdAt }, response };
 }
 
 /** The live resource's identity and when its secret was last rotated; undefined when it is gone. */

@@ -1,11 +1,21 @@
+// Just past 300 lines: roles' and grants' differences and the plan's order among them are one
+// reading of a tenant; webhooks and OAuth clients live in diff-integrations.ts.
 import { isoSeconds } from '../api/time.js';
 import { sym } from '../output/symbols.js';
 import { base, sameSet } from './changes.js';
 import { diffClients, diffWebhooks } from './diff-integrations.js';
 import { comparable, DigestBuilder, fingerprint, liveIdentity } from './fingerprint.js';
+import { expiryVerb } from './held-expiry.js';
 import type { LiveGrant, LiveTenant } from './live.js';
 import type { DesiredTenant, GrantEntry, Kind, Manage } from './model.js';
-import { changeKey, type FieldChange, type PlanChange, type PlanTenant, type Scope } from './plan.js';
+import {
+  changeKey,
+  type FieldChange,
+  type GrantTarget,
+  type PlanChange,
+  type PlanTenant,
+  type Scope,
+} from './plan.js';
 import type { Problem } from './source.js';
 
 /**
@@ -53,8 +63,13 @@ export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Pr
     }
     if (current.kind !== 'custom') continue;
     const fields: FieldChange[] = [];
-    if (role.description !== undefined && role.description !== (current.description ?? '')) {
-      fields.push({ field: 'description', from: current.description ?? '', to: role.description });
+    // A description the platform does not show (LiveTenant.undescribed) is not compared.
+    if (
+      role.description !== undefined &&
+      typeof current.description === 'string' &&
+      role.description !== current.description
+    ) {
+      fields.push({ field: 'description', from: current.description, to: role.description });
     }
     if (!sameSet(role.permissions, current.permissions ?? [])) {
       fields.push({
@@ -156,12 +171,15 @@ const target = (
   g: { user: string; roleName: string; roleId: string | null },
   expiresAt: string | null,
   justification: string | null = null,
-) => ({
+  expiry?: GrantEntry['expiry'],
+): GrantTarget => ({
   user: g.user,
   role: g.roleName,
   role_id: g.roleId,
   expires_at: expiresAt,
   justification,
+  // The span an expiry was counted from the anchor with: how a run judges a grant made meanwhile.
+  ...(expiry?.kind === 'in' ? { expires_in: expiry.text } : {}),
 });
 
 function diffGrant(
@@ -180,19 +198,14 @@ function diffGrant(
   if (!current) {
     const change = base('grant', 'create', name, null, grant.line, null, 'grant');
     const roleId = live.roles.get(grant.role)?.id ?? null;
-    change.grant = target({ user: grant.user, roleName: grant.role, roleId }, wanted, justification);
+    change.grant = target({ user: grant.user, roleName: grant.role, roleId }, wanted, justification, expiry);
     change.fields = [{ field: 'expires_at', to: wanted }];
     const roleChange = roleChanges.get(grant.role);
     if (roleChange) change.needs = [roleChange];
     return change;
   }
   const held = current.expiresAt;
-  let verb: 'extend' | 'shorten' | undefined;
-  if (expiry.kind === 'never') verb = held === null ? undefined : 'extend';
-  else if (expiry.kind === 'at') {
-    if (held === null || Date.parse(held) > Date.parse(wanted!)) verb = 'shorten';
-    else if (Date.parse(held) < Date.parse(wanted!)) verb = 'extend';
-  } else if (held === null || Date.parse(held) > Date.parse(wanted!)) verb = 'shorten';
+  const verb = expiryVerb(expiry.kind, held, wanted);
   if (verb === undefined) return undefined;
   if (justification === null) {
     problems.push({
@@ -209,7 +222,7 @@ function diffGrant(
     fingerprint(comparable.grant(current)),
     verb,
   );
-  change.grant = target(current, wanted, justification);
+  change.grant = target(current, wanted, justification, expiry);
   change.fields = [{ field: 'expires_at', from: held, to: wanted }];
   // Extended, it hands the role out for longer: as it will be, not as it is.
   const roleChange = verb === 'extend' ? roleChanges.get(grant.role) : undefined;

@@ -1,7 +1,10 @@
+import { serverTime } from '../api/time.js';
 import { UsageError } from '../errors.js';
+import { utf16Of, utf16Words } from '../system/input.js';
 import { sameSet } from './changes.js';
 import { unchangedDigests } from './diff.js';
 import { comparable, fingerprint } from './fingerprint.js';
+import { holdsAsPlanned } from './held-expiry.js';
 import type { LiveTenant } from './live.js';
 import { KINDS, type Kind } from './model.js';
 import { changeKey, PLAN_FORMAT, type PlanChange, type PlanDocument, planDigest } from './plan.js';
@@ -25,6 +28,9 @@ export const planRefused = (message: string) =>
 /** Reads PLAN.json: refuses what is not a plan svc wrote. */
 export function readPlanDocument(label: string, bytes: Buffer): PlanDocument {
   let doc: unknown;
+  // A plan saved through PowerShell 5's `>` is UTF-16: said so, with the fix (attack20 F5).
+  const utf16 = utf16Of(bytes);
+  if (utf16) throw new UsageError(`${label} is ${utf16Words(utf16)}`, { code: 'invalid_plan' });
   try {
     doc = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
@@ -101,7 +107,12 @@ function creationsNow(changes: readonly PlanChange[], live: LiveTenant): Map<Pla
 }
 
 /** The live resource a change is about: its fingerprint now, and whether the change is already made. */
-function current(change: PlanChange, live: LiveTenant, created: Map<PlanChange, Integration>): Current {
+function current(
+  change: PlanChange,
+  live: LiveTenant,
+  created: Map<PlanChange, Integration>,
+  nowMs: number,
+): Current {
   const gone = change.action === 'delete';
   if (change.kind === 'role') {
     const role = live.roles.get(change.name);
@@ -119,7 +130,9 @@ function current(change: PlanChange, live: LiveTenant, created: Map<PlanChange, 
     return grant
       ? {
           print: fingerprint(comparable.grant(grant)),
-          done: !gone && grant.expiresAt === (change.grant?.expires_at ?? null),
+          // As svc plan would judge it now (./held-expiry.ts): an `expires_in` grant made since by
+          // another run, counted from its own second, is the change made (attack21 F2).
+          done: !gone && change.grant !== undefined && holdsAsPlanned(change.grant, grant.expiresAt, nowMs),
         }
       : { print: null, done: gone };
   }
@@ -158,7 +171,7 @@ function roleIdDrift(change: PlanChange, live: LiveTenant): string | undefined {
 function gone(change: PlanChange, nowMs: number): string {
   const held =
     change.kind === 'grant' ? change.fields.find((f) => f.field === 'expires_at')?.from : undefined;
-  return typeof held === 'string' && Date.parse(held) <= nowMs ? `ended (expired at ${held})` : 'was removed';
+  return typeof held === 'string' && serverTime(held) <= nowMs ? `ended (expired at ${held})` : 'was removed';
 }
 
 function what(change: PlanChange): string {
@@ -189,7 +202,7 @@ export function checkDrift(
         drift.push(`${tenant.slug}: ${role}`);
         continue;
       }
-      const now = current(change, have, created);
+      const now = current(change, have, created, nowMs);
       if (now.print === change.before) continue;
       if (resumed && now.done) {
         done.add(changeKey(tenant.id, change));
@@ -230,7 +243,7 @@ export function agedOut(
     for (const change of tenant.changes) {
       const expiresAt = change.grant?.expires_at ?? null;
       if (change.action === 'delete' || expiresAt === null || !sent(tenant.id, change)) continue;
-      if (Date.parse(expiresAt) <= now)
+      if (serverTime(expiresAt) <= now)
         lines.push(`${tenant.slug}: ${headline(change).slice(2)} (expires_at ${expiresAt})`);
     }
   }

@@ -1,16 +1,19 @@
 import { type Anchor, pastExpiry } from '../api/expiry.js';
 import { isoSeconds } from '../api/time.js';
+import { notUtf8 } from '../api/utf8.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
 import { counted } from '../output/format.js';
 import { PROBLEMS_SHOWN, ProblemReport } from '../output/problems.js';
 import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
+import { cutShortWords, unendedLastLine } from '../system/cut-short.js';
+import { utf16Without } from '../system/input.js';
 import { desiredTenants, unknownTenantRefs } from './desired.js';
 import { diffTenant } from './diff.js';
 import { readEntries } from './entries.js';
 import { refuseBeyondGivenTenant } from './given-tenant.js';
-import { type LiveTenant, type Reads, readLive, type TenantInfo } from './live.js';
+import { type LiveTenant, type Reads, readLive, sayUndescribed, type TenantInfo } from './live.js';
 import { refuseBeyondHolds, refuseLastAdmin, refuseSelf } from './lockout.js';
 import type { AccessFile } from './model.js';
 import { markOwnReach, refuseOwnReachOrder } from './own-reach.js';
@@ -91,6 +94,12 @@ async function readPlatform(
   if (tenants.length > 0) {
     const catalog = (await platform.roles.permissions({ tenant: tenants[0]!.id, signal: ctx.signal })).items;
     live = await readLive(platform, tenants, ctx.signal, readsOf(file));
+    sayUndescribed(
+      live.values(),
+      (m) => ctx.out.warn(m),
+      (one) => `${one ? 'its description is' : 'their descriptions are'} not compared`,
+      (tenant, role) => desired.get(tenant.tenant.id)?.roles.get(role)?.description !== undefined,
+    );
     problems.push(
       ...(await checkReferences(platform, file, tenants, desired, live, catalog, ctx.signal, createMissing)),
     );
@@ -110,9 +119,29 @@ export interface CheckedFile {
   shape: ShapeProblem[];
 }
 
-/** Parses a file's text (a syntax error ends everything here) and checks its shape. */
-export function readFile(ctx: Context, label: string, bytes: Buffer): CheckedFile {
+/**
+ * Parses a file's text (a syntax error ends everything here) and checks its shape. `piped`: the
+ * path given (`-` for standard input) when the file came through a pipe (fromPipe): one whose last
+ * line has no line ending is refused (src/system/cut-short.ts), as a grant CSV is — YAML's last
+ * scalar needs none, so `role: ops-readonly` cut to `role: ops` still parses (attack21b F6). A
+ * JSON document is taken: cut short, it does not parse, so it cannot pass for another.
+ */
+export function readFile(ctx: Context, label: string, bytes: Buffer, piped?: string): CheckedFile {
   const parsed = parseSource(label, bytes);
+  // A document that is one JSON object (or YAML flow map: `-f /dev/stdin` reads JSON as YAML) ends
+  // in its closing brace: cut short, it does not parse.
+  const braced =
+    parsed.ok && (parsed.source.format === 'json' || /^[\s\uFEFF]*\{/.test(bytes.toString('utf8', 0, 64)));
+  // Text that is not UTF-8 (a UTF-16 export, with or without a BOM, ends in `\n\0`) is said as such first, not as cut short.
+  if (piped !== undefined && !braced && notUtf8(bytes) === undefined && utf16Without(bytes) === undefined) {
+    const tail = bytes.subarray(Math.max(0, bytes.length - 4096));
+    if (unendedLastLine(tail, /^[ \t]*$/) !== undefined) {
+      let line = 1;
+      for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) line++;
+      const problem = { line, message: cutShortWords(piped, 'line') };
+      failWithProblems(ctx, label, [problem], 'nothing was read from the platform');
+    }
+  }
   if (!parsed.ok) failWithProblems(ctx, label, parsed.problems, 'nothing was read from the platform');
   const value = parsed.source.value as Record<string, unknown>;
   if (typeof value === 'object' && !Array.isArray(value) && 'svc_plan' in value) {

@@ -1,7 +1,11 @@
+// Just past 300 lines: the export document, its YAML with comments, and the secrets it must never
+// write are one view of the live state, read together.
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
 import { redactUrlText } from '../api/secret-names.js';
+import { utcText } from '../api/time.js';
 import type { CommandLine } from '../config/settings.js';
+import { cellText } from '../output/format.js';
 import { shellWord } from '../system/shell-words.js';
 import type { LiveGrant, LiveTenant } from './live.js';
 import { MANAGE_KINDS, type ManagedKind } from './schema.js';
@@ -41,7 +45,8 @@ export function exportDocument(
           .sort((a, b) => byText(a.name, b.name))
           .map((r) => ({
             name: r.name,
-            description: r.description ?? '',
+            // One the platform does not show is left out: an empty one, applied, would erase it.
+            ...(typeof r.description === 'string' ? { description: r.description } : {}),
             permissions: sorted(r.permissions),
           })),
         grants: groupGrants(live.grants.values()),
@@ -58,10 +63,12 @@ function groupGrants(grants: Iterable<LiveGrant>): Doc[] {
     { role: string; expires: string | null; why: string | null; users: string[] }
   >();
   for (const g of grants) {
-    const key = JSON.stringify([g.roleName, g.expiresAt, g.justification]);
+    // A zone-less expiry (the platform's UTC) is written with its Z: plan refuses one without.
+    const expires = g.expiresAt === null ? null : utcText(g.expiresAt);
+    const key = JSON.stringify([g.roleName, expires, g.justification]);
     const group = groups.get(key);
     if (group) group.users.push(g.user);
-    else groups.set(key, { role: g.roleName, expires: g.expiresAt, why: g.justification, users: [g.user] });
+    else groups.set(key, { role: g.roleName, expires, why: g.justification, users: [g.user] });
   }
   return [...groups.values()]
     .sort(
@@ -192,6 +199,36 @@ export function secretValues(
   return found;
 }
 
+/**
+ * The URLs an export writes whole though they carry a secret (redactUrlText's rule: a secret query
+ * parameter, a credential in the path), each named with it masked: a webhook's URL, which is how
+ * the file names it, and an OAuth client's redirect URI, which must match the platform's byte for
+ * byte (review s11 f, findings s14 secrets #3; session 19: a redirect URI's `?token=` was written
+ * unsaid). The file holding one is written 0600. Webhooks by URL, clients by id, per tenant; only
+ * of the kinds written.
+ */
+export function urlsWithSecrets(
+  live: readonly LiveTenant[],
+  kinds: readonly ManagedKind[],
+): Array<{ tenant: string; what: string }> {
+  const found: Array<{ tenant: string; what: string }> = [];
+  const secret = (url: string) => redactUrlText(url) !== url;
+  for (const { tenant, webhooks, clients } of live) {
+    if (kinds.includes('webhooks'))
+      // Named by id as well: masked, two such URLs can read alike (review16e E4).
+      for (const w of [...webhooks].sort((a, b) => byText(a.url, b.url)).filter((w) => secret(w.url)))
+        found.push({ tenant: tenant.slug, what: `the URL of webhook ${w.id} (${redactUrlText(w.url)})` });
+    if (kinds.includes('oauth_clients'))
+      for (const c of [...clients].sort((a, b) => byText(a.client_id, b.client_id)))
+        for (const uri of sorted(c.redirect_uris).filter(secret))
+          found.push({
+            tenant: tenant.slug,
+            what: `the redirect URI ${redactUrlText(uri)} of OAuth client ${c.client_id}`,
+          });
+  }
+  return found;
+}
+
 /** An entry as its line names it: never a secret of its own (a URL's masked, a secret-shaped name left out). */
 function entryLabel(kind: string, entry: Doc, id: string): string {
   if (kind === 'grants')
@@ -246,15 +283,20 @@ function listItem(item: Doc, indent: string, out: string[], comments?: Record<st
   out[start] = `${indent}- ${out[start]!.slice(indent.length + 2)}`;
 }
 
-/** The document as YAML, with a header and each block's tenant named by display name. */
+/**
+ * The document as YAML, with a header and each block's tenant named by display name. A comment
+ * holds one line whatever a name holds (cellText: a line break is a space, a control character or
+ * U+2028 a visible escape): a display name "Acme\nversion: 2" made a key of the file, and svc plan
+ * refused svc's own export.
+ */
 export function exportYaml(doc: Doc, tenants: readonly LiveTenant[], header: string[]): string {
-  const out = header.map((line) => `# ${line}`);
+  const out = header.map((line) => `# ${cellText(line)}`);
   const { blocks, ...top } = doc;
   mapLines(top, '', out);
   const list = blocks as Doc[];
   out.push(list.length === 0 ? 'blocks: []' : 'blocks:');
   list.forEach((block, i) => {
-    const name = tenants[i]!.tenant.display_name.replace(/[\r\n]+/g, ' ');
+    const name = cellText(tenants[i]!.tenant.display_name);
     listItem(block, '  ', out, { tenants: name });
   });
   return `${out.join('\n')}\n`;

@@ -3,6 +3,7 @@ import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Role } from '../api/schemas/roles.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
 import { SvcError } from '../errors.js';
+import { someNames } from '../output/format.js';
 import type { Platform } from '../platform/index.js';
 import { grantKey } from './model.js';
 
@@ -37,6 +38,11 @@ export interface LiveTenant {
   grants: Map<string, LiveGrant>;
   webhooks: Webhook[];
   clients: OAuthClient[];
+  /**
+   * Custom roles the platform shows no description of, even in their own record (the reference
+   * shows only id and name): their descriptions are not compared, and export writes none.
+   */
+  undescribed: string[];
 }
 
 /** Tenants read at the same time (each with its four listings in parallel). */
@@ -92,19 +98,23 @@ async function readTenant(
     full.set(role, { ...role, ...(await platform.roles.get(role.id, options)) });
   });
   const byName = new Map<string, Role>();
+  const undescribed: string[] = [];
   for (const listed of live) {
     const role = full.get(listed) ?? listed;
     const missing = thinRole(role);
-    if (missing) throw thinRoleError(role, tenant, missing);
+    if (missing === 'description') undescribed.push(role.name);
+    else if (missing) throw thinRoleError(role, tenant, missing);
     byName.set(role.name, role);
   }
-  return { tenant, roles: byName, grants, webhooks, clients };
+  return { tenant, roles: byName, grants, webhooks, clients, undescribed };
 }
 
 /**
  * The field a role lacks for svc to judge it (undefined: none): its kind, which tells a custom
  * role (compared, exported, pruned) from a built-in one; a custom role's permissions and
- * description, which plan compares and export writes.
+ * description, which plan compares and export writes. A listing that lacks one is completed from
+ * each role's own record; what that lacks is refused, but for a description, which a platform may
+ * keep to itself: such a role is `undescribed`.
  */
 function thinRole(role: Role): 'kind' | 'permissions' | 'description' | undefined {
   if (typeof role.kind !== 'string') return 'kind';
@@ -121,7 +131,7 @@ function thinRoleError(role: Role, tenant: TenantInfo, missing: string): SvcErro
     `the platform gave role ${role.name} of ${tenant.slug} without ${JSON.stringify(missing)}${why}`,
     {
       code: 'bad_response',
-      hint: 'svc compares and exports custom roles by their kind, permissions and description: is --base-url the platform API?',
+      hint: 'svc compares and exports custom roles by their kind and permissions: is --base-url the platform API?',
     },
   );
 }
@@ -192,4 +202,28 @@ export async function eachLimited<T>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   if (failure) throw failure.error;
+}
+
+/**
+ * Says, per tenant, which custom roles the platform shows no description of, and `what` follows (of
+ * one role, or of several). `concerned` keeps those the command's words are true of (review19c F8):
+ * export's when it writes roles, plan's those the file declares a description of (the ones really
+ * left uncompared); a tenant with none left is not named.
+ */
+export function sayUndescribed(
+  live: Iterable<LiveTenant>,
+  warn: (message: string) => void,
+  what: (one: boolean) => string,
+  concerned: (tenant: LiveTenant, role: string) => boolean,
+): void {
+  for (const tenant of live) {
+    const named = tenant.undescribed.filter((role) => concerned(tenant, role));
+    if (named.length === 0) continue;
+    const [one, ...more] = named;
+    const roles =
+      more.length === 0 ? `custom role ${one}` : `${named.length} custom roles (${someNames(named)})`;
+    warn(
+      `${tenant.tenant.slug}: the platform shows no description of ${roles}, so ${what(more.length === 0)}`,
+    );
+  }
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { parseDuration } from '../api/expiry.js';
 import { findMismatch } from '../platform/check.js';
 import { grantKey, KINDS } from './model.js';
 import type { GrantTarget, PlanChange, PlanDocument } from './plan.js';
@@ -30,7 +31,14 @@ const CHANGE = Type.Object({
   before: maybe,
   needs: Type.Array(Type.String()),
   grant: Type.Optional(
-    Type.Object({ user: text, role: text, role_id: maybe, expires_at: maybe, justification: maybe }),
+    Type.Object({
+      user: text,
+      role: text,
+      role_id: maybe,
+      expires_at: maybe,
+      justification: maybe,
+      expires_in: Type.Optional(text),
+    }),
   ),
   refused: Type.Optional(Type.String()),
   last: Type.Optional(Type.Literal(true)),
@@ -123,6 +131,11 @@ function changeProblem(change: Change): string | undefined {
   if (change.name !== sent)
     return `name is ${JSON.stringify(change.name)}, not the grant's user and role (${JSON.stringify(sent)})`;
   if (change.action === 'delete') return undefined;
+  if (grant.expires_in !== undefined) {
+    const span = parseDuration(grant.expires_in);
+    if (!span.ok || span.value.kind !== 'in' || grant.expires_at === null)
+      return `grant.expires_in is ${JSON.stringify(grant.expires_in)}, not the span of its expires_at (${JSON.stringify(grant.expires_at)})`;
+  }
   const shown = change.fields.find((f) => f.field === 'expires_at');
   if (!shown || shown.to !== grant.expires_at) {
     return `fields expires_at is ${JSON.stringify(shown?.to)}, not the grant's expires_at (${JSON.stringify(grant.expires_at)})`;

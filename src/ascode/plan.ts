@@ -35,6 +35,12 @@ export interface GrantTarget {
   role_id: string | null;
   expires_at: string | null;
   justification: string | null;
+  /**
+   * The entry's `expires_in` (`30d`) that `expires_at` was counted from the anchor with; absent for
+   * an end time or a permanent grant. A grant held meanwhile that ends within this span of the
+   * platform's time is as planned (./held-expiry.ts): another run's, made a few seconds apart.
+   */
+  expires_in?: string;
 }
 
 export interface PlanChange {

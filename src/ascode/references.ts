@@ -1,4 +1,6 @@
+import { invisibleIn } from '../api/characters.js';
 import { closest, didYouMean } from '../api/suggest.js';
+import { EMAIL_NOT_ID, emailAsUserId, isEmailAddress } from '../api/user-id.js';
 import type { Platform } from '../platform/index.js';
 import { missingIdMessage } from './diff-integrations.js';
 import { eachLimited, type LiveTenant, TENANTS_AT_ONCE, type TenantInfo } from './live.js';
@@ -86,7 +88,8 @@ export async function checkReferences(
           grant.line,
           `role ${grant.role}`,
           tenant.slug,
-          (where) => `role "${grant.role}" does not exist in ${where}${hint}`,
+          (where) =>
+            invisibleIn('role', grant.role) ?? `role "${grant.role}" does not exist in ${where}${hint}`,
         );
       } else if (role?.scope === 'organization') {
         once(grant.line, `${grant.role} is an organisation role; it is not granted per tenant`);
@@ -106,7 +109,13 @@ export async function checkReferences(
       for (const [user, line] of unknownUsers) {
         if (found.has(user)) continue;
         const near = closest(user, holders);
-        const hint = near ? ` (did you mean ${near}?)` : '';
+        const email = isEmailAddress(user) ? emailAsUserId(user) : undefined;
+        // An e-mail address: said as one (its `is …` after the user it names), with how to find the id.
+        const hint = email
+          ? `: it is ${EMAIL_NOT_ID}; ${email.hint}`
+          : near
+            ? ` (did you mean ${near}?)`
+            : '';
         inTenant(
           line,
           `user ${user}`,

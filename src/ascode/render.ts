@@ -1,7 +1,8 @@
 import type { ChalkInstance } from 'chalk';
 import { redactUrlText } from '../api/secret-names.js';
-import { cellText } from '../output/format.js';
-import { escapeForTerminal } from '../output/sanitize.js';
+import { cellText, listItemText } from '../output/format.js';
+import { withAsciiHost, withAsciiHosts } from '../output/hosts.js';
+import { oneLine } from '../output/sanitize.js';
 import { sym } from '../output/symbols.js';
 import type { FieldChange, PlanChange, PlanDocument, PlanSummary, PlanTenant } from './plan.js';
 
@@ -9,56 +10,74 @@ import type { FieldChange, PlanChange, PlanDocument, PlanSummary, PlanTenant } f
  * A plan in words: for a person on a terminal (tenants by display name, one line per change
  * with what it changes field by field under it), as tab-separated rows for pipes, and its
  * one-line summary. Everything it returns has been through the one terminal sanitizer (a
- * reviewer reads exactly what is sent: no bidi override reorders a name), and a webhook URL is
- * shown as a label, its secrets masked (redactUrlText: a secret query parameter, a credential in
- * the path; the plan document keeps it whole).
+ * reviewer reads exactly what is sent: no bidi override reorders a name), and a webhook URL and an
+ * OAuth client's redirect URIs are shown with their secrets masked (redactUrlText: a secret query
+ * parameter, a credential in the path; the plan document keeps them whole), as svc export warns of
+ * them (urlsWithSecrets).
  */
 
 /** A change's name as a label: a webhook's URL with its secrets masked (the export's rule). */
 export const changeLabel = (kind: string, name: string): string =>
   kind === 'webhook' ? redactUrlText(name) : name;
 
-/** A webhook's url field with its two URLs masked. */
-const maskedUrls = (f: FieldChange): FieldChange => {
-  const url = (value: unknown) => (typeof value === 'string' ? redactUrlText(value) : value);
-  return { ...f, from: url(f.from), to: url(f.to) };
+/** The field of each kind whose values are URLs, shown masked: a webhook's url, a client's redirect URIs. */
+const URL_FIELD: Partial<Record<PlanChange['kind'], string>> = {
+  webhook: 'url',
+  oauth_client: 'redirect_uris',
 };
+
+/** A URL (or a list of them) with its secrets masked; any other value as it is. */
+const maskedUrl = (value: unknown): unknown =>
+  typeof value === 'string' ? redactUrlText(value) : Array.isArray(value) ? value.map(maskedUrl) : value;
+
+/** A URL field with its two values masked. */
+const maskedUrls = (f: FieldChange): FieldChange => ({ ...f, from: maskedUrl(f.from), to: maskedUrl(f.to) });
+
+/** Whether `f` is the field of `change` that holds URLs (URL_FIELD). */
+const isUrlField = (change: PlanChange, f: FieldChange): boolean => URL_FIELD[change.kind] === f.field;
 
 /**
  * A change as a row shows it (`svc plan --ndjson`, one line per change, goes to CI logs as apply's
- * rows do): a webhook's URL masked, as its name and in its url field. The plan document keeps it.
+ * rows do): a webhook's URL masked, as its name and in its url field, and a client's redirect
+ * URIs. The plan document keeps them.
  */
 export function labelledChange(change: PlanChange): PlanChange {
-  if (change.kind !== 'webhook') return change;
+  if (URL_FIELD[change.kind] === undefined) return change;
   return {
     ...change,
-    name: redactUrlText(change.name),
-    fields: change.fields.map((f) => (f.field === 'url' ? maskedUrls(f) : f)),
+    name: changeLabel(change.kind, change.name),
+    fields: change.fields.map((f) => (isUrlField(change, f) ? maskedUrls(f) : f)),
   };
 }
 
 /**
- * Whether a plan holds a webhook URL with a secret in it (its saved file is then written 0600): in
- * a change, or in the scope, which names every webhook the file manages by its URL, one the plan
- * leaves unchanged too (s18 mask18 #4: such a plan was saved with the umask, 0644).
+ * What in a plan is a URL with a secret in it (its saved file is then written 0600), in words, or
+ * undefined: a webhook's, in a change or in the scope, which names every webhook the file manages
+ * by its URL, one the plan leaves unchanged too (s18 mask18 #4: such a plan was saved with the
+ * umask, 0644); a redirect URI of a client a change creates or changes (the scope names clients
+ * by name).
  */
-export function urlSecretIn(doc: PlanDocument): boolean {
-  const secret = (value: unknown) => typeof value === 'string' && redactUrlText(value) !== value;
-  return doc.tenants.some(
-    (tenant) =>
-      (Array.isArray(tenant.scope.webhooks) && tenant.scope.webhooks.some(secret)) ||
-      tenant.changes.some(
-        (change) =>
-          change.kind === 'webhook' &&
-          (secret(change.name) ||
-            change.fields.some((f) => f.field === 'url' && (secret(f.from) || secret(f.to)))),
-      ),
-  );
+export function urlSecretIn(doc: PlanDocument): string | undefined {
+  const secret = (value: unknown): boolean =>
+    typeof value === 'string' ? redactUrlText(value) !== value : Array.isArray(value) && value.some(secret);
+  const inField = (change: PlanChange) =>
+    change.fields.some((f) => isUrlField(change, f) && (secret(f.from) || secret(f.to)));
+  const changes = doc.tenants.flatMap((tenant) => tenant.changes);
+  const webhook =
+    doc.tenants.some(
+      (tenant) => Array.isArray(tenant.scope.webhooks) && tenant.scope.webhooks.some(secret),
+    ) || changes.some((change) => change.kind === 'webhook' && (secret(change.name) || inField(change)));
+  if (webhook) return 'a webhook URL';
+  return changes.some((change) => change.kind === 'oauth_client' && inField(change))
+    ? 'a redirect URI'
+    : undefined;
 }
 
 const show = (value: unknown): string => {
   if (value === null || value === undefined) return 'never';
-  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.join(', ');
+  // An item's own comma written %2C (listItemText, the list-cell rule): one item never reads as two.
+  if (Array.isArray(value))
+    return value.length === 0 ? '(none)' : value.map((v) => listItemText(String(v))).join(', ');
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 };
 
@@ -73,15 +92,16 @@ export function describeField(change: PlanChange, f: FieldChange): string {
     return `${expiry(f.from)} ${sym.arrow} ${expiry(f.to)}`;
   }
   if (f.field === 'grants') return `${f.from} grant(s) end with it`;
-  if (change.kind === 'webhook' && f.field === 'url') return describeValues(maskedUrls(f));
   if (change.action === 'update' && Array.isArray(f.from) && Array.isArray(f.to)) {
     const from = f.from.map(String);
     const to = f.to.map(String);
-    const added = to.filter((v) => !from.includes(v)).map((v) => `+ ${v}`);
-    const removed = from.filter((v) => !to.includes(v)).map((v) => `${sym.minus} ${v}`);
+    // Told apart by their whole values, then shown masked: two URIs can read alike masked.
+    const shown = (v: string) => listItemText(isUrlField(change, f) ? redactUrlText(v) : v);
+    const added = to.filter((v) => !from.includes(v)).map((v) => `+ ${shown(v)}`);
+    const removed = from.filter((v) => !to.includes(v)).map((v) => `${sym.minus} ${shown(v)}`);
     return `${f.field}: ${[...added, ...removed].join(', ')}`;
   }
-  return describeValues(f);
+  return describeValues(isUrlField(change, f) ? maskedUrls(f) : f);
 }
 
 function describeValues(f: FieldChange): string {
@@ -143,32 +163,43 @@ const madeLast = (change: PlanChange): string => {
     : MADE_LAST;
 };
 
+/**
+ * A change as a person reads it (planLines only): a URL whose host is not ASCII — a webhook's name
+ * and url, a client's redirect URIs — with the host a browser reaches beside it (hosts.ts).
+ */
+function forPeople(change: PlanChange): PlanChange {
+  const urls = (f: FieldChange): FieldChange =>
+    f.field === 'url' || f.field === 'redirect_uris'
+      ? { ...f, from: withAsciiHosts(f.from), to: withAsciiHosts(f.to) }
+      : f;
+  if (change.kind !== 'webhook' && change.kind !== 'oauth_client') return change;
+  const name = change.kind === 'webhook' ? withAsciiHost(change.name) : change.name;
+  return { ...change, name, fields: change.fields.map(urls) };
+}
+
 /** The lines a terminal shows for a plan; colour only through `color`. */
 export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
   const lines: string[] = [];
   for (const tenant of doc.tenants) {
-    const title = escapeForTerminal(`${tenant.display_name} (${tenant.slug})`);
+    const title = oneLine(`${tenant.display_name} (${tenant.slug})`);
     if (tenant.changes.length === 0) {
       lines.push(`${color.bold(title)}: no changes`);
       continue;
     }
     lines.push(color.bold(title));
-    for (const change of tenant.changes) {
+    for (const change of tenant.changes.map(forPeople)) {
       const paint =
         change.action === 'create' ? color.green : change.action === 'update' ? color.yellow : color.red;
       const where = change.line === null ? '' : `  (line ${change.line})`;
       const prune = `${change.prune ? `  ${sym.dash} only with --prune` : ''}${change.last ? `  ${sym.dash} ${madeLast(change)}` : ''}`;
       const inline =
         change.kind === 'grant' ? `: ${change.fields.map((f) => describeField(change, f)).join('; ')}` : '';
-      lines.push(
-        `  ${paint(escapeForTerminal(headline(change)))}${escapeForTerminal(inline)}${color.dim(`${prune}${where}`)}`,
-      );
+      lines.push(`  ${paint(oneLine(headline(change)))}${oneLine(inline)}${color.dim(`${prune}${where}`)}`);
       if (change.kind !== 'grant') {
-        for (const f of shownFields(change))
-          lines.push(`      ${escapeForTerminal(describeField(change, f))}`);
+        for (const f of shownFields(change)) lines.push(`      ${oneLine(describeField(change, f))}`);
       }
       if (change.refused)
-        lines.push(`      ${color.red(escapeForTerminal(`! svc apply refuses this: ${change.refused}`))}`);
+        lines.push(`      ${color.red(oneLine(`! svc apply refuses this: ${change.refused}`))}`);
     }
   }
   return lines;

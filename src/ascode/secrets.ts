@@ -1,12 +1,22 @@
-import { createHash } from 'node:crypto';
-import { accessSync, chmodSync, constants, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
-import { MASK, percentDecoded, redactUrlText } from '../api/secret-names.js';
+import { MASK, redactUrlText } from '../api/secret-names.js';
 import { UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
+import { idPart, safe } from '../system/file-names.js';
 import { fileErrorReason } from '../system/input.js';
 import { emptyFile, SecretFile, SecretNotSavedError, secretProblem } from '../system/secret-file.js';
+import { pathWord } from '../system/shell-words.js';
 
+export { safe } from '../system/file-names.js';
 export { SecretNotSavedError } from '../system/secret-file.js';
 
 /**
@@ -18,10 +28,17 @@ export { SecretNotSavedError } from '../system/secret-file.js';
  * the directory is checked before anything is sent, so a secret is never lost to a bad path.
  */
 export class SecretDir {
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    private readonly fill: Fill,
+  ) {}
 
-  /** Makes the directory (0700) or checks the one there: not readable by others, writable by us. */
-  static prepare(path: string): SecretDir {
+  /**
+   * Makes the directory (0700) or checks the one there: not readable by others, writable by us.
+   * `fill` writes a secret into an empty file a killed run left: a seam so that a test can play a
+   * write that fails (a test runs as root, whom no mode stops); svc itself always uses fillEmpty.
+   */
+  static prepare(path: string, fill: Fill = fillEmpty): SecretDir {
     try {
       makeDirectories(path, 0o700);
       const mode = statSync(path).mode;
@@ -39,7 +56,7 @@ export class SecretDir {
         `cannot use --secret-dir ${path}: ${fileErrorReason(error, 'its parent does not exist')}`,
       );
     }
-    return new SecretDir(path);
+    return new SecretDir(path, fill);
   }
 
   /**
@@ -66,11 +83,11 @@ export class SecretDir {
       // A run killed between making the file and writing it left it empty: it holds no secret yet.
       if (emptyFile(path)) {
         try {
-          chmodSync(path, 0o600);
-          writeFileSync(path, secret, { flag: 'r+' });
+          this.fill(path, secret);
         } catch (failed) {
-          rmSync(path, { force: true });
-          throw new SecretNotSavedError(path, fileErrorReason(failed));
+          // Not this run's file (fix-files19 #1): another run may be about to fill it, or the user
+          // made it. It is left as it was, what part of this secret got in taken out.
+          throw new SecretNotSavedError(path, fileErrorReason(failed), undefined, leftEmpty(path, secret));
         }
         return path;
       }
@@ -89,16 +106,27 @@ export class SecretDir {
   }
 }
 
+/** Writes `secret` into the empty file at `path`, made 0600 first; throws the system error. */
+export type Fill = (path: string, secret: string) => void;
+
+export const fillEmpty: Fill = (path, secret) => {
+  chmodSync(path, 0o600);
+  writeFileSync(path, secret, { flag: 'r+' });
+};
+
 /**
- * The id as a name part: itself when it is one safe segment (the platform's `wh_…`, `cli_…`), else
- * what safe() keeps of it and a digest of it whole, so two ids that read alike once made safe
- * (`wh/1`, `wh:1`, two long ids cut at the same place) name two files (s18 mask18 #3).
+ * What became of an empty file this run did not make and could not fill: left as it was, said with
+ * why and what fills it; or, when the part of `secret` the failed write put in it cannot be taken
+ * out again, that it may hold it.
  */
-function idPart(id: string): string {
-  const readable = safe(id);
-  if (id === '') return 'unnamed';
-  if (readable === id) return id;
-  return `${readable || 'id'}-${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
+function leftEmpty(path: string, secret: string): string {
+  try {
+    const text = readFileSync(path, 'utf8');
+    if (text !== '' && secret.startsWith(text)) truncateSync(path, 0);
+  } catch (failed) {
+    return `${path} could not be emptied again (${fileErrorReason(failed)}) and may hold part of the secret: empty it (\`: > ${pathWord(path)}\`), then run the same command again to fill it`;
+  }
+  return `${path} is left as it was (empty): this run did not make it (a run stopped before its secret arrived did, another run may be about to fill it, or you made it), so svc does not remove it; fix what failed, then run the same command again to fill it`;
 }
 
 function sameSecret(path: string, secret: string): boolean {
@@ -133,41 +161,3 @@ const dropMasked = (path: string): string =>
     .split('/')
     .filter((segment) => !segment.includes(MASK))
     .join('/');
-
-/** Letters NFKD does not take apart into a letter and its accent. */
-const LETTERS: Record<string, string> = {
-  ß: 'ss',
-  æ: 'ae',
-  Æ: 'AE',
-  œ: 'oe',
-  Œ: 'OE',
-  ø: 'o',
-  Ø: 'O',
-  ł: 'l',
-  Ł: 'L',
-  đ: 'd',
-  Đ: 'D',
-  þ: 'th',
-  Þ: 'Th',
-  ð: 'd',
-  Ð: 'D',
-};
-
-/**
- * A name part that is one safe path segment a person can read, for a webhook (its URL) and an
- * OAuth client (its name) alike: `https://hooks.example.com/svc` → `hooks.example.com_svc`,
- * `https://hooks.example.com/%C3%BCn%C3%AF` → `hooks.example.com_uni`, `Ünï ☃` → `Uni` (a
- * URL's escapes decoded, accents and ligatures read as their letters, anything else is a
- * separator). Empty when nothing of it is readable (`☃`, `東京`): the id beside it in the file
- * name says which resource it is.
- */
-export function safe(text: string): string {
-  const url = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text);
-  const cleaned = (url ? percentDecoded(text.slice(url[0].length)) : text)
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/[^\x00-\x7f]/g, (c) => LETTERS[c] ?? '_')
-    .replace(/[^A-Za-z0-9._-]+/g, '_')
-    .replace(/^[._]+|_+$/g, '');
-  return cleaned.slice(0, 60).replace(/_+$/, '');
-}

@@ -1,4 +1,4 @@
-import { characters } from '../api/characters.js';
+import { characters, invisibleIn } from '../api/characters.js';
 import { DURATION_PATTERN, parseDuration } from '../api/expiry.js';
 import { didYouMean } from '../api/suggest.js';
 import { holdsCredential, isSecretField } from '../http/redact.js';
@@ -165,9 +165,29 @@ export function looksSecret(value: string): boolean {
   return holdsCredential(value);
 }
 
+/** The fields that hold an id, by the key they are under (a list's items by the list's): what they name. */
+const ID_FIELDS: Record<string, string> = {
+  user: 'user',
+  users: 'user',
+  tenants: 'tenant',
+  id: 'webhook',
+  client_id: 'client_id',
+};
+
+/** An id field's invisible character (a paste's), in invisibleIn's words; else undefined. */
+function invisibleId(value: string, path: Path): string | undefined {
+  const key = path.findLast((part) => typeof part === 'string');
+  const what = key === undefined || !Object.hasOwn(ID_FIELDS, key) ? undefined : ID_FIELDS[key];
+  return what === undefined ? undefined : invisibleIn(what, value);
+}
+
 function checkText(schema: Schema, value: string, path: Path, out: ShapeProblem[]): void {
+  // An id with an invisible character: escaped, not drawn as the id it would be suggested (attack21b F7).
+  const invisible = invisibleId(value, path);
   if (looksSecret(value)) {
     out.push({ path, message: `${named(path)} looks like a secret; ${SECRET_ADVICE}` });
+  } else if (invisible !== undefined) {
+    out.push({ path, message: invisible });
   } else if (schema.minLength !== undefined && characters(value.trim()) < schema.minLength) {
     out.push({ path, message: `${named(path)} must not be empty` });
   } else if (schema.maxLength !== undefined && characters(value) > schema.maxLength) {

@@ -16,8 +16,7 @@ import {
   visit,
 } from 'yaml';
 import { doubleOf, scanJson } from '../api/json-text.js';
-import { notUtf8 } from '../api/utf8.js';
-import { notUtf8Words } from '../system/input.js';
+import { textProblem } from '../system/input.js';
 import { type Anchors, documentValue, readAliases } from './yaml-aliases.js';
 
 /** Where a value sits in the file: keys of maps and indices of lists. */
@@ -56,11 +55,12 @@ export type Parsed = { ok: true; source: Source } | { ok: false; problems: Probl
 export function parseSource(label: string, bytes: Buffer): Parsed {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   // Bytes that are not UTF-8 would be read as U+FFFD, and that is what would be applied.
-  const bad = notUtf8(bytes);
+  // UTF-16 (PowerShell 5's `svc export > access.yaml`) is named as such, with the fix.
+  const bad = textProblem(bytes);
   if (bad !== undefined) {
     let line = 1;
     for (let i = 0; i < bad.offset; i++) if (bytes[i] === 0x0a) line++;
-    return { ok: false, problems: [{ line, message: notUtf8Words(bad) }] };
+    return { ok: false, problems: [{ line, message: bad.words }] };
   }
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const json = label.toLowerCase().endsWith('.json') || (label === 'stdin' && /^\s*\{/.test(text));

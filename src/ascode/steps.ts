@@ -1,4 +1,9 @@
+// Past 300 lines: one worker for every kind of change an apply makes (roles, grants, webhooks, OAuth
+// clients), whose idempotency keys, stored answers and "so already" refusals are one set of rules.
+
+import { clearlyAfter } from '../api/time.js';
 import type { BulkItem, WorkCall } from '../bulk/runner.js';
+import { checkStoredGrant, checkStoredRevocation } from '../bulk/stored-grants.js';
 import { SvcError } from '../errors.js';
 import {
   AssignmentExistsError,
@@ -10,7 +15,9 @@ import {
   WebhookNotFoundError,
 } from '../platform/errors.js';
 import type { Platform } from '../platform/index.js';
+import type { Sleep } from '../system/clock.js';
 import { createWithSecret, sharedKey, type Unsaved } from './creations.js';
+import { holdsAsPlanned } from './held-expiry.js';
 import { grantedChanges, phaseOf } from './phases.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
 import type { SecretDir } from './secrets.js';
@@ -166,7 +173,15 @@ async function roleMadeMeanwhile(
 export function stepWorker(
   platform: Platform,
   secrets: () => SecretDir | undefined,
-  run: { resumed: () => boolean; unsaved: (key: string, created: Unsaved) => void },
+  run: {
+    resumed: () => boolean;
+    unsaved: (key: string, created: Unsaved) => void;
+    sleep: Sleep;
+    /** The platform's time now (platformTime): what a grant held meanwhile is judged at. */
+    now: () => number;
+    /** The plan's anchor (its time on the platform's clock): a grant made after it was made meanwhile. */
+    plannedAt: () => string;
+  },
 ) {
   const roleIds = new Map<string, Promise<Map<string, string>>>();
   /** A role's id by name, for grants of roles this run created (read once per tenant, after they exist). */
@@ -202,6 +217,17 @@ export function stepWorker(
     // Every change carries the step's key: a resumed run, or a retry after a lost answer, is answered
     // from the platform's record (a DELETE retried without it would find its own work gone).
     const keyed = { ...read, idempotencyKey: call.idempotencyKey };
+    // A stored answer's check (stored-grants.ts): how it came, and the read's tenant.
+    const stored = (response: { afterLostAnswer: boolean }) => ({
+      resumed: call.resumed,
+      afterLostAnswer: response.afterLostAnswer,
+      sleep: run.sleep,
+      ...read,
+    });
+    const granted = (grant: { user: string; role: string }, id: string) => ({
+      user: grant.user,
+      role: { id, name: grant.role },
+    });
     const created = () =>
       createWithSecret(platform, tenant, change, body(change), call, {
         resumed: run.resumed(),
@@ -228,15 +254,23 @@ export function stepWorker(
         const grant = change.grant!;
         const role = grant.role_id ?? (await roleId(tenant.id, grant.role, call.signal));
         if (change.action === 'create') {
-          const made = await platform.roles.assign(
-            grant.user,
-            {
-              role_id: role,
-              ...(grant.expires_at === null ? {} : { expires_at: grant.expires_at }),
-              ...(grant.justification === null ? {} : { justification: grant.justification }),
-            },
-            keyed,
-          );
+          const { data: made, response } = await platform.roles
+            .assign(
+              grant.user,
+              {
+                role_id: role,
+                ...(grant.expires_at === null ? {} : { expires_at: grant.expires_at }),
+                ...(grant.justification === null ? {} : { justification: grant.justification }),
+              },
+              keyed,
+            )
+            .withResponse();
+          // The platform's record of a grant made earlier: done only while the user holds it.
+          if (response.replayed)
+            return {
+              ...(await checkStoredGrant(platform, granted(grant, role), made, stored(response))),
+              audit_trail_id: made.audit_trail_id,
+            };
           return { expires_at: made.expires_at, audit_trail_id: made.audit_trail_id };
         }
         if (change.action === 'update') {
@@ -248,7 +282,12 @@ export function stepWorker(
           );
           return { expires_at: moved.expires_at, audit_trail_id: moved.update_audit_trail_id ?? undefined };
         }
-        const revoked = await platform.roles.revoke(grant.user, role, keyed);
+        const { data: revoked, response } = await platform.roles
+          .revoke(grant.user, role, keyed)
+          .withResponse();
+        // The platform's record of a revocation made earlier: done only while it is not held again.
+        if (response.replayed)
+          await checkStoredRevocation(platform, granted(grant, role), revoked, stored(response));
         return { audit_trail_id: revoked.revocation_audit_trail_id ?? undefined };
       }
       if (change.kind === 'webhook') {
@@ -272,11 +311,23 @@ export function stepWorker(
         const made = await roleMadeMeanwhile(platform, change, read);
         if (made !== undefined) return made;
       }
-      // The platform's own answer that it is so already: reported as skipped, never as done.
-      if (error instanceof AssignmentExistsError && change.action === 'create') {
+      // The platform's own answer that it is so already: reported as skipped, never as done. The
+      // grant held is judged as svc plan judges it (./held-expiry.ts): one another run of the file
+      // made meanwhile, its `expires_in` counted from its own second, is as planned (attack21 F2).
+      if (error instanceof AssignmentExistsError && change.action === 'create' && change.grant) {
         const held = error.assignment;
-        if ((held?.expires_at ?? null) === (change.grant?.expires_at ?? null)) {
-          return { ...gone('already_assigned'), audit_trail_id: held?.audit_trail_id };
+        const as = held
+          ? holdsAsPlanned(change.grant, held.expires_at ?? null, run.now())
+          : change.grant.expires_at === null;
+        if (as) {
+          // The plan did not see it: made since, by another run, unless it was clearly made before
+          // the plan's time (a lagging read); within the anchor's second it is taken as made since.
+          const before = held?.assigned_at === undefined || clearlyAfter(run.plannedAt(), held.assigned_at);
+          return {
+            ...gone(before ? 'already_assigned' : 'created_by_another_run'),
+            ...(held ? { expires_at: held.expires_at ?? null } : {}),
+            audit_trail_id: held?.audit_trail_id,
+          };
         }
       }
       if (change.action === 'delete') {

@@ -3,7 +3,7 @@ import type { ConfigStore, StoredCredential } from '../config/store.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { controlCharacterIn } from '../system/secret-text.js';
-import { decodeJwtClaims } from './jwt.js';
+import { loginNow } from './identity.js';
 import { credentialSecrets, type RefreshDeps, refreshingCredentials, reloginHint } from './refresh.js';
 
 /**
@@ -55,6 +55,13 @@ export interface BindingOptions {
  */
 export function envToken(raw: string): string {
   const token = raw.trim();
+  // Set but blank (`SVC_TOKEN=" "`, a `$(cat …)` of a file of white space): it overrides the stored
+  // login and sends nothing, so the 401's "svc login" would not help: said as it is.
+  if (token === '') {
+    throw new UsageError('SVC_TOKEN is set but holds only white space', {
+      hint: 'set it to the token (SVC_TOKEN="$(cat token.txt)"), or unset it to use the stored login: unset SVC_TOKEN',
+    });
+  }
   const control = controlCharacterIn(token);
   if (control) {
     throw new UsageError(`SVC_TOKEN contains ${control}`, {
@@ -113,33 +120,21 @@ export function credentialsFor(
   return binding ? boundToOrigin(source, store, profile, binding) : source;
 }
 
-/** The login a credential belongs to: its session id; an older credential's own token or kind. */
-function sessionOf(credential: StoredCredential): string {
-  return credential.session ?? (credential.type === 'token' ? `token:${credential.access_token}` : 'oauth');
-}
-
-/**
- * Whether `now` is the login `initial` came from: the same session (refreshes keep it), or the
- * very same token stored again (`svc login --with-token` with the token the profile already held:
- * the same credential, so the same identity, though the login made a new session id).
- */
-function sameLogin(initial: StoredCredential, now: StoredCredential): boolean {
-  if (sessionOf(now) === sessionOf(initial)) return true;
-  return initial.type === 'token' && now.type === 'token' && now.access_token === initial.access_token;
-}
-
-/** The `sub` claim of a JWT access token (the user), when it is one. */
-function subjectOf(credential: StoredCredential): string | undefined {
-  const sub = decodeJwtClaims(credential.access_token)?.sub;
-  return typeof sub === 'string' && sub !== '' ? sub : undefined;
-}
-
 /**
  * A command keeps the identity it started with: it takes a refresh of the same login (another
  * process's too) and the same token logged in again, but once the profile holds no credential, or
- * another login's (`svc login` as someone else, or anew with another token, in another terminal),
- * every request it would send is refused with an AuthError (exit 3) instead of going out under
- * that other name. A bulk run stops on it.
+ * another identity's (`svc login` as someone else, an API key where a user was, in another
+ * terminal), every request it would send is refused with an AuthError (exit 3) instead of going
+ * out under that other name. A bulk run stops on it.
+ *
+ * Another login of the same identity (loginNow: a parallel CI job's `svc login --with-token` with
+ * a fresh token of the same user) does not stop it: the command goes on with the token it holds
+ * — never the new one — until that token is refused, then stops (exit 3) saying so. That is safe
+ * whatever the new token may do: a token of the same user with narrower scopes or fewer tenants
+ * takes nothing from the command's own token (the new login revoked nothing: svc only forgot the
+ * old one, which the platform still honours, checking the user's live roles on every call), and a
+ * wider one gives the command nothing, as it never sends it; the command does exactly what it
+ * would have done had the login come a moment after it ended (attack21 F9).
  */
 function pinnedToSession(
   source: CredentialSource,
@@ -148,34 +143,44 @@ function pinnedToSession(
   initial: StoredCredential,
   loginCommand: (() => string) | undefined,
 ): CredentialSource {
-  const subject = subjectOf(initial);
-  const check = () => {
+  /** The token this command last took from its own login. */
+  let own = initial.access_token;
+  const check = (): 'login' | 'identity' => {
     const now = store.credential(profile);
     if (!now) {
       throw new AuthError(`not logged in: profile "${profile}" has no credential any more`, {
         hint: reloginHint(loginCommand?.() ?? 'svc login', undefined),
       });
     }
-    const other = subjectOf(now);
-    if (!sameLogin(initial, now) || (subject && other && other !== subject)) {
-      throw new AuthError(
-        `profile "${profile}" now ${other && other !== subject ? `belongs to ${other}` : 'holds another login'} (logged in while this run was going); this run keeps the identity it started with`,
-        { code: 'credential_changed' },
-      );
-    }
+    const judged = loginNow(initial, now);
+    if ('same' in judged) return judged.same;
+    throw new AuthError(
+      `profile "${profile}" now ${judged.user !== undefined ? `belongs to ${judged.user}` : 'holds another login'} (logged in while this run was going); this run keeps the identity it started with`,
+      { code: 'credential_changed' },
+    );
   };
+  const refused = () =>
+    new AuthError(
+      `the token this run holds was refused, and profile "${profile}" now holds another login of the same user (logged in while this run was going); this run keeps the login it started with`,
+      { code: 'credential_changed' },
+    );
   return {
     ...source,
     async token(target) {
+      // Another login of the same identity: not read (nor refreshed) here, this run's own token is sent.
+      if (check() === 'identity') return own;
       const token = await source.token(target);
-      check();
+      if (check() === 'identity') return own;
+      if (token !== undefined) own = token;
       return token;
     },
     ...(source.renew
       ? {
           async renew(rejected: string) {
+            if (check() === 'identity') throw refused();
             const token = await source.renew!(rejected);
-            check();
+            if (check() === 'identity') throw refused();
+            if (token !== undefined) own = token;
             return token;
           },
         }

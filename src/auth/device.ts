@@ -1,10 +1,10 @@
 import { DEVICE_CODE_GRANT } from '../api/constants.js';
 import { envSwitch } from '../config/env-flags.js';
+import { loginCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { AuthError, InterruptedError, SvcError, UsageError } from '../errors.js';
 import { sym } from '../output/symbols.js';
 import type { BrowserFlowResult } from './flow.js';
-import { loginCommand } from './login-hint.js';
 import { deviceEndpoint, isOtherIssuer, serverMetadata } from './metadata.js';
 import {
   invalidClientHint,

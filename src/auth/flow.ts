@@ -1,8 +1,8 @@
 import { OAUTH_PATHS } from '../api/constants.js';
+import { loginCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { joinUrl } from '../http/path.js';
 import { sym } from '../output/symbols.js';
-import { loginCommand } from './login-hint.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
 import {

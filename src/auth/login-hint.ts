@@ -1,27 +1,7 @@
-import { profileFlag, type Settings, targetOptions } from '../config/settings.js';
+import { type LoginSettings, loginCommand, profileFlag, type Settings } from '../config/settings.js';
 import type { StoredCredential } from '../config/store.js';
 import type { Env } from '../output/io.js';
 import { sym } from '../output/symbols.js';
-
-/** What a login line is built from: the profile, and (when known) the run's base URL and how it was given. */
-export type LoginSettings = Pick<Settings, 'profile' | 'profileSource'> &
-  Partial<Pick<Settings, 'values' | 'sources' | 'insecureHttpFlag'>>;
-
-/**
- * `svc login` as a line to run: with `-p NAME` when the profile was named (-p, SVC_PROFILE), and
- * the `--base-url` given as a flag (README "Output": printed lines repeat it), which a login saves
- * in the profile. Copied without them, it would log the active profile in (or one with no server).
- */
-export function loginCommand(settings: LoginSettings): string {
-  const server = targetOptions({
-    profile: settings.profile,
-    profileSource: 'default',
-    values: { base_url: settings.values?.base_url },
-    sources: { base_url: settings.sources?.base_url },
-    insecureHttpFlag: settings.insecureHttpFlag,
-  });
-  return `svc ${profileFlag(settings)}${server}login`;
-}
 
 /**
  * What to do about a missing or rejected credential. SVC_TOKEN overrides any login, so when it is

@@ -1,7 +1,12 @@
+// About 300 lines: one refresh under the lock, from the proof that its tokens can be kept to what a stop
+// (attack21 F6) and a second stop say; the token endpoint itself is in ./token-endpoint.ts.
+import { serverTime } from '../api/time.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';
-import { AuthError, SvcError } from '../errors.js';
+import { AuthError, InterruptedError, SvcError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { OutcomeUnknownError } from '../http/errors.js';
+import { finishingSent } from '../http/retry.js';
+import { lastWordOnExit } from '../system/interrupts.js';
 import { shellWord } from '../system/shell-words.js';
 import type { CredentialSource } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
@@ -20,6 +25,11 @@ export interface RefreshDeps {
   loginCommand: () => string;
   /** Tells the user something on stderr (a refreshed login that could not be saved). */
   warn: (message: string) => void;
+  /**
+   * The command's stop (Ctrl-C, SIGTERM): a refresh not yet sent is not sent; one sent is let
+   * finish and its tokens saved before the stop is honoured (stoppedRefresh).
+   */
+  signal?: AbortSignal;
 }
 
 /** Refusals of a refresh that no retry changes: recorded on the credential (refresh_refused). */
@@ -55,7 +65,7 @@ export function credentialSecrets(credential: StoredCredential | undefined): str
 
 function msLeft(credential: StoredCredential, nowMs: number): number | undefined {
   if (!credential.expires_at) return undefined;
-  const at = Date.parse(credential.expires_at);
+  const at = serverTime(credential.expires_at);
   return Number.isNaN(at) ? undefined : at - nowMs;
 }
 
@@ -65,6 +75,46 @@ export function expiresSoon(credential: StoredCredential, nowMs: number): boolea
 }
 
 type Reason = { kind: 'expiry' } | { kind: 'rejected'; token: string };
+
+/**
+ * A stop that came before the session was refreshed (its refresh token not spent), or while it was
+ * (the refresh let finish: its tokens saved, or not for a full disk): exit 130, nothing more sent.
+ */
+function stoppedRefresh(
+  profile: string,
+  when: 'before' | 'saved' | 'unsaved',
+  loginCommand?: string,
+): InterruptedError {
+  const what = `the session of profile "${profile}"`;
+  if (when === 'before') {
+    return new InterruptedError(
+      `interrupted before ${what} was refreshed: its refresh token was not used, so the login is kept; nothing more was sent`,
+      { hint: 'run the command again' },
+    );
+  }
+  const kept =
+    when === 'saved'
+      ? 'and its new tokens were saved, so the login is kept'
+      : 'but its new tokens could not be saved (see the warning above), so the login is lost';
+  return new InterruptedError(
+    `interrupted while ${what} was being refreshed: svc let the refresh finish, ${kept}; nothing more was sent`,
+    { hint: when === 'saved' ? 'run the command again' : `run \`${loginCommand}\`` },
+  );
+}
+
+/**
+ * What a second stop says when it ends svc while a refresh it sent is unanswered: the platform may
+ * have rotated the refresh token, whose replacement is lost with the answer — and with it the
+ * login, of every job that shares this profile.
+ */
+function abandonedRefresh(profile: string, loginCommand: string): InterruptedError {
+  return new InterruptedError(
+    `interrupted again, so svc stopped at once while the session of profile "${profile}" was being refreshed, after the request was sent: if the platform refreshed it, its new tokens are lost, and the stored refresh token is spent, so the login may be lost`,
+    {
+      hint: `run the command again: if svc says the refresh token was already used (or that the family was revoked), run \`${loginCommand}\``,
+    },
+  );
+}
 
 /**
  * The bearer source of a profile logged in with OAuth. `token()` reads the credential file
@@ -118,6 +168,8 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         );
       }
       const url = stored.token_url ?? deps.defaultTokenUrl();
+      const stop = deps.signal;
+      if (stop?.aborted) throw stoppedRefresh(profile, 'before');
       // The new tokens must be kept: a refresh token spent and then lost is a lost login.
       store.proveWritable(
         ['credentials'],
@@ -125,6 +177,15 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         'its refresh token was not used, so the login is kept: make room (or make the directory writable), then run the command again',
       );
       let tokens: Awaited<ReturnType<typeof requestToken>>;
+      // A stop while it is sent lets it finish (within --timeout): the platform may rotate the
+      // refresh token as it answers, and a token lost so is every job's login on this profile
+      // (attack21 F6). A second stop abandons it, saying so (src/system/interrupts.ts).
+      const stopping = () =>
+        deps.warn(
+          `stopping once the session of profile "${profile}" is refreshed and saved; interrupt again to stop now, at the risk of losing the login`,
+        );
+      stop?.addEventListener('abort', stopping, { once: true });
+      const forget = lastWordOnExit(() => abandonedRefresh(profile, deps.loginCommand()));
       try {
         // A refresh is svc's own business: the command's result (a closed stdout) ignores it.
         tokens = await requestToken(
@@ -136,11 +197,18 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             client_id: stored.client_id,
             client_secret: stored.client_secret,
           },
-          { ownBusiness: true },
+          { ownBusiness: true, ...(stop ? { signal: finishingSent(stop) } : {}) },
         );
       } catch (error) {
-        if (oauthErrorCode(error) === 'invalid_grant') {
-          // Before giving up, look again: another writer may have stored new tokens meanwhile.
+        forget();
+        stop?.removeEventListener('abort', stopping);
+        // Stopped before it was sent again (a 429's wait): the refresh token was not spent.
+        if (error instanceof InterruptedError && !(error instanceof OutcomeUnknownError))
+          throw stoppedRefresh(profile, 'before');
+        const code = oauthErrorCode(error);
+        if (code !== undefined && DEFINITE_REFUSALS.has(code)) {
+          // Before giving up, look again: another writer (an older svc that takes no lock) may have
+          // stored new tokens meanwhile, which the refusal below would otherwise be recorded over.
           const again = store.credential(profile);
           if (
             again &&
@@ -158,7 +226,6 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             ? `the command itself was not sent; run it again: if the platform did refresh the session, the new tokens were lost with its answer, and svc will say so and ask for \`${deps.loginCommand()}\``
             : reloginHint(deps.loginCommand(), stored),
         );
-        const code = oauthErrorCode(error);
         if (failure instanceof AuthError && code && DEFINITE_REFUSALS.has(code)) {
           // Recorded, not deleted: `auth token` and `auth status` then say the same, and a new login clears it.
           // Unrecorded on a full disk: the refusal is still what this run reports.
@@ -192,6 +259,13 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         deps.warn(
           `the refreshed login of profile "${profile}" could not be saved (${error.message}); this command goes on with it, but the next one will need \`${deps.loginCommand()}\``,
         );
+      } finally {
+        forget();
+        stop?.removeEventListener('abort', stopping);
+      }
+      // The stop is honoured now that the new tokens are kept: nothing more is sent.
+      if (stop?.aborted) {
+        throw stoppedRefresh(profile, unsaved?.next === next ? 'unsaved' : 'saved', deps.loginCommand());
       }
       return next;
     });

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { sym } from '../output/symbols.js';
-import { readSecretInputBytes, readSecretStdin } from '../system/input.js';
+import { readSecretInputBytes, readSecretStdin, SECRET_INPUT_LIMIT, secretText } from '../system/input.js';
 import { controlCharacterIn, secretFromText } from '../system/secret-text.js';
 import { pathWord } from '../system/shell-words.js';
 
@@ -74,8 +74,14 @@ export async function readSecret(
 ): Promise<string | undefined> {
   const { name, label } = options;
   if (flags.file !== undefined) {
-    const bytes = await readSecretInputBytes(flags.file, ctx.io.stdin, `--${name}-file`);
-    const text = bytes.toString('utf8');
+    const bytes = await readSecretInputBytes(
+      flags.file,
+      ctx.io.stdin,
+      `--${name}-file`,
+      SECRET_INPUT_LIMIT,
+      ctx.signal,
+    );
+    const text = secretText(bytes, `--${name}-file ${flags.file}`);
     const secret = cleanSecret(ctx, label, `--${name}-file ${flags.file}`, text);
     sourceAsGiven(ctx, `file:${flags.file}`, text.replace(/\n+$/, ''), secret);
     return secret;
@@ -86,7 +92,12 @@ export async function readSecret(
         hint: `pipe it in, e.g. \`${sym.ellipsis} --${name}-stdin < ${name}.txt\``,
       });
     }
-    return cleanSecret(ctx, label, 'standard input', (await readSecretStdin(ctx.io.stdin)).toString('utf8'));
+    return cleanSecret(
+      ctx,
+      label,
+      'standard input',
+      secretText(await readSecretStdin(ctx.io.stdin, ctx.signal), 'standard input'),
+    );
   }
   const fromEnv = options.env ? ctx.env[options.env] : undefined;
   if (options.env && fromEnv !== undefined && fromEnv !== '') {

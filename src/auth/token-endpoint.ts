@@ -57,12 +57,13 @@ export function parseTokenResponse(data: unknown): TokenSet {
  * One form-encoded POST to the token endpoint, with client_secret_post authentication when
  * there is a secret. Every credential in the form is registered as a secret for --debug.
  * `ownBusiness`: the request is svc's own (a refresh), not a change the command was asked for.
+ * `signal`: the request's own (a refresh's lets it finish once sent: src/http/retry.ts finishingSent).
  */
 export async function requestToken(
   api: ApiClient,
   url: string,
   form: Record<string, string | undefined>,
-  options: { ownBusiness?: boolean } = {},
+  options: { ownBusiness?: boolean; signal?: AbortSignal } = {},
 ): Promise<TokenSet> {
   const secrets = ['client_secret', 'code', 'code_verifier', 'refresh_token', 'device_code']
     .map((name) => form[name])
@@ -75,6 +76,7 @@ export async function requestToken(
     tenant: null,
     secrets,
     ...(options.ownBusiness ? { recordChange: false as const } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   return parseTokenResponse(data);
 }

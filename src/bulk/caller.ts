@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { envToken } from '../auth/credentials.js';
-import { decodeJwtClaims } from '../auth/jwt.js';
+import { jwtSubject } from '../auth/identity.js';
 import type { Context } from '../context.js';
 import { pathWord } from '../system/shell-words.js';
 import { head } from './csv.js';
@@ -37,11 +37,9 @@ export function callerOf(ctx: Context): Caller {
   const token = env ?? stored?.access_token;
   const where = `profile "${profile}"${env === undefined ? '' : ', SVC_TOKEN'}`;
   if (!token) return { id: JSON.stringify([profile, 'none']), shown: `no credential, ${where}` };
-  const claims = decodeJwtClaims(token);
-  const sub = typeof claims?.sub === 'string' && claims.sub !== '' ? claims.sub : undefined;
-  if (sub !== undefined) {
-    const iss = typeof claims?.iss === 'string' ? claims.iss : '';
-    return { id: JSON.stringify([profile, 'sub', iss, sub]), shown: `${sub}, ${where}` };
+  const jwt = jwtSubject(token);
+  if (jwt !== undefined) {
+    return { id: JSON.stringify([profile, 'sub', jwt.iss, jwt.sub]), shown: `${jwt.sub}, ${where}` };
   }
   // An OAuth login's opaque tokens change at each refresh; its session does not.
   const secret = stored?.type === 'oauth' && stored.session ? `session:${stored.session}` : token;

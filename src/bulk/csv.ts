@@ -1,9 +1,12 @@
+// Just past 300 lines: the one CSV reader (csv-parse streaming, every record's line counted from byte
+// offsets, and what csv-parse calls an error said as a line of the file); the row rules are csv-rows.ts.
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parse } from 'csv-parse';
+import { type CsvError, type InfoRecord, type Options, parse } from 'csv-parse';
 import { type NotUtf8, Utf8Check } from '../api/utf8.js';
 import { notUtf8Words } from '../system/input.js';
+import { foldedRows, preamble, QUOTE_FIX, widthProblem } from './csv-rows.js';
 import type { InputEvent } from './readers.js';
 
 /**
@@ -47,6 +50,8 @@ class LineCounter {
   #pos = 0;
   #line = 1;
   #afterCR = false;
+  /** A line being skipped (skipLine) whose end was not seen yet. */
+  #skipping = false;
 
   push(chunk: Buffer): void {
     this.#chunks.push(chunk);
@@ -59,6 +64,7 @@ class LineCounter {
 
   /** The line of the first byte at or after `offset` that is not blank (where a record starts). */
   recordLine(offset: number): number {
+    this.#finishLine();
     for (;;) {
       const byte = this.#byte(this.#pos);
       if (byte === undefined) return this.#line;
@@ -68,16 +74,25 @@ class LineCounter {
     }
   }
 
-  /** Moves past the end of the current line; returns the offset there. */
+  /**
+   * Moves past the end of the current line; returns the offset there. When the bytes seen so far
+   * end before the line does, the rest of it is skipped by the next recordLine().
+   */
   skipLine(): number {
-    for (;;) {
+    this.#skipping = true;
+    this.#finishLine();
+    return this.#pos;
+  }
+
+  #finishLine(): void {
+    while (this.#skipping) {
       const byte = this.#byte(this.#pos);
-      if (byte === undefined) return this.#pos;
+      if (byte === undefined) return;
       const before = this.#line;
       this.#step(byte);
       if (this.#line !== before) {
+        this.#skipping = false;
         if (byte === 0x0d && this.#byte(this.#pos) === 0x0a) this.#step(0x0a);
-        return this.#pos;
       }
     }
   }
@@ -97,38 +112,91 @@ class LineCounter {
   }
 }
 
+/** csv-parse errors of one record, after which it reads on at the next record (CSV_OPTIONS skip_records_with_error). */
+const RESYNC = new Set(['INVALID_OPENING_QUOTE']);
+
 /** `columnName` reads each (trimmed) name of the header row; the records' fields are named by it. */
 export async function* readCsv(
   path: string,
   columnName: (column: string) => string = (column) => column,
 ): AsyncGenerator<InputEvent> {
   const lines = new LineCounter();
-  const bom = head(path).subarray(0, 3).equals(UTF8_BOM) ? 3 : 0;
-  let end = 0;
-  let header: InputEvent | undefined;
-  let wrongLength = 0;
-  const parser = parse({
+  // A record's line is that of its first byte that is not blank; a BOM is not one.
+  let end = head(path).subarray(0, 3).equals(UTF8_BOM) ? 3 : 0;
+  let columns: string[] | undefined;
+  /** Whether the first line was read (a tool's preamble may come before the header). */
+  let started = false;
+  /** Problems of records csv-parse skipped (a stray quote), said before the next record. */
+  let skipped: InputEvent[] = [];
+  /** csv-parse's line of the last skipped record: it may report two errors of one record. */
+  let skippedAt = -1;
+  let stop: InputEvent | undefined;
+  /**
+   * An error csv-parse cannot read on after, with where the record it broke starts: later records
+   * are not read (a thrown error would drop the records read before it, still buffered).
+   */
+  let broken: { error: CsvError; end: number; line: number } | undefined;
+  const options: Options<InputEvent[], string[]> = {
     ...CSV_OPTIONS,
     bom: true,
-    columns: (names: string[]) => {
-      const columns = names.map((h) => columnName(h.trim()));
-      header = { kind: 'header', line: lines.recordLine(bom), columns };
-      end = lines.skipLine();
-      return columns;
-    },
+    skip_records_with_error: true,
     max_record_size: MAX_RECORD_BYTES,
-    on_record: (record: Record<string, string>, context: { bytes: number; invalid_field_length: number }) => {
+    on_skip: (error: CsvError | undefined): undefined => {
+      if (error === undefined || broken) return undefined;
+      if (!RESYNC.has(error.code)) {
+        broken = { error, end, line: lines.recordLine(end) };
+        return undefined;
+      }
+      if (error.lines === skippedAt) return undefined;
+      skippedAt = typeof error.lines === 'number' ? error.lines : -1;
+      const line = lines.recordLine(end);
+      // csv-parse reads on after the line of the bad field (its start is the error's bytes).
+      if (typeof error.bytes === 'number') lines.recordLine(error.bytes);
+      end = lines.skipLine();
+      const column = typeof error.column === 'number' ? columns?.[error.column] : undefined;
+      const where = column === undefined || column === '' ? 'a' : `the ${column}`;
+      skipped.push({
+        kind: 'problem',
+        line,
+        message: `not valid CSV: a quote (") inside ${where} value: ${QUOTE_FIX}`,
+      });
+      return undefined;
+    },
+    on_record: (fields: string[], context: InfoRecord): InputEvent[] => {
       // A record starts at the first byte that is not blank after the previous one ends.
       const line = lines.recordLine(end);
       end = context.bytes;
-      // csv-parse counts records whose field count differs from the header's, cumulatively.
-      if (context.invalid_field_length > wrongLength) {
-        wrongLength = context.invalid_field_length;
-        return { kind: 'problem', line, message: 'the number of fields differs from the header row' };
+      const events = skipped;
+      skipped = [];
+      if (stop || broken) return events;
+      if (!started) {
+        started = true;
+        const before = preamble(fields);
+        if (before && 'skip' in before) return events;
+        if (before) {
+          stop = { kind: 'problem', line, message: before.problem };
+          return [...events, stop];
+        }
       }
-      return { kind: 'record', line, offset: lines.position, fields: record };
+      if (columns === undefined) {
+        // A spreadsheet's trailing empty column (`user,role,`) is no column.
+        const names = fields.map((name) => columnName(name));
+        while (names.length > 1 && names[names.length - 1] === '') names.pop();
+        columns = names;
+        return [...events, { kind: 'header', line, columns }];
+      }
+      // A row of separators only (`,,,`: a spreadsheet's empty rows) is a blank line.
+      if (fields.every((field) => field === '')) return events;
+      const wrong = widthProblem(fields, columns.length) ?? foldedRows(fields, columns, line);
+      if (wrong) return [...events, { kind: 'problem', line, message: wrong }];
+      const record: Record<string, string> = {};
+      columns.forEach((name, i) => {
+        record[name] = fields[i]!;
+      });
+      return [...events, { kind: 'record', line, offset: lines.position, fields: record }];
     },
-  });
+  };
+  const parser = parse(options as unknown as Options);
   // Bytes that are not UTF-8 would be read as U+FFFD, and that is what would be sent and stored:
   // the stream stops at the chunk that holds one.
   const utf8 = new Utf8Check();
@@ -149,18 +217,15 @@ export async function* readCsv(
     failed ??= error;
   });
   try {
-    for await (const event of parser as AsyncIterable<InputEvent>) {
-      if (header) yield header;
-      header = undefined;
-      yield event;
-    }
+    for await (const events of parser as AsyncIterable<InputEvent[]>) yield* events;
   } catch (error) {
     failed ??= error as Error & { code?: string };
   }
   await feeding;
-  if (header) yield header;
+  yield* skipped;
   if (notUtf8 !== undefined)
     yield { kind: 'problem', line: lines.recordLine(notUtf8.offset), message: notUtf8Words(notUtf8) };
+  else if (broken) yield await csvProblem(path, broken.error, broken.end, broken.line);
   else if (failed) yield await csvProblem(path, failed, end, lines.recordLine(end));
 }
 
@@ -183,10 +248,15 @@ async function csvProblem(
     return {
       kind: 'problem',
       line,
-      message: `not valid CSV: a record is longer than ${MAX_RECORD_BYTES} bytes`,
+      message: `not valid CSV: a record is longer than ${MAX_RECORD_BYTES} bytes; the lines after it were not checked`,
     };
   }
-  return { kind: 'problem', line, message: `not valid CSV: ${error.message.replace(/ at line \d+/, '')}` };
+  const what =
+    error.code === 'CSV_INVALID_CLOSING_QUOTE'
+      ? `a quoted value goes on after its closing quote: ${QUOTE_FIX}`
+      : error.message.replace(/ at line \d+/, '');
+  // csv-parse cannot tell where the next record starts: what follows is not read.
+  return { kind: 'problem', line, message: `not valid CSV: ${what}; the lines after it were not checked` };
 }
 
 /**

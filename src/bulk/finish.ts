@@ -69,6 +69,23 @@ function runAgain(purpose: string, journal: string, note = ''): string {
 }
 
 /**
+ * How to settle the items whose outcome is unknown. An answer lost (none came, a 5xx): the same
+ * command sends the same key and is answered from the platform's record. An answer the server
+ * gave (2xx) that svc cannot read: the same command sends the same key and, from a server that
+ * stores its answers, gets the same answer, so it settles nothing of those: they are checked on
+ * the platform (review19 F2).
+ */
+function settleUnknown(summary: BulkSummary, journal: string): string {
+  const accepted = summary.acceptedUnread ?? 0;
+  const lost = summary.unknown - accepted;
+  if (accepted === 0) return runAgain('to settle them', journal);
+  const check = `the server accepted ${n(accepted)} of them (HTTP 2xx) in an answer svc cannot read: check on the platform whether each was made; running the same command again sends the same idempotency key and may be answered the same`;
+  return lost > 0
+    ? `${runAgain(`to settle the ${n(lost)} whose answer was lost`, journal)}; ${check}`
+    : `${check} (journal ${journal})`;
+}
+
+/**
  * Removes the journal of a run that is over. One that cannot be removed (a read-only disk) stays:
  * the run's result stands, and the returned line says where it is and what it makes the same
  * command do (`rerun`), which a new run of it would otherwise not (fix-files18 #3); undefined once
@@ -220,17 +237,26 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
       if (left !== undefined) ctx.out.warn(left);
     }
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
-    const settle = runAgain('to settle them', journal.path);
+    const settle = settleUnknown(summary, journal.path);
+    // Every failed row is a change not so now (changed_since): the file is right, and the same
+    // command makes them anew (a new key each), as their own hints say (review20 F5) — with
+    // their condition: another admin may have revoked a grant on purpose (review20c F7).
+    const anew =
+      summary.unsettled > 0 && summary.unsettled === summary.undoneSince
+        ? `if the ${n(summary.unsettled)} changed since should still be as asked (another admin may have changed them on purpose), ${runAgain('to make them anew (a new request each)', journal.path)}${summary.unknown ? `; for the unknown ones, ${settle}` : ''}`
+        : undefined;
     const again =
-      summary.unsettled > 0
-        ? verb.fixHint
-          ? `${verb.fixHint}; or ${runAgain('to retry the failed rows', journal.path, '; delete it once the fixed file has run')}`
-          : `fix them and ${resume}`
-        : summary.unknown > 0
-          ? hint && summary.failed
-            ? `${hint}; for the unknown ones, ${settle}`
-            : settle
-          : (hint ?? 'nothing is left to resume');
+      anew !== undefined
+        ? anew
+        : summary.unsettled > 0
+          ? verb.fixHint
+            ? `${verb.fixHint}; or ${runAgain('to retry the failed rows', journal.path, '; delete it once the fixed file has run')}`
+            : `fix them and ${resume}`
+          : summary.unknown > 0
+            ? hint && summary.failed
+              ? `${hint}; for the unknown ones, ${settle}`
+              : settle
+            : (hint ?? 'nothing is left to resume');
     const message = summary.failed
       ? `${n(summary.failed + summary.unknown)} of ${n(summary.total)} item(s) failed${named(summary.failed, verb, end.failures)}${summary.unknown ? `; ${n(summary.unknown)} of them ${UNKNOWN}${named(summary.unknown, verb, end.unknowns)}` : ''}`
       : failed(summary.unknown, summary.total, verb, end.unknowns, `failed ${UNKNOWN}`);
@@ -304,7 +330,8 @@ function unjournaled(
   );
 }
 
-const UNKNOWN = 'with an unknown outcome (the platform may have made them; no answer said whether it did)';
+const UNKNOWN =
+  'with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did)';
 
 /**
  * The error of a run halted because no later item could succeed (the credential is gone, rejected
@@ -400,7 +427,7 @@ export function finishDryRun(
       `${failed(summary.unknown, summary.total, verb, end.unknowns ?? [], 'could not be checked')}${fail}${cut}`,
       {
         code: 'not_checked',
-        hint: `nothing was changed; the rows may be fine: the server did not answer their checks; run the dry run again${summary.failed ? ' (and fix the rows that would fail)' : ''}`,
+        hint: `nothing was changed; the rows may be fine: ${uncheckedWhy(summary)}${summary.failed ? ' (and fix the rows that would fail)' : ''}`,
       },
     );
   }
@@ -414,6 +441,16 @@ export function finishDryRun(
     );
   }
   ctx.out.info(`dry run: ${counts}; nothing was changed`);
+}
+
+/** Why a dry run's rows could not be checked, and whether running it again helps. */
+function uncheckedWhy(summary: BulkSummary): string {
+  const words = summary.unknownWords ?? 0;
+  if (words === 0) return 'the server did not answer their checks; run the dry run again';
+  const said = 'in words svc does not know (each row says which)';
+  return words === summary.unknown
+    ? `the server answered their checks ${said}; a dry run again is answered the same`
+    : `the server did not answer some of their checks, and answered ${n(words)} ${said}; run the dry run again for the others`;
 }
 
 function dryRunCounts(verb: Words, summary: BulkSummary, notStarted = 0): string {

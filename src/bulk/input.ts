@@ -1,3 +1,10 @@
+/**
+ * The bulk file as a run reads it: a private copy in TMPDIR (snapshotInput), written whole or
+ * refused, with its hash, size and how it came (a pipe, a file), and the row cut short at a pipe's
+ * end (refuseCutLastRow). Past 300 lines on purpose: the copy's steps (read, write whole, check
+ * its size, remove it twice) and each step's refusal are one path whose every failure must leave
+ * no copy behind and send nothing; split, each half would need the other's temporary directory.
+ */
 import { createHash, type Hash } from 'node:crypto';
 import {
   closeSync,
@@ -6,7 +13,10 @@ import {
   mkdtempSync,
   openSync,
   readSync,
+  rmdirSync,
   rmSync,
+  statSync,
+  unlinkSync,
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +25,13 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../errors.js';
-import { fileErrorReason, PLAN_INPUT_LIMIT } from '../system/input.js';
+import { cutShortWords as cutShort, fromPipe, unendedLastLine } from '../system/cut-short.js';
+import { fileErrorReason, interruptedReading, PLAN_INPUT_LIMIT } from '../system/input.js';
+import { writeAll } from '../system/output-file.js';
+import { pathWord } from '../system/shell-words.js';
+import type { LineVerdict } from './check.js';
+import { head } from './csv.js';
+import { detectFormat } from './readers.js';
 
 /**
  * The most one bulk run reads: 256 MiB (as an access file) and 1,000,000 rows (the size svc is
@@ -58,17 +74,84 @@ export interface InputSnapshot {
   /** The name the format is guessed from (empty for stdin). */
   name: string;
   sha256: string;
-  remove(): void;
+  /**
+   * A pipe (standard input or a FIFO: `<(…)`, `/dev/stdin` from one) whose last line has no line
+   * ending and holds more than separators: what wrote it may have been cut short
+   * (refuseCutLastRow). A regular file, named or redirected (`< grants.csv`), is taken as it is.
+   */
+  cutShort: boolean;
+  /**
+   * Removes the copy and its directory, trying twice; the failure in words (`too many open files
+   * …`) when it stays, for a warning after the run's own outcome, which it never replaces.
+   */
+  remove(): string | undefined;
+}
+
+/**
+ * How the snapshot reaches its disk: a seam so a test can play a TMPDIR that fills up (a write
+ * that takes part of its bytes, then ENOSPC) or a removal that fails (EMFILE), as a tmpfs or a
+ * ulimit would; svc itself always uses realSnapshotDisk.
+ */
+export interface SnapshotDisk {
+  /** One write(2) of `bytes` from `offset`: the count it took, maybe fewer (a disk filling up). */
+  write(fd: number, bytes: Buffer, offset: number): number;
+  /** Removes the copy, then its directory; throws the system error. */
+  remove(dir: string, path: string): void;
+}
+
+export const realSnapshotDisk: SnapshotDisk = {
+  write: (fd, bytes, offset) => writeSync(fd, bytes, offset),
+  // unlink(2) and rmdir(2) take no file descriptor, so this works when the run used them all up
+  // (EMFILE: a small `ulimit -n`, a high --concurrency), where a recursive rm (a scandir) did not.
+  remove(dir, path) {
+    try {
+      unlinkSync(path);
+      rmdirSync(dir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTEMPTY') throw error;
+      // Gone already, or something else was put in the private directory: remove it all.
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/** A failure on the copy's side (TMPDIR): its own words, not "cannot read" the input. */
+class CopyFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super('the copy failed');
+  }
+}
+
+/** Runs `step` on the copy's side: its system error is the copy's (CopyFailed). */
+function copying<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    throw new CopyFailed(error);
+  }
+}
+
+/** The copy holds every byte read, or the copy failed (a write that said it took bytes it did not). */
+function checkCopied(fd: number, size: number): void {
+  const copied = copying(() => fstatSync(fd).size);
+  if (copied !== size) {
+    throw new CopyFailed(new Error(`the copy holds ${copied} of the ${size} bytes read`));
+  }
 }
 
 /**
  * Copies a file through one reused buffer: a stream would allocate a buffer per chunk, and the
- * allocator keeps that churn as resident memory (tens of megabytes for a large file).
+ * allocator keeps that churn as resident memory (tens of megabytes for a large file). Every byte
+ * read is written (a short write, a disk filling up, is followed by one for the rest, which says
+ * why it failed: attack21 F4 — the count was ignored, and a full TMPDIR cut the copy, so the run
+ * sent the rows before the cut, the last one cut short, and ended exit 0).
  */
-function copyFile(from: string, to: string, hash: Hash, limit: number): void {
+function copyFile(from: string, to: string, hash: Hash, limit: number, disk: SnapshotDisk): void {
   const source = openSync(from, 'r');
-  const target = openSync(to, 'wx', 0o600);
+  let target: number | undefined;
   try {
+    target = copying(() => openSync(to, 'wx', 0o600));
     // A regular file larger than the limit is refused before it is read; a device past it.
     const info = fstatSync(source);
     if (info.isFile() && info.size > limit) throw tooManyBytes(from, limit);
@@ -78,11 +161,53 @@ function copyFile(from: string, to: string, hash: Hash, limit: number): void {
       size += read;
       if (size > limit) throw tooManyBytes(from, limit);
       hash.update(buffer.subarray(0, read));
-      writeSync(target, buffer, 0, read);
+      const fd = target;
+      copying(() => writeAll(fd, buffer.subarray(0, read), disk.write));
     }
+    checkCopied(target, size);
   } finally {
     closeSync(source);
-    closeSync(target);
+    if (target !== undefined) closeSync(target);
+  }
+}
+
+/**
+ * The refusal of a copy that could not be made in TMPDIR (missing, full, read-only): the input is
+ * fine, nothing was sent (exit 2, as for a `--secret-file` disk found full before the request).
+ */
+function copyRefusal(what: string, dir: string, reason: unknown): UsageError {
+  const code = (reason as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    return new UsageError(
+      `cannot copy ${what} to TMPDIR (${dir}): it does not exist or is not a directory; nothing was sent`,
+      {
+        code: 'tmpdir_unusable',
+        hint: 'set TMPDIR to a directory that exists and that you can write (or unset it: /tmp), then run the command again',
+      },
+    );
+  }
+  return new UsageError(
+    `cannot copy ${what} to TMPDIR (${dir}): ${fileErrorReason(reason)}; nothing was sent`,
+    {
+      code: 'tmpdir_unusable',
+      hint: 'make room there, or set TMPDIR to a directory you can write with room for a copy of the input (svc runs from that copy), then run the command again',
+    },
+  );
+}
+
+/**
+ * The copy's last line has no line ending and holds something a row can be made of: a line of
+ * separators or blanks alone (a spreadsheet's empty row) is no row, cut or not.
+ */
+function endsInRow(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const tail = Buffer.alloc(Math.min(size, 4096));
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    return unendedLastLine(tail, /^[,;\t ]*$/) !== undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -91,10 +216,20 @@ export async function snapshotInput(
   stdin: Readable,
   flag: string,
   limit = BULK_INPUT_LIMITS.bytes,
+  /** Ctrl-C: standard input is not waited on to its end (review20d D6), nothing was sent. */
+  signal?: AbortSignal,
+  disk: SnapshotDisk = realSnapshotDisk,
 ): Promise<InputSnapshot> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-input-'));
+  const what = spec === '-' ? 'standard input' : spec;
+  const temporary = tmpdir();
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(temporary, 'svc-input-'));
+  } catch (error) {
+    throw copyRefusal(what, temporary, error);
+  }
   const path = join(dir, 'input');
-  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const removeOnce = () => disk.remove(dir, path);
   const hash = createHash('sha256');
   let size = 0;
   const hashing = new Transform({
@@ -109,11 +244,28 @@ export async function snapshotInput(
     },
   });
   try {
-    if (spec === '-') await pipeline(stdin, hashing, createWriteStream(path, { mode: 0o600 }));
-    else copyFile(spec, path, hash, limit);
+    if (spec === '-') {
+      await pipeline(
+        stdin,
+        hashing,
+        createWriteStream(path, { mode: 0o600 }),
+        signal ? { signal } : {},
+      ).catch((error: unknown) => {
+        // The copy's side (open, write) fails with its syscall named; standard input's own with `read`.
+        const call = (error as NodeJS.ErrnoException).syscall;
+        throw call === 'open' || call === 'write' ? new CopyFailed(error) : error;
+      });
+      const copied = copying(() => statSync(path).size);
+      if (copied !== size)
+        throw new CopyFailed(new Error(`the copy holds ${copied} of the ${size} bytes read`));
+    } else copyFile(spec, path, hash, limit, disk);
   } catch (error) {
-    remove();
+    removeTwice(removeOnce);
+    if (signal?.aborted) {
+      throw interruptedReading(what);
+    }
     if (error instanceof UsageError) throw error;
+    if (error instanceof CopyFailed) throw copyRefusal(what, temporary, error.reason);
     if (spec === '-') throw new UsageError(`cannot read standard input: ${(error as Error).message}`);
     throw new UsageError(`cannot read ${flag} ${spec}: ${fileErrorReason(error)}`);
   }
@@ -122,6 +274,58 @@ export async function snapshotInput(
     label: spec === '-' ? 'stdin' : spec,
     name: spec === '-' ? '' : spec,
     sha256: hash.digest('hex'),
-    remove,
+    cutShort: fromPipe(spec, stdin) && endsInRow(path),
+    remove: () => {
+      const failure = removeTwice(removeOnce);
+      return failure === undefined
+        ? undefined
+        : `svc's private copy of ${what} (0600) could not be removed (${fileErrorReason(failure)}); remove it: rm -r ${pathWord(dir)}`;
+    },
   };
 }
+
+/** Removes the snapshot, once more if that failed; the second failure, or undefined once it is gone. */
+function removeTwice(removeOnce: () => void): unknown {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      removeOnce();
+      return undefined;
+    } catch (error) {
+      if (attempt === 2) return error;
+    }
+  }
+}
+
+/**
+ * The verdicts of a CSV on standard input that ends in the middle of a line, its last row refused
+ * (attack20 F6). svc cannot see the exit of what writes the pipe (`(head -c -6 f.csv; exit 1) |`,
+ * `curl` on a dropped connection): a last field cut short is a valid row with a shorter value,
+ * which can be another live role or user (`fx-desk` cut to `fx`). Most writers end their last line
+ * (not all: RFC 4180 allows either), so through a pipe such an input is suspect: refused before
+ * anything is sent, naming the row. A regular file without a final newline (hand-edited, or a
+ * generator's `join('\n')`), named or redirected, is taken; so is NDJSON or a JSON array,
+ * whose cut line is not valid JSON and cannot pass for another row.
+ */
+export async function* refuseCutLastRow<T extends LineVerdict>(
+  input: InputSnapshot,
+  verdicts: AsyncIterable<T>,
+): AsyncGenerator<T | LineVerdict> {
+  if (!input.cutShort || detectFormat(input.name, head(input.path)) !== 'csv') {
+    yield* verdicts;
+    return;
+  }
+  let held: T | undefined;
+  for await (const verdict of verdicts) {
+    if (held !== undefined) yield held;
+    held = verdict;
+  }
+  if (held === undefined) return;
+  const shared = 'shared' in held ? held.shared : undefined;
+  yield {
+    line: held.line,
+    problems: ['problems' in held ? held.problems : [], cutShortWords(input)].flat(),
+    ...(shared ? { shared } : {}),
+  };
+}
+
+const cutShortWords = (input: InputSnapshot) => cutShort(input.name === '' ? '-' : input.label, 'row');

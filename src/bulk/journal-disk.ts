@@ -1,4 +1,6 @@
-import { openSync, rmSync } from 'node:fs';
+import { fchownSync, openSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { heirOf } from '../config/store-directory.js';
 import { SvcError } from '../errors.js';
 import { fileErrorReason } from '../system/input.js';
 import { writeAll } from '../system/output-file.js';
@@ -11,8 +13,8 @@ import { pathWord } from '../system/shell-words.js';
 export interface JournalDisk {
   /**
    * Opens `path` to append to (`a`: a journal svc has checked, journal.ts) or to create only if
-   * absent (`wx`: a new journal, never through a link; a lock), made 0600 if new; throws the
-   * system error.
+   * absent (`wx`: a new journal, never through a link; a lock), made 0600 if new (and, run as
+   * root in a directory of $HOME's owner, theirs: heirOf); throws the system error.
    */
   open(path: string, flag: 'a' | 'wx'): number;
   /** Writes all of `text` to `fd` (also a file kept beside the journal); throws the system error (a part may have been written). */
@@ -22,7 +24,14 @@ export interface JournalDisk {
 }
 
 export const realJournalDisk: JournalDisk = {
-  open: (path, flag) => openSync(path, flag, 0o600),
+  open: (path, flag) => {
+    const fd = openSync(path, flag, 0o600);
+    // Made new by root in a directory of $HOME's owner (`sudo -E`, a CI container): given to them,
+    // as the config store's files are (heirOf), so their own next run can read and resume it.
+    const heir = flag === 'wx' ? heirOf(dirname(path)) : undefined;
+    if (heir !== undefined) fchownSync(fd, heir.uid, heir.gid);
+    return fd;
+  },
   // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
   // A short write (a disk filling up) is followed by one for the rest, which says why it failed.
   write: (fd, text) => writeAll(fd, text),

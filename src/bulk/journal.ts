@@ -4,10 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, readFileSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
-import { isoSeconds } from '../api/time.js';
+import { isoSeconds, serverTime } from '../api/time.js';
+import { makeStoreDirectories } from '../config/store-directory.js';
 import { UsageError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
-import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
 import { pathWord } from '../system/shell-words.js';
 import { JournalChangedError, type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
@@ -126,7 +126,7 @@ export class Journal {
     }
     const [first, ...rest] = text.split('\n');
     const header = headerOf(first ?? '');
-    const startedAtMs = typeof header?.started_at === 'string' ? Date.parse(header.started_at) : Number.NaN;
+    const startedAtMs = typeof header?.started_at === 'string' ? serverTime(header.started_at) : Number.NaN;
     if (header?.operation !== operation || typeof header.run_id !== 'string' || Number.isNaN(startedAtMs)) {
       throw (
         refusedOwner(path, header, owner) ??
@@ -138,12 +138,12 @@ export class Journal {
     const journal = new Journal(path, owner, { runId: header.run_id, startedAtMs, resumed: true }, now, disk);
     journal.#found = found;
     journal.#cut = !text.endsWith('\n');
-    const anchorMs = typeof header.anchor === 'string' ? Date.parse(header.anchor) : Number.NaN;
+    const anchorMs = typeof header.anchor === 'string' ? serverTime(header.anchor) : Number.NaN;
     // A journal written before svc kept the anchor: its durations counted from its start.
     journal.#anchorMs = Number.isNaN(anchorMs) ? startedAtMs : anchorMs;
     // A journal written before svc kept it has none: knownPlatformStart() says so (undefined).
     const platformMs =
-      typeof header.platform_started_at === 'string' ? Date.parse(header.platform_started_at) : Number.NaN;
+      typeof header.platform_started_at === 'string' ? serverTime(header.platform_started_at) : Number.NaN;
     if (!Number.isNaN(platformMs)) journal.#platformStartMs = platformMs;
     journal.#kept.note(header.kept);
     for (const line of rest) {
@@ -177,7 +177,7 @@ export class Journal {
       this.#append(undefined);
       return;
     }
-    makeDirectories(dirname(this.path), 0o700);
+    makeStoreDirectories(dirname(this.path));
     const header = {
       journal: 3,
       operation: this.operation,

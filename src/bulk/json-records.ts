@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { notUtf8 } from '../api/utf8.js';
 import { notUtf8Words } from '../system/input.js';
-import { jsonContentProblem } from '../system/user-json.js';
+import { jsonContentProblem, tooDeep } from '../system/user-json.js';
 import { MAX_RECORD_BYTES, UTF8_BOM } from './csv.js';
 import type { InputEvent } from './readers.js';
 
@@ -28,6 +28,18 @@ export function jsonRecord(
     'utf8',
   );
   if (raw.trim() === '') return undefined;
+  // Past the file's start a BOM is the start of another file joined on (cat a.ndjson b.ndjson).
+  if (raw.startsWith('\uFEFF')) {
+    return {
+      kind: 'problem',
+      line,
+      message:
+        "it starts with a byte-order mark (U+FEFF): files joined with cat? remove it: sed '2,$s/^\\xEF\\xBB\\xBF//'",
+    };
+  }
+  // A value deeper than svc sends would overflow the stack of the words that describe it.
+  const deep = tooDeep(raw, what.includes('element') ? 'the element' : 'the line');
+  if (deep !== undefined) return { kind: 'problem', line, message: deep };
   let value: unknown;
   try {
     value = JSON.parse(raw);

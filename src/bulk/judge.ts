@@ -1,6 +1,6 @@
 import { describeError, SvcError } from '../errors.js';
 import { ApiError, answerOf, OutcomeUnknownError } from '../http/errors.js';
-import { AcceptedUnreadError, IdempotencyInProgressError } from '../platform/errors.js';
+import { AcceptedUnreadError, doneUnread, IdempotencyInProgressError } from '../platform/errors.js';
 import type { BulkResult } from './runner.js';
 
 /**
@@ -11,6 +11,7 @@ import type { BulkResult } from './runner.js';
 
 /** A server's answer about this attempt that will not change if the same request is sent again. */
 export function definiteRefusal(error: unknown): boolean {
+  if (error instanceof UndoneSinceError) return true;
   return (
     error instanceof ApiError &&
     error.status >= 400 &&
@@ -35,6 +36,15 @@ export function failure(error: unknown): NonNullable<BulkResult['error']> {
       ...(answer.hint ? { hint: answer.hint } : {}),
     };
   }
+  if (error instanceof AcceptedUnreadError && error.against !== undefined) {
+    // Its answer says it was not done, in words svc cannot take as the platform's (review19b F7):
+    // never "most likely made".
+    return {
+      code: error.code ?? 'invalid_response',
+      message: `the server accepted the request (HTTP ${error.status}) but ${error.message}, so the outcome is unknown: check on the platform whether it was made`,
+      status: error.status,
+    };
+  }
   if (error instanceof AcceptedUnreadError) {
     return {
       code: error.code ?? 'invalid_response',
@@ -42,6 +52,14 @@ export function failure(error: unknown): NonNullable<BulkResult['error']> {
       status: error.status,
     };
   }
+  // What to do about this item (a change not so now, a check that could not be made): the row's
+  // detail says it after the message.
+  if (error instanceof ItemError)
+    return {
+      code: error.code ?? error.category,
+      message: error.message,
+      ...(error.hint ? { hint: error.hint } : {}),
+    };
   if (error instanceof SvcError) return { code: error.code ?? error.category, message: error.message };
   return { code: 'unexpected', message: describeError(error) };
 }
@@ -54,15 +72,11 @@ export function failure(error: unknown): NonNullable<BulkResult['error']> {
  * rule, AcceptedUnreadError): never a failure, whose hint would send the user to fix the file.
  */
 export function outcomeUnknown(error: unknown): boolean {
-  return error instanceof OutcomeUnknownError || (error instanceof AcceptedUnreadError && !error.done);
-}
-
-/**
- * The item's change is done though svc could not read the answer: a DELETE answered 200 or 204
- * (AcceptedUnreadError's `done`: the reference shows no body for a DELETE).
- */
-export function doneUnread(error: unknown): error is AcceptedUnreadError {
-  return error instanceof AcceptedUnreadError && error.done;
+  return (
+    error instanceof OutcomeUnknownError ||
+    error instanceof NotShownYetError ||
+    (error instanceof AcceptedUnreadError && !doneUnread(error))
+  );
 }
 
 /**
@@ -77,6 +91,63 @@ export function haltsTheRun(error: unknown): boolean {
 /** The wait a 429 asks for when it is longer than svc makes by itself (ApiError.waitBeyondCap). */
 export function waitsBeyondCap(error: unknown): ApiError['waitBeyondCap'] {
   return error instanceof ApiError && error.status === 429 ? error.waitBeyondCap : undefined;
+}
+
+/**
+ * An item's error whose hint is about that item (what to do about this row or step), so its result
+ * line carries it (failure); other errors' hints are about the whole run or command, said apart.
+ */
+export class ItemError extends SvcError {}
+
+/**
+ * An item the platform answered from its record of an earlier request of its key (a resumed run's
+ * row, or a retry's after a lost answer), whose change is not so now: a revocation whose user holds
+ * the role again, a grant revoked since (review19d F5). The stored answer is true of then, and the
+ * same key is answered with it again, so the item is failed as refused (journaled as an attempt:
+ * the same command sends a new key, which makes the change anew), never counted done. Worded by
+ * storedBy.
+ */
+export class UndoneSinceError extends ItemError {
+  constructor(message: string, hint: string) {
+    super('conflict', message, { code: 'changed_since', hint });
+  }
+}
+
+/**
+ * An item the platform answered from its record whose change the reads of what holds now do not
+ * show yet, after reading again through a lag (src/system/lagging-reads.ts): a grant not listed, a
+ * revocation whose very assignment is still listed held (review20 F6). A server's reads may lag
+ * behind its writes, so this is neither done nor undone since: the outcome is unknown (not
+ * journaled; the same command sends the same key, is answered the same, and reads again).
+ */
+export class NotShownYetError extends ItemError {
+  constructor(message: string, hint: string) {
+    super('failure', message, { code: 'not_shown_yet', hint });
+  }
+}
+
+/**
+ * Who made the change a stored answer (`Idempotent-Replayed`) tells of, as far as svc knows: in a
+ * resumed run, the run it resumes (or, after a lost answer, this run's lost attempt); in a new
+ * run, the attempt whose answer was lost, or a request of the key svc did not make in this run.
+ */
+export function storedBy(resumed: boolean, afterLostAnswer: boolean): string {
+  if (resumed)
+    return `by the earlier run this one resumes${afterLostAnswer ? ' (or by an attempt of this run whose answer was lost)' : ''}`;
+  return afterLostAnswer
+    ? 'by an attempt of this run whose answer was lost'
+    : 'by an earlier request of its idempotency key';
+}
+
+/**
+ * A dry run's check the server answered in words svc does not know (an assignment status, review19
+ * F3): the item could not be checked, as one the server did not answer, and a dry run again is
+ * answered the same (finishDryRun says so).
+ */
+export class UnknownWordsError extends SvcError {
+  constructor(message: string) {
+    super('failure', message, { code: 'unknown_status' });
+  }
 }
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { heirOf, makeStoreDirectories } from '../config/store-directory.js';
 import { UsageError } from '../errors.js';
-import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
 import { replaceWhole } from '../system/output-file.js';
 import { pathWord } from '../system/shell-words.js';
@@ -52,9 +52,11 @@ export class KeptPlans {
     refuseForeign(path, `the plan kept beside journal ${this.journal}, ${path},`, 'write or read it');
     let digest: string;
     try {
-      makeDirectories(dirname(path), 0o700);
+      makeStoreDirectories(dirname(path));
+      const owner = heirOf(dirname(path));
       digest = replaceWhole(path, chunks, {
         mode: 0o600,
+        ...(owner === undefined ? {} : { owner }),
         write: (fd, text) => this.disk.write(fd, text),
       });
     } catch (error) {

@@ -1,48 +1,94 @@
-import { closeSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, futimesSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
-import { SvcError, UsageError } from '../errors.js';
-import { makeDirectories } from '../system/directories.js';
-import { processRuns } from '../system/processes.js';
+import { rootLeft } from '../config/root-left.js';
+import { makeStoreDirectories } from '../config/store-directory.js';
+import { InterruptedError, SvcError, UsageError } from '../errors.js';
+import { realSleep, type Sleep } from '../system/clock.js';
+import { judgeMark, type ProcessMark, thisProcess } from '../system/processes.js';
 import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 
 /**
  * The cross-process lock of a bulk run's journal: `JOURNAL.lock`, created exclusively (O_EXCL)
- * with the holder's pid, host and start time, and removed when the run ends. A second run of the
- * same operation while the first is running would take the journal for its own resume, send the
- * same idempotency keys and count the platform's replayed answers as its own successes; it is
- * refused before it does anything.
+ * with the holder's mark (pid, boot, PID namespace and start: system/processes.ts), host and start
+ * time, and removed when the run ends. A second run of the same operation while the first is
+ * running would take the journal for its own resume, send the same idempotency keys and count the
+ * platform's replayed answers as its own successes; it is refused before it does anything.
  *
- * A lock whose holder is gone (SIGKILL, a crash, a power cut) is recognised at once by its pid
- * on this host (`kill(pid, 0)` says no such process), so the resume that follows a SIGKILL is
- * never blocked. The config store's lock (proper-lockfile, config/lock.ts) tells a dead holder
- * only by an mtime left untouched for 15 s, which would refuse that resume for 15 s; a journal's
- * holder is always on the same host as its journal (the state directory is per user), so the pid
- * says more, sooner. A lock written on another host is never taken over: the message says how
- * to remove it.
+ * Whether the holder still runs (judgeMark, the one rule for every file svc names its holder in):
+ * - its mark is of this boot and PID namespace: by its pid and start, at once. A holder gone
+ *   (SIGKILL, a crash) is recognised at once, so the resume that follows a SIGKILL is never
+ *   blocked; a pid now another process's (reused after a reboot, attack21 F7) is no holder.
+ * - of another PID namespace (two containers sharing a state directory, one host name, svc PID 1
+ *   in each: attack21 F10) or another boot: a pid says nothing there, so the holder refreshes the
+ *   lock's mtime every BEAT_MS while it runs (its fd kept open: futimes), and such a lock is a dead
+ *   holder's only once svc itself sees it unchanged over WATCH_MS (two beats and a second): it
+ *   reads the lock, waits saying so (Ctrl-C stops the wait, nothing done), and reads it again. The
+ *   mtime is only compared with itself, never with this machine's clock: "another boot" may be
+ *   another machine of the same host name, whose clock is its own (review21b R21b-1). A heartbeat
+ *   alone would have held up every resume after a SIGKILL, which the pid avoids where it can judge.
+ * - an older svc's lock (pid, host, since: no mark) is judged by its pid as that svc did, and a
+ *   pid that runs then is named with the lock file to remove if it is not svc. Node has no flock.
+ * A lock written on another host is never taken over: the message says how to remove it (two
+ * hosts' clocks make its mtime no proof).
+ *
+ * Past 300 lines on purpose: taking, refreshing, watching and releasing the lock share its file
+ * descriptor and mark, and each refusal's words name what svc saw; split, they would pass both around.
  */
 
-/** The locks this process holds: a holder with our own pid that is not among them is a past process. */
+/** The holder refreshes its lock's mtime every BEAT_MS; a lock svc cannot judge by pid is dead once seen untouched for WATCH_MS. */
+const BEAT_MS = 5_000;
+export const WATCH_MS = 2 * BEAT_MS + 1_000;
+
+/** How svc watches a lock it cannot judge by pid: its wait (Ctrl-C's signal stops it) and its words on stderr. */
+export interface LockWatch {
+  sleep: Sleep;
+  signal?: AbortSignal;
+  say(line: string): void;
+}
+
+const realWatch: LockWatch = { sleep: realSleep, say: (line) => process.stderr.write(`${line}\n`) };
+
+/** The locks this process holds: a holder with our own mark that is not among them is a past process. */
 const heldHere = new Set<string>();
 
-interface Holder {
-  pid: number;
+interface Holder extends ProcessMark {
   host: string;
   since: string;
+  /** Seconds between the refreshes of the lock's mtime; absent in an older svc's lock. */
+  beat?: number;
+  /** The holder's command words and operation (bulk/operation.ts ownerOf); absent in an older svc's lock. */
+  command?: string;
+  operation?: string;
+}
+
+/** The lock as read: its holder, its bytes (to tell it from a lock made since) and its mtime. */
+interface Read {
+  holder: Holder;
+  text: string;
+  mtimeMs: number;
 }
 
 /** Takes the lock of `journal` for this process, or says who holds it. Returns its release. */
-export function lockJournal(
+export async function lockJournal(
   journal: string,
-  command: string,
+  run: { command: string; operation: string },
   nowMs: number,
   disk: JournalDisk = realJournalDisk,
-): () => void {
+  watch: LockWatch = realWatch,
+): Promise<() => void> {
   const path = `${journal}.lock`;
-  const mine: Holder = { pid: process.pid, host: hostname(), since: isoSeconds(nowMs) };
+  const { command } = run;
+  const mine: Holder = {
+    ...thisProcess(),
+    host: hostname(),
+    since: isoSeconds(nowMs),
+    beat: BEAT_MS / 1000,
+    ...run,
+  };
   try {
-    makeDirectories(dirname(path), 0o700);
+    makeStoreDirectories(dirname(path));
   } catch (error) {
     throw new UsageError(
       `cannot create the journal's directory ${dirname(path)}: ${(error as Error).message}`,
@@ -51,7 +97,7 @@ export function lockJournal(
       },
     );
   }
-  // Two tries: the second after removing a dead holder's lock.
+  // Two tries: the second after removing a dead holder's lock (or after a watched lock went).
   for (let attempt = 0; attempt < 2; attempt++) {
     let fd: number | undefined;
     try {
@@ -61,9 +107,13 @@ export function lockJournal(
       if (code === 'ENOSPC' || code === 'EDQUOT')
         throw JournalWriteError.of(`the journal's lock ${path}`, error);
       if (code !== 'EEXIST') {
-        throw new UsageError(`cannot lock journal ${journal}: ${(error as Error).message}`, {
-          hint: 'pass --journal PATH in a writable directory, or set SVC_STATE_DIR',
-        });
+        // A journals directory an older `sudo -E svc apply` left root's: said as the store's is.
+        throw (
+          rootLeft(path, error, 'write') ??
+          new UsageError(`cannot lock journal ${journal}: ${(error as Error).message}`, {
+            hint: 'pass --journal PATH in a writable directory, or set SVC_STATE_DIR',
+          })
+        );
       }
     }
     if (fd !== undefined) {
@@ -71,26 +121,27 @@ export function lockJournal(
         disk.write(fd, `${JSON.stringify(mine)}\n`);
       } catch (error) {
         // Ours and empty (a full disk): left, it would say a run holds the journal.
+        closeSync(fd);
         rmSync(path, { force: true });
         throw JournalWriteError.of(`the journal's lock ${path}`, error);
-      } finally {
-        closeSync(fd);
       }
-      heldHere.add(path);
-      return () => release(path);
+      return hold(path, fd);
     }
-    const holder = readHolder(path);
-    if (holder && (holder.host !== mine.host || alive(holder.pid, path))) {
-      throw heldBy(holder, command, journal, path, holder.host === mine.host);
-    }
-    if (!holder) {
+    const read = readLock(path);
+    if (!read) {
       // Unreadable: a holder between its create and its write, or a torn file. Take it as held.
       throw new SvcError('conflict', `another svc ${command} is using its journal ${journal}`, {
         code: 'journal_locked',
         hint: `wait for it to finish; if no svc is running, remove ${path}`,
       });
     }
-    removeStale(path, holder);
+    const held = judge(read, mine, path);
+    if (held !== undefined && 'watch' in held) {
+      const seen = await watched(path, read, held.watch, watch);
+      if (seen === 'gone') continue;
+      if (seen !== undefined) throw heldBy(read.holder, mine, journal, seen);
+    } else if (held !== undefined) throw heldBy(read.holder, mine, journal, held);
+    removeStale(path, read);
   }
   throw new SvcError('conflict', `cannot take the lock of journal ${journal}`, {
     code: 'journal_locked',
@@ -98,25 +149,157 @@ export function lockJournal(
   });
 }
 
-function heldBy(holder: Holder, command: string, journal: string, path: string, here: boolean): SvcError {
-  const where = here ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.host}`;
+/**
+ * Holds the lock made on `fd`: its mtime refreshed every BEAT_MS through the fd (a lock moved
+ * away as stale is not the one refreshed: the fd follows the file it made). The release removes
+ * the lock only if it is still that file (never another run's lock that took its place).
+ */
+function hold(path: string, fd: number): () => void {
+  heldHere.add(path);
+  const beat = setInterval(() => {
+    try {
+      const now = new Date();
+      futimesSync(fd, now, now);
+    } catch {
+      // A disk gone read-only: the lock stays as it was, and is judged by its mtime only from another namespace.
+    }
+  }, BEAT_MS);
+  beat.unref();
+  return () => {
+    clearInterval(beat);
+    heldHere.delete(path);
+    try {
+      const made = fstatSync(fd);
+      const there = statSync(path);
+      if (made.ino === there.ino && made.dev === there.dev) rmSync(path, { force: true });
+    } catch {
+      // gone already
+    } finally {
+      closeSync(fd);
+    }
+  };
+}
+
+/** How the lock's holder is held to run: undefined when it does not (its lock is stale). */
+interface Held {
+  /** Where, after its pid: `on HOST`, `in another PID namespace …`. */
+  where?: string;
+  /** The last words of the hint: how to tell that it is gone, and the file to remove then. */
+  gone?: string;
+  /** The holder runs here, judged sure: a run of this host whose end is worth waiting for. */
+  here: boolean;
+}
+
+function judge(read: Read, mine: Holder, path: string): Held | Watch | undefined {
+  const { holder } = read;
+  if (holder.host !== mine.host)
+    return { where: `on ${holder.host}`, gone: `if it is gone, remove ${path}`, here: false };
+  const judged = judgeMark(holder, heldHere.has(path), Date.parse(holder.since));
+  if (judged.runs === undefined) return elsewhere(read, judged.why, path);
+  if (!judged.runs) return undefined;
+  // A pid that runs, judged by the pid alone (an older svc's lock, no /proc): it may be another program's now.
+  const older = holder.beat === undefined ? " (the lock is an older svc's: it names the pid alone)" : '';
+  return judged.sure
+    ? { here: true }
+    : { here: true, gone: `if pid ${holder.pid} is not svc${older}, remove ${path}` };
+}
+
+/**
+ * A lock of another PID namespace or boot: its refreshes say whether its run goes on, seen by
+ * watching (`watch`); an older svc's lock (no refreshes) is held until a human removes it.
+ */
+function elsewhere(read: Read, why: 'namespace' | 'boot', path: string): Held | Watch {
+  if (read.holder.beat !== undefined) return { watch: why };
+  return { ...where(read.holder, why), gone: `if no svc is running there, remove ${path}` };
+}
+
+/** A lock to watch, and why its pid cannot say. */
+interface Watch {
+  watch: 'namespace' | 'boot';
+}
+
+function where(holder: Holder, why: 'namespace' | 'boot'): Held {
+  return {
+    where:
+      why === 'namespace'
+        ? 'in another PID namespace (another container)'
+        : `of another boot of this machine, or of another machine named ${holder.host}`,
+    here: false,
+  };
+}
+
+/**
+ * Watches a lock svc cannot judge by pid for WATCH_MS: refreshed (or replaced) meanwhile, its run
+ * goes on (how it is held is returned); unchanged, its run is dead (undefined); removed, 'gone'.
+ * Only the lock's own mtimes are compared: no clock of another machine is read against ours.
+ */
+async function watched(
+  path: string,
+  read: Read,
+  why: 'namespace' | 'boot',
+  watch: LockWatch,
+): Promise<Held | 'gone' | undefined> {
+  watch.say(`waiting ${WATCH_MS / 1000} s to see whether the run holding ${path} is alive`);
+  try {
+    await watch.sleep(WATCH_MS, watch.signal);
+  } catch (error) {
+    if (watch.signal?.aborted)
+      throw new InterruptedError(`interrupted while watching the journal's lock ${path}; nothing was done`);
+    throw error;
+  }
+  const again = readLock(path);
+  // Removed, or another lock now (its run ended, another took it): judged again from the start.
+  if (again === undefined || again.text !== read.text) return 'gone';
+  if (again.mtimeMs === read.mtimeMs) return undefined;
+  return {
+    ...where(read.holder, why),
+    gone: `its run refreshed it while svc watched it for ${WATCH_MS / 1000} s; if no svc is running there, remove ${path}`,
+  };
+}
+
+/**
+ * Who holds the journal, as far as its lock says. Only a holder of the same operation is "the same
+ * input": another file given the same --journal (a CI matrix, `xargs -P`) is told to pass another
+ * one (attack20 F11), not to wait and run again "to pick up what is left" of a run that is not its.
+ */
+function heldBy(holder: Holder, mine: Holder, journal: string, held: Held): SvcError {
+  const where = `pid ${holder.pid}${held.where ? ` ${held.where}` : ''}, since ${holder.since}`;
+  const gone = held.gone ? `; ${held.gone}` : '';
+  if (holder.operation === mine.operation)
+    return new SvcError(
+      'conflict',
+      `another svc ${mine.command} of the same input is running (${where}); nothing was done`,
+      {
+        code: 'journal_locked',
+        hint: held.here
+          ? `wait for it to finish, then run the command again to pick up what is left (journal ${journal})${gone}`
+          : `wait for it to finish${gone}`,
+      },
+    );
+  const whose =
+    holder.operation === undefined
+      ? { who: 'another svc run', what: 'its input not known (an older svc)' }
+      : {
+          who: `another svc ${holder.command ?? 'run'}`,
+          what: 'for another operation (another file, flags, profile, credential or tenant)',
+        };
   return new SvcError(
     'conflict',
-    `another svc ${command} of the same input is running (${where}, since ${holder.since}); nothing was done`,
+    `journal ${journal} is in use by ${whose.who} (${where}), ${whose.what}; nothing was done`,
     {
       code: 'journal_locked',
-      hint: here
-        ? `wait for it to finish, then run the command again to pick up what is left (journal ${journal})`
-        : `wait for it to finish; if it is gone, remove ${path}`,
+      hint: `pass another --journal (one journal per operation), or wait for that run to finish${gone}`,
     },
   );
 }
 
-function readHolder(path: string): Holder | undefined {
+function readLock(path: string): Read | undefined {
   try {
-    const holder = JSON.parse(readFileSync(path, 'utf8')) as Partial<Holder>;
+    const text = readFileSync(path, 'utf8');
+    const { mtimeMs } = statSync(path);
+    const holder = JSON.parse(text) as Partial<Holder>;
     if (typeof holder.pid === 'number' && typeof holder.host === 'string' && typeof holder.since === 'string')
-      return holder as Holder;
+      return { holder: holder as Holder, text, mtimeMs };
   } catch {
     // unreadable: see the caller
   }
@@ -124,37 +307,22 @@ function readHolder(path: string): Holder | undefined {
 }
 
 /**
- * Whether the lock's holder still runs. Our own pid holds it only if this process took it: a
- * container started again gets the pid its killed predecessor had, and must not wait for itself.
- */
-function alive(pid: number, path: string): boolean {
-  if (pid === process.pid) return heldHere.has(path);
-  return processRuns(pid);
-}
-
-/**
  * Removes a dead holder's lock. It is first moved aside (atomic), so of two runs removing the
- * same stale lock only one does; the other then finds the new holder's lock and is refused.
+ * same stale lock only one does; the other then finds the new holder's lock and is refused. A
+ * lock that is not the one judged (another run took over between our read and our move, or its
+ * holder refreshed it since) is given back.
  */
-function removeStale(path: string, holder: Holder | undefined): void {
+function removeStale(path: string, judged: Read): void {
   const aside = `${path}.${process.pid}.stale`;
   try {
     renameSync(path, aside);
   } catch {
     return; // already moved by another run: the next create tells who holds it now
   }
-  const moved = readHolder(aside);
-  if (holder && moved && moved.pid !== holder.pid) {
-    // Another run took over between our read and our move: give its lock back.
+  const moved = readLock(aside);
+  if (moved && (moved.text !== judged.text || moved.mtimeMs !== judged.mtimeMs)) {
     renameSync(aside, path);
     return;
   }
   rmSync(aside, { force: true });
-}
-
-function release(path: string): void {
-  heldHere.delete(path);
-  const holder = readHolder(path);
-  if (holder && holder.pid !== process.pid) return;
-  rmSync(path, { force: true });
 }

@@ -6,10 +6,12 @@ import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import type { SvcError } from '../errors.js';
+import { attemptsOnTheWire, finishingSent } from '../http/retry.js';
 import type { Column } from '../output/output.js';
 import { createProgress } from '../output/progress.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { lastWordOnExit } from '../system/interrupts.js';
+import { openFilesLimit } from '../system/system-errors.js';
 import { callerOf, otherCallersRun } from './caller.js';
 import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
 import { withCompactHeap } from './heap.js';
@@ -170,6 +172,8 @@ function ownerOf(ctx: Context, verb: { kind: string; identity: unknown[] }): Run
 
 async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promise<BulkSummary | undefined> {
   const now = () => ctx.clock.now();
+  // Read while descriptors are left: a row failing EMFILE says the limit (fileErrorReason).
+  openFilesLimit();
   const owner = ownerOf(ctx, verb);
   const path = verb.journal ?? defaultJournalPath(ctx.env, verb.kind, owner.operation);
   // A new run in the state directory: an earlier svc's run of this command is refused (whose it
@@ -185,7 +189,13 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   const unlock = verb.dryRun
     ? undefined
     : await beforeSending(verb, () =>
-        lockJournal(path, verb.kind.replaceAll('-', ' '), now(), ctx.journalDisk),
+        lockJournal(
+          path,
+          { command: verb.kind.replaceAll('-', ' '), operation: owner.operation },
+          now(),
+          ctx.journalDisk,
+          { sleep: ctx.clock.sleep, signal: ctx.signal, say: (line) => ctx.out.info(line) },
+        ),
       );
   try {
     return await runLocked(ctx, verb, Journal.load(path, owner, now, ctx.journalDisk));
@@ -246,6 +256,12 @@ async function runLocked<T, R extends Row>(
     progress.done();
     return abandonedRun(far, verb.dryRun ? undefined : journal);
   });
+  // The items' requests: at Ctrl-C those on the wire finish, those waiting to be sent again are
+  // not. A closed stdout only stops new items: a started one finishes, its waits too (cli-contract
+  // 141: "started items finished"; review21b R21b-2: it was cut and called "interrupted").
+  const requests = finishingSent(ctx.signal);
+  const stopping = () => sayStopping(ctx, attemptsOnTheWire(requests)?.sent ?? 0);
+  ctx.signal.addEventListener('abort', stopping, { once: true });
   const doing = verb.dryRun ? verb.plan : verb.work;
   const summary = await runItems<T>({
     items: verb.fromJournal
@@ -266,6 +282,7 @@ async function runLocked<T, R extends Row>(
     halts: verb.dryRun ? undefined : verb.halts,
     runId: journal.run.runId,
     stop,
+    requests,
     beforeStart: () => output.ready(),
     now,
     progress,
@@ -289,6 +306,7 @@ async function runLocked<T, R extends Row>(
     },
   }).finally(() => {
     forget();
+    ctx.signal.removeEventListener('abort', stopping);
     return output.end();
   });
 
@@ -315,7 +333,7 @@ function sayReplayed(ctx: Context, summary: BulkSummary, resumed: boolean): void
   if (replayed === 0) return;
   const said = (count: number, by: string) =>
     ctx.out.info(
-      `${count.toLocaleString('en')} of these were done ${by}; the platform answered with what it did then`,
+      `${count.toLocaleString('en')} of these ${count === 1 ? 'was' : 'were'} done ${by}; the platform answered with what it did then`,
     );
   if (resumed) {
     said(replayed, 'by the earlier run this one resumes, or by an attempt whose answer was lost');
@@ -346,6 +364,19 @@ async function beforeSending<V>(verb: { words: { done: string } }, step: () => V
       'make room on its disk (or pass --journal PATH on another), then run the same command again',
     );
   }
+}
+
+/**
+ * Said at once when Ctrl-C (SIGTERM, SIGHUP) stops a run while requests are on the wire: how many
+ * it waits for (each may have been acted on; its answer says), and that a second signal ends it at
+ * once. Items only waiting to be sent again stop waiting (WorkCall.signal). Not in --json, whose
+ * stderr is the error's alone.
+ */
+function sayStopping(ctx: Context, onTheWire: number): void {
+  // Nothing on the wire: the run ends at once, its summary the next line.
+  if (ctx.out.mode === 'json' || onTheWire === 0) return;
+  const requests = `${onTheWire.toLocaleString('en')} request${onTheWire === 1 ? '' : 's'}`;
+  ctx.out.notice(`stopping: ${requests} in flight; interrupt again to stop now`);
 }
 
 /** The line a resumed run (BulkVerb.fromJournal) starts with: which run, how far it got. */

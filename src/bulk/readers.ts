@@ -1,6 +1,6 @@
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { parse as parseSync } from 'csv-parse/sync';
-import { utf16Without, utf16Words } from '../system/input.js';
+import { utf16Of, utf16Words } from '../system/input.js';
 import { CSV_OPTIONS, head, MAX_RECORD_BYTES, readCsv, UTF8_BOM } from './csv.js';
 import { jsonRecord, readJsonArray, valueEnd } from './json-records.js';
 
@@ -44,10 +44,16 @@ export async function* readInput(
   columnName: (column: string) => string = (column) => column,
 ): AsyncGenerator<InputEvent> {
   const first = head(path);
-  // UTF-16 without a BOM reads as ASCII with NULs between: one problem, not a header or JSON one per line.
-  const utf16 = utf16Without(first);
+  // UTF-16 (with a BOM or without: then it reads as ASCII with NULs between): one problem, not a
+  // header or JSON one per line. The rule every text input shares (system/input.ts textProblem).
+  const utf16 = utf16Of(first);
   if (utf16) {
     yield { kind: 'problem', line: 1, message: utf16Words(utf16) };
+    return;
+  }
+  const wrong = notItsFormat(name, first);
+  if (wrong) {
+    yield { kind: 'problem', line: 1, message: wrong };
     return;
   }
   const format = detectFormat(name, first);
@@ -56,6 +62,33 @@ export async function* readInput(
     : format === 'json-array'
       ? readJsonArray(path)
       : readNdjson(path);
+}
+
+/** A zip archive (.xlsx, .ods) and an OLE compound file (.xls): a workbook, not text. */
+const WORKBOOKS = [Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from([0xd0, 0xcf, 0x11, 0xe0])];
+
+/**
+ * What is wrong when a file is not the format its name says (the name picks it, detectFormat):
+ * a spreadsheet workbook, JSON in a `.csv`, or a `.json`/`.ndjson` that does not start as JSON
+ * does. Undefined when it may be what the name says; a file without a name (stdin) is read by content.
+ */
+function notItsFormat(name: string, first: Buffer): string | undefined {
+  if (WORKBOOKS.some((magic) => first.subarray(0, magic.length).equals(magic))) {
+    return 'the file is a spreadsheet workbook, not CSV: in Excel, File › Save As › CSV UTF-8 (Comma delimited) (*.csv), and give that file (LibreOffice: Save As › Text CSV, UTF-8, comma)';
+  }
+  const start = first
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()[0];
+  if (start === undefined) return undefined;
+  const extension = /\.[^./\\]*$/.exec(name)?.[0];
+  if (/^\.csv$/i.test(extension ?? '') && (start === '{' || start === '[')) {
+    return `the file is named ${extension} but holds JSON (it starts with ${start}): svc reads the format the name says; rename it .ndjson (one object per line) or .json, or write CSV`;
+  }
+  if (/^\.(nd)?jsonl?$/i.test(extension ?? '') && start !== '{' && start !== '[') {
+    return `the file is named ${extension} but does not start with { or [ (CSV?): svc reads the format the name says; rename it .csv if it is CSV`;
+  }
+  return undefined;
 }
 
 const SPREAD =

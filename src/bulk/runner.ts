@@ -1,17 +1,19 @@
 // Over 300 lines: one worker loop whose every outcome (journaled or not, halting, ordered, counted)
 // shares the run's state; the judgement of errors lives in ./judge.ts.
 import { deriveIdempotencyKey } from '../http/idempotency.js';
+import { finishingSent } from '../http/retry.js';
 import type { Progress } from '../output/progress.js';
-import { GoneAfterLostAnswerError } from '../platform/errors.js';
+import { AcceptedUnreadError, doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import {
   definiteRefusal,
-  doneUnread,
   failure,
   haltsTheRun,
   notChecked,
   outcomeUnknown,
+  UndoneSinceError,
+  UnknownWordsError,
   waitsBeyondCap,
 } from './judge.js';
 import { RunOrder } from './order.js';
@@ -73,10 +75,27 @@ export interface BulkSummary {
    * run, items the server did not answer the check of (judge.ts notChecked).
    */
   unknown: number;
+  /**
+   * Of `unknown`, those the server accepted (2xx) in an answer svc cannot read (AcceptedUnreadError):
+   * the same command sends them again with the same key, which a server that stores its answers
+   * answers the same; absent when there were none.
+   */
+  acceptedUnread?: number;
+  /**
+   * In a dry run, of `unknown`, the checks the server answered in words svc does not know
+   * (UnknownWordsError): asked again, answered the same; absent when there were none.
+   */
+  unknownWords?: number;
   /** Failed items whose change may still be owed: the journal is kept so the same command resumes. */
   unsettled: number;
   /** Failed items the server refused with a definite answer (a 4xx): their next attempt gets a new key. */
   refused: number;
+  /**
+   * Of `refused`, the items answered from the platform's record whose change is not so now
+   * (UndoneSinceError, `changed_since`): nothing in the file is wrong, the same command makes them
+   * anew (finishRun's hint); absent when there were none.
+   */
+  undoneSince?: number;
   /** Failed items that were not attempted because an item they need failed (counted in `failed`). */
   blocked: number;
   /**
@@ -133,7 +152,10 @@ export class SourceCut extends Error {
 
 /** What a worker is given for one item. */
 export interface WorkCall {
-  /** Never aborted by a stop: requests in flight finish (pass it to the HTTP client). */
+  /**
+   * For the HTTP client (and the worker's own waits): at a stop, a request on the wire finishes
+   * but one waiting to be sent again is not, and a wait ends (src/http/retry.ts finishingSent).
+   */
   signal: AbortSignal;
   /**
    * The item's idempotency key: one attempt of one logical operation. It derives from the run's
@@ -155,6 +177,11 @@ export interface WorkCall {
    * attempt of this run's (BulkSummary.replayedFirst).
    */
   replayed(response: { replayed: boolean; afterLostAnswer: boolean }): { replayed?: true };
+  /**
+   * The run resumes an earlier one (its journal's): a stored answer may be that run's, and tell of
+   * a change made then that is not so now (UndoneSinceError, storedBy in ./judge.ts).
+   */
+  resumed: boolean;
 }
 
 /**
@@ -179,6 +206,8 @@ export interface RunOptions<T> {
   runId: string;
   /** Ctrl-C or a closed stdout: no new item starts once it is aborted. */
   stop: AbortSignal;
+  /** The items' requests' signal (WorkCall.signal): finishingSent(stop) unless given. */
+  requests?: AbortSignal;
   /**
    * Awaited right before a worker starts an item it took: the results so far are written
    * (ResultStream.ready), so a closed stdout aborts `stop` before anything new starts (the item
@@ -207,7 +236,8 @@ export type Journaled<T> = (
 /**
  * Runs items with bounded concurrency over the caller's keep-alive pool. Items the journal has
  * are skipped; finished items are journaled as they finish. After a stop no item starts, those
- * in flight finish, and the summary says `stopped`.
+ * in flight finish the requests they have on the wire but wait for nothing more (a retry, a read
+ * again: WorkCall.signal), and the summary says `stopped`.
  */
 export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> {
   const started = options.now();
@@ -223,7 +253,8 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     stopped: false,
     elapsedMs: 0,
   };
-  const calm = new AbortController().signal;
+  // A stop ends the waits of the items in flight, not their requests on the wire (WorkCall.signal).
+  const requests = options.requests ?? finishingSent(options.stop);
   // Aborted by the first item that shows no later one can succeed (see haltsTheRun).
   const halt = new AbortController();
   const stop = AbortSignal.any([options.stop, halt.signal]);
@@ -349,7 +380,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
         const attempt = journal?.attempts(item.key) ?? 0;
         let firstReplayed = false;
         const call: WorkCall = {
-          signal: calm,
+          signal: requests,
           idempotencyKey: deriveIdempotencyKey(item.shared ?? options.runId, item.key, String(attempt)),
           keyFor: (shared: string) => deriveIdempotencyKey(shared, item.key, String(attempt)),
           replayed: (response) => {
@@ -357,6 +388,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             firstReplayed = !response.afterLostAnswer;
             return { replayed: true };
           },
+          resumed: journal?.run.resumed === true,
         };
         try {
           // A request of the same key still running on the server (a killed run's) is waited for by
@@ -379,13 +411,15 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             summary.gone = (summary.gone ?? 0) + 1;
             result = { ...base, status: 'ok', ...detail, ...unjournaled };
           } else if (doneUnread(error)) {
-            // Accepted with an answer svc does not read (a 204 to a DELETE): done, never "failed".
-            const detail = { reason: 'answered_without_body', status_code: error.status };
+            // Accepted with an answer svc does not read (a 204 to a DELETE, a 200 `{}`): done, never "failed".
+            const reason = error.bodyless ? 'answered_without_body' : 'answered_without_record';
+            const detail = { reason, status_code: error.status };
             const unjournaled = journaling(() => recording?.record(item.key, detail), true);
             result = { ...base, status: 'ok', ...detail, ...unjournaled };
           } else if (options.dryRun && notChecked(error)) {
             // Not a prediction that it fails: the check could not be made (finishDryRun: exit 1).
             thrown = error;
+            if (error instanceof UnknownWordsError) summary.unknownWords = (summary.unknownWords ?? 0) + 1;
             // A rate limit longer than svc waits: no later check would be answered either.
             if (waitsBeyondCap(error) !== undefined) halting(error);
             const said = failure(error);
@@ -395,13 +429,17 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
               error: { ...said, message: `could not be checked: ${said.message}` },
             };
           } else if (outcomeUnknown(error)) {
-            // Not journaled: the resumed run sends the same key and is answered from the record.
+            // Not journaled: the resumed run sends the same key and is answered from the record
+            // (an accepted answer svc cannot read, as it was: counted apart, finishRun's hint).
             thrown = error;
+            if (error instanceof AcceptedUnreadError)
+              summary.acceptedUnread = (summary.acceptedUnread ?? 0) + 1;
             result = { ...base, status: 'unknown', error: failure(error) };
           } else {
             thrown = error;
             if (definiteRefusal(error)) {
               summary.refused++;
+              if (error instanceof UndoneSinceError) summary.undoneSince = (summary.undoneSince ?? 0) + 1;
               // Unrecorded, the next attempt sends the same key and is answered the same refusal.
               journaling(() => recording?.recordFailure(item.key), false);
             }

@@ -1,4 +1,5 @@
 import type { Command, Option } from 'commander';
+import { invisibleIn } from '../api/characters.js';
 import { tenantByRef } from '../api/tenant-id.js';
 import { decimal } from '../config/decimal.js';
 import { shownSetting } from '../config/settings.js';
@@ -6,14 +7,17 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { refuseCredentialAsId } from '../http/path.js';
 import { quoted } from '../output/format.js';
-import { GoneAfterLostAnswerError } from '../platform/errors.js';
+import { doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
 import { discardTypeAhead } from '../system/type-ahead.js';
 
 /**
  * Builds (once) the Context for the command being run, from its parsed global flags. Async so
  * that the Context's code is only loaded when a command actually runs (not for --help).
+ * `argumentsFirst`: the request limits (--timeout, SVC_TIMEOUT, …) are not read yet, so a command
+ * can refuse its arguments with the profile's words before a bad limit is said; the next call
+ * without it reads them.
  */
-export type MakeContext = (cmd: Command) => Promise<Context>;
+export type MakeContext = (cmd: Command, options?: { argumentsFirst?: boolean }) => Promise<Context>;
 
 /** What every command module exports: a function that builds its commander Command. */
 export type CommandFactory = (make: MakeContext) => Command;
@@ -76,12 +80,16 @@ export function nonEmpty(name: string, raw: unknown): string {
 
 /**
  * An id given by a flag that goes into a query string (`audit ls --actor`, `users ls --id`): not
- * empty, and not a credential pasted in its place (refused before it is sent, as in a path).
+ * empty, not a credential pasted in its place, and without an invisible character (refused before
+ * it is sent, as in a path).
  * `wanted` is the id in words: "a user id (usr_…)".
  */
 export function idFlag(flag: string, raw: unknown, wanted: string): string {
   const value = nonEmpty(flag, raw);
   refuseCredentialAsId(`${wanted} for ${flag}`, value);
+  // A paste's invisible character: refused with it escaped, as in a path (attack21b F7).
+  const invisible = invisibleIn(flag, value);
+  if (invisible !== undefined) throw new UsageError(invisible, { code: 'invalid_id' });
   return value;
 }
 
@@ -215,16 +223,32 @@ export interface GoneReport {
 /**
  * The answer to a DELETE, or undefined when it was lost and the retry found the thing gone
  * (GoneAfterLostAnswerError): that is said as it is known — gone, most likely by this command —
- * with exit 0, never as "deleted" with details svc does not have, nor as "not found".
+ * with exit 0, never as "deleted" with details svc does not have, nor as "not found". So is a
+ * DELETE answered 200 or 204 without a body, or with one that positively says it was done (another
+ * server's: doneUnread, the rule a bulk row's `answered_without_body`/`answered_without_record`
+ * follows): done, said as the server said it, never "check".
  */
 export async function deleted<T>(ctx: Context, call: Promise<T>, gone: GoneReport): Promise<T | undefined> {
   try {
     return await call;
   } catch (error) {
-    if (!(error instanceof GoneAfterLostAnswerError)) throw error;
-    const detail = error.explain(gone.act, gone.thing, gone.done);
-    if (ctx.out.isMachine) await ctx.out.json({ ...gone.target, outcome: 'gone_after_lost_answer', detail });
-    else ctx.out.success(`${gone.subject}: ${detail}`);
+    let said: Record<string, unknown>;
+    if (error instanceof GoneAfterLostAnswerError) {
+      said = { outcome: 'gone_after_lost_answer', detail: error.explain(gone.act, gone.thing, gone.done) };
+    } else if (doneUnread(error)) {
+      // As a bulk row says it (runner.ts): no body, or `{}` / `{"deleted":true}` / a part of the record saying it is gone.
+      // Its answer said so positively (review19d F6), not merely nothing against it.
+      const detail = error.bodyless
+        ? `the server answered HTTP ${error.status} without a body, which says it was ${gone.done}`
+        : `the server answered HTTP ${error.status} that it was ${gone.done}, in a shape other than the record svc reads`;
+      said = {
+        outcome: error.bodyless ? 'answered_without_body' : 'answered_without_record',
+        status_code: error.status,
+        detail,
+      };
+    } else throw error;
+    if (ctx.out.isMachine) await ctx.out.json({ ...gone.target, ...said });
+    else ctx.out.success(`${gone.subject}: ${said.detail}`);
     return undefined;
   }
 }

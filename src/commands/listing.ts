@@ -2,11 +2,13 @@
  * `--limit`, `--cursor` and `--all`, the same for every list verb: `--limit` is the most items
  * printed in total (default 50, or every one with --all alone), pages are an internal matter (as
  * large as the API allows, the last one sized to end exactly at --limit, so its cursor continues
- * exactly there), and --all streams page after page as they arrive.
+ * exactly there; a page whose size is the server's is cut there instead, its cursor naming the
+ * same page and the items of it printed), and --all streams page
+ * after page as they arrive.
  */
 import { Option } from 'commander';
 import type { Context } from '../context.js';
-import { CursorTrail } from '../http/paging.js';
+import { CursorTrail, cursorWithin, skipOf, twiceNote } from '../http/paging.js';
 import type { Page } from '../platform/index.js';
 import { shellWord } from '../system/shell-words.js';
 import { intFlag, nonEmpty } from './kit.js';
@@ -67,6 +69,8 @@ export class Listing<T, P extends Page<T> = Page<T>> {
   next: string | null | undefined;
   shown = 0;
   lastPage: P | undefined;
+  /** Items pages repeated of the pages before them, printed once (paging.ts CursorTrail.read). */
+  twice = 0;
 
   constructor(
     private readonly options: ListingOptions,
@@ -81,23 +85,30 @@ export class Listing<T, P extends Page<T> = Page<T>> {
     const trail = new CursorTrail(this.next ?? undefined);
     do {
       const left = limit === undefined ? this.pageMax : limit - this.shown;
+      const asked = this.next ?? undefined;
       let page: P;
+      let twice: ReadonlySet<T>;
       try {
-        page = await fetchPage({
-          limit: Math.min(this.pageMax, left),
-          ...(this.next ? { cursor: this.next } : {}),
-        });
+        page = await fetchPage({ limit: Math.min(this.pageMax, left), ...(asked ? { cursor: asked } : {}) });
+        twice = trail.read(page.items, asked);
+        this.twice = trail.twice;
       } catch (error) {
         throw trail.failed(error);
       }
       this.lastPage = page;
-      this.next = page.next_cursor ?? null;
-      for (const item of page.items) {
+      // A page of another server's size (a first page too), or a link as it was written, may hold
+      // more than --limit lets print: the listing stops within it, and its cursor continues there
+      // (paging.ts cursorWithin).
+      const items = page.items.slice(skipOf(asked)).filter((item) => !twice.has(item));
+      const within = limit !== undefined && items.length > left ? cursorWithin(asked, left) : undefined;
+      this.next = within ?? page.next_cursor ?? null;
+      for (const item of within === undefined ? items : items.slice(0, left)) {
         this.shown++;
         yield item;
       }
-      // Another page is read only from a cursor not sent before: one sent again is a loop.
-      if (limit === undefined || this.shown < limit) trail.next(page.items.length, this.next);
+      // Another page is read only from a cursor not sent before: one sent again is a loop. The
+      // items counted are the ones printed (not those of a #skip page printed before).
+      if (limit === undefined || this.shown < limit) trail.next(items.length, this.next);
     } while (this.next && (limit === undefined || this.shown < limit));
   }
 
@@ -106,6 +117,8 @@ export class Listing<T, P extends Page<T> = Page<T>> {
    * the cursor): where to continue, when there is more.
    */
   hintMore(ctx: Context, command: string, counted?: string): void {
+    const note = twiceNote(this.twice);
+    if (note !== undefined) ctx.out.info(note);
     if (!this.next) return;
     const mode = ctx.out.isMachine ? ` --${ctx.out.mode}` : '';
     ctx.out.info(

@@ -1,10 +1,10 @@
 import type { Webhook } from '../api/schemas/webhooks.js';
-import { redactUrlText } from '../api/secret-names.js';
 import { canonicalTenantRef, isTenantId, tenantByRef } from '../api/tenant-id.js';
 import { profileFlag, svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { rfc3339 } from '../output/format.js';
+import { urlInWords } from '../output/hosts.js';
 import { callerTenants, findTenant, type KnownTenant } from '../platform/tenant-ref.js';
 
 /** A tenant a command acts on: its id, and how people know it, for prompts and messages. */
@@ -116,7 +116,7 @@ export async function pickWebhook(ctx: Context, given: string | undefined, what:
   if (webhooks.length === 0) throw new UsageError('this tenant has no webhooks to choose from');
   // Masked, two URLs that differ only by a secret (`?token=…` per route) look the same: such lines
   // also say when each was made, its kinds and description (review18 R18-6).
-  const masked = webhooks.map((w) => redactUrlText(w.url));
+  const masked = webhooks.map((w) => urlInWords(w.url));
   const shared = new Set(masked.filter((url, i) => masked.indexOf(url) !== i));
   const apart = (w: Webhook) =>
     `  (${[`created ${rfc3339(w.created_at)}`, ...w.event_types, ...(w.description ? [JSON.stringify(w.description)] : [])].join(', ')})`;

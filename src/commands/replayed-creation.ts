@@ -1,5 +1,6 @@
-// Just past 300 lines: the words of every creation and rotation under an idempotency key (a lost
-// answer, a stored one outlived, an interrupted check) belong together; each verb checks its object.
+// Past 300 lines: the words of every creation and rotation under an idempotency key (a lost
+// answer, a stored one outlived, an interrupted check, a read that lags) belong together; each verb
+// checks its object.
 /**
  * Creations under an idempotency key: the platform answers a repeat of the key with its stored
  * answer (Idempotent-Replayed), which is the day of the creation's, and a lost answer can be had
@@ -8,13 +9,17 @@
  * the words are here.
  */
 import { join } from 'node:path';
-import { sameInstant } from '../api/time.js';
+import { serverTime } from '../api/time.js';
 import { stateDir } from '../config/paths.js';
+import { heirOf } from '../config/store-directory.js';
 import type { Context } from '../context.js';
 import { InterruptedError, SvcError } from '../errors.js';
 import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
+import { AcceptedUnreadError } from '../platform/errors.js';
+import { sameRotation } from '../platform/stored-answer.js';
+import { LAGGING_READ_WAITS_MS, readThroughLag } from '../system/lagging-reads.js';
 import { SecretFile, type SecretIntent } from '../system/secret-file.js';
 import { shellWord } from '../system/shell-words.js';
 
@@ -29,7 +34,7 @@ export function secretIntent(
   find: string,
   rerun = `the same command with --idempotency-key ${shellWord(key)}`,
 ): SecretIntent {
-  return { records: join(stateDir(ctx.env), 'secret-files'), key, made, find, rerun };
+  return { records: join(stateDir(ctx.env), 'secret-files'), key, made, find, rerun, heir: heirOf };
 }
 
 /**
@@ -73,9 +78,20 @@ export interface Created {
   noun: string;
   secret?: string;
   anew?: string;
-  /** The answer was not marked as a stored one (Creation.unmarked): goneSince says "most likely". */
-  unmarked?: boolean;
+  /** How the same key is sent again (default: the same --idempotency-key). */
+  again?: string;
+  /** Whose the answer is svc cannot tell (Creation.unmarked): goneSince says both readings. */
+  unmarked?: EitherRun;
 }
+
+/**
+ * Why svc cannot tell whether an answer under the user's own key is this run's creation or an
+ * earlier run's: the server marks no answer as stored ('unmarked'), or it marked this one, which
+ * answered a retry after this run's own answer was lost ('after-lost-answer': the stored answer
+ * to this run's first attempt, or to an earlier run's with that key, review19b F9). false: svc can
+ * tell. Either way the object may be this run's, just made: its read is retried while it may lag.
+ */
+export type EitherRun = false | 'unmarked' | 'after-lost-answer';
 
 /** How a re-run sends the same key again, and what its answer holds (a one-time secret). */
 export interface Rerun {
@@ -100,11 +116,13 @@ export interface Creation<T> {
    */
   mayBeStale: boolean;
   /**
-   * The user's key, and an answer no header marks as stored nor older than the request: a fresh
-   * creation, or the stored answer of a server that does not mark them (the reference names no
-   * header) — checked as a stale one would be, and said with "most likely" when gone.
+   * The user's key, and an answer that may be this run's or an earlier run's (EitherRun): one no
+   * header marks as stored (a fresh creation, or the stored answer of a server that does not mark
+   * them: the reference names no header), or the marked answer to a retry after this run's answer
+   * was lost — checked as a stale one would be, its read retried while it may lag, and said with
+   * both readings when gone or rotated since (never by two clocks).
    */
-  unmarked: boolean;
+  unmarked: EitherRun;
 }
 
 /**
@@ -126,22 +144,32 @@ export async function createOnce<T>(
 ): Promise<Creation<T>> {
   try {
     const { data, response } = await request(key).withResponse();
-    // Made before this request was first sent, by the object's time against the server's Date: only
-    // for the user's own key, which an earlier run may have sent; a key svc chose was never sent
-    // before, and two clocks (a gateway's ahead, a time without a zone) must not make this run's
-    // creation an earlier run's (review18b R1).
-    const stale = given !== undefined && response.madeBefore;
-    const byEarlierRun = stale || (response.replayed && !response.afterLostAnswer);
-    const unmarked = given !== undefined && !response.replayed && !stale;
+    // Only the server's word makes an answer an earlier run's: the object's time against the
+    // server's Date is two clocks (a gateway's ahead, a time without a zone), which made this run's
+    // creation "an earlier run's … deleted since" of a read that lagged (review18b R1, review19 F7).
+    // An unmarked answer under the user's own key is checked all the same, said with both readings.
+    const byEarlierRun = response.replayed && !response.afterLostAnswer;
     return {
       data,
       key,
       byEarlierRun,
       mayBeStale: byEarlierRun || given !== undefined,
-      unmarked,
+      unmarked:
+        given === undefined
+          ? false
+          : !response.replayed
+            ? 'unmarked'
+            : response.afterLostAnswer
+              ? 'after-lost-answer'
+              : false,
     };
   } catch (error) {
-    if (!(error instanceof OutcomeUnknownError)) throw error;
+    // An unknown outcome however it became one (every answer lost, or a 2xx svc cannot read: a
+    // proxy's "OK", an empty 201) names the key: the one way to the secret the platform made, or
+    // the key svc put in a record's data, which the user cannot know (review21 F4).
+    if (!(error instanceof OutcomeUnknownError || (error instanceof AcceptedUnreadError && !error.done))) {
+      throw error;
+    }
     if (rerun.hint) throw error.withHint(rerun.hint(key));
     const included = rerun.included ? `, ${rerun.included} included,` : '';
     throw error.withHint(
@@ -150,19 +178,51 @@ export async function createOnce<T>(
   }
 }
 
-/** The object of a replayed creation is gone (deleted, revoked) since: its secret is dead. Exit 5. */
-export function goneSince(created: Created, key: string, became: string, cause?: unknown): SvcError {
+/** Whose an answer svc cannot tell is: the server did not mark it as a stored one. */
+const BY_EITHER_RUN = 'made by this run or by an earlier one with that key';
+
+/** Why svc cannot tell (EitherRun), after BY_EITHER_RUN. */
+const whyEither = (why: EitherRun) =>
+  why === 'after-lost-answer'
+    ? "this run's first answer was lost, and the stored answer its retry got does not say whose it is"
+    : 'the server does not say';
+
+/**
+ * The object of a replayed creation is gone (deleted, revoked) since: its secret is dead. Exit 5.
+ * `notShown`: what is known is only that the reads (readThroughLag's) did not find it; when the
+ * answer may be this run's (unmarked) that is said first, "deleted" being only one reading of it
+ * (review19d F10).
+ */
+export function goneSince(
+  created: Created,
+  key: string,
+  became: string,
+  cause?: unknown,
+  notShown = false,
+): SvcError {
   const dead = created.secret ? `, whose ${created.secret} no longer works` : '';
-  const message = created.unmarked
-    ? `${created.what}, which the platform answered with under idempotency key ${key}, is ${became} now: the server does not say which answers are stored ones, so this is most likely an earlier run's stored answer and the ${created.noun} has been ${became} since${created.secret ? `; svc neither prints nor writes its ${created.secret}` : ''}`
-    : `${created.what} was created by an earlier run with idempotency key ${key} and has been ${became} since; the platform answered with that run's stored answer${dead}`;
+  const withheld = created.secret ? `; svc neither prints nor writes its ${created.secret}` : '';
+  const stored =
+    "that answer was the platform's stored one, which may be this run's creation or an earlier run's with that key";
+  const reads = LAGGING_READ_WAITS_MS.length + 1;
+  const message =
+    created.unmarked === 'after-lost-answer' && notShown
+      ? `${created.what}, which the platform answered with under idempotency key ${key} after this run's first answer was lost, is not found after ${reads} reads: either it was deleted since or the server is still slow to show it (${stored}: svc cannot tell)${withheld}`
+      : created.unmarked === 'after-lost-answer'
+        ? `${created.what}, which the platform answered with under idempotency key ${key} after this run's first answer was lost, is ${became} now: ${stored} (svc cannot tell), and it has been ${became} since it was made${withheld}`
+        : created.unmarked && notShown
+          ? `${created.what}, which the platform answered with under idempotency key ${key}, is not found after ${reads} reads: the server does not say which answers are stored ones, so this is most likely an earlier run's stored answer and the ${created.noun} ${became} since, or the server is still slow to show it${withheld}`
+          : created.unmarked
+            ? `${created.what}, which the platform answered with under idempotency key ${key}, is ${became} now: the server does not say which answers are stored ones, so this is most likely an earlier run's stored answer and the ${created.noun} has been ${became} since${withheld}`
+            : `${created.what} was created by an earlier run with idempotency key ${key} and has been ${became} since; the platform answered with that run's stored answer${dead}`;
   return new SvcError('not_found', message, {
     code: `${created.noun.replace(/\W+/g, '_').toLowerCase()}_${became}`,
     hint: `${
       // Unmarked, "gone" may be a read that lags behind this very creation (review18b R2): the
       // same key gets its answer, secret included, again for the platform's 24 hours.
-      created.unmarked
-        ? `if the server is only slow to show a ${created.noun} this command made, the same command again (the same --idempotency-key) gets it${created.secret ? ` and its ${created.secret}` : ''}; otherwise, `
+      // A revocation read is no lag: after a lost answer, only "not shown" may be one.
+      created.unmarked && (created.unmarked === 'unmarked' || notShown)
+        ? `if the server is only slow to show ${/^[aeiou]/i.test(created.noun) ? 'an' : 'a'} ${created.noun} this command made, the same command again (${created.again ?? 'the same --idempotency-key'}) gets it${created.secret ? ` and its ${created.secret}` : ''}; otherwise, `
         : ''
     }${created.anew ?? `to make a new ${created.noun}, run the command without --idempotency-key (or with a new key)`}`,
     ...(cause === undefined ? {} : { cause }),
@@ -171,14 +231,13 @@ export function goneSince(created: Created, key: string, became: string, cause?:
 
 /** The secret of a replayed creation was rotated since: neither printed nor written. Exit 6. */
 export function rotatedSince(created: Created, key: string, at: string, remedy: string): SvcError {
-  return new SvcError(
-    'conflict',
-    `${created.what} was created by an earlier run with idempotency key ${key}, and its ${created.secret} was rotated since (${at}): the ${created.secret} in the platform's stored answer no longer works, so svc neither prints nor writes it`,
-    {
-      code: 'secret_rotated',
-      hint: `the ${created.secret} of the rotation is the ${created.noun}'s; if it is lost, get a new one with: ${remedy}`,
-    },
-  );
+  const message = created.unmarked
+    ? `${created.what}, which the platform answered with under idempotency key ${key} (${BY_EITHER_RUN}: ${whyEither(created.unmarked)}), has had its ${created.secret} rotated since (${at}): the ${created.secret} in that answer no longer works, so svc neither prints nor writes it`
+    : `${created.what} was created by an earlier run with idempotency key ${key}, and its ${created.secret} was rotated since (${at}): the ${created.secret} in the platform's stored answer no longer works, so svc neither prints nor writes it`;
+  return new SvcError('conflict', message, {
+    code: 'secret_rotated',
+    hint: `the ${created.secret} of the rotation is the ${created.noun}'s; if it is lost, get a new one with: ${remedy}`,
+  });
 }
 
 /**
@@ -193,12 +252,12 @@ export function interruptedCheck(
   rerun: string,
   stands = 'it exists',
   answeredAt?: string | null,
-  /** The answer was not marked as stored (Creation.unmarked): it may be this run's creation. */
-  unmarked = false,
+  /** The answer may be this run's creation (Creation.unmarked). */
+  unmarked: EitherRun = false,
 ): InterruptedError {
   const held = secret ? `, and its ${secret} was neither written nor printed: it was not checked yet` : '';
   const named = unmarked
-    ? `which the platform answered with under idempotency key ${key} (made by this run or by an earlier one with that key: the server does not say): ${stands}`
+    ? `which the platform answered with under idempotency key ${key} (${BY_EITHER_RUN}: ${whyEither(unmarked)}): ${stands}`
     : `which the platform's stored answer to idempotency key ${key} names: ${stands}, nothing new was made`;
   return new InterruptedError(`interrupted while checking ${what}, ${named}${held}`, {
     hint: `to get it, run ${rerun} ${keptUntil(answeredAt)}: the platform answers with the same ${secret ?? 'answer'}`,
@@ -212,7 +271,7 @@ export function interruptedCheck(
  * (review16e E7: "within 24 hours" was said of an answer nearly 24 hours old). Unknown: "within".
  */
 export function keptUntil(answeredAt: string | null | undefined): string {
-  const at = answeredAt ? Date.parse(answeredAt) : Number.NaN;
+  const at = answeredAt ? serverTime(answeredAt) : Number.NaN;
   if (Number.isNaN(at)) return `within ${KEY_KEPT}`;
   const until = new Date(at + KEY_KEPT_MS - 60_000).toISOString().slice(0, 16);
   return `before ${until}Z (the platform's clock: it keeps the answer ${KEY_KEPT} from ${answeredAt})`;
@@ -232,51 +291,77 @@ export async function checking<T>(check: () => Promise<T>, interrupted: () => In
 }
 
 /**
- * Whether the secret as it is now (`now`) is still the one a stored answer carries (`then`), by
- * their rotation times: the same instant however written (`…Z`, `…+00:00`, with milliseconds), and
- * a time the read does not give (a server that omits it, a read that lags) proves no later rotation.
- * Withholding a secret that is still the current one would lose it: the old one already stopped
- * working (review18b R6).
+ * What stands when Ctrl-C cuts readThroughLag's waits after reads that did not find the object:
+ * not that it exists (review19b F3), but that it was not seen yet.
  */
-export function sameRotation(now: string | null | undefined, then: string | null | undefined): boolean {
-  if (now === undefined || now === null || now === '') return true;
-  if (then === undefined || then === null || then === '') return false;
-  return sameInstant(now, then);
-}
+export const NOT_SHOWN_YET =
+  "not found yet: the server answered every read so far that it is not there, and svc was waiting for it to show it (a server's reads may lag behind its writes; or it was deleted since)";
 
 /**
- * The object of a replayed creation as it is now (`get`), checked against the stored answer: gone
- * since (a 404): exit 5; its secret rotated since the answer's `secret_rotated_at`: exit 6, the
- * stale secret neither printed nor written (`remedy` gets a new one).
+ * The object a replayed creation (Creation.mayBeStale) made, as it is now: `read` gives it, or
+ * undefined (or a 404) while it is not shown; read again while a read may lag behind this run's
+ * own creation (readThroughLag, when `created.unmarked`); Ctrl-C during the reads says what was
+ * made and the key to re-run with (interruptedCheck); still not shown: gone since (exit 5).
  */
-export async function asItIsNow<T extends { secret_rotated_at?: string | null }>(
-  get: () => Promise<T>,
-  made: { secret_rotated_at?: string | null; created_at?: string },
+export async function madeNow<T>(
+  ctx: Pick<Context, 'clock' | 'signal'>,
   created: Created,
   key: string,
-  remedy: string,
+  answeredAt: string | undefined,
+  read: () => Promise<T | undefined>,
 ): Promise<T> {
-  let now: T;
-  try {
-    now = await checking(get, () =>
+  let notFound: NotFoundError | undefined;
+  let shown = true;
+  const readOnce = () =>
+    read().then(
+      (found) => {
+        shown = found !== undefined;
+        return found;
+      },
+      (error: unknown) => {
+        if (!(error instanceof NotFoundError)) throw error;
+        notFound = error;
+        shown = false;
+        return undefined;
+      },
+    );
+  const now = await checking(
+    () => readThroughLag(ctx, Boolean(created.unmarked), readOnce),
+    () =>
       interruptedCheck(
         created.what,
         key,
         created.secret,
         'the same command again',
-        undefined,
-        made.created_at,
+        shown ? undefined : NOT_SHOWN_YET,
+        answeredAt,
         created.unmarked,
       ),
-    );
-  } catch (error) {
-    if (error instanceof NotFoundError) throw goneSince(created, key, 'deleted', error);
-    throw error;
-  }
-  if (!sameRotation(now.secret_rotated_at, made.secret_rotated_at)) {
+  );
+  if (now === undefined) throw goneSince(created, key, 'deleted', notFound, true);
+  return now;
+}
+
+/**
+ * The object of a replayed creation with a one-time secret, as it is now (madeNow over `get`),
+ * with the stored answer's `kept` fields (the secret, its warning), which a read never shows: its
+ * secret rotated since the answer's `secret_rotated_at`: exit 6, the stale secret neither printed
+ * nor written (`remedy` gets a new one).
+ */
+export async function asItIsNow<T extends { secret_rotated_at?: string | null; created_at?: string }>(
+  ctx: Pick<Context, 'clock' | 'signal'>,
+  get: () => Promise<Partial<T>>,
+  made: T,
+  kept: readonly (keyof T)[],
+  created: Created,
+  key: string,
+  remedy: string,
+): Promise<T> {
+  const now = await madeNow(ctx, created, key, made.created_at, get);
+  if (!sameRotation(now.secret_rotated_at, made.secret_rotated_at, made.created_at)) {
     throw rotatedSince(created, key, now.secret_rotated_at ?? '', remedy);
   }
-  return now;
+  return { ...made, ...now, ...Object.fromEntries(kept.map((field) => [field, made[field]])) };
 }
 
 /** Said on stderr before a replayed creation's object, shown as it is now. */
@@ -337,9 +422,12 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
     ),
   );
   if (!sameRotation(current.secret_rotated_at, creation.data.secret_rotated_at)) {
+    const at = current.secret_rotated_at ?? 'unknown';
     throw new SvcError(
       'conflict',
-      `the rotation with idempotency key ${creation.key} was made by an earlier run, and ${rotated.what}'s secret was rotated again since (${current.secret_rotated_at ?? 'unknown'}): the secret in the platform's stored answer is not the current one, so svc neither prints nor writes it`,
+      creation.byEarlierRun
+        ? `the rotation with idempotency key ${creation.key} was made by an earlier run, and ${rotated.what}'s secret was rotated again since (${at}): the secret in the platform's stored answer is not the current one, so svc neither prints nor writes it`
+        : `the rotation the platform answered with under idempotency key ${creation.key} (${BY_EITHER_RUN}: ${creation.unmarked === 'unmarked' ? 'the server does not say' : 'svc cannot tell'}) is not the latest: ${rotated.what}'s secret was rotated again since (${at}), so the secret in that answer is not the current one, and svc neither prints nor writes it`,
       { code: 'secret_rotated', hint: `get a new one with: ${rotated.again}` },
     );
   }

@@ -1,5 +1,5 @@
 import { parseInstant } from '../api/expiry.js';
-import { type DurationUnit, isoInstant, isoSeconds, UNIT_MS } from '../api/time.js';
+import { type DurationUnit, isoInstant, isoSeconds, serverTime, UNIT_MS } from '../api/time.js';
 import { UsageError } from '../errors.js';
 import { quoted } from '../output/format.js';
 
@@ -99,7 +99,7 @@ export function durationsGiven({ since, until }: TimeFlags): string | undefined 
 
 /** Refuses a --since that is not before its --until. */
 function timeRange(since: string | undefined, until: string | undefined): void {
-  if (since && until && Date.parse(since) >= Date.parse(until)) {
+  if (since && until && serverTime(since) >= serverTime(until)) {
     throw new UsageError(`--since (${since}) must be before --until (${until})`);
   }
 }

@@ -1,15 +1,6 @@
-import {
-  closeSync,
-  fsyncSync,
-  lstatSync,
-  openSync,
-  realpathSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { NEW_FILE, replaceWhole } from '../system/output-file.js';
+import { NEW_FILE, replaceWhole, writeAll } from '../system/output-file.js';
 import { ownFileProblem, ownFileRefusal } from './ownership.js';
 import { heirOf, makeStoreDirectories } from './store-directory.js';
 
@@ -40,8 +31,10 @@ export const realDisk: StoreDisk = {
     const fd = openSync(scratch, NEW_FILE, 0o600);
     try {
       const chunk = Buffer.alloc(Math.min(bytes, 64 * 1024));
+      // Every byte, or the disk's error: a write that took part of a chunk (a disk filling up) is
+      // followed by one for the rest, which fails ENOSPC; ignoring the count proved room there was not.
       for (let left = bytes; left > 0; left -= chunk.length)
-        writeSync(fd, chunk, 0, Math.min(left, chunk.length));
+        writeAll(fd, chunk.subarray(0, Math.min(left, chunk.length)));
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lchownSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
-import { ensurePrivateDir } from './store-directory.js';
+import { writeOwnFile } from '../system/output-file.js';
+import { ensurePrivateDir, heirOf } from './store-directory.js';
 
 /**
  * A cross-process lock on one file of the config directory (proper-lockfile: an atomic mkdir of
@@ -111,8 +112,12 @@ export async function withFileLock<T>(
       delay = Math.min(250, delay * 1.25);
     }
   }
+  // Run as root in a directory of $HOME's owner, the lock and its pid file are given to them
+  // (heirOf): one left by a root run that was killed is theirs to take over, update and remove.
+  const heir = heirOf(dir);
   try {
-    writeFileSync(pidFile(target), `${process.pid}\n`, { mode: 0o600 });
+    if (heir !== undefined) lchownSync(`${target}.lock`, heir.uid, heir.gid);
+    writeOwnFile(pidFile(target), `${process.pid}\n`, 0o600, heir);
   } catch {
     // Only a waiter's message names it: the lock itself is held.
   }

@@ -3,8 +3,9 @@ import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { uid } from '../system/processes.js';
 import { shellWord } from '../system/shell-words.js';
-import { homeDirectory } from './paths.js';
+import { systemErrorWords } from '../system/system-errors.js';
 import { mayHaveAcl, onlyMemberIsOwner } from './private-group.js';
+import { homeOwner, realHome, realOrSelf, rootLeft } from './root-left.js';
 
 /**
  * Who may touch the credential store and the state directory's journals, checked as ssh's
@@ -40,7 +41,7 @@ export function statOrUndefined(stat: (path: string) => Stats, path: string): St
     // Under a file (ENOTDIR) nothing is there either: making it says what is in the way.
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
+    throw rootLeft(path, error, 'read') ?? new ConfigError(`cannot read ${path}: ${systemErrorWords(error)}`);
   }
 }
 
@@ -75,15 +76,6 @@ function othersCanWrite(stat: Stats, path: string): boolean {
  */
 const ownedBy = (stat: Stats, me: number): boolean =>
   stat.uid === me || stat.uid === 0 || (me === 0 && stat.uid === homeOwner());
-
-export function homeOwner(): number | undefined {
-  const home = realHome();
-  try {
-    return home === undefined ? undefined : statSync(home).uid;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Refuses a directory svc keeps its files in (`what`: "the config directory", "the journals
@@ -146,7 +138,9 @@ export function unsafeParent(dir: string): UnsafeParent | undefined {
   const home = realHome();
   for (; at !== dirname(at); at = dirname(at)) {
     const stat = statOrUndefined(statSync, at);
-    if (stat === undefined) continue;
+    // Only a directory is judged by its mode: a file or device in the way (a device's 0666 is
+    // normal) is said by what makes the directory (notADirectory, or mkdir's ENOTDIR).
+    if (stat === undefined || !stat.isDirectory()) continue;
     if (!ownedBy(stat, me))
       return { path: at, problem: `belongs to another user (uid ${stat.uid})`, own: false, theirs: true };
     const sticky = (stat.mode & 0o1000) !== 0 && stat.uid === 0;
@@ -167,22 +161,6 @@ export function parentFix(parent: UnsafeParent): string {
   if (parent.own) return `check what is in it, then \`chmod go-w ${shellWord(parent.path)}\``;
   if (parent.theirs) return `\`chown\` it to you if it is yours to take`;
   return `ask its owner to close it to others`;
-}
-
-function realHome(): string | undefined {
-  try {
-    return realOrSelf(homeDirectory());
-  } catch {
-    return undefined; // no home: up to /
-  }
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /**

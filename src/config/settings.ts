@@ -1,5 +1,7 @@
 // Past 300 lines: resolving each setting and refusing a bad one (a URL, a credential pasted as a
-// setting) are one rule over the same sources, kept together.
+// setting) are one rule over the same sources, kept together, with the command lines their
+// refusals and every other hint print (svcCommand, loginCommand).
+import { invisibleIn } from '../api/characters.js';
 import { isLoopbackHost, parseHttpUrl } from '../api/loopback.js';
 import { redactUrlText } from '../api/secret-names.js';
 import { didYouMean } from '../api/suggest.js';
@@ -98,12 +100,12 @@ export function profileOption(name: string): string {
 /**
  * `-p NAME ` when the profile was named by the flag or SVC_PROFILE, for hints that suggest a
  * command: without it the suggested command would act on the active profile instead (or, once
- * SVC_PROFILE is gone, on another one). Empty otherwise.
+ * SVC_PROFILE is gone, on another one). Empty otherwise. A name no svc makes now is repeated too:
+ * a profile of that name made by an older svc (or a hand edit) is still used with -p.
  */
-export function profileFlag(settings: Pick<Settings, 'profile' | 'profileSource'>): string {
-  return settings.profileSource === 'flag' || settings.profileSource === 'env'
-    ? `${profileOption(settings.profile)} `
-    : '';
+export function profileFlag(settings: ProfileInUse): string {
+  if (settings.profileSource !== 'flag' && settings.profileSource !== 'env') return '';
+  return `${profileOption(settings.profile)} `;
 }
 
 /** The settings a printed command line repeats, in the order it gives them. */
@@ -161,6 +163,29 @@ export const bareCommandLine: CommandLine = (words) => `svc ${words}`;
 /** `svc WORDS` as a command line svc prints, with the options that keep it on this run's target (`targetOptions`). */
 export function svcCommand(settings: TargetSettings, words: string): string {
   return `svc ${targetOptions(settings)}${words}`;
+}
+
+/** The profile a run uses and how it was named: what a printed line repeats as `-p NAME` (profileFlag). */
+export type ProfileInUse = Pick<Settings, 'profile' | 'profileSource'>;
+
+/** What a login line is built from: the profile, and (when known) the run's base URL and how it was given. */
+export type LoginSettings = ProfileInUse & Partial<Pick<Settings, 'values' | 'sources' | 'insecureHttpFlag'>>;
+
+/**
+ * `svc login` as a line to run: with `-p NAME` when the profile was named (-p, SVC_PROFILE), and
+ * the `--base-url` given as a flag (README "Output": printed lines repeat it), which a login saves
+ * in the profile. Copied without them, it would log the active profile in (or one with no server).
+ * Given the profile alone (a refusal of a setting, before the run's settings are whole), `-p` only.
+ */
+export function loginCommand(settings: LoginSettings): string {
+  const server = targetOptions({
+    profile: settings.profile,
+    profileSource: 'default',
+    values: { base_url: settings.values?.base_url },
+    sources: { base_url: settings.sources?.base_url },
+    insecureHttpFlag: settings.insecureHttpFlag,
+  });
+  return `svc ${profileFlag(settings)}${server}login`;
 }
 
 /**
@@ -244,8 +269,9 @@ export function resolveSettings(
     if (value !== undefined && source !== undefined) {
       // A profile's own value is refused where it would be sent (refuseCredentialSettings), so
       // that `config set`/`unset` and `config ls` still reach the profile to mend it.
-      if (source !== 'profile') refuseCredentialSetting(key, value, source, profileName.name);
-      if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, source, profileName.name);
+      const inUse = { profile: profileName.name, profileSource: profileName.source };
+      if (source !== 'profile') refuseCredentialSetting(key, value, source, inUse);
+      if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, source, inUse);
       values[key] = value;
       sources[key] = source;
     }
@@ -305,12 +331,14 @@ const CREDENTIAL_HOME: Record<string, string> = {
   'a refresh token':
     'a refresh token goes in --refresh-token-file or --refresh-token-stdin (`svc oauth token --grant-type refresh_token`)',
 };
-const TOKEN_HOME = 'an API key or token goes in the credential store: `svc login --with-token`, or SVC_TOKEN';
+/** Where an API key or token goes: the login of the profile in use (`svc -p NAME login`), or SVC_TOKEN. */
+const tokenHome = (profile: ProfileInUse) =>
+  `an API key or token goes in the credential store: \`${loginCommand(profile)} --with-token\`, or SVC_TOKEN`;
 
-/** What to give `key` instead of the credential `value`, and where that credential goes. */
-export function credentialSettingMend(key: ProfileKey, value: string): string {
+/** What to give `key` instead of the credential `value`, and where that credential goes (for `profile`). */
+export function credentialSettingMend(key: ProfileKey, value: string, profile: ProfileInUse): string {
   const kind = credentialKind(value);
-  return `${SETTING_INSTEAD[key]}; ${(kind && CREDENTIAL_HOME[kind]) ?? TOKEN_HOME}`;
+  return `${SETTING_INSTEAD[key]}; ${(kind && CREDENTIAL_HOME[kind]) ?? tokenHome(profile)}`;
 }
 
 /**
@@ -323,16 +351,16 @@ export function refuseCredentialSetting(
   key: ProfileKey,
   value: string,
   source: SettingSource,
-  profile: string,
+  profile: ProfileInUse,
 ): void {
   const problem = credentialSettingProblem(key, value);
   if (problem === undefined) return;
   const where = source === 'profile' ? 'svc did not send it' : 'svc did not send it or save it';
   const mend =
     source === 'profile'
-      ? `; remove it with \`svc ${profileOption(profile)} config unset ${key}\``
-      : `; ${credentialSettingMend(key, value)}`;
-  throw new UsageError(`${describeSource(key, source, profile)} holds ${problem}`, {
+      ? `; remove it with \`svc ${profileOption(profile.profile)} config unset ${key}\``
+      : `; ${credentialSettingMend(key, value, profile)}`;
+  throw new UsageError(`${describeSource(key, source, profile.profile)} holds ${problem}`, {
     code: 'credential_as_id',
     hint: `${where}${mend}`,
   });
@@ -348,10 +376,20 @@ export function credentialSettingProblem(key: ProfileKey, value: string): string
 export function refuseCredentialSettings(settings: Settings): void {
   for (const key of PROFILE_KEYS) {
     const value = settings.values[key];
-    if (value !== undefined)
-      refuseCredentialSetting(key, value, settings.sources[key] ?? 'profile', settings.profile);
+    if (value === undefined) continue;
+    const source = settings.sources[key] ?? 'profile';
+    refuseCredentialSetting(key, value, source, settings);
+    // An id holding a paste's invisible character (`--tenant acme\u200b-apac`), refused with it
+    // escaped, as a positional id is; its not-found error drew it as the id it suggested (attack21b F7).
+    const invisible = ID_SETTINGS.has(key)
+      ? invisibleIn(describeSource(key, source, settings.profile), value)
+      : undefined;
+    if (invisible !== undefined) throw new UsageError(invisible, { code: 'invalid_id' });
   }
 }
+
+/** The settings that are ids (a tenant, an organization, an OAuth client). */
+const ID_SETTINGS = new Set<ProfileKey>(['tenant', 'org', 'client_id']);
 
 /** A setting as svc shows it (`config ls`, `profiles ls`): credential shapes and a URL's secret query values masked. */
 export function shownSetting(key: ProfileKey, value: string): string {
@@ -380,19 +418,28 @@ export function checkBaseUrlPath(value: string, source: SettingSource, profile: 
   );
 }
 
-export function checkUrlSetting(key: ProfileKey, value: string, source: SettingSource, profile = ''): string {
+/** A base or app URL svc can use, or a refusal naming `source` (and, for the fix, the profile in use). */
+export function checkUrlSetting(
+  key: ProfileKey,
+  value: string,
+  source: SettingSource,
+  profile: ProfileInUse,
+): string {
   const url = parseHttpUrl(value);
   if (!url) {
     throw new UsageError(
-      `${describeSource(key, source, profile)} must be an absolute http(s) URL, got ${quoted(redactUrlText(value))}`,
+      `${describeSource(key, source, profile.profile)} must be an absolute http(s) URL, got ${quoted(redactUrlText(value))}`,
       { hint: 'for example http://127.0.0.1:4010' },
     );
   }
   if (url.username !== '' || url.password !== '') {
     // The value is not repeated: it holds a credential.
-    throw new UsageError(`${describeSource(key, source, profile)} must not hold a user name or password`, {
-      hint: 'credentials go in the credential store: `svc login`, or SVC_TOKEN',
-    });
+    throw new UsageError(
+      `${describeSource(key, source, profile.profile)} must not hold a user name or password`,
+      {
+        hint: `credentials go in the credential store: \`${loginCommand(profile)}\`, or SVC_TOKEN`,
+      },
+    );
   }
   return value;
 }

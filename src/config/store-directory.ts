@@ -1,10 +1,8 @@
-import { chmodSync, lchownSync, type Stats, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, type Stats, statSync } from 'node:fs';
 import { makeDirectories } from '../system/directories.js';
 import { uid } from '../system/processes.js';
 import { shellWord } from '../system/shell-words.js';
 import {
-  homeOwner,
   octal,
   ownFileProblem,
   ownFileRefusal,
@@ -12,6 +10,7 @@ import {
   statOrUndefined,
 } from './ownership.js';
 import { mayHaveAcl, onlyMemberIsOwner } from './private-group.js';
+import { homeOwner } from './root-left.js';
 
 /**
  * The store's directory, by the rules of ownership.ts: checked before anything is read or written
@@ -81,15 +80,11 @@ export function heirOf(dir: string): { uid: number; gid: number } | undefined {
 }
 
 /**
- * `mkdir -p` of the store's directory, 0700, each directory made given to heirOf its parent; by
- * lchown, which follows no link: the owner can rename what is in their directory, and a link put
- * in the place of the one just made must not hand them its target.
+ * `mkdir -p` of the store's directory (or a journal's), 0700, each directory made given to heirOf
+ * its parent (makeDirectories).
  */
 export function makeStoreDirectories(dir: string): void {
-  for (const made of makeDirectories(dir, 0o700)) {
-    const heir = heirOf(dirname(made));
-    if (heir !== undefined) lchownSync(made, heir.uid, heir.gid);
-  }
+  makeDirectories(dir, 0o700, heirOf);
 }
 
 /** Makes `path` private (`to`) when others, or its group, can read or enter it, saying what it was and why. */

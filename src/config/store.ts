@@ -4,12 +4,15 @@
 
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { invisibleIn } from '../api/characters.js';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
 import { credentialKind } from '../http/redact.js';
 import { quoted } from '../output/format.js';
+import { systemErrorWords } from '../system/system-errors.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
 import { withFileLock } from './lock.js';
+import { rootLeft } from './root-left.js';
 import { checkStore, makeStoreDirectories } from './store-directory.js';
 
 /** The settings a profile can hold (`svc config set KEY VALUE`). */
@@ -89,6 +92,9 @@ export function invalidProfileName(name: string): UsageError | undefined {
   const credential = credentialAsProfileName(name);
   if (credential !== undefined) return credential;
   if (PROFILE_NAME.test(name)) return undefined;
+  // A paste's invisible character is said, escaped: the name as drawn looked right (attack21b F7).
+  const invisible = invisibleIn('profile name', name);
+  if (invisible !== undefined) return new UsageError(invisible, { code: 'invalid_id' });
   return new UsageError(
     `invalid profile name ${quoted(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)`,
   );
@@ -173,13 +179,21 @@ export class ConfigStore {
   /**
    * Sets values of a profile. A new base_url takes with it an app_url that was the old base URL
    * (what `svc sandbox start` writes), whoever saves it (`config set`, a login elsewhere): kept,
-   * the browser login would open the old server's page.
+   * the browser login would open the old server's page. Says whether this write made the profile
+   * (it had no settings and no credential) and whether it is the store's first: decided under the
+   * lock, so of several processes setting a new profile at once one says it made it (attack20 F7).
    */
-  async setProfileValues(name: string, values: ProfileSettings): Promise<void> {
+  async setProfileValues(
+    name: string,
+    values: ProfileSettings,
+  ): Promise<{ created: boolean; first: boolean }> {
     checkProfileName(name);
+    let made = { created: false, first: false };
     await this.#update<ConfigFile>('config', (file) => {
       file.profiles ??= {};
       const before = own(file.profiles, name);
+      const created = before === undefined && this.credential(name) === undefined;
+      made = { created, first: created && Object.keys(file.profiles).length === 0 };
       const next = { ...before, ...values };
       const follows =
         values.base_url !== undefined &&
@@ -190,6 +204,7 @@ export class ConfigStore {
       if (follows) delete next.app_url;
       file.profiles[name] = next;
     });
+    return made;
   }
 
   /** Removes a setting from a profile; returns whether it was set. */
@@ -269,6 +284,8 @@ export class ConfigStore {
       makeStoreDirectories(this.dir);
       this.#disk.reserve(path, 2 * size + 16 * 1024);
     } catch (error) {
+      const left = rootLeft(path, error, 'write');
+      if (left !== undefined) throw left;
       throw new SvcError('failure', `${path} cannot be written (${(error as Error).message})`, {
         code: 'config_write',
       });
@@ -303,8 +320,14 @@ export class ConfigStore {
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {} as T;
-      throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
+      // Under a file or device (HOME=/dev/null, a service account's: attack21 F1) nothing is there
+      // either, as ENOTDIR is to the store's checks (statOrUndefined): SVC_TOKEN runs; a write says
+      // it cannot make the directory, and the variable that moves it.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return {} as T;
+      throw (
+        rootLeft(path, error, 'read') ?? new ConfigError(`cannot read ${path}: ${systemErrorWords(error)}`)
+      );
     }
     const file = parseFile(path, text);
     if (path === this.configPath) checkConfigFile(path, file, PROFILE_KEYS);
@@ -336,6 +359,8 @@ export class ConfigStore {
       } catch (error) {
         if (error instanceof SyntaxError) throw malformed(path, 'it is not valid JSON');
         if (error instanceof ConfigError) throw error;
+        const left = rootLeft(path, error, 'write');
+        if (left !== undefined) throw left;
         // A full or read-only disk is not bad input: exit 1, as a failed write of stdout is.
         throw new SvcError('failure', `cannot write ${path}: ${(error as Error).message}`, {
           code: 'config_write',

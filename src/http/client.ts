@@ -15,6 +15,7 @@ import {
   stillInProgress,
   stillRunning,
 } from './errors.js';
+import { httpDate } from './http-date.js';
 import {
   type ApiResponse,
   type ClientConfig,
@@ -24,7 +25,7 @@ import {
   type RequestOptions,
 } from './options.js';
 import { checkCredentialTransport } from './origin.js';
-import { CursorTrail, followPage, nextCursorOf, startCursor } from './paging.js';
+import { CursorTrail, followPage, nextCursorOf, skipOf, startCursor, twiceNote } from './paging.js';
 import { joinUrl } from './path.js';
 import { type ProxySettings, proxySettings, route } from './proxy.js';
 import { SecretRegistry } from './redact.js';
@@ -36,6 +37,7 @@ import {
   redirectError,
 } from './response.js';
 import {
+  attemptsOnTheWire,
   beyondCap,
   DEFAULT_RETRY_POLICY,
   IN_FLIGHT_WAIT,
@@ -108,7 +110,7 @@ export class ApiClient {
 
   #learnServerClock(headers: Headers): void {
     const date = header(headers, 'date');
-    const server = date === undefined ? Number.NaN : Date.parse(date);
+    const server = httpDate(date, this.#now());
     if (Number.isFinite(server)) this.#serverClockOffsetMs = server - this.#now();
   }
 
@@ -137,12 +139,18 @@ export class ApiClient {
     query: Record<string, QueryValue> = {},
     options: Partial<RequestOptions> = {},
     onPage?: (page: P) => void,
-    /** The first page, already read for `query` (svc api --paginate reads it to see if it is a list). */
-    first?: { data: Page<T>; headers: Headers },
+    more: {
+      /** The first page, already read for `query` (svc api --paginate reads it to see if it is a list). */
+      first?: { data: Page<T>; headers: Headers } | undefined;
+      /** A page repeating items of the page before: read once (a whole page stops the listing), or passed to a caller counting each once (CursorTrail). */
+      repeats?: 'stop' | 'counted once' | undefined;
+      /** Told, at the end, of items pages repeated and printed once (paging.ts twiceNote). */
+      note?: ((text: string) => void) | undefined;
+    } = {},
   ): AsyncGenerator<T> {
     let cursor = startCursor(path, query);
-    const trail = new CursorTrail(cursor);
-    let read = first;
+    const trail = new CursorTrail(cursor, more.repeats);
+    let read = more.first;
     for (;;) {
       let items: T[];
       let data: Page<T>;
@@ -158,16 +166,28 @@ export class ApiClient {
             { hint: 'is the base URL the API, not a web page or a proxy?' },
           );
         }
-        items = found;
         onPage?.(data as P);
-        next = nextCursorOf(data, headers, this.config.baseUrl, `GET ${path}`);
+        next = nextCursorOf(data, headers, this.config.baseUrl, `GET ${path}`, { path, cursor });
+        // After the page's own numbers are checked (a page moved says more than a repeat).
+        const twice = trail.read(found, cursor);
+        // A --cursor of svc's own may name a page some of whose items were printed already.
+        items = found.slice(skipOf(cursor)).filter((item) => !twice.has(item));
       } catch (error) {
         throw trail.failed(error);
       }
       yield* items;
       cursor = trail.next(items.length, next);
-      if (cursor === undefined) return;
+      if (cursor === undefined) {
+        const note = twiceNote(trail.twice);
+        if (note !== undefined) more.note?.(note);
+        return;
+      }
     }
+  }
+
+  /** The run's tenant id (a slug resolved once, as its first request would), or undefined for none. */
+  tenantId(): Promise<string | undefined> {
+    return this.#tenant();
   }
 
   async #tenant(): Promise<string | undefined> {
@@ -212,6 +232,9 @@ export class ApiClient {
 
     const maxRetries = options.maxRetries ?? this.#policy.maxRetries;
     const signal = options.signal ?? this.config.signal;
+    // A signal that lets an attempt on the wire finish (retry.ts finishingSent) ends only the waits.
+    const onTheWire = attemptsOnTheWire(signal);
+    let attempts = 0;
     this.#secrets.add(...this.config.credentials.secrets(), ...(options.secrets ?? []));
     this.#secrets.learnRequest(options.form ?? options.body, options.headers);
     let renewed: string | undefined;
@@ -233,7 +256,16 @@ export class ApiClient {
       await this.#waitForPause(signal).catch((error: unknown) => {
         throw unknownIfLost(error);
       });
-      const token = options.auth === false ? undefined : (renewed ?? (await this.#token(url)));
+      // Stopped since the last attempt, whose answer called for another: none is sent.
+      if (onTheWire && attempts > 0 && signal?.aborted) throw unknownIfLost(new InterruptedError());
+      // A refresh a stop let finish says so (src/auth/refresh.ts): after a lost answer, still unknown.
+      const token =
+        options.auth === false
+          ? undefined
+          : (renewed ??
+            (await this.#token(url).catch((error: unknown) => {
+              throw unknownIfLost(error);
+            })));
       if (token) headers.authorization = `Bearer ${token}`;
       this.#secrets.add(token);
       if (headers.authorization || (options.secrets?.length ?? 0) > 0) {
@@ -243,13 +275,18 @@ export class ApiClient {
       this.#tracer?.request(method, url, headers, body, contentType, retry + 1, way.note);
 
       const started = process.hrtime.bigint();
+      const sentAt = this.#now();
       let outcome: Outcome;
+      attempts++;
+      if (onTheWire) onTheWire.sent++;
       try {
         outcome = await exchange(this.#dispatcher, method, url, headers, body, {
           timeoutMs: options.timeoutMs ?? this.config.timeoutMs ?? 30_000,
           maxBytes: this.config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-          signal,
+          signal: onTheWire ? undefined : signal,
           proxy: way.proxy && { url: way.proxy, from: way.from },
+        }).finally(() => {
+          if (onTheWire) onTheWire.sent--;
         });
       } catch (error) {
         // Ctrl-C once a change was sent: it may be made all the same.
@@ -284,7 +321,14 @@ export class ApiClient {
 
       const { status } = outcome;
       // Never followed: the next hop would get the token, or be trusted as the API.
-      const redirect = redirectError(method, url, status, outcome.headers, this.config.baseUrl);
+      const redirect = redirectError(
+        method,
+        url,
+        status,
+        outcome.headers,
+        this.config.baseUrl,
+        this.config.profileFlag,
+      );
       if (redirect) throw redirect;
       if (status === 401 && token && renewed === undefined && this.config.credentials.renew) {
         const replacement = await this.config.credentials.renew(token);
@@ -299,6 +343,8 @@ export class ApiClient {
       if (status >= 400 && isRetryableStatus(method, status, resendable) && retry < maxRetries && !tooLong) {
         // A 5xx to a change may come after the change was made (408 and 429 say it was not).
         if (changes && status >= 500) lostAnswer ??= `HTTP ${status}`;
+        // Stopped meanwhile (an answer a stop let finish): no retry to announce or wait for.
+        if (signal?.aborted) throw unknownIfLost(new InterruptedError());
         retry++;
         const delay = retryDelayMs(retry, retryAfter, this.#policy, this.#now());
         // A 429 pauses every request of this client (a bulk run's workers): said once per pause,
@@ -405,6 +451,7 @@ export class ApiClient {
         ...(outcome.notUtf8 ? { notUtf8: outcome.notUtf8 } : {}),
         requestId,
         afterLostAnswer: lostAnswer !== undefined,
+        sentAt,
         ...(idempotencyKey ? { idempotencyKey } : {}),
       };
     }

@@ -4,6 +4,7 @@
 import { redactUrlsInText } from '../api/secret-names.js';
 import { categoryForStatus, InterruptedError, SvcError, type SvcErrorOptions } from '../errors.js';
 import { sym } from '../output/symbols.js';
+import { httpDate } from './http-date.js';
 import { MAX_REDACT_DEPTH, redactText } from './redact.js';
 import { largestPartHint } from './too-large.js';
 
@@ -189,6 +190,24 @@ function obj(value: unknown): Record<string, unknown> | undefined {
 }
 
 /**
+ * The message of a JSON error body, read in the shapes parseErrorBody knows (a nested `error`
+ * object's, OAuth's `error_description`, `message`, problem+json's `detail` and `title`, the first
+ * of `errors`); undefined when it has none. As the server wrote it: callers mask what they show.
+ */
+export function errorBodyMessage(body: unknown): string | undefined {
+  const top = obj(body);
+  const firstOf = Array.isArray(top?.errors) ? obj(top.errors[0]) : undefined;
+  return (
+    nonEmptyText(obj(top?.error)?.message) ??
+    nonEmptyText(top?.error_description) ??
+    nonEmptyText(top?.message) ??
+    nonEmptyText(top?.detail) ??
+    nonEmptyText(top?.title) ??
+    nonEmptyText(firstOf?.message)
+  );
+}
+
+/**
  * Reads whatever error body the server sent. svc's sandbox answers
  * `{"error":{"code","message","request_id","details"}}`, but other shapes render too:
  * OAuth's `{"error","error_description"}` (RFC 6749 §5.2), problem+json (RFC 9457),
@@ -217,12 +236,7 @@ export function parseErrorBody(
     nonEmptyText(firstOf?.code) ??
     nonEmptyText(top?.type);
   const message =
-    nonEmptyText(nested?.message) ??
-    nonEmptyText(top?.error_description) ??
-    nonEmptyText(top?.message) ??
-    nonEmptyText(top?.detail) ??
-    nonEmptyText(top?.title) ??
-    nonEmptyText(firstOf?.message) ??
+    errorBodyMessage(body) ??
     (typeof body === 'string' && body.trim() !== '' ? summarizeText(body, secrets) : undefined) ??
     `${status} ${statusText}`.trim();
   const requestId =
@@ -313,7 +327,7 @@ function rateLimitHint(retryAfter: string | string[] | undefined, waitsAtMostMs?
   const when =
     /^\d+$/.test(value) && Number(value) > 0
       ? `wait ${Number(value)} s (the server asks for that in Retry-After)`
-      : !/^\d+$/.test(value) && !Number.isNaN(Date.parse(value))
+      : !Number.isNaN(httpDate(value))
         ? `wait until ${value} (the server's Retry-After)`
         : 'wait a minute';
   const why =

@@ -56,7 +56,8 @@ export interface RequestOptions {
   recordChange?: false;
   /**
    * What a 2xx answer must carry (default `json`: a JSON object or array); see ExpectedBody.
-   * Anything else is a BadResponseError (exit 1) naming what came back.
+   * Anything else is a BadResponseError (exit 1) naming what came back, except a change's answer
+   * under `judged` (and any DELETE's), which comes back as it came for the caller to judge.
    */
   expect?: ExpectedBody;
 }
@@ -74,6 +75,12 @@ export interface ApiResponse<T> {
    * answer (Idempotent-Replayed) may then be that attempt's own, not an earlier command's.
    */
   afterLostAnswer: boolean;
+  /**
+   * When the attempt this is the answer to was sent, by the client's clock (`now`): a DELETE's
+   * mark is judged against the answer's Date plus the time the request took (delete-answer.ts: a
+   * server may stamp Date when the request arrived, review21 F2).
+   */
+  sentAt?: number;
   /**
    * The idempotency key the request carried (the caller's, or one the client chose): a re-run
    * under it gets the same answer, one-time secret included (svc api names it when its output
@@ -99,6 +106,11 @@ export interface ClientConfig {
   signal?: AbortSignal;
   /** Receives --debug trace text; absent means no tracing. */
   debug?: (text: string) => void;
+  /**
+   * `-p NAME ` when the run's profile was named by -p or SVC_PROFILE (profileFlag), for a hint's
+   * `svc config set …` (a redirect's); empty or absent otherwise.
+   */
+  profileFlag?: string;
   /** Hint printed with "not logged in" errors. */
   loginHint?: string;
   /**

@@ -1,6 +1,10 @@
-import { SvcError } from '../errors.js';
+// Over 300 lines: every page shape svc follows (cursors, offsets, Stripe's, Link headers,
+// HAL/JSON:API links, numbered pages) and the one rule that a list is never silently partial.
+import { SvcError, UsageError } from '../errors.js';
 import { sym } from '../output/symbols.js';
 import { nonEmptyText } from './errors.js';
+import { itemKey } from './item-key.js';
+import { joinUrl } from './path.js';
 import type { Headers } from './send.js';
 
 /**
@@ -12,6 +16,16 @@ export function startCursor(path: string, query: Record<string, unknown>): strin
   if (typeof query.cursor === 'string') return query.cursor;
   const search = path.includes('?') ? path.slice(path.indexOf('?') + 1) : '';
   return new URLSearchParams(search).get('cursor') ?? undefined;
+}
+
+/**
+ * The one stderr note of a listing whose pages repeated `twice` items of the pages before them,
+ * each printed once (CursorTrail.read), or undefined for none.
+ */
+export function twiceNote(twice: number): string | undefined {
+  if (twice === 0) return undefined;
+  const items = `${twice.toLocaleString('en')} item${twice === 1 ? '' : 's'}`;
+  return `the list changed while svc read it: ${items} seen twice ${twice === 1 ? 'was' : 'were'} printed once`;
 }
 
 /** A cursor longer than this is shown cut, in an error line. */
@@ -26,12 +40,27 @@ const SHOWN_CURSOR = 60;
  */
 export class CursorTrail {
   readonly #sent = new Set<string>();
+  /** The keys (item-key.ts) of the items of the page read last. */
+  #keys = new Set<string>();
   #pages = 0;
   #items = 0;
+  /** How many items pages repeated of the page before them, printed once (read()). */
+  twice = 0;
+  readonly #repeats: 'stop' | 'counted once';
 
-  /** `start`: the cursor the listing starts from (--cursor), if any. */
-  constructor(start?: string) {
+  /**
+   * `start`: the cursor the listing starts from (--cursor), if any. `repeats`: what a page
+   * repeating items of the page before it does (read()): `stop`, for every listing that prints
+   * its rows or is judged once (the list verbs, `svc api --paginate`, what export, plan and
+   * apply read): the items it repeats are left out of it (each printed once) and a page
+   * repeating the whole page before stops the listing; or `counted once`, for the dead-letter
+   * drains and their count, which count each entry once themselves (item-key.ts) and list the
+   * queue again until it settles, so a repeat costs nothing and an entry a shift left out is
+   * found by the next listing (RELIABILITY "A queue drain ends with the queue it counted").
+   */
+  constructor(start?: string, repeats: 'stop' | 'counted once' = 'stop') {
     if (start) this.#sent.add(start);
+    this.#repeats = repeats;
   }
 
   /**
@@ -55,6 +84,61 @@ export class CursorTrail {
   }
 
   /**
+   * A page's items, before any is printed: the ones it repeats of the page before it, which the
+   * listing prints once (it leaves them out of this page). A page svc asked for by position (its
+   * own cursor: a page number, an offset) holding items of the page before it has one of two
+   * causes. Its list gained items ahead of the position while svc read it (a newest-first audit
+   * log on a busy tenant): the page starts with the last few of the page before, and the items
+   * after them are the next ones of the list as it was, so nothing is lost by printing each once
+   * and going on (review21c F4; a deletion ahead loses an item and shows no repeat at all, as
+   * with any paging by position). Or the page repeats the *whole* page before (its server counts
+   * its pages otherwise than its first page said: from 1, the first saying `page: 0`, answers
+   * page=1 with the first page again; or it ignores the position asked for): the page after it
+   * would never be read, so the listing stops (fix-list21 3a). Items are told apart by their key
+   * (item-key.ts: an id, a grant's audit entry…); an item without one is not compared. A
+   * server's own cursor (the reference's `next_cursor`), `starting_after` (the last item's id)
+   * and a link (followed as written) are not checked. Only the keys of the page before are kept
+   * (a listing streams in constant memory). `twice` counts the items left out so.
+   */
+  read<T>(items: readonly T[], asked: string | undefined): ReadonlySet<T> {
+    const keys = new Set<string>();
+    const repeated = new Set<T>();
+    const own = ownPage(asked);
+    const at = own?.way === 'page' || own?.way === 'offset' ? own : undefined;
+    const checked = at !== undefined && this.#repeats === 'stop';
+    for (const item of items) {
+      const key = itemKey(item);
+      if (key === undefined) continue;
+      if (checked && this.#keys.has(key)) repeated.add(item);
+      keys.add(key);
+    }
+    const before = this.#keys;
+    this.#keys = keys;
+    const whole = before.size > 0 && [...before].every((key) => keys.has(key));
+    if (at === undefined || !checked || !whole) {
+      this.twice += repeated.size;
+      return repeated;
+    }
+    const [first] = before;
+    const shown = first!.length > SHOWN_CURSOR ? `${first!.slice(0, SHOWN_CURSOR)}${sym.ellipsis}` : first;
+    const [where, what] =
+      at.way === 'page'
+        ? [
+            `page ${at.page} of the listing, as svc counted the pages (from ${at.base}, as the first page said),`,
+            'its pages otherwise than its first page said',
+          ]
+        : [`the page at offset ${at.offset} of the listing`, 'its offsets otherwise'];
+    throw new SvcError(
+      'failure',
+      `${where} repeats the whole page before it (${shown}): the server counts ${what}, or ignores the ${at.way === 'page' ? 'page number' : 'offset'} asked for, so the page after it would never be read (or the list gained a whole page of items while svc read it); svc stopped, so the listing is incomplete`,
+      {
+        code: 'paging_moved',
+        hint: "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
+      },
+    );
+  }
+
+  /**
    * A page's failure, as the listing reports it: after the first page, the message says the
    * listing is incomplete and how many items came before (the error's class, code and exit code
    * are kept). A Ctrl-C or a closed stdout says what it says.
@@ -71,88 +155,372 @@ export class CursorTrail {
 /**
  * Where the next page is, on a server that pages otherwise than with `next_cursor`: an offset
  * (`next_offset`), the last item's id (`has_more: true` alone, as Stripe pages: `starting_after`),
- * or a link (a `Link: <…>; rel="next"` header, or a `next` / `links.next` field). svc carries it
- * as a cursor of its own (`svc-page:offset=50`), so the list verbs, their `--cursor` and the
- * cursor-loop check treat every shape alike; ApiClient.request turns it back into the request
- * that shape asks for (`followPage`).
+ * a page number (`page` of `per_page` items), or a link (a `Link: <…>; rel="next"` header, or a
+ * `next` / `links.next` / `_links.next` field). svc carries it as a cursor of its own
+ * (`svc-page:offset=50`), so the list verbs, their `--cursor` and the cursor-loop check treat every
+ * shape alike; ApiClient.request turns it back into the request that shape asks for (`followPage`).
+ * A numbered page keeps the size it was counted in (`svc-page:page=3&per_page=20`: page 3 of
+ * another size is other items; `&base=0` when the pages are counted from 0), and a link is
+ * followed as the server wrote it. Such a page may hold more than a listing's --limit lets it
+ * print: the listing's cursor is then the same page with `#skip=N`, the N items of it already
+ * printed (review19 F5); a first page, or one of the server's own cursor, is carried in one of
+ * svc's (`svc-page:cursor=#skip=N`, `svc-page:cursor=c2#skip=N`: that page asked again).
  */
 const SVC_PAGE = 'svc-page:';
-type PageWay = 'offset' | 'starting_after' | 'link' | 'page';
+const SKIP = /#skip=(\d+)$/;
+const NOT_UNDERSTOOD = "the server's paging is not one svc understands: report it to its operator";
+
+/** The page a cursor of svc's own names, or undefined for any other cursor (sent as it is). */
+type OwnPage = { skip: number } & (
+  | { way: 'link'; path: string }
+  | { way: 'offset'; offset: number }
+  | { way: 'starting_after'; id: string }
+  // `short`: how many fewer items the pages before held than full pages of `size` (fix-list21 3b).
+  | { way: 'page'; page: number; size: number; base: number; short: number }
+  // A page of a cursor not svc's own (the server's; none: the first page), some of it printed.
+  | { way: 'cursor'; cursor: string }
+);
+
+function ownPage(cursor: unknown): OwnPage | undefined {
+  if (typeof cursor !== 'string' || !cursor.startsWith(SVC_PAGE)) return undefined;
+  const body = cursor.slice(SVC_PAGE.length).replace(SKIP, '');
+  const skip = Number(SKIP.exec(cursor)?.[1] ?? 0);
+  const at = body.indexOf('=');
+  if (at < 1) return undefined;
+  const [way, value] = [body.slice(0, at), body.slice(at + 1)];
+  if (way === 'starting_after') return { way, id: value, skip };
+  if (way === 'offset') return /^\d+$/.test(value) ? { way, offset: Number(value), skip } : undefined;
+  if (way === 'cursor') return { way, cursor: value, skip };
+  if (way === 'page') {
+    const numbered = /^(\d+)&per_page=([1-9]\d*)(&base=0)?(?:&short=(\d+))?$/.exec(value);
+    if (!numbered) return undefined;
+    const page = Number(numbered[1]);
+    const [size, short] = [Number(numbered[2]), Number(numbered[4] ?? 0)];
+    return { way, page, size, base: numbered[3] || page === 0 ? 0 : 1, short, skip };
+  }
+  // Only a path is followed: a cursor svc did not make (a server's next_cursor, a user's --cursor)
+  // naming another host is sent as the opaque cursor it is, never as a URL the credential goes to;
+  // and only a path as svc writes one (apiPathOf): dot segments (`/../x`, `%2e%2e`) would climb
+  // out of the base URL's path, where the credential does not go (review18b R5).
+  if (way !== 'link' || !/^\/(?![/\\])/.test(value)) return undefined;
+  if (new URL(value, 'http://svc.invalid').pathname !== value.split('?')[0]) return undefined;
+  return { way, path: value, skip };
+}
+
+/** How many items of the page `cursor` names were printed before (its `#skip=N`); 0 for any other. */
+export function skipOf(cursor: unknown): number {
+  return ownPage(cursor)?.skip ?? 0;
+}
 
 /**
- * The cursor of the page after `data` (null: the last page). A page that says there is more
- * (`has_more: true`) and gives no way to it throws: the listing would be silently partial.
+ * The cursor that continues after the first `printed` items of the page `cursor` asked for (those
+ * it skipped included). A cursor not svc's own (none: the first page; a server's) is carried in one
+ * that is (`svc-page:cursor=c2#skip=3`, `svc-page:cursor=#skip=3`): the same page asked again, the
+ * items printed skipped, so --limit N prints N even from a page larger than it asked for.
  */
-export function nextCursorOf(data: unknown, headers: Headers, baseUrl: string, what: string): string | null {
+export function cursorWithin(cursor: string | undefined, printed: number): string {
+  const own = ownPage(cursor);
+  if (own === undefined) return `${SVC_PAGE}cursor=${cursor ?? ''}#skip=${printed}`;
+  return `${(cursor as string).replace(SKIP, '')}#skip=${own.skip + printed}`;
+}
+
+/** A count as servers write it: a whole JSON number, or its digits as text ("39": proto3's int64). */
+function whole(value: unknown): number | undefined {
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  return Number.isSafeInteger(number) && (number as number) >= 0 ? (number as number) : undefined;
+}
+
+/**
+ * `has_more` as a server wrote it: a boolean, or the word as text (numbers come as text too:
+ * review19 F1); absent or null, nothing said. Any other value is refused: read as "no more", a
+ * `"true"` ended the listing silently after its first page.
+ */
+function flagOf(value: unknown, what: string): boolean | undefined {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  if (value === undefined || value === null) return undefined;
+  throw noWay(
+    `the server's answer to ${what} says has_more: ${JSON.stringify(value)}, which is neither true nor false`,
+  );
+}
+
+/** A page that says there is more and gives no way to it: the listing would be silently partial. */
+function noWay(message: string): SvcError {
+  return new SvcError('failure', `${message}; svc stopped, so the listing is incomplete`, {
+    code: 'paging_unknown',
+    hint: NOT_UNDERSTOOD,
+  });
+}
+
+/** The page an answer is of: the path of the listing and the cursor it was asked with (none: the first). */
+export interface AskedPage {
+  path: string;
+  cursor?: string | undefined;
+}
+
+/**
+ * The cursor of the page after `data` (null: the last page), the answer to `asked`. A page that
+ * says there is more (`has_more: true`, a `total` above the items, a page number without its
+ * size) and gives no way to it throws: the listing would be silently partial.
+ */
+export function nextCursorOf(
+  data: unknown,
+  headers: Headers,
+  baseUrl: string,
+  what: string,
+  given: AskedPage,
+): string | null {
+  // A page asked again to print the rest of it is the page its cursor asked (none: the first).
+  const carried = ownPage(given.cursor);
+  const asked = carried?.way === 'cursor' ? { path: given.path, cursor: carried.cursor || undefined } : given;
   const page =
     data !== null && typeof data === 'object' && !Array.isArray(data)
       ? (data as Record<string, unknown>)
       : {};
   if (typeof page.next_cursor === 'string' && page.next_cursor !== '') return page.next_cursor;
-  if (page.has_more === false) return null;
+  const hasMore = flagOf(page.has_more, what);
+  if (hasMore === false) return null;
   const links =
     page.links !== null && typeof page.links === 'object' ? (page.links as Record<string, unknown>) : {};
   const hal =
     page._links !== null && typeof page._links === 'object' ? (page._links as Record<string, unknown>) : {};
-  // A `next` as a string or as `{href}` (JSON:API's links, HAL's _links; review18b R8).
+  // A `next` as a string or as `{href}` (JSON:API's links, HAL's _links; review18b R8), read
+  // against the URL of the page it came on (RFC 3986 §5; review19 F8).
   const link = linkNext(headers.link) ?? hrefOf(page.next) ?? hrefOf(links.next) ?? hrefOf(hal.next);
-  if (link !== undefined) return `${SVC_PAGE}link=${apiPathOf(link, baseUrl, what)}`;
+  if (link !== undefined) return `${SVC_PAGE}link=${apiPathOf(link, baseUrl, asked, what)}`;
   const items = Array.isArray(data) ? data : Array.isArray(page.items) ? page.items : page.data;
+  const count = Array.isArray(items) ? items.length : 0;
   // An offset past the last item is the end (a server may name one on every page).
-  if (
-    Number.isSafeInteger(page.next_offset) &&
-    (page.has_more === true || (Array.isArray(items) && items.length > 0))
-  )
-    return `${SVC_PAGE}offset=${page.next_offset}`;
-  // Numbered pages (`page`, `per_page`, `total`): more while the pages so far hold fewer than total.
-  if ([page.page, page.per_page, page.total].every(Number.isSafeInteger) && page.has_more === undefined) {
-    const [at, size, total] = [page.page as number, page.per_page as number, page.total as number];
-    return at * size < total && Array.isArray(items) && items.length > 0 ? `${SVC_PAGE}page=${at + 1}` : null;
+  const offset = whole(page.next_offset);
+  if (offset !== undefined && (hasMore === true || count > 0)) return `${SVC_PAGE}offset=${offset}`;
+  const total = whole(page.total);
+  if (hasMore === undefined) {
+    const at = whole(page.page);
+    const own = ownPage(asked.cursor);
+    if (at !== undefined) return nextNumbered(page, { at, count, total }, what, own);
+    unnumbered(page, what, own, asked.cursor === undefined);
+    // A count and no way to the rest (review19 F1). A later page's items are not the whole list,
+    // and `next_cursor: null` is the reference's own word for the last page (a dead-letter
+    // queue's `total` counts entries no page may show any more: the queue moves as it drains).
+    if (total !== undefined && total > count && asked.cursor === undefined && !('next_cursor' in page)) {
+      throw noWay(
+        `the server's answer to ${what} counts ${total.toLocaleString('en')} items (total) but gives ${count.toLocaleString('en')} and no way to the others (no next_cursor, next_offset, page number, Link header or item id)`,
+      );
+    }
   }
-  if (page.has_more !== true) return null;
+  if (hasMore !== true) return null;
   const last = Array.isArray(items) ? (items.at(-1) as { id?: unknown } | undefined) : undefined;
   if (typeof last?.id === 'string' && last.id !== '') return `${SVC_PAGE}starting_after=${last.id}`;
-  throw new SvcError(
+  throw noWay(
+    `the server's answer to ${what} says there are more items (has_more: true) but gives no way to them (no next_cursor, next_offset, Link header or item id)`,
+  );
+}
+
+/**
+ * A page without a page number, where one is needed to go on (fix-list21 3a): the first page
+ * counting more pages (`total_pages`) than itself, or a page svc asked for by number (its own
+ * cursor) not saying which page it is. Which page comes next depends on whether the server counts
+ * from 0 or from 1, and svc knows that only from a first page saying `page: 0`; taken either way,
+ * a page could be skipped or read twice. Throws; returns for any other page.
+ */
+function unnumbered(page: Record<string, unknown>, what: string, own: OwnPage | undefined, first: boolean) {
+  const pages = whole(page.total_pages);
+  if (first && pages !== undefined && pages > 1 && !('next_cursor' in page)) {
+    throw noWay(
+      `the server's answer to ${what} counts ${pages.toLocaleString('en')} pages (total_pages) but does not say which page it is (page), so not which page comes next (a server counting its pages from 0 and one counting from 1 answer page=1 differently)`,
+    );
+  }
+  if (own?.way === 'page') {
+    throw noWay(
+      `the server's answer to ${what}, asked for page ${own.page}, does not say which page it is (page), so not that it is the page after the ones read`,
+    );
+  }
+}
+
+/**
+ * Numbered pages (page `at` of `per_page` items, and `total` items or `total_pages`): more while
+ * the pages through this one hold fewer than the total. Pages are counted from 1, or from 0 when
+ * the first page says `page: 0` (svc's cursor then says so: `&base=0`). A page number without its
+ * size gives no way on. The next page is counted in the size this one says it is of; a page asked
+ * by svc's own cursor (`asked`) must be the page and size asked for, else its items are not the
+ * ones after the pages before (review19b F10: page 2 of 5 after page 1 of 7 repeats two): it
+ * throws, before any item of it is printed, and so does an empty page of another size (page 3 of
+ * 50, empty, after pages of 20). Page 0 starts at the first item in any size. A page that ends
+ * the list while the pages before it and its items make fewer than its `total` (page 3 of 20
+ * holding 5 of 60; an empty page short of the total) throws too: the rest is on no page svc can
+ * ask for.
+ *
+ * A page short in its size while the count says more follow is read on by number, what it lacked
+ * carried in svc's cursor (`&short=N`), so the page that ends the list is checked against the
+ * `total` by the items the pages held, not by full pages (fix-list21 3b: page 2 one short, then
+ * full pages to the end, was 20 of 21 printed, exit 0).
+ *
+ * With no count of the list (neither `total` nor `total_pages`), svc assumes a page not full, or
+ * empty, in the size asked is the last: such a server says nothing else of its end, and a short
+ * page in that size is what a list's end looks like under page numbers (a server that shrank its
+ * size says another per_page, and is refused as moved; one that says the same size and gives
+ * fewer items while more follow cannot be told from the end without a count).
+ */
+function nextNumbered(
+  page: Record<string, unknown>,
+  { at, count, total }: { at: number; count: number; total: number | undefined },
+  what: string,
+  asked: OwnPage | undefined,
+): string | null {
+  const size = whole(page.per_page) || undefined;
+  const pages = whole(page.total_pages);
+  const own = asked?.way === 'page' ? asked : undefined;
+  const base = own ? own.base : at === 0 ? 0 : 1;
+  const counts = { at, count, total, size, pages };
+  if (own && lastOfAsked(own, counts)) return null;
+  if (own && (at !== own.page || (size !== undefined && size !== own.size && at !== 0))) {
+    throw moved(what, `is page ${at} of ${size ?? own.size} items a page`, own);
+  }
+  // The items of the pages before this one, as far as svc can tell: full pages, less the items
+  // pages asked in that size held short of it (their cursor's `short`).
+  const before = own ? (own.page - base) * own.size - own.short : (at - base) * (size ?? 0);
+  if (count === 0 && (own || size !== undefined || at === base)) {
+    if (emptyEnds(at - base, before, total, pages)) return null;
+    throw short(what, at, count, before, total, pages);
+  }
+  if (size === undefined) {
+    if ((total !== undefined && total <= count) || (pages !== undefined && pages <= 1)) return null;
+    throw noWay(
+      `the server's answer to ${what} is page ${at} of a numbered list but does not say its page size (per_page), so not where page ${at + 1} starts`,
+    );
+  }
+  const through = at - base + 1;
+  const more =
+    total !== undefined ? through * size < total : pages !== undefined ? through < pages : count >= size;
+  // A page short in its size while more follow (a server that drops items from a page, or a list
+  // that changed): the pages after it are read on by number, as the server numbers them, and what
+  // it lacked is carried on, so the last page's check against the total counts it (fix-list21 3b).
+  const lacking = (own?.short ?? 0) + Math.max(0, size - count);
+  if (more) {
+    return `${SVC_PAGE}page=${at + 1}&per_page=${size}${base === 0 ? '&base=0' : ''}${lacking > 0 ? `&short=${lacking}` : ''}`;
+  }
+  if (total !== undefined && before + count < total) throw short(what, at, count, before, total, pages);
+  return null;
+}
+
+/**
+ * Whether an empty numbered page (`index` pages after the first, `before` items before it) ends
+ * the list: its `total`, when given, is reached (the total is the count; total_pages then says
+ * nothing more); without one, total_pages counts no page past those before it — or it is 1 on
+ * the first page: many servers count an empty list as one empty page (max(1, ⌈total/size⌉), as
+ * Laravel's last_page; review20 F2).
+ */
+function emptyEnds(
+  index: number,
+  before: number,
+  total: number | undefined,
+  pages: number | undefined,
+): boolean {
+  if (total !== undefined) return total <= before;
+  return pages === undefined || pages <= index || (index === 0 && pages <= 1);
+}
+
+/** A numbered page other than the one asked: its items are not the ones after the pages before. */
+function moved(what: string, answer: string, asked: { page: number; size: number }): SvcError {
+  return new SvcError(
     'failure',
-    `the server's answer to ${what} says there are more items (has_more: true) but gives no way to them (no next_cursor, next_offset, Link header or item id); svc stopped, so the listing is incomplete`,
+    `the server's answer to ${what} ${answer}, but svc asked for page ${asked.page} of ${asked.size} (the size the pages before it were counted in): its items are not the ones after those, so rows would be printed twice or left out; svc stopped, so the listing is incomplete`,
     {
-      code: 'paging_unknown',
-      hint: "the server's paging is not one svc understands: report it to its operator",
+      code: 'paging_moved',
+      hint: "the server changed its page size while svc read the list: run the command again from the start (without --cursor), or report it to the server's operator",
     },
   );
 }
 
-/** A request as the page a cursor of svc's own names asks for it; any other request as it is. */
+/** The last page by its numbers, whose items and the pages before it make fewer than its count. */
+function short(
+  what: string,
+  at: number,
+  count: number,
+  before: number,
+  total: number | undefined,
+  pages: number | undefined,
+): SvcError {
+  const n = (x: number) => x.toLocaleString('en');
+  const counted =
+    total !== undefined ? `counts ${n(total)} items (total)` : `counts ${n(pages ?? 0)} pages (total_pages)`;
+  return new SvcError(
+    'failure',
+    `the server's answer to ${what} is page ${at} with ${n(count)} item${count === 1 ? '' : 's'} and no page after it, but ${counted}, and the pages up to it hold ${n(before + count)} items at most: the others are on no page svc can ask for; svc stopped, so the listing is incomplete`,
+    {
+      code: 'paging_moved',
+      hint: "the server's list changed while svc read it, or its paging is broken: run the command again from the start (without --cursor), or report it to the server's operator",
+    },
+  );
+}
+
+/**
+ * The page asked, short, whose `per_page` is its own count (a server that says how many this page
+ * holds), or empty, and which ends the list: the items of the pages before it in the size asked
+ * and its own make the total, or it is the last of total_pages (empty: past it). That is the rest
+ * of the list, not a page moved (review19d F8), 0-based too. What svc assumes: a server that
+ * shrank its size to exactly the rest of the total on that very page (page 3 of 5 where page 3 of
+ * 20 was asked, 45 items) answers the same numbers; only every item's id could tell the two apart,
+ * which svc does not keep (a listing streams in constant memory), so such a page is read as the
+ * rest. With total_pages alone the same holds; with no count of the list at all, a short page of
+ * another per_page is refused (nothing says it ends the list).
+ */
+function lastOfAsked(
+  asked: { page: number; size: number; base: number; short: number },
+  p: {
+    at: number;
+    count: number;
+    total?: number | undefined;
+    size?: number | undefined;
+    pages?: number | undefined;
+  },
+): boolean {
+  if (p.at !== asked.page) return false;
+  const before = (asked.page - asked.base) * asked.size - asked.short;
+  if (p.count === 0) {
+    // total_pages counts pages of the size the answer says: of the size asked, or no evidence.
+    const pages = p.size === undefined || p.size === asked.size ? p.pages : undefined;
+    return (
+      (p.total !== undefined || pages !== undefined) &&
+      emptyEnds(asked.page - asked.base, before, p.total, pages)
+    );
+  }
+  if (p.size !== p.count || p.count >= asked.size) return false;
+  return p.total !== undefined ? before + p.count === p.total : p.pages === asked.page - asked.base + 1;
+}
+
+/**
+ * A request as the page a cursor of svc's own names asks for it; any other request as it is. A
+ * link is asked as the server wrote it (its own page size kept), a numbered page in its size.
+ */
 export function followPage<R extends { path: string; query?: Record<string, unknown> | undefined }>(
   request: R,
 ): R {
-  const cursor = request.query?.cursor;
-  if (typeof cursor !== 'string' || !cursor.startsWith(SVC_PAGE)) return request;
-  const [way, value] = splitWay(cursor.slice(SVC_PAGE.length));
+  const own = ownPage(request.query?.cursor);
+  if (own === undefined) return olderCursor(request);
   const { cursor: _, ...query } = request.query ?? {};
-  // The link carries the server's parameters; the page size asked (a listing's last page ends
-  // exactly at --limit, so its cursor continues there) replaces the link's.
-  // Only a path is followed: a cursor svc did not make (a server's next_cursor, a user's --cursor)
-  // naming another host is sent as the opaque cursor it is, never as a URL the credential goes to.
-  if (way === 'link') {
-    if (!/^\/(?![/\\])/.test(value)) return request;
-    // Only a path as svc writes one (apiPathOf): dot segments (`/../x`, `%2e%2e`) would climb out of
-    // the base URL's path, where the credential does not go (review18b R5).
-    if (new URL(value, 'http://svc.invalid').pathname !== value.split('?')[0]) return request;
-    return { ...request, path: value, query: query.limit === undefined ? {} : { limit: query.limit } };
-  }
-  if (way === 'offset') return { ...request, query: { ...query, offset: Number(value) } };
-  if (way === 'starting_after') return { ...request, query: { ...query, starting_after: value } };
-  if (way === 'page') return { ...request, query: { ...query, page: Number(value) } };
-  return request;
+  if (own.way === 'cursor')
+    return { ...request, query: own.cursor ? { ...query, cursor: own.cursor } : query };
+  if (own.way === 'link') return { ...request, path: own.path, query: {} };
+  if (own.way === 'offset') return { ...request, query: { ...query, offset: own.offset } };
+  if (own.way === 'starting_after') return { ...request, query: { ...query, starting_after: own.id } };
+  return { ...request, query: { ...query, page: own.page, limit: own.size } };
 }
 
-function splitWay(text: string): [PageWay | undefined, string] {
-  const at = text.indexOf('=');
-  const way = text.slice(0, at);
-  return at > 0 && ['offset', 'starting_after', 'link', 'page'].includes(way)
-    ? [way as PageWay, text.slice(at + 1)]
-    : [undefined, text];
+/**
+ * A numbered-page cursor an svc before session 19 printed (`svc-page:page=3`, no size): the page
+ * it names was counted in a size it does not say, so no request can ask for it; sent as an opaque
+ * cursor, the server would answer its first page as if it were page 3. It is refused.
+ */
+function olderCursor<R extends { query?: Record<string, unknown> | undefined }>(request: R): R {
+  const cursor = request.query?.cursor;
+  if (typeof cursor !== 'string' || !/^svc-page:page=\d+(#skip=\d+)?$/.test(cursor)) return request;
+  throw new UsageError(
+    `the cursor ${JSON.stringify(cursor)} was printed by an older svc and does not say the page size its page was counted in, so svc cannot ask for that page`,
+    {
+      hint: 'run the listing again from the start (without --cursor) and continue from the cursor it prints',
+    },
+  );
 }
 
 /** A link given as text or as an object with its `href` (JSON:API, HAL). */
@@ -175,14 +543,16 @@ function linkNext(header: string | string[] | undefined): string | undefined {
 }
 
 /**
- * A next page's link as a path under the base URL. A link to another origin (or outside the base
- * path) is not followed: svc's credential goes only to the server it was given.
+ * A next page's link, read against the URL of the page it came on (`?page=2` is that page's path
+ * with another query), as a path under the base URL. A link to another origin (or outside the
+ * base path) is not followed: svc's credential goes only to the server it was given.
  */
-function apiPathOf(link: string, baseUrl: string, what: string): string {
+function apiPathOf(link: string, baseUrl: string, asked: AskedPage, what: string): string {
   const base = new URL(baseUrl);
+  const query = asked.cursor === undefined ? {} : { cursor: asked.cursor };
   let url: URL;
   try {
-    url = new URL(link, base);
+    url = new URL(link, joinUrl(baseUrl, followPage({ path: asked.path, query }).path));
   } catch {
     url = new URL('invalid:');
   }
@@ -191,10 +561,7 @@ function apiPathOf(link: string, baseUrl: string, what: string): string {
     throw new SvcError(
       'failure',
       `the server's answer to ${what} names its next page at ${JSON.stringify(link)}, outside ${base.origin}${prefix}; svc sends its credential nowhere else, so the listing is incomplete`,
-      {
-        code: 'paging_unknown',
-        hint: "the server's paging is not one svc understands: report it to its operator",
-      },
+      { code: 'paging_unknown', hint: NOT_UNDERSTOOD },
     );
   }
   return `${url.pathname.slice(prefix.length)}${url.search}`;

@@ -1,3 +1,4 @@
+import { invisibleIn } from '../api/characters.js';
 import { UsageError } from '../errors.js';
 import { quoted } from '../output/format.js';
 import { credentialKind } from './redact.js';
@@ -63,6 +64,8 @@ export function path(strings: TemplateStringsArray, ...values: Array<string | nu
         },
       );
     }
+    const invisible = invisibleIn(argumentName(strings[i] ?? ''), text);
+    if (invisible) throw new UsageError(invisible, { code: 'invalid_id' });
     refuseShortenedId(argumentName(strings[i] ?? ''), text);
     const kind = argumentOf(strings[i] ?? '')[1];
     refuseCredentialAsId(idInWords(kind), text, `give the ${kind}'s id instead; ${NOT_SENT}`);

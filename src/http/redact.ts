@@ -13,6 +13,7 @@
  * rule, applied together to every line a trace or an error shows.
  */
 
+import { unicodeEscape } from '../api/characters.js';
 import { eachJsonObject } from '../api/json-text.js';
 import {
   isSecretField,
@@ -41,7 +42,9 @@ const ERROR_SIBLINGS = ['message', 'error_description', 'detail', 'title', 'erro
 /** A header that carries a credential: a known one, or one named like a secret (X-Auth-Token). */
 export function isSecretHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  return SECRET_HEADERS.has(lower) || isSecretField(lower.replace(/-/g, '_'));
+  const field = lower.replace(/-/g, '_');
+  // `X-MFA-Code` is named as the field `mfa_code` is.
+  return SECRET_HEADERS.has(lower) || isSecretField(field) || isSecretField(field.replace(/^x_/, ''));
 }
 
 /**
@@ -241,10 +244,8 @@ export function secretSpellings(secret: string): Set<string> {
   const form = new URLSearchParams({ s: secret }).toString().slice(2);
   const percent = encodeURIComponent(secret);
   const json = JSON.stringify(secret).slice(1, -1);
-  const jsonAscii = json.replace(
-    /[\u007f-\uffff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  // Each UTF-16 unit on its own (no `u` flag): a character past U+FFFF as its two surrogates' escapes.
+  const jsonAscii = json.replace(/[\u007f-\uffff]/g, unicodeEscape);
   const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
   return new Set([
     secret,

@@ -18,9 +18,12 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
  * What a 2xx answer must carry: `json` (the default) a JSON object or array; `optional` JSON or
  * nothing at all; `raw` anything; `text` anything, whose caller prints the text as it came and
  * never the parsed value's numbers (`svc api`), so they are not noted (keepNumbersAsTheyCame:
- * most of the cost of a large answer). A 204 or 205 carries nothing whatever is expected.
+ * most of the cost of a large answer); `judged` a JSON object or array, but a change's answer
+ * that is not one (text, a web page, nothing) is returned as it came for the caller to judge
+ * (Transport: a 2xx to a change is an unknown outcome, never its failure). A DELETE's is always
+ * judged so. A 204 or 205 carries nothing whatever is expected.
  */
-export type ExpectedBody = 'json' | 'optional' | 'raw' | 'text';
+export type ExpectedBody = 'json' | 'optional' | 'raw' | 'text' | 'judged';
 
 /** An answer svc cannot believe: a redirect, or a body that is not what the operation returns. Exit 1. */
 export class BadResponseError extends SvcError {
@@ -117,6 +120,8 @@ export function redirectError(
   status: number,
   headers: Headers,
   baseUrl: string,
+  /** `-p NAME ` of a profile named by -p or SVC_PROFILE (profileFlag), which the hint's command repeats. */
+  profileFlag = '',
 ): BadResponseError | undefined {
   if (status < 300 || status >= 400) return undefined;
   const location = one(headers, 'location');
@@ -138,7 +143,7 @@ export function redirectError(
     : same
       ? `a redirect to ${path} on the same server`
       : `a redirect to ${target.host}`;
-  const setting = '(--base-url, SVC_BASE_URL or `svc config set base_url`)';
+  const setting = `(--base-url, SVC_BASE_URL or \`svc ${profileFlag}config set base_url\`)`;
   const hint = !target
     ? 'check the base URL'
     : !same
@@ -181,16 +186,26 @@ export function checkedBody<T>(
 ): T {
   if (status === 204 || status === 205) return undefined as T;
   if (expect === 'raw' || expect === 'text') return lenientJson<T>(text, expect === 'raw');
-  if (text === '') {
-    if (expect === 'optional') return undefined as T;
+  // A change's 2xx (a DELETE's; a POST's or PATCH's the caller judges) said the change was
+  // accepted, whatever its body: what it is (none, text/plain "OK", a web page, JSON that is no
+  // object) is Transport's to judge (delete-answer.ts; review20d), an unknown outcome or done,
+  // never the refusal a request that failed gets (session 20), after which the user makes it twice.
+  const judged = method === 'DELETE' || (expect === 'judged' && !isSafeMethod(method));
+  // A DELETE's 2xx with no bytes is one without a body, as a 204 is (review19d F3).
+  if (text === '' || (judged && text.trim() === '')) {
+    if (expect === 'optional' || judged) return undefined as T;
     throw notADocument(method, url, status, 'an empty body');
   }
   const type = mediaType(headers);
-  if (type !== undefined && !isJsonType(type)) throw notADocument(method, url, status, `${type}, not JSON`);
+  if (type !== undefined && !isJsonType(type)) {
+    if (judged) return text as T;
+    throw notADocument(method, url, status, `${type}, not JSON`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
+    if (judged) return text as T;
     throw notADocument(
       method,
       url,
@@ -201,6 +216,7 @@ export function checkedBody<T>(
     );
   }
   if (value === null || typeof value !== 'object') {
+    if (judged) return text as T;
     throw notADocument(method, url, status, `${describeJson(value)}, not a document`);
   }
   keepNumbersAsTheyCame(text, value);

@@ -10,6 +10,9 @@
  * full jitter; a Retry-After beyond `retryAfterCapMs` is not waited for (beyondCap): the request
  * fails at once, saying how long the server asked for.
  */
+
+import { setMaxListeners } from 'node:events';
+import { httpDate } from './http-date.js';
 import { isSafeMethod } from './options.js';
 
 export interface RetryPolicy {
@@ -54,9 +57,8 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  // An HTTP date (RFC 9110 §5.6.7) names a weekday or month; anything else is unreadable.
-  if (!/[a-z]{3}/i.test(trimmed)) return undefined;
-  const date = Date.parse(trimmed);
+  // An HTTP date (RFC 9110 §5.6.7), read as GMT in each of its forms; anything else is unreadable.
+  const date = httpDate(trimmed, nowMs);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);
 }
@@ -93,4 +95,28 @@ export function inFlightDelayMs(
   random: () => number = Math.random,
 ): number {
   return Math.max(IN_FLIGHT_WAIT.minDelayMs, retryDelayMs(wait, retryAfter, policy, nowMs, random));
+}
+
+/**
+ * A request's signal for a stop that lets an attempt already on the wire finish (its answer read,
+ * within --timeout) but sends no other: at `stop`, a wait before a retry (a Retry-After, a 429's
+ * pause, a wait on the request's own earlier attempt) ends at once, as for any request, and no
+ * further attempt is sent; an attempt under way is not cut, since once sent it may be acted on and
+ * its answer is what tells. A bulk run's rows (src/bulk/runner.ts) and a token refresh
+ * (src/auth/refresh.ts) are sent so; every other request is cut on the wire by a stop.
+ */
+export function finishingSent(stop: AbortSignal): AbortSignal {
+  const signal = AbortSignal.any([stop]);
+  // Every wait of a run's items listens to it: dozens at once is how bulk runs work, not a leak.
+  setMaxListeners(0, signal);
+  finishing.set(signal, { sent: 0 });
+  return signal;
+}
+
+/** The signals made by finishingSent, each with its attempts on the wire now. */
+const finishing = new WeakMap<AbortSignal, { sent: number }>();
+
+/** The attempts on the wire of a finishingSent signal's requests, undefined for another signal. */
+export function attemptsOnTheWire(signal: AbortSignal | undefined): { sent: number } | undefined {
+  return signal === undefined ? undefined : finishing.get(signal);
 }

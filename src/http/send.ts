@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { InterruptedError } from '../errors.js';
+import { addressSpaceFailure } from './address-space.js';
 import { contentCodings, decodedBody, hasNoBody, isDecodeError } from './encoding.js';
 import { ConnectionError, ConnectionTimeoutError, InterruptedAfterSendingError } from './errors.js';
 import { isSafeMethod } from './options.js';
@@ -143,6 +144,9 @@ export async function exchange(
         { hint: 'try again; if it keeps happening, check the server or the proxy between', cause: error },
       );
     }
+    // Not the network's: the HTTP client could not start under a `ulimit -v` (address-space.ts).
+    const memory = addressSpaceFailure(error);
+    if (memory) throw memory;
     if (options.proxy) throw proxyFailure(url, options.proxy, error);
     throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
       hint: 'is the server running? check --base-url and your network or proxy settings',

@@ -1,6 +1,7 @@
 import { describeError, exitCodeFor, SvcError } from '../errors.js';
 import { answerOf, OutcomeUnknownError } from '../http/errors.js';
 import { redactDeep, redactText } from '../http/redact.js';
+import { systemReason } from '../system/system-errors.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 
 export interface ErrorReport {
@@ -18,7 +19,9 @@ export interface ErrorReport {
 export function errorReport(error: unknown): ErrorReport {
   const exit = exitCodeFor(error);
   if (!(error instanceof SvcError)) {
-    return { code: 'unexpected', message: describeError(error), exit_code: exit };
+    return (
+      systemErrorReport(error, exit) ?? { code: 'unexpected', message: describeError(error), exit_code: exit }
+    );
   }
   const report: ErrorReport = { code: error.code ?? error.category, message: error.message, exit_code: exit };
   if (error.hint) report.hint = error.hint;
@@ -30,6 +33,34 @@ export function errorReport(error: unknown): ErrorReport {
   if (error.details !== undefined) report.details = error.details;
   if (error instanceof OutcomeUnknownError) report.outcome = error.outcome;
   return report;
+}
+
+/** What to do about a system error no command worded, by its code. */
+const SYSTEM_HINTS: Record<string, string> = {
+  ENOSPC: 'make room on that disk, then run the command again',
+  EDQUOT: 'your disk quota is used up: make room, then run the command again',
+  EROFS:
+    'that disk is read-only: point the directory svc uses there (TMPDIR, SVC_STATE_DIR, SVC_CONFIG_DIR) at a writable one',
+  EACCES: 'check the permissions of that path',
+  EPERM: 'check the permissions of that path',
+};
+
+/**
+ * A system error (ENOSPC, EMFILE, EROFS: a full disk, too many open files, a read-only one) that
+ * reached the top without a command's own words: the machine's, not a bug in svc (attack21 F3: a
+ * bulk run's cleanup out of descriptors printed "this is a bug in svc"). Said with the call and
+ * the path it failed on, exit 1; undefined for anything else.
+ */
+function systemErrorReport(error: unknown, exit: number): ErrorReport | undefined {
+  const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || !/^E[A-Z0-9]+$/.test(code) || typeof syscall !== 'string') return undefined;
+  const hint = SYSTEM_HINTS[code];
+  return {
+    code: 'system_error',
+    message: `the system refused ${syscall}${typeof path === 'string' ? ` of ${path}` : ''}: ${systemReason(error)}`,
+    exit_code: exit,
+    ...(hint ? { hint } : {}),
+  };
 }
 
 /** Details shown on the error's line; --json carries them all. */

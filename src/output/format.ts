@@ -3,16 +3,28 @@
  */
 
 import { jsonAsTheyCame } from '../api/numbers-as-they-came.js';
-import { isoSeconds } from '../api/time.js';
+import { isoSeconds, serverTime } from '../api/time.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 import { sym } from './symbols.js';
 
-/** One table or TSV cell: one line, control characters made visible (sanitize.ts). */
+/**
+ * One table or TSV cell: one line, control characters made visible (sanitize.ts). A list's items
+ * are joined with "," and a comma inside an item is written %2C, so the cell splits back into its
+ * items (`tr , '\n'`): a redirect URI `…?x=1,https://evil.example/cb` never reads as two URIs.
+ */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.map((v) => cellText(v)).join(',');
+  if (Array.isArray(value)) return value.map((v) => listItemText(cellText(v))).join(',');
   if (typeof value === 'object') return jsonCellText(value);
   return escapeForTerminal(String(value).replace(/[\t\r\n]+/g, ' '));
+}
+
+/**
+ * One item of a list shown on one line (a list cell, a plan's list field): a comma inside it
+ * written %2C, so the items joined with commas split back into the same items.
+ */
+export function listItemText(text: string): string {
+  return text.replace(/,/g, '%2C');
 }
 
 /**
@@ -46,12 +58,18 @@ export function quoted(value: unknown): string {
   return `${show(`${start}${sym.ellipsis}${end}`)} (${characters.length} characters)`;
 }
 
+/**
+ * A time (ms, or a server's text: serverTime, so one without a zone is UTC) as a point in time, or
+ * NaN: the one reading under rfc3339 and relativeTime.
+ */
+const instant = (value: string | number): number =>
+  typeof value === 'number' ? new Date(value).getTime() : serverTime(value);
+
 /** RFC 3339 in UTC with second precision, e.g. 2026-01-02T03:04:05Z; input that is not a time passes through. */
 export function rfc3339(value: unknown): string {
   if (typeof value !== 'string' && typeof value !== 'number') return cellText(value);
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return cellText(value);
-  return isoSeconds(date.getTime());
+  const ms = instant(value);
+  return Number.isNaN(ms) ? cellText(value) : isoSeconds(ms);
 }
 
 /**
@@ -61,7 +79,7 @@ export function rfc3339(value: unknown): string {
  */
 export function inWholeSeconds(time: string | undefined): string | null {
   if (time === undefined) return null;
-  const ms = Date.parse(time);
+  const ms = serverTime(time);
   return Number.isNaN(ms) ? time : isoSeconds(ms);
 }
 
@@ -95,7 +113,7 @@ let relativeFormat: Intl.RelativeTimeFormat | undefined;
  */
 export function relativeTime(value: unknown, nowMs: number): string {
   if (typeof value !== 'string' && typeof value !== 'number') return cellText(value);
-  const then = new Date(value).getTime();
+  const then = instant(value);
   if (Number.isNaN(then)) return cellText(value);
   const seconds = Math.round((then - nowMs) / 1000);
   if (Math.abs(seconds) < 10) return 'now';

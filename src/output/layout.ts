@@ -16,6 +16,8 @@
  * Statuses and ids are never cut. `--wide` skips all of it: every column, full width.
  */
 
+import { textWidth } from './width.js';
+
 export type ColumnKind = 'text' | 'time' | 'id' | 'status' | 'detail';
 
 export interface ColumnFit {
@@ -40,13 +42,6 @@ const COMFORTABLE = 40;
 /** Characters kept after an id's type prefix (`dlq_` + 6): git keeps 7 of 40; these ids are random. */
 const MIN_ID_KEEP = 6;
 const GAP = 2;
-
-/** Length in characters (code points), which is what a terminal column holds for the text svc prints. */
-export function textWidth(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
 
 const ID_PREFIX = /^[a-z]{2,8}_/;
 

@@ -9,19 +9,13 @@ import { jsonAsTheyCame } from '../api/numbers-as-they-came.js';
 import { ClosedPipeError, type SvcError } from '../errors.js';
 import { redactText, type SecretRegistry } from '../http/redact.js';
 import { cellText, relativeTime, rfc3339 } from './format.js';
+import { withAsciiHosts } from './hosts.js';
 import type { IOStreams } from './io.js';
-import {
-  type ColumnKind,
-  fitTable,
-  shortenId,
-  type TableLayout,
-  textWidth,
-  uniqueKeep,
-  widenIds,
-} from './layout.js';
-import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
+import { type ColumnKind, fitTable, shortenId, type TableLayout, uniqueKeep, widenIds } from './layout.js';
+import { escapeForTerminal, escapeJsonForTerminal, jsonOneLine, oneLine } from './sanitize.js';
 import { STATUS_COLOURS } from './status.js';
 import { ellipsis, sym, useUnicodeMarks } from './symbols.js';
+import { padToWidth, textWidth } from './width.js';
 
 export type OutputMode = 'table' | 'plain' | 'json' | 'ndjson';
 
@@ -55,9 +49,10 @@ function dropRank(optional: boolean | number | undefined): number {
 /**
  * A labelled value of a single record, for `record()`. An `optional` field whose value is empty
  * (null, absent or '') is left out on a terminal (a role's `deleted` while it is not); pipes keep
- * every label, so scripts see the same lines every time.
+ * every label, so scripts see the same lines every time. A `url` field (a URL or a list of them)
+ * shows a host that is not ASCII beside its punycode form on a terminal (hosts.ts).
  */
-export type Field = [label: string, value: unknown, kind?: 'text' | 'time', presence?: 'optional'];
+export type Field = [label: string, value: unknown, kind?: 'text' | 'time' | 'url', presence?: 'optional'];
 
 /** How many rows a table buffers before it prints a chunk when the list streams. */
 const TABLE_CHUNK = 500;
@@ -372,11 +367,13 @@ export class Output {
       }
       return;
     }
-    const width = Math.max(...labelled.map(([label]) => label.length));
+    const width = Math.max(...labelled.map(([label]) => textWidth(label)));
     for (const [label, v, kind] of labelled) {
       const text =
-        kind === 'time' && v ? `${rfc3339(v)} (${relativeTime(v, this.#now())})` : cellText(v) || '-';
-      await this.write(`${this.#chalkOut.bold(label.padEnd(width))}  ${text}\n`, options);
+        kind === 'time' && v
+          ? `${rfc3339(v)} (${relativeTime(v, this.#now())})`
+          : cellText(kind === 'url' ? withAsciiHosts(v) : v) || '-';
+      await this.write(`${this.#chalkOut.bold(padToWidth(label, width))}  ${text}\n`, options);
     }
   }
 
@@ -393,9 +390,20 @@ export class Output {
   async jsonAsItCame(text: string): Promise<void> {
     // In pieces, as they are laid out: a large answer is not held a second time, whole.
     for (const laid of reindentJsonChunks(text, this.mode === 'ndjson' ? undefined : 2)) {
-      await this.write(this.io.stdoutIsTTY ? escapeJsonForTerminal(laid) : laid);
+      const line = this.mode === 'ndjson' ? jsonOneLine(laid) : laid;
+      await this.write(this.io.stdoutIsTTY ? escapeJsonForTerminal(line) : line);
     }
     await this.write('\n');
+  }
+
+  /**
+   * A document svc composed whose server strings are all JSON-quoted (`svc export`'s YAML or
+   * JSON): on a terminal, what JSON.stringify leaves raw (DEL, C1, bidi controls, U+2028/9) becomes
+   * a `\uXXXX` escape, which YAML double-quoted strings and JSON both read back as the same
+   * character, so the text on the screen is still the same document; a pipe gets the bytes.
+   */
+  async document(text: string): Promise<void> {
+    await this.write(this.io.stdoutIsTTY ? escapeJsonForTerminal(text) : text);
   }
 
   /** One compact JSON line whatever the mode (streams of events, e.g. `webhooks listen --ndjson`). */
@@ -416,13 +424,16 @@ export class Output {
     await this.write(this.io.stdoutIsTTY ? escapeForTerminal(text) : text);
   }
 
-  /** A message for humans on stderr. */
+  /**
+   * A message for humans on stderr. It and success/notice/warn are one line each, whatever the
+   * server values in them hold (sanitize.ts oneLine): the ✓ line is the record of what was done.
+   */
   info(message: string): void {
-    this.#stderr(`${escapeForTerminal(message)}\n`);
+    this.#stderr(`${oneLine(message)}\n`);
   }
 
   success(message: string): void {
-    this.#stderr(`${this.#chalkErr.green(sym.check)} ${escapeForTerminal(message)}\n`);
+    this.#stderr(`${this.#chalkErr.green(sym.check)} ${oneLine(message)}\n`);
   }
 
   /**
@@ -432,11 +443,11 @@ export class Output {
    */
   notice(message: string): void {
     const clear = this.io.stderrIsTTY && this.io.cursorControl ? '\r\u001b[2K' : '';
-    this.#stderr(`${clear}${escapeForTerminal(message)}\n`);
+    this.#stderr(`${clear}${oneLine(message)}\n`);
   }
 
   warn(message: string): void {
-    this.#stderr(`${this.#chalkErr.yellow('warning:')} ${escapeForTerminal(message)}\n`);
+    this.#stderr(`${this.#chalkErr.yellow('warning:')} ${oneLine(message)}\n`);
   }
 
   /** Text on stderr that svc did not compose itself (a debug trace, a log line): escaped. */
@@ -451,7 +462,8 @@ export class Output {
 
   #json(value: unknown, indent?: number): string {
     // An answer's numbers as the server wrote them, not as doubles (9007199254740993 stays).
-    const text = jsonAsTheyCame(value, indent);
+    // A compact one is a line (NDJSON, a stream's event): no reader may split it (sanitize.ts).
+    const text = indent === undefined ? jsonOneLine(jsonAsTheyCame(value)) : jsonAsTheyCame(value, indent);
     return this.io.stdoutIsTTY ? escapeJsonForTerminal(text) : text;
   }
 
@@ -472,7 +484,8 @@ export class Output {
 
   /** A status value in its colour (stdout; no-op when colour is off). */
   #status(text: string): string {
-    const colour = STATUS_COLOURS[text];
+    // The word in any case, as svc reads status words (`DELIVERED` is delivered: deliveryState).
+    const colour = STATUS_COLOURS[text.toLowerCase()];
     return colour ? this.#chalkOut[colour](text) : text;
   }
 

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
-import { textWidth } from './layout.js';
 import { ellipsis } from './symbols.js';
+import { cutToWidth, textWidth } from './width.js';
 
 /** A progress bar on stderr, only when stderr is a terminal and the output is not machine-readable. */
 export interface Progress {
@@ -14,15 +14,11 @@ const FRAME_MS = 100;
 /** The shortest a cut label gets ("replaying…") before the bar, then the rate, make room instead. */
 const MIN_LABEL = 10;
 
-/** `text` in at most `room` characters, cut with the ellipsis when longer. */
+/** `text` in at most `room` columns (cutToWidth: whole graphemes), cut with the mark when longer. */
 function cut(text: string, room: number, mark: string): string {
-  const chars = [...text];
-  if (chars.length <= room) return text;
-  if (room <= textWidth(mark)) return chars.slice(0, Math.max(0, room)).join('');
-  return `${chars
-    .slice(0, room - textWidth(mark))
-    .join('')
-    .trimEnd()}${mark}`;
+  if (textWidth(text) <= room) return text;
+  if (room <= textWidth(mark)) return cutToWidth(text, Math.max(0, room), '');
+  return `${cutToWidth(text, room - textWidth(mark), '').trimEnd()}${mark}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { cutToWidth } from './width.js';
 
 const BORDERLESS = {
   top: '',
@@ -44,16 +45,6 @@ export function renderTable(
     .join('\n')}\n`;
 }
 
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
-/** Characters a terminal draws two columns wide: emoji, and East Asian wide and fullwidth forms. */
-const WIDE =
-  /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{20000}-\u{3FFFD}])/u;
-
-/** Columns one grapheme takes, as cli-table3 counts them (string-width: emoji and wide forms 2). */
-function graphemeWidth(grapheme: string): number {
-  return WIDE.test(grapheme) ? 2 : 1;
-}
-
 /**
  * `cell` cut to `width` columns, whole graphemes then `ellipsis`, before cli-table3 sees it:
  * cli-table3 cuts a UTF-16 unit at a time, which splits an emoji into half a surrogate pair (U+FFFD
@@ -61,16 +52,5 @@ function graphemeWidth(grapheme: string): number {
  * never cut (layout.ts).
  */
 function cutCell(cell: string, width: number, ellipsis: string): string {
-  if (cell.length <= width || cell.includes('\u001b')) return cell;
-  const parts = [...graphemes.segment(cell)].map((part) => part.segment);
-  const widthOf = parts.map(graphemeWidth);
-  if (widthOf.reduce((sum, w) => sum + w, 0) <= width) return cell;
-  let kept = '';
-  let used = ellipsis.length;
-  for (const [at, part] of parts.entries()) {
-    if (used + widthOf[at]! > width) break;
-    kept += part;
-    used += widthOf[at]!;
-  }
-  return `${kept}${ellipsis}`;
+  return cell.includes('\u001b') ? cell : cutToWidth(cell, width, ellipsis);
 }

@@ -1,7 +1,7 @@
 import { ApiKey, type ApiKeyCreateBody, ApiKeyCreated, ApiKeyList } from '../api/schemas/api-keys.js';
 import { path } from '../http/path.js';
 import type { ApiPromise } from './api-promise.js';
-import { ApiKeyNotFoundError, keysOf, TenantNotFoundError } from './errors.js';
+import { ApiKeyNotFoundError, keysOf, shownBy, TenantNotFoundError } from './errors.js';
 import type { CallOptions, Page, Transport } from './transport.js';
 
 /**
@@ -24,7 +24,7 @@ export class ApiKeys {
       body,
       schema: ApiKeyCreated,
       notFound: TenantNotFoundError,
-      madeAt: 'created_at',
+      check: shownBy('tenants api-keys ls', tenant),
     } as const;
     return this.transport.call(operation, { tenant, ...options });
   }
@@ -61,6 +61,7 @@ export class ApiKeys {
       schema: ApiKey,
       notFound: ApiKeyNotFoundError,
       lookIn: keysOf(tenant),
+      gone: { ended: ['revoked'] },
     } as const;
     return this.transport.call(operation, { tenant, ...options });
   }

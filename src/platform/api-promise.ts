@@ -8,13 +8,13 @@ export interface ResponseMeta {
   /**
    * The server answered with the stored response of an earlier request with the same key: a header
    * said so (Idempotent-Replayed or another spelling of stored-answer.ts). Only the server's word:
-   * `madeBefore` is weighed apart, for the user's own key alone (createOnce).
+   * an object's time against the server's Date is two clocks (review18b R1, review19 F7).
    */
   replayed: boolean;
-  /** The answer's object was made clearly before this request was first sent (Operation.madeAt). */
-  madeBefore: boolean;
   /** An earlier attempt of this call lost its answer: a replayed answer may be that attempt's. */
   afterLostAnswer: boolean;
+  /** When the attempt this answers was sent, by the client's clock (ApiResponse.sentAt). */
+  sentAt?: number;
 }
 
 export interface WithResponse<T> {

@@ -7,6 +7,7 @@
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import type { DlqEntry } from '../api/schemas/webhooks.js';
+import { emailLookupHint } from '../api/user-id.js';
 import { otherProfile } from '../auth/login-hint.js';
 import { bareCommandLine, type CommandLine } from '../config/settings.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
@@ -15,6 +16,7 @@ import {
   type ApiErrorInit,
   BadRequestError,
   ConflictError,
+  IN_PROGRESS_CODES,
   NotFoundError,
   PermissionDeniedError,
 } from '../http/errors.js';
@@ -146,6 +148,18 @@ export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: 
 };
 
 /**
+ * Every code svc types: the platform's (TYPED_ERROR_CODES, each in its x-error-codes), and another
+ * server's word for one of them — Stripe's `idempotency_key_in_use` for
+ * idempotency_request_in_progress (IN_PROGRESS_CODES, which the HTTP client waits for alike).
+ */
+const TYPED_CODES: Readonly<Record<string, { status: number; type: ApiErrorClass }>> = {
+  ...Object.fromEntries(
+    [...IN_PROGRESS_CODES].map((code) => [code, { status: 409, type: IdempotencyInProgressError }]),
+  ),
+  ...TYPED_ERROR_CODES,
+};
+
+/**
  * A hint that names a command to run, as a function of the run's command lines (`svc` with the
  * -p/--base-url/--tenant the run was given: config/settings.ts `commandLine`), so that pasted it
  * acts where the run did. The transport completes it with the platform client's command lines.
@@ -170,6 +184,17 @@ const NOT_FOUND_HINTS = new Map<NotFoundClass, LineHint>([
   [AuditEntryNotFoundError, (svc) => `see \`${svc('audit ls')}\` for the audit trail`],
 ]);
 
+/**
+ * Where to look for a user the server does not know by `user`: an id shaped as an e-mail address
+ * may be the user's e-mail (src/api/user-id.ts), said with how to find the id; else the usual.
+ * The one hint of every verb that takes a user id (a "not found", `audit ls --user`'s note,
+ * `users ls --id`'s warning), each keeping the run's -p/--tenant through `svc` (fix-list21 2).
+ */
+export const lookForUser =
+  (user: string): LineHint =>
+  (svc) =>
+    emailLookupHint(user, svc) ?? NOT_FOUND_HINTS.get(UserNotFoundError)!(svc);
+
 /** Where a webhook's deliveries and dead-letter entries are listed, by the webhook's id. */
 export const deliveriesOf =
   (webhook: string): LineHint =>
@@ -184,6 +209,16 @@ export const keysOf =
   (tenant: string): LineHint =>
   (svc) =>
     `see \`${svc(`tenants api-keys ls ${shellWord(tenant)}`)}\` for its keys`;
+
+/**
+ * The command that shows whether a change an operation may have made was made (`svc webhooks ls`,
+ * `svc roles holders role_1`): its words, each argument one shell word. An unknown outcome's hint
+ * names it (Transport's `check`; review20d).
+ */
+export const shownBy =
+  (verb: string, ...args: string[]): LineHint =>
+  (svc) =>
+    svc([verb, ...args.map(shellWord)].join(' '));
 
 /** Where to look for the ids of a kind (`see \`svc users ls\` …`), as a "not found" of it says. */
 export const whereToLook = (type: NotFoundClass): LineHint | undefined => NOT_FOUND_HINTS.get(type);
@@ -235,7 +270,7 @@ export function typedError(
   if (!(error instanceof ApiError)) return error;
   // A look-up this request needed first (the tenant's) found no route: not this operation's 404.
   if (error instanceof MissingRouteError) return error;
-  const known = error.code === undefined ? undefined : TYPED_ERROR_CODES[error.code];
+  const known = error.code === undefined ? undefined : TYPED_CODES[error.code];
   let type: ApiErrorClass | undefined;
   if (known && known.status === error.status) type = known.type;
   else if (notFound && error.status === 404 && GENERIC_NOT_FOUND.has(error.code)) {
@@ -369,11 +404,13 @@ export class InvalidResponseError extends SvcError {
 /**
  * A 2xx answer to a change that svc cannot read (InvalidResponseError's words and exit code for a
  * single verb): the server accepted the change, so it is never a failure of it. `done`: a DELETE
- * answered 200 or 204 (no body, or one svc does not read) — the reference shows no body for a
- * DELETE, so its success alone says the thing is gone; any other (a 202, which says only that it
- * was taken; a creation or replay whose answer lacks what svc needs to know what was made) leaves
- * the outcome unknown. The bulk operation counts the first done and
- * the second with an unknown outcome (src/bulk/judge.ts).
+ * answered 200 or 204 with no body, or with one that positively says it was done (`{}`,
+ * `{"deleted":true}`, the record asked for saying it is gone; src/platform/delete-answer.ts): the reference
+ * shows no body for a DELETE, so its success alone says the thing is gone; `bodyless`: it had no
+ * body at all. Any other (an error-shaped body, one about another object, a 202, which says only
+ * that it was taken; a creation or replay whose answer lacks what svc needs to know what was made)
+ * leaves the outcome unknown. The bulk operation counts the first done and the second with an
+ * unknown outcome (src/bulk/judge.ts).
  */
 export class AcceptedUnreadError extends InvalidResponseError {
   constructor(
@@ -382,7 +419,45 @@ export class AcceptedUnreadError extends InvalidResponseError {
     /** The answer's status (2xx). */
     readonly status: number,
     readonly done: boolean,
+    readonly bodyless = false,
+    /** What a DELETE's answer says against the change (`says "deleted": false`; delete-answer.ts). */
+    readonly against?: string,
+    /**
+     * The hint's account of the answer (`svc saved and printed nothing, but the server answered 201
+     * … and may have made the change`, with the command that shows whether it was), which withHint
+     * keeps before a verb's own way to settle it.
+     */
+    readonly answered?: string,
   ) {
     super(message, options);
   }
+
+  /**
+   * The same error, settled as the verb knows how (a keyed creation: re-run with its key; review21
+   * F4), after what the answer was: one rule for an unknown outcome however it became one.
+   */
+  withHint(settle: string): AcceptedUnreadError {
+    const hint = this.answered === undefined ? settle : `${this.answered}: ${settle}`;
+    return new AcceptedUnreadError(
+      this.message,
+      { hint },
+      this.status,
+      this.done,
+      this.bodyless,
+      this.against,
+      this.answered,
+    );
+  }
+}
+
+/**
+ * A change done though svc could not read its answer: a DELETE answered 200 or 204 with no body,
+ * or with one that positively says it was done (`{}`, `{"deleted": true}`, the record asked for
+ * saying it is gone: the reference shows no body for a DELETE; Transport decides
+ * AcceptedUnreadError's `done` by platform/delete-answer.ts; an error object, another status word
+ * or the record unchanged answered 200 is not done). The one rule of a bulk
+ * row (`answered_without_body` / `answered_without_record`) and of a single verb (kit's `deleted`).
+ */
+export function doneUnread(error: unknown): error is AcceptedUnreadError {
+  return error instanceof AcceptedUnreadError && error.done;
 }

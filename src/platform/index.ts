@@ -57,6 +57,11 @@ export class Platform {
     return this.#transport.api.serverClockOffsetMs;
   }
 
+  /** The run's tenant id (a slug resolved to its id), or undefined when the run names none. */
+  tenantId(): Promise<string | undefined> {
+    return this.#transport.api.tenantId();
+  }
+
   get roles(): Roles {
     this.#roles ??= new Roles(this.#transport);
     return this.#roles;

@@ -8,7 +8,7 @@ import {
 } from '../api/schemas/oauth.js';
 import { path } from '../http/path.js';
 import type { ApiPromise } from './api-promise.js';
-import { OAuthClientNotFoundError } from './errors.js';
+import { OAuthClientNotFoundError, shownBy } from './errors.js';
 import type { CallOptions, Transport } from './transport.js';
 
 /**
@@ -32,7 +32,7 @@ export class OAuthClients {
         path: '/v1/oauth/clients',
         body,
         schema: OAuthClientWithSecret,
-        madeAt: 'created_at',
+        check: shownBy('oauth ls'),
       },
       options,
     );
@@ -66,6 +66,7 @@ export class OAuthClients {
       body,
       schema: OAuthClient,
       notFound: OAuthClientNotFoundError,
+      check: shownBy('oauth get', clientId),
     } as const;
     return this.transport.call(operation, options);
   }
@@ -77,6 +78,8 @@ export class OAuthClients {
       path: path`/v1/oauth/clients/${clientId}`,
       schema: OAuthClientDeleted,
       notFound: OAuthClientNotFoundError,
+      about: { client_id: clientId },
+      gone: { ended: ['deleted'] },
     } as const;
     return this.transport.call(operation, options);
   }
@@ -87,8 +90,9 @@ export class OAuthClients {
       method: 'POST',
       path: path`/v1/oauth/clients/${clientId}/rotate-secret`,
       schema: OAuthClientWithSecret,
-      madeAt: 'secret_rotated_at',
       notFound: OAuthClientNotFoundError,
+      // Its secret_rotated_at says whether an answer svc could not read was a rotation made.
+      check: shownBy('oauth get', clientId),
     } as const;
     return this.transport.call(operation, options);
   }

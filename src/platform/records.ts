@@ -1,7 +1,7 @@
 import { RecordList, type RecordListQuery, SurfaceRecord } from '../api/schemas/records.js';
 import { path } from '../http/path.js';
 import type { ApiPromise } from './api-promise.js';
-import { RecordNotFoundError } from './errors.js';
+import { RecordNotFoundError, shownBy } from './errors.js';
 import type { CallOptions, Transport } from './transport.js';
 
 /** A record: the platform's fields next to the caller's own. */
@@ -54,7 +54,7 @@ export class Records {
         path: path`/v1/${surface}`,
         body: fields,
         schema: SurfaceRecord,
-        madeAt: 'created_at',
+        check: shownBy('records ls', surface),
       },
       options,
     );
@@ -73,6 +73,7 @@ export class Records {
       raw: { data: JSON.stringify(patch), contentType: 'application/merge-patch+json' },
       schema: SurfaceRecord,
       notFound: RecordNotFoundError,
+      check: shownBy('records get', surface, id),
     } as const;
     return this.transport.call(operation, options);
   }
@@ -84,6 +85,8 @@ export class Records {
       path: path`/v1/${surface}/${id}`,
       schema: SurfaceRecord,
       notFound: RecordNotFoundError,
+      // The client's own fields sit beside these (a reconciliation's `status`): they are its data.
+      gone: { only: ['soft_delete', 'deleted_at'] },
     } as const;
     return this.transport.call(operation, options);
   }

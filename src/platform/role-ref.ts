@@ -1,6 +1,8 @@
+import { invisibleCharacter } from '../api/characters.js';
 import { BUILTIN_TENANT_ROLES } from '../api/constants.js';
 import type { Role } from '../api/schemas/roles.js';
 import { didYouMean } from '../api/suggest.js';
+import { serverTime } from '../api/time.js';
 import { NotFoundError } from '../errors.js';
 import { quoted } from '../output/format.js';
 import { sym } from '../output/symbols.js';
@@ -14,13 +16,27 @@ export const ROLE_ID = /^role_[0-9a-f]{24}$/;
 export const isRoleId = (ref: string): boolean =>
   (BUILTIN_TENANT_ROLES as readonly string[]).includes(ref) || ROLE_ID.test(ref);
 
-/** Orders roles live first (no deleted_at), then by deletion, the latest first. */
+/**
+ * Orders roles live first (no deleted_at), then by deletion, the latest first: by instant however
+ * the server wrote it (serverTime: `Z`, `+00:00`, another offset), never as text, where `…Z` and
+ * `…+00:00` mixed ordered wrongly. A deleted_at that is not a time comes after every time (among
+ * themselves as text, latest first); equal instants keep their order.
+ */
 export function liveThenLatestDeleted(
   a: { deleted_at?: string | null | undefined },
   b: { deleted_at?: string | null | undefined },
 ): number {
-  const gone = (role: typeof a) => role.deleted_at ?? '~';
-  return gone(a) < gone(b) ? 1 : gone(a) > gone(b) ? -1 : 0;
+  // Live: +Infinity; a time: its instant; not a time: -Infinity, then its text.
+  const at = (role: typeof a) => {
+    if (role.deleted_at === null || role.deleted_at === undefined) return Number.POSITIVE_INFINITY;
+    const ms = serverTime(role.deleted_at);
+    return Number.isFinite(ms) ? ms : Number.NEGATIVE_INFINITY;
+  };
+  const [x, y] = [at(a), at(b)];
+  if (x !== y) return y > x ? 1 : -1;
+  if (x !== Number.NEGATIVE_INFINITY) return 0;
+  const [p, q] = [a.deleted_at!, b.deleted_at!];
+  return p < q ? 1 : p > q ? -1 : 0;
 }
 
 /**
@@ -42,16 +58,23 @@ export async function findRoleByRef(
  * Every role `ref` names, the one findRoleByRef chooses first, then the others that have had
  * that name (live first, then the latest deleted first): a name is reused once its role is
  * deleted, so one name can stand for several roles over time (`svc audit ls --role` says so).
+ * A ref holding an invisible character is no id (no id holds one), but may be a name: a joiner in
+ * an emoji (`👩‍💻-devs`) or a Persian word (review20b F6). It is looked up among the names first,
+ * and refused as a paste's leftover (path``'s words: "holds an invisible character") only when no
+ * role has it: the server's own names say what a name may hold, not a guess at grapheme clusters.
  */
 export async function rolesByRef(
   platform: Platform,
   ref: string,
   { deleted }: { deleted: boolean },
 ): Promise<Role[]> {
-  try {
-    return [await platform.roles.get(ref)];
-  } catch (error) {
-    if (!(error instanceof RoleNotFoundError)) throw error;
+  const invisible = invisibleCharacter(ref) !== undefined;
+  if (!invisible) {
+    try {
+      return [await platform.roles.get(ref)];
+    } catch (error) {
+      if (!(error instanceof RoleNotFoundError)) throw error;
+    }
   }
   const named: Role[] = [];
   const names: string[] = [];
@@ -63,6 +86,8 @@ export async function rolesByRef(
     if (role.name === ref) named.push(role);
   }
   if (named.length > 0) return named.sort(liveThenLatestDeleted);
+  // No role has that name: the get refuses it before sending, naming the character (path``).
+  if (invisible) await platform.roles.get(ref);
   if (!deleted) {
     throw new NotFoundError(`unknown role ${quoted(ref)}${didYouMean(ref, names)} in this tenant`, {
       hint: (whereToLook(RoleNotFoundError) as LineHint)(platform.svc),

@@ -15,8 +15,11 @@ import {
 } from '../api/schemas/roles.js';
 import { path } from '../http/path.js';
 import type { ApiPromise } from './api-promise.js';
-import { RoleNotFoundError, UserNotFoundError } from './errors.js';
+import { lookForUser, RoleNotFoundError, shownBy, UserNotFoundError } from './errors.js';
 import type { CallOptions, Transport } from './transport.js';
+
+/** An operation's `lookIn` for a user it names (an e-mail-shaped id: how to find the id). */
+const lookIn = (user: string) => ({ lookIn: lookForUser(user) });
 
 type Body<T> = Omit<T, 'idempotency_key'>;
 
@@ -59,6 +62,7 @@ export class Roles {
       body,
       schema: Role,
       about: { name: body.name },
+      check: shownBy('roles get', body.name),
       tenant: true,
     } as const;
     return this.transport.call(operation, options);
@@ -72,6 +76,7 @@ export class Roles {
       schema: Role,
       notFound: RoleNotFoundError,
       about: { id },
+      check: shownBy('roles get', id),
     } as const;
     return this.transport.call(operation, options);
   }
@@ -84,6 +89,7 @@ export class Roles {
       schema: Role,
       notFound: RoleNotFoundError,
       about: { id },
+      gone: { ended: ['deleted'] },
     } as const;
     return this.transport.call(operation, options);
   }
@@ -99,6 +105,7 @@ export class Roles {
       body,
       schema: RoleAssignment,
       about: { user_id: user, role_id: body.role_id },
+      check: shownBy('roles holders', body.role_id),
       tenant: true,
     } as const;
     return this.transport.call(operation, options);
@@ -112,6 +119,7 @@ export class Roles {
       schema: RoleAssignment,
       about: { user_id: user, role_id: roleId },
       tenant: true,
+      gone: { ended: ['revoked'] },
     } as const;
     return this.transport.call(operation, options);
   }
@@ -133,6 +141,7 @@ export class Roles {
       body,
       schema: RoleAssignment,
       about: { user_id: user, role_id: roleId },
+      check: shownBy('roles holders', roleId),
       tenant: true,
     } as const;
     return this.transport.call(operation, options);
@@ -166,6 +175,7 @@ export class Roles {
       query,
       schema: TenantAssignmentList,
       notFound: query.role_id !== undefined ? RoleNotFoundError : UserNotFoundError,
+      ...(query.role_id === undefined && query.user_id !== undefined ? lookIn(query.user_id) : {}),
     } as const;
   }
 
@@ -174,19 +184,27 @@ export class Roles {
     return this.transport.page({ method: 'GET', path: '/v1/permissions', schema: PermissionList }, options);
   }
 
-  /** A user's assignments in the tenant (one page: a user holds few roles). */
-  listAssignments(
+  /**
+   * A user's assignments in the tenant, every page: a user holds few roles and the sandbox answers
+   * them in one, but a server that pages them (ended ones pile up under include_inactive) would
+   * otherwise make a role held on its second page read as not held.
+   */
+  async listAssignments(
     user: string,
     query: AssignmentListQuery = {},
     options?: CallOptions,
-  ): ApiPromise<RoleAssignmentList> {
+  ): Promise<RoleAssignmentList> {
     const operation = {
       method: 'GET',
       path: path`/v1/users/${user}/roles`,
       query,
       schema: RoleAssignmentList,
       notFound: UserNotFoundError,
+      ...lookIn(user),
     } as const;
-    return this.transport.page(operation, options);
+    const items: RoleAssignment[] = [];
+    for await (const assignment of this.transport.all<RoleAssignment>(operation, options))
+      items.push(assignment);
+    return { items, next_cursor: null };
   }
 }

@@ -1,11 +1,14 @@
 /**
- * Is an answer the platform's stored answer to an earlier request with the same idempotency key?
+ * Is an answer the platform's stored answer to an earlier request with the same idempotency key,
+ * and is the secret it carries still the current one (sameRotation)?
  * The reference names no header for it (Errors 1 says only that the identifier is stable under
  * idempotency): the sandbox says `Idempotent-Replayed: true`, other servers spell it otherwise or
- * not at all (attack18b 1). So svc reads the usual spellings, and, for a creation under the user's
- * own key, the object's own time: made clearly before this request was first sent, it is not this
- * request's doing (never for a key svc chose: two clocks, review18b R1).
+ * not at all (attack18b 1). So svc reads the usual spellings, and nothing else: an object's time
+ * against the server's Date is two clocks (a gateway's ahead, a time without a zone), which made
+ * this run's creation an earlier run's (review18b R1, review19 F7). A creation under the user's own
+ * key is checked whatever the headers say (createOnce's `unmarked`).
  */
+import { clearlyAfter } from '../api/time.js';
 import { type Headers, header } from '../http/client.js';
 
 /** The spellings of "this is a stored answer" svc reads (Stripe's, the IETF draft's, and prefixed). */
@@ -24,21 +27,22 @@ export function markedReplayed(headers: Headers): boolean {
 }
 
 /**
- * How much earlier than the request an object's time must be to count as made before it: the
- * server's Date and the object's time may come from two clocks (a gateway's and the platform's).
+ * Whether the secret as it is now (`now`) is still the one a stored answer carries (`then`), by
+ * their rotation times. Only a read time certainly after the answer's (clearlyAfter: later by more
+ * than the coarser precision, so `…:13Z` read back for `…:13.437Z` is the same rotation) proves a
+ * later rotation; a time the read does not give (a server that omits it, a read that lags) proves
+ * none. An answer that says none yet (null) is compared with its object's `createdAt`: a server
+ * whose "last rotated" starts at creation reads it back as that time, no rotation (review19 F4).
+ * Withholding a secret that is still the current one would lose it: the old one already stopped
+ * working (review18b R6).
  */
-export const SKEW_MS = 60_000;
-
-/**
- * The answer's object was made (`madeAt`, on the platform's clock) clearly before this request was
- * first sent: the server's Date header, less the time the request took (all its attempts), less
- * SKEW_MS. Without a Date header or a readable time, nothing is concluded.
- */
-export function madeBeforeSent(madeAt: unknown, headers: Headers, tookMs: number): boolean {
-  if (typeof madeAt !== 'string') return false;
-  const made = Date.parse(madeAt);
-  const date = header(headers, 'date');
-  const answered = date === undefined ? Number.NaN : Date.parse(date);
-  if (!Number.isFinite(made) || !Number.isFinite(answered)) return false;
-  return made < answered - tookMs - SKEW_MS;
+export function sameRotation(
+  now: string | null | undefined,
+  then: string | null | undefined,
+  createdAt?: string | null,
+): boolean {
+  if (!now) return true;
+  const since = then || createdAt;
+  if (!since) return false;
+  return !clearlyAfter(now, since);
 }

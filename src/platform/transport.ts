@@ -1,6 +1,6 @@
-// Just over 300 lines: the one path every platform call takes (send, check the answer's shape, what
-// it is about and whether it is a stored one, turn failures into typed errors); split, each part
-// would be read only beside the others.
+// Over 300 lines: the one path every platform call takes (send, check the answer's shape, what
+// it is about, whether a DELETE's answer says it is gone, whether it is a stored one, turn
+// failures into typed errors); split, each part would be read only beside the others.
 import {
   bareCommandLine,
   type CommandLine,
@@ -8,12 +8,20 @@ import {
   inTenant,
   type TargetSettings,
 } from '../config/settings.js';
-import type { ApiClient, ApiResponse, HttpMethod, QueryValue, RequestOptions } from '../http/client.js';
+import {
+  type ApiClient,
+  type ApiResponse,
+  type HttpMethod,
+  header,
+  type QueryValue,
+  type RequestOptions,
+} from '../http/client.js';
 import { NotFoundError } from '../http/errors.js';
 import { nextCursorOf } from '../http/paging.js';
 import type { Headers } from '../http/send.js';
 import { ApiPromise, type ResponseMeta, type WithResponse } from './api-promise.js';
 import { findMismatch, type JsonSchema, type Mismatch } from './check.js';
+import { answerTime, type DeleteRule, deleteVerdict, noBody } from './delete-answer.js';
 import {
   AcceptedUnreadError,
   GoneAfterLostAnswerError,
@@ -25,7 +33,7 @@ import {
   withUserRequiredHint,
 } from './errors.js';
 import { clientView, SCHEMA_REFS } from './schemas.js';
-import { madeBeforeSent, markedReplayed } from './stored-answer.js';
+import { markedReplayed } from './stored-answer.js';
 
 /** Per-request options every platform method takes (openai-node's request options). */
 export interface CallOptions {
@@ -62,12 +70,6 @@ export interface Operation {
   /** false: a POST that is not a platform operation (a sandbox control) and carries no idempotency key. */
   idempotencyKey?: false;
   /**
-   * A creation or rotation: the field of its answer that says when its object was made (or its
-   * secret rotated). Made clearly before the request was sent (ResponseMeta.madeBefore), the answer
-   * is a stored one under the user's own key, whether or not the server marks it (createOnce).
-   */
-  madeAt?: 'created_at' | 'secret_rotated_at';
-  /**
    * What the answer is about, as asked (`{ user_id, role_id }` of a grant, `{ id }` of a get): an
    * answer that names another value in one of these fields is not this request's answer, nor is
    * one whose `tenant_id` is another tenant than the request's (`tenant`). Absent fields pass (the
@@ -78,6 +80,19 @@ export interface Operation {
   aboutEither?: true;
   /** The answer's `tenant_id`, when a string, must be the tenant the request acted in. */
   tenant?: true;
+  /**
+   * A change's: the command that shows whether it was made (errors.ts `shownBy`), which the hint of
+   * an answer to it svc cannot read names (an unknown outcome: check before running it again).
+   */
+  check?: LineHint;
+  /** A DELETE's: what its record says of being gone (delete-answer.ts): its ended `status` words, its only such fields. */
+  gone?: DeleteRule;
+  /**
+   * A list read whole (all()): what a page repeating items of the page before does (paging.ts
+   * CursorTrail): the items are read once and a whole page repeated stops the listing (default),
+   * or, for a caller counting each item once itself (a dead-letter drain), it passes.
+   */
+  repeats?: 'stop' | 'counted once';
 }
 
 export interface Page<T> {
@@ -118,11 +133,16 @@ export class Transport {
         // A cursor the server gave is kept as it came (one that is not a string is refused by the check).
         const given = (page as Page<unknown>).next_cursor;
         if (given !== undefined && given !== null && given !== '') return page;
+        const cursor = operation.query?.cursor;
         const next = nextCursorOf(
           data,
           headers,
           this.api.config.baseUrl,
           `${operation.method} ${operation.path}`,
+          {
+            path: operation.path,
+            cursor: typeof cursor === 'string' ? cursor : undefined,
+          },
         );
         return { ...page, next_cursor: next };
       }),
@@ -144,6 +164,7 @@ export class Transport {
         this.#check(operation, page, undefined);
         onPage?.(page);
       },
+      { repeats: operation.repeats },
     );
     try {
       yield* pages;
@@ -177,7 +198,6 @@ export class Transport {
     normalize: (data: unknown, headers: Headers) => unknown,
   ): Promise<WithResponse<T>> {
     let answer: ApiResponse<unknown>;
-    const sent = Date.now();
     try {
       answer = await this.api.request<unknown>({
         method: operation.method,
@@ -186,6 +206,8 @@ export class Transport {
         ...(operation.body === undefined ? {} : { body: operation.body }),
         ...(operation.raw ? { raw: operation.raw } : {}),
         ...requestOptions(options),
+        // A change's 2xx that is not JSON is judged here (#invalid): an unknown outcome, not a failure.
+        ...(operation.method === 'GET' ? {} : { expect: 'judged' as const }),
         ...(operation.idempotencyKey === false ? { idempotencyKey: false as const } : {}),
       });
     } catch (error) {
@@ -197,27 +219,51 @@ export class Transport {
       throw typed;
     }
     const data = operation.schema === null ? answer.text : normalize(answer.data, answer.headers);
-    const made = operation.madeAt && data !== null && typeof data === 'object' ? data : undefined;
-    const madeBefore =
-      made !== undefined &&
-      madeBeforeSent(
-        (made as Record<string, unknown>)[operation.madeAt as string],
-        answer.headers,
-        Date.now() - sent,
-      );
     const response: ResponseMeta = {
       status: answer.status,
       headers: answer.headers,
       requestId: answer.requestId,
       // Only a server's word makes an answer a stored one: an object's time against the Date header
-      // is two clocks (review18b R1); createOnce weighs madeBefore for the user's own key alone.
+      // is two clocks (review18b R1, review19 F7).
       replayed: markedReplayed(answer.headers),
-      madeBefore,
       afterLostAnswer: answer.afterLostAnswer === true,
+      ...(answer.sentAt === undefined ? {} : { sentAt: answer.sentAt }),
     };
-    this.#check(operation, data, response);
+    this.#check(operation, data, response, options);
     this.#checkAbout(operation, data, response, options);
+    this.#checkGone(operation, data, response);
     return { data: data as T, response };
+  }
+
+  /**
+   * A DELETE's answer that fits the schema is believed only when it says the thing asked for is
+   * gone (review19b F6): the record unchanged, or `deleted: false`, is an unknown outcome.
+   */
+  #checkGone(operation: Operation, data: unknown, response: ResponseMeta): void {
+    if (operation.method !== 'DELETE' || operation.schema === null) return;
+    const verdict = this.#deleteVerdict(operation, data, response);
+    if (verdict.done && response.status !== 202) return;
+    const said = verdict.against === undefined ? '' : ` (it ${verdict.against})`;
+    // A flag that says it is gone beside a mark ahead (review21 F2): not "does not say it is gone".
+    const lead = verdict.flagged ? 'leaves it unclear whether it is gone' : 'does not say it is gone';
+    const problem = response.status === 202 ? `${TAKEN}${said}` : `${lead}${said}`;
+    throw this.#refusal(operation, problem, response, {
+      against: response.status === 202 ? problem : verdict.against,
+    });
+  }
+
+  /**
+   * delete-answer.ts's verdict on a DELETE's answer, its marks judged against the answer's time
+   * (its Date and the time the request took, else now).
+   */
+  #deleteVerdict(operation: Operation, data: unknown, response: ResponseMeta | undefined) {
+    const now = (this.api.config.now ?? Date.now)();
+    const at = answerTime(
+      response === undefined ? undefined : header(response.headers, 'date'),
+      now,
+      response?.sentAt,
+    );
+    return deleteVerdict(data, deleteAbout(operation), operation.gone, pathId(operation), at);
   }
 
   /**
@@ -226,10 +272,24 @@ export class Transport {
    * asked and what came, exit 1, as an answer of the wrong shape is.
    */
   #checkAbout(operation: Operation, data: unknown, response: ResponseMeta, options: CallOptions): void {
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) return;
+    const about = operation.method === 'DELETE' ? deleteAbout(operation) : operation.about;
+    const other = this.#aboutOther(operation, about, data, options);
+    // A DELETE's answer about another object says nothing of this one's (review19b F7).
+    const against = operation.method === 'DELETE' ? other : undefined;
+    if (other !== undefined) throw this.#refusal(operation, other, response, { against });
+  }
+
+  /** `is about …, not the … asked for` when the answer names another object than `about` asked; else undefined. */
+  #aboutOther(
+    operation: Operation,
+    about: Operation['about'],
+    data: unknown,
+    options: CallOptions,
+  ): string | undefined {
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
     const answer = data as Record<string, unknown>;
     const asked: Record<string, string> = {};
-    for (const [field, value] of Object.entries(operation.about ?? {})) {
+    for (const [field, value] of Object.entries(about ?? {})) {
       if (value !== undefined) asked[field] = value;
     }
     const sentTenant = options.tenant === undefined ? this.api.config.tenant : options.tenant;
@@ -244,21 +304,22 @@ export class Transport {
       if (field === 'user_id' && asked[field]!.includes('@')) return false;
       return came.toLowerCase() !== asked[field]!.toLowerCase();
     });
-    if (differ.length === 0) return;
-    if (operation.aboutEither && differ.length < Object.keys(asked).length) return;
+    if (differ.length === 0) return undefined;
+    if (operation.aboutEither && differ.length < Object.keys(asked).length) return undefined;
     const list = (values: (field: string) => unknown, join = ', ') =>
       differ.map((field) => `${field} ${JSON.stringify(values(field))}`).join(join);
-    throw this.#refusal(
-      operation,
-      `is about ${list((f) => answer[f])}, not the ${list((f) => asked[f], operation.aboutEither ? ' or ' : ', ')} asked for`,
-      response,
-    );
+    return `is about ${list((f) => answer[f])}, not the ${list((f) => asked[f], operation.aboutEither ? ' or ' : ', ')} asked for`;
   }
 
-  #check(operation: Operation, data: unknown, response: ResponseMeta | undefined): void {
+  #check(
+    operation: Operation,
+    data: unknown,
+    response: ResponseMeta | undefined,
+    options: CallOptions = {},
+  ): void {
     if (operation.schema === null) return;
     const mismatch = findMismatch(clientView(operation.schema), data, SCHEMA_REFS);
-    if (mismatch) throw this.#invalid(operation, data, mismatch, response);
+    if (mismatch) throw this.#invalid(operation, data, mismatch, response, options);
   }
 
   #invalid(
@@ -266,6 +327,7 @@ export class Transport {
     data: unknown,
     mismatch: Mismatch,
     response: ResponseMeta | undefined,
+    options: CallOptions,
   ): InvalidResponseError {
     let problem: string;
     if (mismatch.path === '') {
@@ -278,8 +340,35 @@ export class Transport {
     } else {
       problem = `has "${mismatch.path}" as ${mismatch.found} (expected ${mismatch.expected})`;
     }
-    const empty = data === undefined || data === null || (typeof data === 'string' && data.trim() === '');
-    return this.#refusal(operation, problem, response, empty);
+    // A change's 2xx whose body is not JSON (text/plain "OK", a web page: session 20, review20d) is
+    // not one svc can read as the platform's: it may be a proxy's, so it is checked on the platform,
+    // never "most likely made" (`against`), and never the failure after which it is made twice.
+    const unread = typeof data === 'string' && !noBody(data) && operation.method !== 'GET';
+    if (operation.method !== 'DELETE') {
+      if (!unread) return this.#refusal(operation, problem, response);
+      const notJson = `is ${notAnObject(response)}`;
+      return this.#refusal(operation, notJson, response, { against: notJson });
+    }
+    // A DELETE's answer about another object says that first: it is why the answer says nothing
+    // of this one.
+    const other = this.#aboutOther(operation, deleteAbout(operation), data, options);
+    if (other !== undefined) return this.#refusal(operation, other, response, { against: other });
+    // Done: its 200 or 204 with a body that positively says so (delete-answer.ts; review19b F1);
+    // a 202 says only that it was taken, not yet done (session 20).
+    const verdict = this.#deleteVerdict(operation, data, response);
+    const taken = response?.status === 202;
+    const done =
+      response !== undefined && (response.status === 200 || response.status === 204) && verdict.done;
+    if (verdict.against !== undefined) problem = verdict.against;
+    if (unread) problem = `is ${notAnObject(response)}`;
+    if (taken) problem = `${TAKEN}${verdict.against === undefined ? '' : ` (it ${verdict.against})`}`;
+    // A JSON object that is not evidence says, at most, nothing of the change (review19b F7).
+    const object = typeof data === 'object' && data !== null && !Array.isArray(data);
+    const against = taken
+      ? problem
+      : (verdict.against ??
+        (object && !verdict.done ? 'does not say it is gone' : verdict.done ? undefined : problem));
+    return this.#refusal(operation, problem, response, { done, bodyless: done && noBody(data), against });
   }
 
   /** `the server's answer to METHOD PATH <problem>`: believed by nobody; a change may have been made. */
@@ -287,7 +376,11 @@ export class Transport {
     operation: Operation,
     problem: string,
     response: ResponseMeta | undefined,
-    empty = false,
+    {
+      done = false,
+      bodyless = false,
+      against,
+    }: { done?: boolean; bodyless?: boolean; against?: string } = {},
   ): InvalidResponseError {
     const what = `the server's answer to ${operation.method} ${operation.path}`;
     const request = response?.requestId ? ` (request ${response.requestId})` : '';
@@ -296,14 +389,42 @@ export class Transport {
       return new InvalidResponseError(`${what} ${problem}`, { hint });
     }
     // A change the server accepted (2xx): never its failure, whatever svc could not read of it.
-    const hint = `svc saved and printed nothing, but the server answered ${response.status}${request} and may have made the change: check before running the command again`;
-    // The reference shows no body for a DELETE: its 200 or 204 *without a body* says it was done (a
-    // 202, only taken). A body svc cannot read (an error object answered 200), or one about something
-    // else, says nothing of it (review18b R3).
-    const done =
-      operation.method === 'DELETE' && (response.status === 200 || response.status === 204) && empty;
-    return new AcceptedUnreadError(`${what} ${problem}`, { hint }, response.status, done);
+    const shows =
+      operation.check === undefined ? '' : ` (\`${operation.check(this.svc)}\` shows whether it was)`;
+    const answered = `svc saved and printed nothing, but the server answered ${response.status}${request} and may have made the change`;
+    const hint = `${answered}: check before running the command again${shows}`;
+    // `done`: a DELETE's 200 or 204 whose body positively says it was done (delete-answer.ts).
+    // A verb that knows a safe re-run (a keyed creation) puts it after `answered` (withHint).
+    return new AcceptedUnreadError(
+      `${what} ${problem}`,
+      { hint },
+      response.status,
+      done,
+      bodyless,
+      against,
+      `${answered}${shows}`,
+    );
   }
+}
+
+/** A DELETE answered 202: the server took it and has not done it yet (its words, session 20). */
+const TAKEN = 'is HTTP 202: accepted, not yet done';
+
+/** `not a JSON object (text/html)`: a body svc cannot read, by its Content-Type. */
+function notAnObject(response: ResponseMeta | undefined): string {
+  const type = response === undefined ? undefined : header(response.headers, 'content-type');
+  const bare = type?.split(';')[0]?.trim().toLowerCase();
+  return `not a JSON object (${bare || 'no Content-Type'})`;
+}
+
+/** What a DELETE asked about: its `about`, else the path's last segment as `id`. */
+function deleteAbout(operation: Operation): Record<string, string | undefined> {
+  return operation.about ?? { id: pathId(operation) };
+}
+
+/** The id a path names: its last segment. */
+function pathId(operation: Operation): string {
+  return decodeURIComponent(operation.path.split('/').at(-1)?.split('?')[0] ?? '');
 }
 
 function requestOptions(options: CallOptions): Partial<RequestOptions> {

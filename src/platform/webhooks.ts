@@ -1,4 +1,4 @@
-import type { EventType } from '../api/constants.js';
+import { type EventType, WEBHOOK_STATUSES } from '../api/constants.js';
 import {
   DeliveryList,
   type DeliveryListQuery,
@@ -14,6 +14,7 @@ import {
   type WebhookUpdateBody,
   WebhookWithSecret,
 } from '../api/schemas/webhooks.js';
+import { itemKey } from '../http/item-key.js';
 import { path } from '../http/path.js';
 import type { ApiPromise } from './api-promise.js';
 import type { JsonSchema } from './check.js';
@@ -22,6 +23,7 @@ import {
   DlqEntryNotFoundError,
   deadLettersOf,
   deliveriesOf,
+  shownBy,
   WebhookNotFoundError,
 } from './errors.js';
 import type { CallOptions, Transport } from './transport.js';
@@ -70,20 +72,33 @@ export class Webhooks {
     options?: CallOptions,
   ): ApiPromise<WebhookWithSecret> {
     return this.transport.call(
-      { method: 'POST', path: '/v1/webhooks', body, schema: WebhookWithSecret, madeAt: 'created_at' },
+      {
+        method: 'POST',
+        path: '/v1/webhooks',
+        body,
+        schema: WebhookWithSecret,
+        check: shownBy('webhooks ls'),
+      },
       options,
     );
   }
 
   update(id: string, body: WebhookUpdateBody, options?: CallOptions): ApiPromise<Webhook> {
-    return this.transport.call({ ...this.#one('PATCH', id, Webhook), body }, options);
+    return this.transport.call(
+      { ...this.#one('PATCH', id, Webhook), body, check: shownBy('webhooks get', id) },
+      options,
+    );
   }
 
   delete(
     id: string,
     options?: CallOptions,
   ): ApiPromise<{ id: string; deleted: boolean; deleted_at: string }> {
-    return this.transport.call(this.#one('DELETE', id, WebhookDeleted), options);
+    return this.transport.call(
+      // Its `status` is its enable flag (enabled/disabled), not a word of its deletion (review19d F2).
+      { ...this.#one('DELETE', id, WebhookDeleted), gone: { ended: ['deleted'], own: WEBHOOK_STATUSES } },
+      options,
+    );
   }
 
   /** A new signing secret; the previous one keeps signing too until `previous_secret_expires_at`. */
@@ -92,8 +107,9 @@ export class Webhooks {
       method: 'POST',
       path: path`/v1/webhooks/${id}/rotate-secret`,
       schema: WebhookWithSecret,
-      madeAt: 'secret_rotated_at',
       notFound: WebhookNotFoundError,
+      // Its secret_rotated_at says whether an answer svc could not read was a rotation made.
+      check: shownBy('webhooks get', id),
     } as const;
     return this.transport.call(operation, options);
   }
@@ -121,6 +137,7 @@ export class Webhooks {
       body,
       schema: TestEventResult,
       notFound: WebhookNotFoundError,
+      check: shownBy('webhooks deliveries ls', id),
     } as const;
     return this.transport.call(operation, options);
   }
@@ -187,6 +204,7 @@ export class Deliveries {
       schema: WebhookDelivery,
       notFound: DeliveryNotFoundError,
       lookIn: deliveriesOf(webhook),
+      check: shownBy('webhooks deliveries ls', webhook),
     } as const;
     return this.transport.call(operation, options);
   }
@@ -216,7 +234,10 @@ export class DeadLetters {
     options?: CallOptions,
     onPage?: (page: DlqPage) => void,
   ): AsyncGenerator<DlqEntry> {
-    return this.transport.all<DlqEntry, DlqPage>(this.#queue(webhook, query), options, onPage);
+    // A drain counts each entry once and lists the queue again until it settles (queue.ts): a
+    // page repeating an entry of the page before (an offset over a queue that moved) passes.
+    const queue = { ...this.#queue(webhook, query), repeats: 'counted once' } as const;
+    return this.transport.all<DlqEntry, DlqPage>(queue, options, onPage);
   }
 
   /**
@@ -230,7 +251,7 @@ export class DeadLetters {
     if (first.total !== undefined) return first.total;
     const ids = new Set<string>();
     for await (const entry of this.listAll(webhook, { ...filters, limit: COUNT_PAGE }, options))
-      ids.add(entry.id);
+      ids.add(itemKey(entry) ?? entry.id);
     return ids.size;
   }
 
@@ -260,6 +281,7 @@ export class DeadLetters {
       schema: DlqEntry,
       notFound: DlqEntryNotFoundError,
       lookIn: deadLettersOf(webhook),
+      ...(method === 'DELETE' ? { gone: { ended: ['discarded'] } } : {}),
     };
   }
 }

@@ -1,7 +1,15 @@
+/**
+ * What svc reads from a file or standard input for a body, a document or a secret: bounded
+ * (INPUT_LIMIT), UTF-8 checked, stopped by Ctrl-C, and its failures worded once. Past 300 lines on
+ * purpose: the readers (file, pipe, stream) share the limit, the abort and the error words.
+ */
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { type NotUtf8, notUtf8 } from '../api/utf8.js';
-import { UsageError } from '../errors.js';
+import { svcCommand } from '../config/settings.js';
+import type { Context } from '../context.js';
+import { InterruptedError, UsageError } from '../errors.js';
+import { systemReason } from './system-errors.js';
 
 /** Builds the error for an input past its limit: `piped` when it came on standard input. */
 type TooLong = (what: string, limit: number, piped: boolean) => UsageError;
@@ -24,23 +32,44 @@ const inputTooLong: TooLong = (what, limit, piped) =>
 const mebibytes = (bytes: number) => `${bytes / (1024 * 1024)} MiB (${bytes} bytes)`;
 
 /**
+ * What svc says when Ctrl-C (or a kill) stops it while it reads an input (`from`: `standard
+ * input`, a path) before anything was sent: a bulk file, an access file, a body.
+ */
+export const interruptedReading = (from: string): InterruptedError =>
+  new InterruptedError(`interrupted while reading ${from}; nothing was sent`);
+
+/**
  * A stream's bytes, to its end; past `limit` bytes the error `tooLong` makes, naming `what`, so
- * an endless stream such as `< /dev/zero` is never read into memory.
+ * an endless stream such as `< /dev/zero` is never read into memory. When `signal` aborts (Ctrl-C)
+ * the read stops at once (interruptedReading), not when a pipe that has not ended ends.
  */
 export async function readStream(
   stream: Readable,
   limit: number,
   what: string,
   tooLong: TooLong = inputTooLong,
+  signal?: AbortSignal,
 ): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += bytes.length;
-    if (size > limit) throw tooLong(what, limit, true);
-    chunks.push(bytes);
+  const stop = () => stream.destroy();
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    if (signal?.aborted) stop();
+    for await (const chunk of stream) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      size += bytes.length;
+      if (size > limit) throw tooLong(what, limit, true);
+      chunks.push(bytes);
+    }
+  } catch (error) {
+    if (signal?.aborted) throw interruptedReading('standard input');
+    throw error;
+  } finally {
+    signal?.removeEventListener('abort', stop);
   }
+  // A stream destroyed without an error ends the loop as if it had ended.
+  if (signal?.aborted) throw interruptedReading('standard input');
   return Buffer.concat(chunks);
 }
 
@@ -55,14 +84,15 @@ export const PLAN_INPUT_LIMIT = 256 * 1024 * 1024;
 /**
  * The bytes of FILE, or of standard input for `-`, exactly as given (nothing added or
  * stripped), at most `limit` of them (readAtMost; INPUT_LIMIT unless said). `flag` names the
- * option in the error message.
+ * option in the error message. Standard input's read stops when `signal` (the command's) aborts.
  */
 export const readInputBytes = (
   spec: string,
   stdin: Readable,
   flag: string,
   limit = INPUT_LIMIT,
-): Promise<Buffer> => readAtMost(spec, stdin, `${flag} ${spec}`, limit, inputTooLong);
+  signal?: AbortSignal,
+): Promise<Buffer> => readAtMost(spec, stdin, `${flag} ${spec}`, limit, inputTooLong, signal);
 
 /** The most a secret input (a key, a token, a header line) may hold: a real one is a few hundred bytes. */
 export const SECRET_INPUT_LIMIT = 64 * 1024;
@@ -74,17 +104,24 @@ const secretTooLong: TooLong = (what, limit, piped) =>
       : 'a secret is one key or token: check the path (a device such as /dev/zero or a large file is not one)',
   });
 
-/** A secret given on standard input (a token, a client secret), read at most SECRET_INPUT_LIMIT deep. */
-export const readSecretStdin = (stdin: Readable): Promise<Buffer> =>
-  readStream(stdin, SECRET_INPUT_LIMIT, 'standard input', secretTooLong);
+/**
+ * A secret given on standard input (a token, a client secret), read at most SECRET_INPUT_LIMIT
+ * deep; stopped when `signal` (the command's) aborts.
+ */
+export const readSecretStdin = (stdin: Readable, signal?: AbortSignal): Promise<Buffer> =>
+  readStream(stdin, SECRET_INPUT_LIMIT, 'standard input', secretTooLong, signal);
 
-/** The bytes of a secret input (FILE, or standard input for `-`), read at most `limit` bytes deep (readAtMost). */
+/**
+ * The bytes of a secret input (FILE, or standard input for `-`), read at most `limit` bytes deep
+ * (readAtMost); standard input's read stopped when `signal` aborts.
+ */
 export const readSecretInputBytes = (
   spec: string,
   stdin: Readable,
   flag: string,
   limit = SECRET_INPUT_LIMIT,
-): Promise<Buffer> => readAtMost(spec, stdin, `${flag} ${spec}`, limit, secretTooLong);
+  signal?: AbortSignal,
+): Promise<Buffer> => readAtMost(spec, stdin, `${flag} ${spec}`, limit, secretTooLong, signal);
 
 /**
  * The bytes of FILE, or of standard input for `-`, read at most `limit` bytes deep: a regular
@@ -98,8 +135,9 @@ async function readAtMost(
   what: string,
   limit: number,
   tooLong: TooLong,
+  signal?: AbortSignal,
 ): Promise<Buffer> {
-  if (spec === '-') return readStream(stdin, limit, what, tooLong);
+  if (spec === '-') return readStream(stdin, limit, what, tooLong, signal);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(spec, 'r');
@@ -124,16 +162,26 @@ async function readAtMost(
   }
 }
 
+/**
+ * What svc says of an input it reads from standard input while that is a terminal: `login
+ * --with-token` refuses (a token is never typed in view), and a file given as `-` (`roles assign
+ * --file -`, `plan -f -`) is read from what is pasted once this is said (attack20 F10: it waited
+ * without a word). `what` is what the input holds ("the rows").
+ */
+export function readsFromTerminal(flag: string, what: string): string {
+  return `${flag} reads ${what} from standard input, which is this terminal`;
+}
+
+/** How typed or pasted text is ended on this system's terminals. */
+export const END_OF_INPUT = process.platform === 'win32' ? 'Ctrl-Z and Enter' : 'Ctrl-D';
+
 /** A file error in words: what went wrong with the path, for "cannot read/create …" messages. */
 export function fileErrorReason(error: unknown, missing = 'no such file'): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return missing;
   if (code === 'EACCES') return 'permission denied';
   if (code === 'EISDIR') return 'it is a directory';
-  // Node's `ENOSPC: no space left on device, write`: the words, not the code and the call.
-  const words =
-    code === undefined ? undefined : new RegExp(`^${code}: ([^,]+),`).exec((error as Error).message);
-  return words ? words[1]! : (error as Error).message;
+  return systemReason(error);
 }
 
 /** A file's first byte that is not UTF-8, in words for a message: `not UTF-8 (byte 0xE9 at offset 3); save it as UTF-8`. */
@@ -169,14 +217,48 @@ export function utf16Words(encoding: 'UTF-16LE' | 'UTF-16BE'): string {
 }
 
 /**
+ * UTF-16, by its byte-order mark (FF FE, FE FF: Windows PowerShell 5's `>` writes one) or without
+ * one by utf16Without: the encoding's name, or undefined. Bytes without a mark are UTF-8 to a
+ * decoder (a NUL is a character), so this is asked before the UTF-8 check, not after it fails.
+ */
+export function utf16Of(bytes: Uint8Array): 'UTF-16LE' | 'UTF-16BE' | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'UTF-16LE';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'UTF-16BE';
+  return utf16Without(bytes);
+}
+
+/**
+ * What is wrong with bytes read as UTF-8 text, in words (`not UTF-8: it is UTF-16LE …; save it as
+ * UTF-8, e.g. iconv …`, or the first byte that is not UTF-8), or undefined when they are UTF-8:
+ * the one rule of every text input (access files, bodies, secrets, bulk files), attack20 F5.
+ */
+export function textProblem(bytes: Uint8Array): { words: string; offset: number } | undefined {
+  const utf16 = utf16Of(bytes);
+  if (utf16) return { words: utf16Words(utf16), offset: 0 };
+  const bad = notUtf8(bytes);
+  return bad === undefined ? undefined : { words: notUtf8Words(bad), offset: bad.offset };
+}
+
+/**
+ * A secret's bytes (a token, a key) as text, read as svc always has (Buffer#toString), unless they
+ * are UTF-16 (a token saved by PowerShell 5's `>`): refused naming it and the fix, where its NULs
+ * read as "contains whitespace" or a control character (attack20 F5). `from` names the input.
+ */
+export function secretText(bytes: Buffer, from: string): string {
+  const utf16 = utf16Of(bytes);
+  if (utf16) throw new UsageError(`${from} is ${utf16Words(utf16)}`);
+  return bytes.toString('utf8');
+}
+
+/**
  * Bytes as UTF-8 text, without a leading byte-order mark (an editor may put one first: it is not
  * part of the text), or a UsageError naming the first byte that is not UTF-8 and its offset:
  * Buffer#toString would replace it with U+FFFD, and that replacement is what would be sent and
  * stored. `what` names the input (`--data-file x.json`).
  */
 export function strictUtf8(bytes: Buffer, what: string): string {
-  const bad = notUtf8(bytes);
-  if (bad !== undefined) throw new UsageError(`${what} is ${notUtf8Words(bad)}`);
+  const problem = textProblem(bytes);
+  if (problem !== undefined) throw new UsageError(`${what} is ${problem.words}`);
   return bytes.toString('utf8').replace(/^\uFEFF/, '');
 }
 
@@ -199,4 +281,39 @@ export function unusualEncoding(bytes: Buffer): { encoding: UnusualEncoding; tex
   const units = Buffer.from(bytes.subarray(le || be ? 2 : 0));
   if (encoding === 'UTF-16BE') units.subarray(0, units.length - (units.length % 2)).swap16();
   return { encoding, text: units.toString('utf16le') };
+}
+
+/**
+ * Before FILE `-` is read from standard input while that is a terminal: one line on stderr saying
+ * what is read and how to end it, or how to pipe it in instead (`pipe`, a command), so a `--file -`
+ * typed without its pipe does not look hung (attack20 F10). `it` is how the input is named again;
+ * without `pipe` (a command that needs more than the input to be copied as it is) none is shown.
+ *
+ * A command that asks for confirmation after reading (`confirms`: what it would do) cannot be
+ * answered there: the pasted input ends with Ctrl-D, and the question would read the same ended
+ * input (review20c F8). Without --yes it is refused before anything is read (exit 2).
+ */
+export function sayReadingTerminal(
+  ctx: Pick<Context, 'io' | 'out' | 'settings' | 'globals'>,
+  spec: string,
+  flag: string,
+  what: string,
+  it: 'it' | 'them',
+  pipe?: string,
+  confirms?: string,
+): void {
+  if (spec !== '-' || !ctx.io.stdinIsTTY) return;
+  const piped = pipe === undefined ? undefined : `\`${svcCommand(ctx.settings(), pipe)}\``;
+  if (confirms !== undefined && !ctx.globals.yes) {
+    throw new UsageError(
+      `${readsFromTerminal(`${flag} -`, what)}, so the confirmation asked after ${it} could not be answered (the terminal's input ends with ${it}); nothing was read`,
+      {
+        hint: `pass --yes to confirm ${confirms} up front${piped === undefined ? '' : `, or pipe ${it} in: ${piped}`}`,
+      },
+    );
+  }
+  const instead = piped === undefined ? '' : ` (or pipe ${it} in: ${piped})`;
+  ctx.out.info(
+    `${readsFromTerminal(`${flag} -`, what)}: paste ${it}, then press ${END_OF_INPUT} on an empty line${instead}`,
+  );
 }

@@ -36,12 +36,13 @@ export function unabandonedWork(): { what: string; done: Promise<void> } | undef
 
 /**
  * What a command says when a second signal ends it at once (a bulk run: how far it got, how to
- * resume): an error for the binary to render as it renders any (src/cli.ts). Asked once, just
- * before the exit, so it may first clear what it drew (a progress bar).
+ * resume; a token refresh under way: that the login may be lost): an error for the binary to
+ * render as it renders any (src/cli.ts). Each is asked once, just before the exit, in the order
+ * they were made (a bulk run's first, which may clear what it drew: a progress bar).
  */
 const lastWords: Array<() => unknown> = [];
 
-/** Makes `word` what a second signal prints before exiting at once, until the returned call. */
+/** Makes `word` one of what a second signal prints before exiting at once, until the returned call. */
 export function lastWordOnExit(word: () => unknown): () => void {
   lastWords.push(word);
   return () => {
@@ -53,7 +54,7 @@ export function lastWordOnExit(word: () => unknown): () => void {
 /**
  * The binary's handler of SIGINT, SIGTERM and SIGHUP: the first stops the command (`abort`); a
  * second exits (130) at once — after the work it must not cut short (`unabandoned`), if any, or
- * else after one line, the command's last word, saying that it stopped and how to go on.
+ * else after the command's last words (a line each), saying that it stopped and how to go on.
  */
 export function interruptHandler(options: {
   abort: () => void;
@@ -72,8 +73,10 @@ export function interruptHandler(options: {
     const work = unabandonedWork();
     if (!work) {
       if (interrupts === 2) {
-        const word = lastWords.at(-1)?.();
-        if (word !== undefined) options.write(options.render(word));
+        for (const last of [...lastWords]) {
+          const word = last();
+          if (word !== undefined) options.write(options.render(word));
+        }
       }
       options.exit(130);
       return;

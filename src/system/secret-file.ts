@@ -1,13 +1,14 @@
-// Past 300 lines (347): a secret file's life (made, proven, recorded, taken over, written or removed)
+// Past 300 lines: a secret file's life (made, proven, recorded, taken over, written or removed)
 // is one rule; splitting its record from its handle would put the take-over check in two files.
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { SvcError, UsageError } from '../errors.js';
-import { makeDirectories } from './directories.js';
+import { type Heir, makeDirectories } from './directories.js';
 import { fileErrorReason } from './input.js';
-import { processRuns } from './processes.js';
+import { writeOwnFile } from './output-file.js';
+import { judgeMark, type ProcessMark, thisProcess } from './processes.js';
 import { pathWord } from './shell-words.js';
 
 /**
@@ -27,10 +28,12 @@ export interface SecretIntent {
   find: string;
   /** The same command under the key, which gets the same answer, secret included. */
   rerun: string;
+  /** Whom the record and the directories made for it are given to (root for $HOME's owner). */
+  heir?: Heir;
 }
 
-/** The record: the intent, and the process that waits on it (its pid: is it still running?). */
-type Recorded = Omit<SecretIntent, 'records'> & { pid?: number };
+/** The record: the intent, and the process that waits on it (its mark: is it still running?). */
+type Recorded = Omit<SecretIntent, 'records' | 'heir'> & Partial<ProcessMark>;
 
 /**
  * What a change made whose secret a file could not take (a full disk), for the words that say so:
@@ -61,7 +64,7 @@ export class SecretNotSavedError extends SvcError {
     readonly reason: string,
     lost?: { made: Made; intent: SecretIntent },
     /** What became of the file when svc did not make it (an earlier run's, taken over): `PATH is left as it was (empty), …`. */
-    left?: string,
+    readonly left?: string,
   ) {
     super(
       'failure',
@@ -82,7 +85,7 @@ export class SecretNotSavedError extends SvcError {
   }
 }
 
-const recordPath = (records: string, path: string) =>
+export const recordPath = (records: string, path: string) =>
   join(records, `${createHash('sha256').update(resolve(path)).digest('hex').slice(0, 32)}.json`);
 
 function readRecord(records: string, path: string): Recorded | undefined {
@@ -100,12 +103,23 @@ function readRecord(records: string, path: string): Recorded | undefined {
 const waiting = new Set<string>();
 
 /**
- * Whether the run that recorded a file's intent still runs: another process that runs, or, when
- * the pid is ours, a SecretFile of this process still waiting on that file (two runs in one process).
+ * Whether the run that recorded a file's intent still runs (judgeMark, the rule of the journal's
+ * lock too): another process that runs, or, when the mark is this process's, a SecretFile of this
+ * process still waiting on that file (two runs in one process). A record of another PID namespace
+ * (another container sharing the state directory) is taken as running: its pid says nothing here,
+ * and the refusal says what to do if it is not (`where` names the namespace). One of another boot
+ * is not: a request does not outlive its machine's boot (a machine of the same name sharing the
+ * directory, rerun with the same key, would write the same secret).
  */
-function writerRuns(pid: number | undefined, path: string): boolean {
-  if (pid === undefined || !Number.isSafeInteger(pid) || pid <= 0) return false;
-  return pid === process.pid ? waiting.has(resolve(path)) : processRuns(pid);
+function writer(record: Recorded, path: string): { runs: boolean; where: string } {
+  const { pid } = record;
+  if (pid === undefined || !Number.isSafeInteger(pid) || pid <= 0) return { runs: false, where: '' };
+  const judged = judgeMark({ ...record, pid }, waiting.has(resolve(path)));
+  if (judged.runs === undefined)
+    return judged.why === 'namespace'
+      ? { runs: true, where: ' in another PID namespace (another container)' }
+      : { runs: false, where: '' };
+  return { runs: judged.runs, where: '' };
 }
 
 /** A regular file with nothing in it (one a killed run left before its secret arrived, or a stranger's). */
@@ -121,11 +135,12 @@ export function emptyFile(path: string): boolean {
 /** The refusal of an empty file there already: what an earlier run may have made, and its key. */
 function leftEmpty(path: string, flag: string, intent: SecretIntent): UsageError {
   const record = readRecord(intent.records, path);
+  const running = record && writer(record, path);
   // Its writer still running (review16e E8): not "stopped". With this command's key (review17 F6),
   // it is the same request: that run writes the secret; another path gets the same answer.
-  if (record && writerRuns(record.pid, path)) {
+  if (record && running?.runs) {
     return new UsageError(
-      `${flag} ${path} is empty: another svc run (pid ${record.pid}) may still be waiting for its secret to write it there (${record.made} may be being made)`,
+      `${flag} ${path} is empty: another svc run (pid ${record.pid}${running.where}) may still be waiting for its secret to write it there (${record.made} may be being made)`,
       {
         hint:
           record.key === intent.key
@@ -207,7 +222,7 @@ export class SecretFile {
         // The run that left it, re-run with its key: the answer fills the file it made. Only once
         // that run is gone (review17 F6): while it runs, the file is its own to fill.
         const left = readRecord(intent.records, path);
-        if (left?.key === intent.key && !writerRuns(left.pid, path)) {
+        if (left?.key === intent.key && !writer(left, path).runs) {
           const handle = await open(path, 'r+');
           await handle.chmod(0o600);
           await provenRoom(handle, path, flag, false);
@@ -318,7 +333,10 @@ const ROOM = 4096;
  */
 async function provenRoom(handle: FileHandle, path: string, flag: string, made: boolean): Promise<void> {
   try {
-    await handle.write(Buffer.alloc(ROOM), 0, ROOM, 0);
+    // Every byte: a write that took part of the block (a disk filling up) is followed by one for
+    // the rest, which fails ENOSPC; its count ignored, a short write passed as room proved.
+    const zeros = Buffer.alloc(ROOM);
+    for (let at = 0; at < ROOM; ) at += (await handle.write(zeros, at, ROOM - at, at)).bytesWritten;
     await handle.sync();
     await handle.truncate(0);
   } catch (error) {
@@ -333,13 +351,16 @@ async function provenRoom(handle: FileHandle, path: string, flag: string, made: 
 
 /** Records what the file waits for; best effort (a record not written only makes a message vaguer). */
 function record(path: string, intent: SecretIntent): string | undefined {
-  const { records, ...rest } = intent;
+  const { records, heir, ...rest } = intent;
   const file = recordPath(records, path);
   try {
-    makeDirectories(records, 0o700);
-    writeFileSync(file, `${JSON.stringify({ path: resolve(path), ...rest, pid: process.pid })}\n`, {
-      mode: 0o600,
-    });
+    makeDirectories(records, 0o700, heir);
+    writeOwnFile(
+      file,
+      `${JSON.stringify({ path: resolve(path), ...rest, ...thisProcess() })}\n`,
+      0o600,
+      heir?.(records),
+    );
     return file;
   } catch {
     return undefined;

@@ -11,6 +11,17 @@ import { strictUtf8 } from './input.js';
 export const MAX_USER_JSON_DEPTH = 512;
 
 /**
+ * The words for JSON text nested deeper than MAX_USER_JSON_DEPTH (`what` names it), or undefined:
+ * the one depth rule of what svc reads from a user, bulk rows included (code that describes or
+ * sends a deeper value would overflow the stack).
+ */
+export function tooDeep(text: string, what: string): string | undefined {
+  const depth = jsonDepth(text);
+  if (depth <= MAX_USER_JSON_DEPTH) return undefined;
+  return `${what} nests ${depth} levels deep; svc sends JSON at most ${MAX_USER_JSON_DEPTH} levels deep`;
+}
+
+/**
  * JSON a user gives svc (records --data/--data-file, `svc api --input` and -F), read so that what
  * svc sends is what the user meant, or refused with one line (exit 2) before anything is sent:
  * bytes that are not UTF-8 (named by offset, never replaced with U+FFFD), nesting deeper than
@@ -22,12 +33,8 @@ export const MAX_USER_JSON_DEPTH = 512;
  */
 export function parseUserJson(input: string | Buffer, what: string, whole = 'the value'): unknown {
   const text = typeof input === 'string' ? input : strictUtf8(input, what);
-  const depth = jsonDepth(text);
-  if (depth > MAX_USER_JSON_DEPTH) {
-    throw new UsageError(
-      `${what} nests ${depth} levels deep; svc sends JSON at most ${MAX_USER_JSON_DEPTH} levels deep`,
-    );
-  }
+  const deep = tooDeep(text, what);
+  if (deep !== undefined) throw new UsageError(deep);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -48,7 +48,12 @@ export interface ListenerOptions {
   via?: string;
   /** Told of each request refused as a loop (it gets no line: it is no delivery). */
   onLoop?: () => void;
-  /** Keeps each request as it came (head and raw body) before it is answered; returns where. */
+  /**
+   * Keeps each request as it came (head and raw body) before it is answered; returns where. A
+   * valid delivery it throws for is not acknowledged: answered 503 with Retry-After, not
+   * forwarded, so the sender retries it rather than count delivered what was not kept (attack19
+   * F8). The error's message says why (the line's `not saved: …`).
+   */
   capture?: (request: CapturedRequest, record: ReceivedDelivery) => Promise<CaptureFiles>;
   /**
    * Told of each request, once answered; but with `lineFirst`, a valid delivery that is not
@@ -114,7 +119,10 @@ export interface ReceivedDelivery {
    * timeout: it retries) or the listener was stopped while the forward ran.
    */
   not_answered?: 'sender_gave_up' | 'listener_stopped';
-  /** With --capture: the files holding the request's head and raw body. */
+  /**
+   * With --capture: the files holding the request's head and raw body, or why it could not be
+   * saved (a valid delivery then answered 503, `status`).
+   */
   capture?: CaptureFiles | { error: string };
 }
 
@@ -186,7 +194,8 @@ export interface Listener {
   /**
    * `refused`: bodies over the limit (413), whose signature was never checked; `notReady`: requests
    * answered 503 before the secret was known; `looped`: this listener's own forwards come back
-   * (508), not in `received`.
+   * (508), not in `received`; `notSaved`: valid deliveries answered 503 because --capture could
+   * not save them (in `valid` too).
    */
   counts: {
     received: number;
@@ -196,6 +205,7 @@ export interface Listener {
     repeated: number;
     notReady: number;
     looped: number;
+    notSaved: number;
   };
   /** Verifies from now on with this secret (`listen --webhook` learns it after the port is open). */
   setSecret(secret: Secret): void;
@@ -215,12 +225,21 @@ function requestHead(req: IncomingMessage): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-/** What a request before the secret is known is told to wait (Retry-After), in seconds. */
+/** What a request answered 503 is told to wait (Retry-After), in seconds: before the secret is known, not printed, not saved. */
 const NOT_READY_RETRY_SECONDS = 5;
 
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const seen = new Set<string>();
-  const counts = { received: 0, valid: 0, invalid: 0, refused: 0, repeated: 0, notReady: 0, looped: 0 };
+  const counts = {
+    received: 0,
+    valid: 0,
+    invalid: 0,
+    refused: 0,
+    repeated: 0,
+    notReady: 0,
+    looped: 0,
+    notSaved: 0,
+  };
   const maxBody = options.maxBodyBytes;
   if (options.secret !== undefined) refuseEmpty(options.secret);
   let secret = options.secret;
@@ -340,7 +359,23 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       if (id !== null) {
         record.repeated = seen.has(id);
         if (record.repeated) counts.repeated++;
-        seen.add(id);
+      }
+      // Seen once it is taken (kept, printed, forwarded): one answered 503 is not, and its retry is
+      // no repeat (review19c F4).
+      const taken = () => {
+        if (id !== null) seen.add(id);
+      };
+      // Not kept, so not acknowledged: the sender retries it (and it is forwarded once it is kept).
+      if (record.capture !== undefined && 'error' in record.capture) {
+        counts.notSaved++;
+        record.status = 503;
+        res.setHeader('retry-after', String(NOT_READY_RETRY_SECONDS));
+        answer(503, {
+          error: 'not_saved',
+          message: `the delivery could not be saved (${record.capture.error}): try again`,
+        });
+        options.onDelivery(record);
+        return;
       }
       if (!options.forward) {
         record.status = 200;
@@ -350,6 +385,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
           answer(503, { error: 'not_printed', message: "the listener's output is gone: try again" });
           return;
         }
+        taken();
         // The line is out; the answer can come too late: a sender that gave up, a listener stopped.
         if (options.lineFirst && (gone !== undefined || res.destroyed || req.socket.destroyed)) {
           record.not_answered = gone ?? (closing ? 'listener_stopped' : 'sender_gave_up');
@@ -360,6 +396,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         if (!options.lineFirst) options.onDelivery(record);
         return;
       }
+      taken();
       inFlight++;
       try {
         const forwarded = await options.forward(body, forwardable(req.headers, options.via));

@@ -2,11 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { characters } from '../../src/api/characters.js';
+import { characters, invisibleIn, unicodeEscape } from '../../src/api/characters.js';
 import { checkShape } from '../../src/ascode/shape.js';
 import { justificationFlag } from '../../src/commands/roles/assign.js';
 import { fileRows } from '../../src/commands/roles/rows.js';
 import { parseApiKeyCreate } from '../../src/commands/tenants/api-keys/create.js';
+import { secretSpellings } from '../../src/http/redact.js';
+import { escapeForTerminal, escapeJsonForTerminal, jsonOneLine } from '../../src/output/sanitize.js';
 import { roleOf } from '../helpers/bulk.js';
 
 // Finding tenants 5 (s10): svc counted its length limits in UTF-16 units, the platform's JSON
@@ -69,5 +71,30 @@ describe('length limits count characters, as the platform does', () => {
     expect(checkShape(file(emoji(501))).map((p) => p.message)).toEqual([
       expect.stringContaining('is longer than 500 characters'),
     ]);
+  });
+});
+
+// One `\uXXXX` escape for the id message, the terminal sanitizer and a secret's JSON spellings
+// (session 21's fold): each keeps its own output, `\xad` where the sanitizer writes it.
+describe('unicodeEscape and the three places that write the escape', () => {
+  it('writes lower-case hex, four digits at least, one escape per code point given', () => {
+    expect(['\u00ad', '\u2028', '\ufeff', '\u{e0001}', '\ud83c'].map(unicodeEscape)).toEqual([
+      '\\u00ad',
+      '\\u2028',
+      '\\ufeff',
+      '\\ue0001',
+      '\\ud83c',
+    ]);
+  });
+
+  it('keeps each output as it was', () => {
+    expect(invisibleIn('user', 'usr_\u00ad1\u{e0001}')).toBe(
+      'user "usr_\\u00ad1\\ue0001" holds an invisible character (U+00AD SOFT HYPHEN) at 5: type the id again, or delete that character',
+    );
+    expect(escapeForTerminal('a\u00ad\u0085\u2028b')).toBe('a\u00ad\\x85\\u2028b');
+    expect(escapeJsonForTerminal('"\u00ad\u202e"')).toBe('"\\u00ad\\u202e"');
+    expect(jsonOneLine('"\u0085\u2029"')).toBe('"\\u0085\\u2029"');
+    expect(secretSpellings('s\u00e9\u{1f389}')).toContain('s\\u00e9\\ud83c\\udf89');
+    expect(secretSpellings('s\u00e9\u{1f389}')).toContain('s\\u00E9\\uD83C\\uDF89');
   });
 });

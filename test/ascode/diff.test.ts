@@ -58,6 +58,7 @@ function live(roles: Role[], grants: LiveGrant[]): LiveTenant {
     grants: new Map(grants.map((g) => [`${g.user} ${g.roleName}`, g])),
     webhooks: [],
     clients: [],
+    undescribed: [],
   };
 }
 
@@ -130,6 +131,28 @@ describe('grant expiries', () => {
   ])('%s', (_name, expiry, heldUntil, expected) => {
     expect(plan(held(heldUntil), expiry)).toEqual(expected);
   });
+
+  // review19b F2's kin: a resumed apply found a grant moved (or made) by the interrupted run on a
+  // server writing `+00:00` (or no zone) "changed since the plan", compared as text with the plan's Z.
+  it.each(['2026-09-01T00:00:00+00:00', '2026-09-01T00:00:00', '2026-09-01T00:00:00.000Z'])(
+    'a resumed run finds an extension made, read back as %s: done, no drift',
+    (written) => {
+      const held = (at: string) =>
+        live([role('tenant_viewer', [], 'builtin')], [liveGrant('u1', 'tenant_viewer', at)]);
+      const expiry = { kind: 'at', ms: Date.parse('2026-09-01T00:00:00Z') } as Expiry;
+      const { tenant } = diffTenant({
+        desired: want(expiry),
+        live: held('2026-07-01T00:00:00Z'),
+        manage: NONE,
+        anchorMs: ANCHOR,
+      });
+      const now = new Map([['t1', held(written)]]);
+      expect(checkDrift({ tenants: [tenant] } as never, now, true, 0)).toEqual({
+        drift: [],
+        done: new Set(['t1/grant/update/u1 tenant_viewer']),
+      });
+    },
+  );
 
   it('a missing grant is granted, counting a duration from the anchor', () => {
     expect(plan(live([], []), { kind: 'in', ms: 7 * DAY, text: '7d' })).toEqual([

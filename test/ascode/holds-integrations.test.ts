@@ -23,6 +23,7 @@ function tenant(permissions: string[]): LiveTenant {
     ]),
     webhooks: [],
     clients: [],
+    undescribed: [],
   };
 }
 

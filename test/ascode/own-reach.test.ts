@@ -28,6 +28,7 @@ const live: LiveTenant = {
   grants: new Map([grant('me', 'mine'), grant('other', 'theirs'), grant('me', 'theirs')]),
   webhooks: [],
   clients: [],
+  undescribed: [],
 };
 
 const narrow = (name: string) => ({

@@ -2,7 +2,13 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SecretDir, safe, urlWithoutSecrets } from '../../src/ascode/secrets.js';
+import {
+  type Fill,
+  SecretDir,
+  SecretNotSavedError,
+  safe,
+  urlWithoutSecrets,
+} from '../../src/ascode/secrets.js';
 import { UsageError } from '../../src/errors.js';
 
 // svc apply --secret-dir (issue 14): a private directory, one 0600 file per new resource, never
@@ -60,6 +66,39 @@ describe('SecretDir', () => {
     writeFileSync(older, 'whsec_three\n');
     await expect(dir.write('t', 'webhook', 'y', 'wh_3', 'whsec_three')).resolves.toBe(older);
     expect(readFileSync(older, 'utf8')).toBe('whsec_three\n');
+  });
+
+  // fix-files19 #1: an empty file that svc cannot fill is not this run's to remove (an earlier run
+  // stopped before filling it, another run may be about to, the user may have made it): it was
+  // removed. It is left, and the error says so. The failing write is played through the fill seam
+  // (a test runs as root, whom no file mode stops).
+  const failing =
+    (part = ''): Fill =>
+    (path) => {
+      if (part !== '') writeFileSync(path, part, { flag: 'r+' });
+      throw Object.assign(new Error(`EIO: i/o error, write`), { code: 'EIO' });
+    };
+
+  it('leaves an empty file it could not fill, saying so: which, why, and what to do', async () => {
+    const dir = SecretDir.prepare(join(root(), 's'), failing());
+    const left = join(dir.path, 't.webhook.x.wh_2.secret');
+    writeFileSync(left, '');
+    const error = await dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SecretNotSavedError);
+    expect((error as SecretNotSavedError).message).toBe(
+      `cannot save a secret to ${left}: i/o error; ${left} is left as it was (empty): this run did not make it (a run stopped before its secret arrived did, another run may be about to fill it, or you made it), so svc does not remove it; fix what failed, then run the same command again to fill it`,
+    );
+    expect(readFileSync(left, 'utf8')).toBe('');
+  });
+
+  it('takes out again the part of the secret a failed fill wrote, and leaves the file', async () => {
+    const dir = SecretDir.prepare(join(root(), 's'), failing('whsec'));
+    const left = join(dir.path, 't.webhook.x.wh_2.secret');
+    writeFileSync(left, '');
+    await expect(dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two')).rejects.toThrow(
+      `${left} is left as it was (empty)`,
+    );
+    expect(readFileSync(left, 'utf8')).toBe('');
   });
 
   it('refuses a directory others can enter, and one it cannot use', () => {

@@ -20,8 +20,13 @@ import { anyCodePoint, attackDirs, cases } from './lib.js';
 
 const OSC52 = '\u001b]52;c;ZXZpbA==\u0007';
 const HOSTILE = `${OSC52}\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202egnp.exe\u2066x\u0085`;
-/** Characters that must never reach a terminal raw (C0 but \t and \n, DEL, C1, bidi controls). */
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/**
+ * Characters that must never reach a terminal raw: C0 but \t and \n, DEL, C1, bidi controls, the
+ * word joiners and invisible operators (U+2060–2064), the line and paragraph separators and a
+ * byte-order mark.
+ */
+const UNSAFE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/;
 
 const sandbox = useSandbox();
 const dirs = attackDirs();
@@ -192,6 +197,25 @@ describe('a hostile server', () => {
 });
 
 describe('the sanitizer (fuzzed)', () => {
+  // Each class named once, so the property below is not left to the seed to reach them.
+  it.each([
+    ['\ufeff', '\\ufeff'],
+    ['\u2060', '\\u2060'],
+    ['\u2028', '\\u2028'],
+    ['\u2029', '\\u2029'],
+    ['\u061c', '\\u061c'],
+    ['\u009b', '\\x9b'],
+    ['\u001b', '\\x1b'],
+  ])('escapes %j as %s', (char, shown) => {
+    const out = escapeForTerminal(`a${char}b`);
+    expect(out).toBe(`a${shown}b`);
+    expect(out).not.toMatch(UNSAFE);
+  });
+
+  it.each(['\u200b', '\u200c', '\u200d', '\u00ad', 'é', '👩\u200d💻'])('keeps %j drawn as it is', (text) => {
+    expect(escapeForTerminal(text)).toBe(text);
+  });
+
   it('leaves nothing unsafe, and keeps safe text as it was', () => {
     fc.assert(
       fc.property(fc.string({ unit: anyCodePoint, maxLength: 80 }), (text) => {

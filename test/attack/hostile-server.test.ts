@@ -98,8 +98,12 @@ describe('a hostile server', () => {
     const file = secretPath();
     const result = await runInProcess(oauthCreate(file), env(s.url));
     expect(result.code).toBe(1);
+    const key = /--idempotency-key (svc_[0-9a-f-]{36}) /.exec(result.stderr)?.[1];
     expect(result.stderr).toBe(
-      'error: the server answered 200 with text/html, not JSON, to POST /v1/oauth/clients; nothing was written, and svc cannot tell whether the change was made; check before trying again (is the base URL the API, not a web page or a proxy?)\n',
+      // The server said it did it: an unknown outcome with how to check, never a plain failure
+      // (review20d), and the key that gets the same answer, secret included (review21 F4).
+      "error: the server's answer to POST /v1/oauth/clients is not a JSON object (text/html); svc saved and printed nothing, but the server answered 200 and may have made the change (`svc oauth ls` shows whether it was): " +
+        `re-run with --idempotency-key ${key} to get the same answer, secret included, without creating a second client (the platform keeps it for 24 hours)\n`,
     );
     expect(existsSync(file)).toBe(false);
   });
@@ -119,12 +123,15 @@ describe('a hostile server', () => {
     expect(existsSync(file)).toBe(false);
   });
 
-  it('roles delete: a 200 text/html is an error, not "deleted role undefined"', async () => {
+  it('roles delete: a 200 text/html is an unknown outcome, not "deleted role undefined"', async () => {
     const s = await server();
     s.answer(onlyChanges(answers.raw(200, HTML, 'text/html')));
     const result = await runInProcess(['roles', 'delete', 'fx-desk', '--yes'], env(s.url));
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('answered 200 with text/html, not JSON, to DELETE /v1/roles/role_1');
+    // The 200 said it was accepted, in a form svc cannot read (session 20): check, never "failed".
+    expect(result.stderr).toContain(
+      "the server's answer to DELETE /v1/roles/role_1 is not a JSON object (text/html); svc saved and printed nothing, but the server answered 200 and may have made the change: check before running the command again",
+    );
     expect(result.stderr).not.toContain('undefined');
   });
 

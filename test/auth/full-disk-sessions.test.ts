@@ -66,6 +66,9 @@ describe.each([
     );
     expect(await alive(credential.access_token)).toBe(false);
     expect(store.credential('work')).toEqual(credential);
+    // Scripts read its code: the same again (the server takes a revoked token's revocation), as --json gives it.
+    const json = await runInProcess([...argv, '--json'], env, { now: Date.now(), disk });
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'config_write', exit_code: 1 });
     full.write = false;
     // The command the hint names (--yes: nobody is here to be asked).
     const again = await runInProcess([...cleanUp.split(' ').slice(1), '--yes'], env, {
@@ -74,6 +77,19 @@ describe.each([
     });
     expect(again.code, again.stderr).toBe(0);
     expect(store.credential('work')).toBeUndefined();
+  });
+
+  it('--no-revoke on a disk that fills up after the proof: the write error as it is, nothing revoked', async () => {
+    const { store, env, credential } = await workProfile();
+    const { disk, full } = fillableDisk();
+    full.write = true;
+    const r = await runInProcess([...argv, '--no-revoke'], env, { now: Date.now(), disk });
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toBe(
+      `error: cannot write ${join(env.SVC_CONFIG_DIR, `${file}.json`)}: ENOSPC: no space left on device, write; make room on its disk (or make it writable), then run the command again; nothing was changed\n`,
+    );
+    expect(await alive(credential.access_token)).toBe(true);
+    expect(store.credential('work')).toEqual(credential);
   });
 });
 
@@ -122,6 +138,8 @@ describe.each([
     return {
       r,
       dir,
+      /** The browser tab's last words (none for the device flow, which has no loopback). */
+      page: browser.pages.map((p) => /<h1>(.*)<\/h1><p>(.*)<\/p>/.exec(p.text)?.slice(1).join(': ')),
       exchanges: count(after, 'POST /v1/oauth/token ') - count(before, 'POST /v1/oauth/token '),
       opened: count(after, 'POST /v1/oauth/token 200') - count(before, 'POST /v1/oauth/token 200'),
       revocations: count(after, 'POST /v1/oauth/revoke ') - count(before, 'POST /v1/oauth/revoke '),
@@ -133,21 +151,31 @@ describe.each([
     sandbox().state.oauth.devices.intervalSeconds = 1;
   });
 
+  /** What the tab the browser is left on says of the step that failed (a device login has none). */
+  const failedPage = (step: string) =>
+    flow === 'device'
+      ? []
+      : [
+          `${flow === 'login' ? 'Login failed' : 'Authorization failed'}: svc could not finish: ${step}. See your terminal for why and what to do.`,
+        ];
+
   it('with no room at all: no tokens are asked for, no session is opened (exit 1)', async () => {
-    const { r, dir, exchanges, stored } = await login({ reserve: true, write: true });
+    const { r, dir, exchanges, stored, page } = await login({ reserve: true, write: true });
     expect([r.code, r.stdout]).toEqual([1, '']);
     expect(r.stderr.split('\n').at(-2)).toBe(
       `error: the login was not completed: ${join(dir, 'credentials.json')} cannot be written (ENOSPC: no space left on device, write); no tokens were asked for, so no session was opened and nothing was changed; make room on its disk (or make it writable), then run ${again === 'the command' ? again : `\`${again}\``} again`,
     );
     expect([exchanges, stored]).toEqual([0, undefined]);
+    expect(page).toEqual(failedPage('svc cannot store a login now'));
   });
 
   it('filling up after the proof: the new session is revoked at once and svc says so (exit 1)', async () => {
-    const { r, dir, opened, revocations, stored } = await login({ reserve: false, write: true });
+    const { r, dir, opened, revocations, stored, page } = await login({ reserve: false, write: true });
     expect([r.code, r.stdout]).toEqual([1, '']);
     expect(r.stderr.split('\n').at(-2)).toBe(
       `error: the server opened a session, but cannot write ${join(dir, 'credentials.json')}: ENOSPC: no space left on device, write; svc revoked that session at ${sandbox().url}, so nothing holds it and nothing was changed here; make room on its disk (or make it writable), then run ${again === 'the command' ? again : `\`${again}\``} again`,
     );
     expect([opened, revocations, stored]).toEqual([1, 1, undefined]);
+    expect(page).toEqual(failedPage('the tokens could not be stored'));
   });
 });

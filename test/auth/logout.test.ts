@@ -155,6 +155,10 @@ describe('svc logout', () => {
       );
       expect(r.stderr).not.toContain('rt-scripted');
       expect(store.credential('default')).toEqual(credential);
+      // Scripts read its code: the same refusal again, as --json gives it.
+      const json = await runInProcess(['logout', '--json'], env);
+      expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'revocation_failed', exit_code: 1 });
+      expect(store.credential('default')).toEqual(credential);
       // --no-revoke forgets it without asking the server, and says what that leaves.
       const forgotten = await runInProcess(['logout', '--no-revoke'], env);
       expect(forgotten).toEqual({
@@ -179,6 +183,9 @@ describe('svc logout', () => {
       /^error: removed the credential of profile "default", but the server refused to revoke its session: .*; the session may stay valid until it expires/,
     );
     expect(store.credential('default')).toBeUndefined();
+    const again = await profileWith(oauthCredential(scripted), scripted);
+    const json = await runInProcess(['logout', '--json'], again.env);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'revocation_failed', exit_code: 1 });
   });
 
   it('has nothing to revoke for a token stored with --with-token', async () => {

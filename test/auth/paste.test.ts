@@ -2,6 +2,7 @@
  * The address pasted back at the end of a login over SSH (src/auth/paste.ts): read as strictly as
  * the loopback reads the redirect (state, issuer, error, code).
  */
+import { closeSync, openSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readPastedLine, readPastedRedirect } from '../../src/auth/paste.js';
@@ -97,6 +98,25 @@ describe('a pasted address', () => {
     input.write(`${at(`code=xyz&state=${expected.state}`)}\r\n`);
     await expect(code).resolves.toBe('xyz');
     expect(said).toEqual(['prompt Paste the address here: ', 'prompt Paste the address here: ']);
+  });
+
+  it('says the terminal went away when its input ends because the terminal is gone (an SSH drop)', async () => {
+    // A stream that says it is a terminal, on a descriptor that is none (any more): /dev/null's.
+    const input = Object.assign(new PassThrough(), { isTTY: true, fd: openSync('/dev/null', 'r') });
+    const said: string[] = [];
+    const code = readPastedRedirect({
+      input,
+      redirectUri: REDIRECT,
+      expected,
+      prompt: (text) => said.push(`prompt ${text}`),
+      warn: (text) => said.push(`warn ${text}`),
+      signal: new AbortController().signal,
+    });
+    input.end();
+    await expect(code).rejects.toThrow(
+      new InterruptedError('the terminal went away; the login was cancelled'),
+    );
+    closeSync(input.fd);
   });
 
   it('ends the login at the end of input (Ctrl-D on the terminal), as Ctrl-C does, on a line of its own', async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { as, LABS } from '../helpers/ascode.js';
 import { assignments, bulkRunner, bulkUser, customRole, held } from '../helpers/bulk.js';
-import { useLossyProxy } from '../helpers/lossy-proxy.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { useErrorBodyDeletes, useLossyProxy, useNoContentDeletes } from '../helpers/lossy-proxy.js';
+import { ACME, useSandbox } from '../helpers/sandbox.js';
 import { deadLetteredQueue, dlqEntries, timeless } from '../helpers/webhooks.js';
 
 // attack18b #6: a change another server accepted (2xx) and answered in a shape svc does not read —
@@ -12,10 +12,7 @@ import { deadLetteredQueue, dlqEntries, timeless } from '../helpers/webhooks.js'
 // what was made from is an unknown outcome that says the server accepted it.
 const sandbox = useSandbox({ users: 20 });
 const svc = bulkRunner(sandbox);
-const noContent = useLossyProxy(sandbox, {
-  lose: () => false,
-  reshape: (method, _path, status) => (method === 'DELETE' && status < 300 ? { status: 204 } : undefined),
-});
+const noContent = useNoContentDeletes(sandbox);
 const queued = useLossyProxy(sandbox, {
   lose: () => false,
   reshape: (method, path, status) =>
@@ -34,13 +31,7 @@ const fieldless = useLossyProxy(sandbox, {
   },
 });
 // review18b R3: a server that answers a DELETE 200 with an error body, having removed nothing.
-const errorBody = useLossyProxy(sandbox, {
-  lose: () => false,
-  refuse: (method) =>
-    method === 'DELETE'
-      ? { status: 200, body: { error: { code: 'busy', message: 'try later' } } }
-      : undefined,
-});
+const errorBody = useErrorBodyDeletes(sandbox);
 const via = (url: string) => ({ env: { SVC_BASE_URL: url } });
 
 const grantedFile = (users: number[]) => svc.grantedByFile(`unread-${users.join('-')}`, users);
@@ -64,6 +55,7 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
         user: bulkUser(n),
         role: name,
         role_id: id,
+        tenant_id: ACME,
         reason: 'answered_without_body',
         status_code: 204,
       })),
@@ -92,7 +84,7 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
     expect(r.code).toBe(7);
   });
 
-  it('roles assign --file answered 201 with a field svc cannot read: unknown outcome, the server accepted it; the same command settles it', async () => {
+  it('roles assign --file answered 201 with a field svc cannot read: unknown outcome, the server accepted it, checked on the platform; the same command settles it once the answers read', async () => {
     const name = 'unread-grant';
     const id = await customRole(sandbox(), name);
     const path = svc.file('unread-grant.csv', `user,role\n${bulkUser(3)},${name}\n${bulkUser(4)},${name}\n`);
@@ -113,9 +105,12 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
     expect(r.code).toBe(7);
     const error = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
     expect(error.message).toContain(
-      '2 of 2 item(s) failed with an unknown outcome (the platform may have made them; no answer said whether it did)',
+      '2 of 2 item(s) failed with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did)',
     );
-    expect(error.hint).toMatch(/^run the same command again .*to settle them \(journal /);
+    // Not "run it again to settle them": the same key is answered the same by a server that stores answers (review19 F2).
+    expect(error.hint).toMatch(
+      /^the server accepted 2 of them \(HTTP 2xx\) in an answer svc cannot read: check on the platform whether each was made; running the same command again sends the same idempotency key and may be answered the same \(journal /,
+    );
     expect(error.hint).not.toContain('fix');
     // The same command, the server's answers read this time: the stored answers, this run's grants.
     reshaping = false;

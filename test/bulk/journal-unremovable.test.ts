@@ -16,6 +16,15 @@ import { useSandbox } from '../helpers/sandbox.js';
 const sandbox = useSandbox({ users: 4 });
 const svc = bulkRunner(sandbox);
 const timeless = (text: string) => text.replace(/ in \d+\.\d s\n/g, ' in T s\n');
+/** The real journal disk, but `journal` cannot be removed (a read-only file system). */
+const unremovable = (journal: string) => ({
+  ...realJournalDisk,
+  remove(path: string) {
+    if (path === journal)
+      throw Object.assign(new Error(`EROFS: read-only file system, unlink '${path}'`), { code: 'EROFS' });
+    realJournalDisk.remove(path);
+  },
+});
 
 describe('a journal that cannot be removed at the end of a run', () => {
   it('the run succeeds, and one line says the journal stays, where, and what the same command then does', async () => {
@@ -23,14 +32,7 @@ describe('a journal that cannot be removed at the end of a run', () => {
     const rows = [1, 2].map((k) => `${bulkUser(k)},stuck-journal,never,stuck`).join('\n');
     const file = svc.file('stuck.csv', `user,role,expires_in,justification\n${rows}\n`);
     const journal = `${svc.dir}/stuck.ndjson`;
-    const disk = {
-      ...realJournalDisk,
-      remove(path: string) {
-        if (path === journal)
-          throw Object.assign(new Error(`EROFS: read-only file system, unlink '${path}'`), { code: 'EROFS' });
-        realJournalDisk.remove(path);
-      },
-    };
+    const disk = unremovable(journal);
     const argv = ['roles', 'assign', '--file', file, '--journal', journal, '--ndjson'];
     const r = await svc.run(argv, { journalDisk: disk });
     expect(r.code).toBe(0);
@@ -49,5 +51,28 @@ describe('a journal that cannot be removed at the end of a run', () => {
     ]);
     expect((await assignments(sandbox(), id)).total).toBe(2);
     expect(existsSync(journal)).toBe(false);
+  });
+
+  // Session 19 (words19 #4): with --json too the line is a warning as every other machine-mode one
+  // is (README "Output": notes and warnings stay text lines on stderr; stdout is the data alone).
+  it('with --json: the results array on stdout alone, the same warning line on stderr', async () => {
+    await customRole(sandbox(), 'stuck-json');
+    const file = svc.file(
+      'stuck-json.csv',
+      `user,role,expires_in,justification\n${bulkUser(3)},stuck-json,never,stuck\n`,
+    );
+    const journal = `${svc.dir}/stuck-json.ndjson`;
+    const disk = unremovable(journal);
+    const r = await svc.run(['roles', 'assign', '--file', file, '--journal', journal, '--json'], {
+      journalDisk: disk,
+    });
+    expect(r.code).toBe(0);
+    expect(
+      JSON.parse(r.stdout).map((row: { user: string; status: string }) => [row.user, row.status]),
+    ).toEqual([[bulkUser(3), 'ok']]);
+    expect(timeless(r.stderr)).toBe(
+      '✓ 1 granted in T s\n' +
+        `warning: the run's result stands, but its journal ${journal} could not be removed (read-only file system): the same command would print these results again and do nothing; remove it (\`rm ${journal}\`) before you run it again\n`,
+    );
   });
 });

@@ -228,6 +228,7 @@ describe('runBulkOperation', () => {
     const first = run(
       verb(['ok', 'ok'], {
         journal,
+        identity: ['input-a'],
         work: async () => {
           started();
           await gate;
@@ -240,6 +241,7 @@ describe('runBulkOperation', () => {
     const second = await run(
       verb(['ok', 'ok'], {
         journal,
+        identity: ['input-a'],
         prepare: async () => {
           worked++;
           return 2;
@@ -255,6 +257,28 @@ describe('runBulkOperation', () => {
         ),
       ),
       hint: `wait for it to finish, then run the command again to pick up what is left (journal ${journal})`,
+    });
+    // attack20 F11: another input (another file) given the same --journal is not "the same input":
+    // what is true is that another run uses that journal, and the fix is another --journal.
+    const other = await run(
+      verb(['ok'], {
+        journal,
+        identity: ['input-b'],
+        prepare: async () => {
+          worked++;
+          return 1;
+        },
+      }),
+    );
+    expect([other.code, other.stdout, worked]).toEqual([6, '', 0]);
+    expect(other.error).toMatchObject({
+      code: 'journal_locked',
+      message: expect.stringMatching(
+        new RegExp(
+          `^journal ${journal} is in use by another svc test op \\(pid ${process.pid}, since .+\\), for another operation \\(another file, flags, profile, credential or tenant\\); nothing was done$`,
+        ),
+      ),
+      hint: 'pass another --journal (one journal per operation), or wait for that run to finish',
     });
     release();
     expect((await first).code).toBe(0);
@@ -291,7 +315,9 @@ describe('runBulkOperation', () => {
     const other = await run(verb(['ok'], { journal }));
     expect(other.code).toBe(6);
     expect(other.error).toMatchObject({
-      hint: `wait for it to finish; if it is gone, remove ${journal}.lock`,
+      // An older svc's lock names no operation: whose input it is is not known.
+      message: expect.stringMatching(/its input not known \(an older svc\); nothing was done$/),
+      hint: `pass another --journal (one journal per operation), or wait for that run to finish; if it is gone, remove ${journal}.lock`,
     });
   });
 

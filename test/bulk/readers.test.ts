@@ -56,8 +56,11 @@ describe('readInput: CSV', () => {
   it('reports every row with the wrong number of fields, and where an unclosed quote opens', async () => {
     const bad = await read('c.csv', 'user,role\na\nb,c\nd,e,f\n');
     expect(problems(bad)).toEqual([
-      [2, 'the number of fields differs from the header row'],
-      [4, 'the number of fields differs from the header row'],
+      [2, 'the row has 1 field and the header row 2'],
+      [
+        4,
+        'the row has 3 fields and the header row 2: a value that holds a comma must be in double quotes ("e, f")',
+      ],
     ]);
     expect(records(bad)).toEqual([[3, { user: 'b', role: 'c' }]]);
     const unclosed = await read('d.csv', 'user,role\nu1,r\nu2,"r\nu3,r\n');
@@ -165,10 +168,18 @@ describe('readInput: edges', () => {
 
   it('CSV: a record longer than the limit without quotes, and a quote inside a field', async () => {
     const long = await read('long.csv', `user,note\nu1,x\nu2,${'y'.repeat(MAX_RECORD_BYTES + 10)}\nu3,z\n`);
-    expect(problems(long)).toEqual([[3, `not valid CSV: a record is longer than ${MAX_RECORD_BYTES} bytes`]]);
+    expect(problems(long)).toEqual([
+      [
+        3,
+        `not valid CSV: a record is longer than ${MAX_RECORD_BYTES} bytes; the lines after it were not checked`,
+      ],
+    ]);
     const inside = await read('inside.csv', 'user,note\nu1,x\nu2,a"b\n');
     expect(problems(inside)).toEqual([
-      [3, 'not valid CSV: Invalid Opening Quote: a quote is found on field "note", value is "a"'],
+      [
+        3,
+        'not valid CSV: a quote (") inside the note value: put the whole value in double quotes and double each quote in it ("He said ""hi""")',
+      ],
     ]);
   });
 

@@ -162,6 +162,7 @@ describe('svc roles revoke --file, answers lost', () => {
         user,
         role: role.name,
         role_id: role.id,
+        tenant_id: ACME,
         reason: 'gone_after_lost_answer',
         detail:
           "the platform's answer to DELETE was lost (HTTP 503) and its retry found nothing to delete (HTTP 404 assignment_not_found); most likely the lost attempt made the change",

@@ -6,8 +6,13 @@
  * is more and gives no way to it, or a link to another host, stops with one line, exit 1.
  * In-process, through a proxy that pages the sandbox's whole list three items at a time.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ndjson } from '../helpers/context.js';
 import { answers, hostileServer } from '../helpers/hostile.js';
+import { PAGE, type PagedShape, pageAs as pageAsOn } from '../helpers/paged-proxy.js';
 import { type Exchange, useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 
@@ -15,63 +20,7 @@ const svc = useSandboxContext({ users: 12 });
 const proxy = useReshapingProxy(svc.sandbox);
 const through = () => ({ env: { SVC_BASE_URL: proxy().url } });
 
-const LISTS = /^\/v1\/(users|tenants|role-assignments)$/;
-const PAGE = 3;
-type Shape =
-  | 'offset'
-  | 'stripe'
-  | 'link'
-  | 'hal'
-  | 'jsonapi'
-  | 'pages'
-  | 'link-elsewhere'
-  | 'more-no-way'
-  | 'ignores-starting-after';
-
-/** A server of `shape` over the sandbox: each list asked whole upstream, served PAGE items at a time. */
-function pageAs(shape: Shape) {
-  // The limit asked is kept (at most PAGE), as a server does within its own maximum.
-  proxy().rewrite((method, path) => {
-    const url = new URL(path, 'http://x');
-    if (method !== 'GET' || !LISTS.test(url.pathname)) return path;
-    for (const name of ['cursor', 'offset', 'starting_after', 'page', 'limit']) url.searchParams.delete(name);
-    url.searchParams.set('limit', '200');
-    return `${url.pathname}${url.search}`;
-  });
-  proxy().reshape((x: Exchange) => {
-    const url = new URL(x.path, 'http://x');
-    if (x.method !== 'GET' || !LISTS.test(url.pathname) || x.status !== 200) return;
-    const page = x.body as { items: Array<{ id?: string }>; next_cursor?: unknown } & Record<string, unknown>;
-    const all = page.items;
-    const size = Math.min(PAGE, Number(url.searchParams.get('limit') ?? PAGE));
-    const after = url.searchParams.get('starting_after');
-    let from = Number(url.searchParams.get('offset') ?? 0);
-    const pageNo = Number(url.searchParams.get('page') ?? 1);
-    if (shape === 'pages') from = (pageNo - 1) * size;
-    if (after !== null && shape !== 'ignores-starting-after') from = all.findIndex((i) => i.id === after) + 1;
-    page.items = all.slice(from, from + size);
-    delete page.next_cursor;
-    const more = from + size < all.length;
-    if (shape === 'offset') Object.assign(page, { has_more: more, next_offset: from + size });
-    if (shape === 'stripe' || shape === 'ignores-starting-after') page.has_more = more;
-    if (more && shape === 'link') {
-      url.searchParams.set('offset', String(from + size));
-      url.searchParams.delete('page');
-      x.headers.link = `<${proxy().url}${url.pathname}${url.search}>; rel="next", <${proxy().url}${url.pathname}>; rel="first"`;
-    }
-    // review18b R8: HAL's _links.next.href, JSON:API's links.next as {href}, numbered pages.
-    const next = `${proxy().url}${url.pathname}?offset=${from + size}`;
-    if (more && shape === 'hal') page._links = { self: { href: x.path }, next: { href: next } };
-    if (more && shape === 'jsonapi') page.links = { next: { href: next } };
-    if (shape === 'pages') Object.assign(page, { page: pageNo, per_page: size, total: all.length });
-    if (more && shape === 'link-elsewhere') x.headers.link = '<http://127.0.0.2:9/v1/users?page=1>; rel=next';
-    // The first page gives an offset; the second, empty, says there is more and not where.
-    if (shape === 'more-no-way') {
-      if (from > 0) page.items = [];
-      Object.assign(page, { has_more: true }, from === 0 ? { next_offset: PAGE } : {});
-    }
-  });
-}
+const pageAs = (shape: PagedShape) => pageAsOn(proxy(), shape);
 
 /** An export's output without its first line (the time it was made). */
 const timeless = (r: { code: number; stdout: string; stderr: string }) => [
@@ -103,6 +52,39 @@ describe('a server paging another way', () => {
     expect(timeless(await svc.run(['export', '--only', 'grants'], through()))).toEqual(timeless(direct));
   });
 
+  it.each(['offset', 'link'] as const)(
+    "pages by %s: a user's assignments are read to the end (roles assignments, revoke's choice, a dry run's check)",
+    async (shape) => {
+      // Ended grants pile up: tenant_viewer given and revoked four times, then given again.
+      for (let i = 0; i < 5; i++) {
+        const grant = await svc.run([
+          'roles',
+          'assign',
+          'usr_analyst',
+          'tenant_viewer',
+          '--expires-in',
+          '8h',
+          '--justification',
+          't',
+        ]);
+        expect(grant.code).toBe(0);
+        if (i < 4)
+          expect((await svc.run(['roles', 'revoke', 'usr_analyst', 'tenant_viewer', '--yes'])).code).toBe(0);
+      }
+      const direct = await svc.run(['--json', 'roles', 'assignments', 'usr_analyst', '--include-ended']);
+      expect((JSON.parse(direct.stdout) as unknown[]).length).toBeGreaterThan(PAGE);
+      pageAs(shape);
+      expect(
+        await svc.run(['--json', 'roles', 'assignments', 'usr_analyst', '--include-ended'], through()),
+      ).toEqual(direct);
+      // The held grant is on the last page: a revoke dry run from a file finds it held.
+      const file = join(mkdtempSync(join(tmpdir(), 'svc-paged-grants-')), 'g.csv');
+      writeFileSync(file, 'user,role\nusr_analyst,tenant_viewer\n');
+      const dry = await svc.run(['--ndjson', 'roles', 'revoke', '--file', file, '--dry-run'], through());
+      expect([dry.code, ndjson(dry.stdout).map((row) => row.plan)]).toEqual([0, ['revoke']]);
+    },
+  );
+
   it('pages by has_more alone over assignments, which have no id: svc export stops, exit 1', async () => {
     pageAs('stripe');
     const r = await svc.run(['export', '--only', 'grants'], through());
@@ -112,24 +94,6 @@ describe('a server paging another way', () => {
       "error: the server's answer to GET /v1/role-assignments says there are more items (has_more: true) but gives no way to them (no next_cursor, next_offset, Link header or item id); svc stopped, so the listing is incomplete; the server's paging is not one svc understands: report it to its operator\n",
     ]);
   });
-
-  it.each(['offset', 'link'] as const)(
-    'by %s, a listing cut by --limit names a cursor that continues exactly there',
-    async (shape) => {
-      const all = (await svc.run(['users', 'ls', '--all'])).stdout.split('\n');
-      pageAs(shape);
-      const first = await svc.run(['users', 'ls', '--limit', '4'], through());
-      expect(first.stdout.split('\n').slice(0, 4)).toEqual(all.slice(0, 4));
-      // One shell word: a link's ? and & are quoted.
-      const word = /--cursor (\S+)/.exec(first.stderr)?.[1];
-      expect(word).toBe(
-        shape === 'offset' ? 'svc-page:offset=4' : "'svc-page:link=/v1/users?limit=1&offset=4'",
-      );
-      const cursor = word!.replace(/^'(.*)'$/, '$1');
-      const rest = await svc.run(['users', 'ls', '--cursor', cursor!, '--limit', '2'], through());
-      expect(rest.stdout.split('\n').slice(0, 2)).toEqual(all.slice(4, 6));
-    },
-  );
 
   it('a next_cursor that is not a string is refused, not taken as the last page', async () => {
     proxy().reshape((x: Exchange) => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLostCreations } from '../helpers/lossy-proxy.js';
-import { ACME, useSandboxContext } from '../helpers/sandbox.js';
+import { ACME, advanceClock, useSandboxContext } from '../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 const files = mkdtempSync(join(tmpdir(), 'svc-replayed-creation-'));
@@ -41,6 +41,9 @@ describe('svc webhooks create --idempotency-key K, run again', () => {
   it('after a rotation: the stale signing secret is neither printed nor written (exit 6)', async () => {
     const key = newKey();
     const made = JSON.parse((await svc.run([...webhook(key), '--show-secret', '--json'])).stdout);
+    // Rotated a later second than the creation (the sandbox's times are in seconds): one read back
+    // as the creation's own second is no rotation since (review19 F4).
+    await advanceClock(svc.sandbox(), 2);
     const rotated = await svc.run(['webhooks', 'rotate-secret', made.id, '--show-secret', '--json']);
     expect(rotated.code, rotated.stderr).toBe(0);
     const at = JSON.parse(rotated.stdout).secret_rotated_at;

@@ -22,6 +22,14 @@ afterEach(() => faults({ latency_ms: 0 }));
 
 const records = () => join(live.dir, '..', 'state', 'secret-files');
 
+const recorded = (path: string) => {
+  try {
+    return typeof JSON.parse(readFileSync(path, 'utf8')).key === 'string';
+  } catch {
+    return false;
+  }
+};
+
 /** Starts the built svc and SIGKILLs it once its secret file waits for the answer. */
 async function killedWhileInFlight(args: string[]): Promise<void> {
   await faults({ latency_ms: 1500 });
@@ -30,7 +38,11 @@ async function killedWhileInFlight(args: string[]): Promise<void> {
     stdio: 'ignore',
   });
   const exited = new Promise((resolve) => child.on('exit', resolve));
-  await until(() => existsSync(records()) && readdirSync(records()).length > 0);
+  // Its record written whole, not just made: a record file exists empty before its bytes are in (a
+  // run killed in between leaves none to name, and the loaded CI run once killed it there).
+  await until(
+    () => existsSync(records()) && readdirSync(records()).some((name) => recorded(join(records(), name))),
+  );
   child.kill('SIGKILL');
   await exited;
   await faults({ latency_ms: 0 });
@@ -104,7 +116,11 @@ describe('a --secret-file another run is still filling', () => {
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await until(() => existsSync(records()) && readdirSync(records()).length > 0);
+    // Its record written whole, not just made: a record file exists empty before its bytes are in (a
+    // run killed in between leaves none to name, and the loaded CI run once killed it there).
+    await until(
+      () => existsSync(records()) && readdirSync(records()).some((name) => recorded(join(records(), name))),
+    );
     const second = await live.svc(create('busy-2'), {
       env: { ...live.env, SVC_STATE_DIR: join(live.dir, '..', 'state') },
     });

@@ -2,10 +2,10 @@
  * Creations under a server that does not mark its stored answers with Idempotent-Replayed (the
  * reference names no such header; attack18b 1): another spelling is read, and an answer under
  * the user's own key is checked as a stored one would be — a deleted object's dead secret is never
- * printed nor written as a fresh creation. An object made clearly before the request (the
- * server's Date) is a stored answer, and svc says so.
+ * printed nor written as a fresh creation. Only the server's word makes it an earlier run's: an
+ * object's time against the server's Date is two clocks (review18b R1, review19 F7).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -49,12 +49,40 @@ describe('a server that does not say Idempotent-Replayed', () => {
       code: 5,
       stdout: '',
       stderr:
-        `error: OAuth client ${made.client_id}, which the platform answered with under idempotency key ${key}, is deleted now: ` +
-        "the server does not say which answers are stored ones, so this is most likely an earlier run's stored answer and the client has been deleted since; " +
+        `error: OAuth client ${made.client_id}, which the platform answered with under idempotency key ${key}, is not found after 4 reads: ` +
+        "the server does not say which answers are stored ones, so this is most likely an earlier run's stored answer and the client deleted since, or the server is still slow to show it; " +
         'svc neither prints nor writes its secret; ' +
         'if the server is only slow to show a client this command made, the same command again (the same --idempotency-key) gets it and its secret; ' +
         'otherwise, to make a new client, run the command without --idempotency-key (or with a new key)\n',
     });
+  });
+
+  // review19 F6 (e): the help said only "deleted since: exit 5" of what a lagging read gets too.
+  it.each(['oauth create', 'webhooks create', 'tenants api-keys create'])(
+    '%s --help names the lagging read and the same-key re-run',
+    async (verb) => {
+      const r = await svc.run([...verb.split(' '), '--help']);
+      const text = r.stdout.replace(/\s+/g, ' ');
+      expect(text).toContain(
+        '(a read that lags): the same command with the same --idempotency-key then gets it',
+      );
+    },
+  );
+
+  // review19 F6 (f): "slow to show a API key".
+  it('tenants api-keys create, re-run with the same key after a revoke: the hint says "an API key"', async () => {
+    const key = newKey();
+    const argv = [
+      ...['tenants', 'api-keys', 'create', 'acme-treasury', '--kind', 'publishable', '--name', key],
+      ...['--show-secret', '--idempotency-key', key],
+    ];
+    const made = JSON.parse((await svc.run([...argv, '--json'])).stdout);
+    const revoked = await svc.run(['tenants', 'api-keys', 'revoke', 'acme-treasury', made.id, '--yes']);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    proxy().set({ reshape: unmarked() });
+    const r = await viaProxy(argv);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toContain('if the server is only slow to show an API key this command made,');
   });
 
   it('webhooks create --secret-file, same key after a delete, header spelled Idempotency-Replayed: the stored-answer words, no file', async () => {
@@ -73,25 +101,6 @@ describe('a server that does not say Idempotent-Replayed', () => {
         'to make a new webhook, run the command without --idempotency-key (or with a new key)\n',
     });
     expect(existsSync(file)).toBe(false);
-  });
-
-  it('an unmarked answer whose object was made minutes before the request (the Date header): said to be the stored answer', async () => {
-    const key = newKey();
-    const made = JSON.parse((await svc.run([...webhook(key), '--show-secret', '--json'])).stdout);
-    proxy().set({
-      reshape: (answer) => {
-        unmarked()(answer);
-        const date = Date.parse(answer.headers.date ?? '');
-        answer.headers.date = new Date(date + 10 * 60_000).toUTCString();
-      },
-    });
-    const r = await viaProxy([...webhook(key), '--show-secret']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr.split('\n')[0]).toBe(
-      `webhook ${made.id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the webhook as it is now.`,
-    );
-    const json = await viaProxy([...webhook(key), '--show-secret', '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ id: made.id, secret: made.secret, replayed: true });
   });
 
   it('Ctrl-C while checking an unmarked answer: never "nothing new was made" (it may be this run\'s creation)', async () => {
@@ -135,13 +144,13 @@ describe('a server that does not say Idempotent-Replayed', () => {
 
 // review18b R1: two clocks — a gateway whose Date is two minutes ahead of the platform that stamps
 // created_at — made a creation under a key svc chose "already created by an earlier run" (and
-// apply skip or re-create it). A key svc chose was never sent before this run: its answer is this
-// run's creation, whatever the clocks say.
-describe('a server whose Date header runs ahead of its objects’ times', () => {
-  const ahead = (answer: Reshaped): void => {
-    answer.headers.date = new Date(Date.now() + 120_000).toUTCString();
-  };
+// apply skip or re-create it). Nor do they decide under the user's own key (review19 F7).
+/** A gateway's Date two minutes ahead of the platform that stamps created_at. */
+const ahead = (answer: Reshaped): void => {
+  answer.headers.date = new Date(Date.now() + 120_000).toUTCString();
+};
 
+describe('a server whose Date header runs ahead of its objects’ times', () => {
   it('webhooks create without --idempotency-key: a new webhook, never "an earlier run"', async () => {
     proxy().set({ reshape: ahead });
     const r = await viaProxy([
@@ -159,5 +168,75 @@ describe('a server whose Date header runs ahead of its objects’ times', () => 
     expect(r.stderr).toBe('');
     const made = JSON.parse(r.stdout);
     expect([made.replayed, typeof made.secret]).toEqual([undefined, 'string']);
+  });
+
+  // review19 F7: under the user's own key the clocks still decided — a Date two minutes ahead made a
+  // client this command had just made "created by an earlier run … deleted since" when the read
+  // lagged (a 404), without the same-key way back; and, not lagging, "already created by an earlier run".
+  it('oauth create --idempotency-key, the read lagging: both readings and the same-key way back, never "an earlier run" (exit 5)', async () => {
+    const key = newKey();
+    let id = '';
+    proxy().set({
+      reshape: (answer) => {
+        ahead(answer);
+        if (answer.method === 'POST') id = (answer.body as { client_id: string }).client_id;
+        else if (answer.path === `/v1/oauth/clients/${id}`) {
+          answer.status = 404;
+          answer.body = { error: { code: 'not_found', message: 'not found' } };
+        }
+      },
+    });
+    const file = join(files, `${key}.secret`);
+    const r = await viaProxy([...oauth(key), '--secret-file', file]);
+    expect(r).toEqual({
+      code: 5,
+      stdout: '',
+      stderr:
+        `error: OAuth client ${id}, which the platform answered with under idempotency key ${key}, is not found after 4 reads: ` +
+        "the server does not say which answers are stored ones, so this is most likely an earlier run's stored answer and the client deleted since, or the server is still slow to show it; " +
+        'svc neither prints nor writes its secret; ' +
+        'if the server is only slow to show a client this command made, the same command again (the same --idempotency-key) gets it and its secret; ' +
+        'otherwise, to make a new client, run the command without --idempotency-key (or with a new key)\n',
+    });
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('webhooks create --idempotency-key, a new webhook: shown as created, no "earlier run" note', async () => {
+    const key = newKey();
+    proxy().set({ reshape: ahead });
+    const r = await viaProxy([...webhook(key), '--show-secret', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const made = JSON.parse(r.stdout);
+    expect([made.replayed, typeof made.secret]).toEqual([undefined, 'string']);
+  });
+});
+
+// review19 F4: a server whose read gives secret_rotated_at as the creation time (a "last rotated"
+// that starts at creation) while the creation's answer says null: a webhook or client this command
+// had just made was "created by an earlier run … rotated since", its secret neither printed nor written.
+describe('a server whose read says the secret was last rotated at the creation', () => {
+  const rotatedAtCreation = (answer: Reshaped): void => {
+    const body = answer.body as { secret_rotated_at?: string | null; created_at?: string };
+    if (answer.method === 'GET' && typeof body === 'object' && body?.secret_rotated_at === null)
+      body.secret_rotated_at = body.created_at ?? null;
+  };
+
+  it('webhooks create --idempotency-key --secret-file: the secret written, exit 0', async () => {
+    const key = newKey();
+    proxy().set({ reshape: rotatedAtCreation });
+    const file = join(files, `${key}.secret`);
+    const r = await viaProxy([...webhook(key), '--secret-file', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toMatch(/^whsec_/);
+  });
+
+  it('oauth create --idempotency-key --secret-file: the secret written, exit 0', async () => {
+    const key = newKey();
+    proxy().set({ reshape: rotatedAtCreation });
+    const file = join(files, `${key}.secret`);
+    const r = await viaProxy([...oauth(key), '--secret-file', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toMatch(/^\S+$/);
   });
 });

@@ -4,17 +4,15 @@
  * the user's own runs then could not read. What root makes in a directory of $HOME's owner is
  * given to that owner, the file before it is renamed into place; elsewhere it stays root's.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
+import { asUser, USER, userCanRun } from '../helpers/other-user.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { BIN } from '../helpers/svc.js';
 
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
-const USER = 4242;
 const sandbox = useSandbox();
 // Open to uid 4242, who must reach the home made in it.
 const top = mkdtempSync(join(tmpdir(), 'svc-root-for-owner-'));
@@ -41,37 +39,6 @@ const loginAsRoot = (extra: Record<string, string> = {}) =>
     { stdin: sandbox().adminToken },
   );
 
-// The user must be able to run this node (not so under a private directory: own-stdout.test.ts).
-const reachable =
-  root &&
-  spawnSync(process.execPath, ['-e', '0'], { uid: USER, gid: USER, cwd: '/', stdio: 'ignore' }).status === 0;
-
-/** The built svc run as uid 4242 in `home`: its exit code and output. */
-function asUser(
-  home: string,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    uid: USER,
-    gid: USER,
-    cwd: home,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, SVC_NO_CODE_CACHE: '1', NO_COLOR: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe.skipIf(!root)('root writing the store of $HOME’s owner (sudo -E svc login)', () => {
   it('gives the directories it made and both files to the owner, 0700 and 0600', async () => {
     const home = userHome();
@@ -89,7 +56,7 @@ describe.skipIf(!root)('root writing the store of $HOME’s owner (sudo -E svc l
     ]);
   });
 
-  it.skipIf(!reachable)('the user’s own run then uses the credential root stored', async () => {
+  it.skipIf(!userCanRun)('the user’s own run then uses the credential root stored', async () => {
     const home = userHome();
     expect((await loginAsRoot()).code).toBe(0);
     const r = await asUser(home, ['auth', 'token']);

@@ -222,6 +222,34 @@ describe('the launcher (bin/svc.js)', () => {
     }
   });
 
+  // review19c F6: a root run for $HOME's owner (`sudo -E`) made ~/.cache/svc root's, 0700: the
+  // owner's own runs then went without a cache, silently. Root makes none in another's home.
+  it.runIf(typeof process.getuid === 'function' && process.getuid() === 0)(
+    "run as root in a HOME another user owns, makes no cache there (it would stay root's)",
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), 'svc-cc-heir-'));
+      try {
+        const home = join(root, 'home');
+        mkdirSync(home);
+        chownSync(home, 4242, 4242);
+        const env = {
+          ...baseEnv({ HOME: home }),
+          SVC_CONFIG_DIR: join(root, 'cfg'),
+          SVC_DEBUG_CODE_CACHE: '1',
+        };
+        delete (env as Record<string, string | undefined>).SVC_CACHE_DIR;
+        const r = await runProcess(process.execPath, [BIN, '--help'], { env, cwd: root });
+        expect(r.code).toBe(0);
+        expect(readdirSync(home)).toEqual([]);
+        expect(r.stderr).toContain(
+          `code cache: off (${join(home, '.cache', 'svc', CODE_CACHE)} is in a directory of uid 4242, and this is root)\n`,
+        );
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );
+
   it.runIf(process.platform === 'linux')(
     'takes an empty or relative HOME as no HOME (the user list), as svc does: never a cache in the cwd',
     () => {

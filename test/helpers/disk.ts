@@ -1,4 +1,5 @@
 import { type JournalDisk, realJournalDisk } from '../../src/bulk/journal-disk.js';
+import { type CaptureDisk, realCaptureDisk } from '../../src/commands/webhooks/capture.js';
 import { realDisk, type StoreDisk } from '../../src/config/disk.js';
 
 /**
@@ -46,6 +47,34 @@ export function fillableJournalDisk(room: number): { disk: JournalDisk; full: { 
       cut = true;
       throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     },
+  };
+  return { disk, full };
+}
+
+/**
+ * A disk for `webhooks listen --capture` (commands/webhooks/capture.ts's seam) that runs out of
+ * room when the test sets `full.write`: each write then puts half of its bytes in its file (as a
+ * full disk leaves it) and fails with ENOSPC. `links: false` plays a filesystem without hard
+ * links (FAT, some network shares): every link fails with EPERM. Pass it as `captureDisk` to
+ * runListen's options.
+ */
+export function fillableCaptureDisk(options: { links?: boolean } = {}): {
+  disk: CaptureDisk;
+  full: { write: boolean };
+} {
+  const full = { write: false };
+  const disk: CaptureDisk = {
+    async write(path, data) {
+      if (!full.write) return realCaptureDisk.write(path, data);
+      await realCaptureDisk.write(path, data.subarray(0, Math.floor(data.length / 2)));
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    },
+    link:
+      options.links === false
+        ? async () => {
+            throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+          }
+        : realCaptureDisk.link,
   };
   return { disk, full };
 }

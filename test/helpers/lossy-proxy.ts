@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import { passOn, useFront } from './sandbox-front.js';
 
 export interface LossyProxyOptions {
   /**
@@ -15,12 +14,15 @@ export interface LossyProxyOptions {
   before?: (method: string, path: string) => Promise<void> | void;
   /** Strip Idempotency-Key from DELETEs: a platform that ignores the header. */
   ignoreDeleteKeys?: boolean;
-  /** Answer a request itself instead of passing it on (another platform's refusal); undefined: pass it on. */
+  /**
+   * Answer a request itself instead of passing it on (another platform's refusal); undefined: pass
+   * it on. A header given as null is not sent: `date: null`, a server that sends no Date.
+   */
   refuse?: (
     method: string,
     path: string,
     body: string,
-  ) => { status: number; body: unknown; headers?: Record<string, string> } | undefined;
+  ) => { status: number; body: unknown; headers?: Record<string, string | null> } | undefined;
   /**
    * Another server's answer to a request the sandbox applied (a 204 with no body, a 202 of another
    * shape): given the sandbox's status and body, what is sent instead; undefined: the sandbox's.
@@ -55,15 +57,6 @@ export interface LossyProxy {
   reset(): void;
 }
 
-function bodyOf(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (c: Buffer) => chunks.push(c));
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
-
 /**
  * A proxy in front of a test sandbox that loses answers deterministically: the sandbox applies the
  * request, then the client gets a 503 (Retry-After: 0), as `--fault-phase after` does, but for
@@ -77,44 +70,32 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
   const lose = options.lose ?? ((method, _path, count) => method === 'DELETE' && count === 1);
   const deletes: LossyProxy['deletes'] = [];
   const refused: string[] = [];
-  const server = createServer((request, response) => {
-    // The sandbox may be gone when a request a test abandoned reaches it (the file's last test
-    // cut its run): the client is gone too, so the socket is closed, never an unhandled rejection.
-    forward(request, response).catch(() => request.socket.destroy());
-  });
-  const forward = async (request: IncomingMessage, response: ServerResponse) => {
-    const body = await bodyOf(request);
-    const method = request.method ?? 'GET';
-    const path = request.url ?? '/';
+  const url = useFront(async (request, response) => {
+    const { method, path, headers } = request;
     const count = (seen.get(`${method} ${path}`) ?? 0) + 1;
     seen.set(`${method} ${path}`, count);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value === undefined || ['host', 'connection', 'content-length'].includes(name)) continue;
-      if (name === 'idempotency-key' && method === 'DELETE' && options.ignoreDeleteKeys) continue;
-      headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
+    if (method === 'DELETE' && options.ignoreDeleteKeys) delete headers['idempotency-key'];
     await options.before?.(method, path);
     if (method === 'DELETE') deletes.push({ path, key: headers['idempotency-key'] });
-    const refusal = options.refuse?.(method, path, body.toString('utf8'));
+    const refusal = options.refuse?.(method, path, request.body.toString('utf8'));
     if (refusal) {
       refused.push(`${method} ${path}`);
-      response.writeHead(refusal.status, { 'content-type': 'application/json', ...refusal.headers });
+      const sent = Object.entries(refusal.headers ?? {}).filter((h): h is [string, string] => h[1] !== null);
+      // Node adds a Date to every answer unless told not to.
+      if (refusal.headers?.date === null) response.sendDate = false;
+      response.writeHead(refusal.status, { 'content-type': 'application/json', ...Object.fromEntries(sent) });
       response.end(JSON.stringify(refusal.body));
       return;
     }
-    const sent = options.body ? Buffer.from(options.body(method, path, body.toString('utf8'))) : body;
+    const sent = options.body
+      ? Buffer.from(options.body(method, path, request.body.toString('utf8')))
+      : request.body;
     if (options.body) delete headers['idempotency-key'];
-    const upstream = await fetch(`${sandbox().url}${options.rewrite?.(method, path) ?? path}`, {
-      method,
-      headers,
-      ...(sent.length > 0 ? { body: sent } : {}),
-    });
-    const text = await upstream.text();
+    const upstream = await passOn(sandbox, options.rewrite?.(method, path) ?? path, request, sent);
     const lost = lose(method, path, count);
     if (lost === 'hang') return;
     if (lost === 'drop') {
-      request.socket.destroy();
+      response.socket?.destroy();
       return;
     }
     if (lost !== false) {
@@ -132,7 +113,7 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       );
       return;
     }
-    const reshaped = options.reshape?.(method, path, upstream.status, text);
+    const reshaped = options.reshape?.(method, path, upstream.status, upstream.text);
     if (reshaped) {
       response.writeHead(reshaped.status, {
         ...(reshaped.body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -141,25 +122,11 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       response.end(reshaped.body ?? '');
       return;
     }
-    const out: Record<string, string> = {};
-    upstream.headers.forEach((value, name) => {
-      if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name))
-        out[name] = value;
-    });
-    response.writeHead(upstream.status, out);
-    response.end(text);
-  };
-  let url = '';
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    response.writeHead(upstream.status, upstream.headers);
+    response.end(upstream.text);
   });
   return () => ({
-    url,
+    url: url(),
     deletes,
     refused,
     reset() {
@@ -196,6 +163,59 @@ export function useLostCreations(sandbox: () => Sandbox) {
     /** Every answer gets through again. */
     stop() {
       losing.clear();
+    },
+  };
+}
+
+/** A platform that answers each DELETE it applied 204 with no body (another server's way: attack18b). */
+export function useNoContentDeletes(sandbox: () => Sandbox): () => LossyProxy {
+  return useLossyProxy(sandbox, {
+    lose: () => false,
+    reshape: (method, _path, status) => (method === 'DELETE' && status < 300 ? { status: 204 } : undefined),
+  });
+}
+
+/** A platform that answers each DELETE 200 with an error object, having removed nothing (review18b R3). */
+export function useErrorBodyDeletes(sandbox: () => Sandbox): () => LossyProxy {
+  return useLossyProxy(sandbox, {
+    lose: () => false,
+    refuse: (method) =>
+      method === 'DELETE'
+        ? { status: 200, body: { error: { code: 'busy', message: 'try later' } } }
+        : undefined,
+  });
+}
+
+/** What a write the sandbox did is answered with instead: a status, a body as text, a content type. */
+export interface WriteAnswer {
+  status: number;
+  body: string;
+  type?: string;
+}
+
+/**
+ * A proxy that answers a POST's or PATCH's 2xx, once the sandbox made the change, with `answer`
+ * while it is set (a text/plain "OK", a web page, nothing): a write whose answer svc cannot read.
+ * `answerWrites(a)` sets it, `answerWrites(undefined)` lets the sandbox's answers through again.
+ */
+export function useUnreadWrites(sandbox: () => Sandbox) {
+  let answer: WriteAnswer | undefined;
+  const proxy = useLossyProxy(sandbox, {
+    lose: () => false,
+    reshape: (method, _path, status) =>
+      (method === 'POST' || method === 'PATCH') && status < 300 && answer
+        ? {
+            status: answer.status,
+            body: answer.body,
+            headers:
+              answer.type === undefined ? {} : ({ 'content-type': answer.type } as Record<string, string>),
+          }
+        : undefined,
+  });
+  return {
+    proxy,
+    answerWrites(next: WriteAnswer | undefined): void {
+      answer = next;
     },
   };
 }

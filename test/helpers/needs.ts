@@ -79,3 +79,16 @@ export function needsSetup(missing: string | undefined, fix: string, ci = proces
     },
   };
 }
+
+/**
+ * A block that gives files to other users (chown), so runs only as root: otherwise skipped with one
+ * line saying why, as the spawned root tests are (test/config/root-left-store.test.ts).
+ */
+export function asRootDescribe(name: string, body: () => void): void {
+  if (process.platform !== 'win32' && process.getuid?.() === 0) {
+    describe(name, body);
+    return;
+  }
+  console.warn(`skipped: ${name}: not run as root (it gives files to other users)`);
+  describe.skip(name, body);
+}

@@ -288,16 +288,21 @@ export function connectionRefused(port: number): Promise<boolean> {
  */
 export function consentBrowser(
   options: { user?: string; decision?: 'approve' | 'deny' } = {},
-): Browser & { opened: string[]; settled(): Promise<void> } {
+): Browser & { opened: string[]; pages: Array<{ status: number; text: string }>; settled(): Promise<void> } {
   const opened: string[] = [];
+  /** The pages svc's loopback answered the redirect with (the tab the user is left with). */
+  const pages: Array<{ status: number; text: string }> = [];
   const visits: Array<Promise<void>> = [];
   return {
     opened,
+    pages,
     async open(url) {
       opened.push(url);
       const visit = (async () => {
         const { location } = await consent(url, options);
-        if (location) await (await fetch(location)).text();
+        if (!location) return;
+        const page = await fetch(location);
+        pages.push({ status: page.status, text: await page.text() });
       })();
       // Seen by settled(); never an unhandled rejection in the meantime.
       visit.catch(() => undefined);

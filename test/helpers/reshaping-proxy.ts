@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import { passOn, useFront } from './sandbox-front.js';
 
 /**
  * Another reasonable server of the API, played by a proxy in front of a test sandbox (attack18b):
@@ -46,74 +45,41 @@ export interface ReshapingProxy {
   rewrite(next: ((method: string, path: string) => string) | undefined): void;
 }
 
-function bodyOf(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (c: Buffer) => chunks.push(c));
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
-
-const HOP = ['host', 'connection', 'content-length'];
-const HOP_OUT = ['content-length', 'content-encoding', 'transfer-encoding', 'connection'];
-
 export function useReshapingProxy(sandbox: () => Sandbox): () => ReshapingProxy {
   let reshaping: Reshaping = {};
   const seen: string[] = [];
-  const forward = async (request: IncomingMessage, response: ServerResponse) => {
-    const body = await bodyOf(request);
-    const method = request.method ?? 'GET';
-    const asked = request.url ?? '/';
+  const url = useFront(async (request, response) => {
+    const { method, path: asked, body } = request;
     seen.push(`${method} ${asked}`);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value === undefined || HOP.includes(name)) continue;
-      headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    const sent = body.length > 0 && reshaping.body ? reshaping.body(body.toString('utf8')) : body;
-    const upstream = await fetch(`${sandbox().url}${reshaping.path?.(method, asked) ?? asked}`, {
-      method,
-      headers,
-      ...(sent.length > 0 ? { body: sent } : {}),
-    });
-    const text = await upstream.text();
-    const out: Record<string, string> = {};
-    upstream.headers.forEach((value, name) => {
-      if (!HOP_OUT.includes(name)) out[name] = value;
-    });
+    const sent =
+      body.length > 0 && reshaping.body ? Buffer.from(reshaping.body(body.toString('utf8'))) : body;
+    const upstream = await passOn(sandbox, reshaping.path?.(method, asked) ?? asked, request, sent);
     if (reshaping.reshape === undefined) {
-      response.writeHead(upstream.status, out);
-      response.end(text);
+      response.writeHead(upstream.status, upstream.headers);
+      response.end(upstream.text);
       return;
     }
-    let parsed: unknown = text;
+    let parsed: unknown = upstream.text;
     try {
-      parsed = text === '' ? '' : JSON.parse(text);
+      parsed = upstream.text === '' ? '' : JSON.parse(upstream.text);
     } catch {}
-    const answer: Reshaped = { method, path: asked, status: upstream.status, headers: out, body: parsed };
+    const answer: Reshaped = {
+      method,
+      path: asked,
+      status: upstream.status,
+      headers: upstream.headers,
+      body: parsed,
+    };
     reshaping.reshape(answer);
     response.writeHead(answer.status, answer.headers);
     response.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
-  };
-  const server = createServer((request, response) => {
-    forward(request, response).catch(() => request.socket.destroy());
-  });
-  let url = '';
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterEach(() => {
     reshaping = {};
     seen.length = 0;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
   return () => ({
-    url,
+    url: url(),
     seen,
     set(next) {
       reshaping = next;

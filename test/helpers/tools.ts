@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROOT } from './paths.js';
+import { reservedPort } from './ports.js';
 
 /** The published document, as the conformance tools read it. */
 export const DOCUMENT = join(ROOT, 'docs', 'openapi.json');
@@ -30,17 +30,6 @@ export function runTool(
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export interface Prism {
   url: string;
   /** Everything Prism logged so far. */
@@ -57,7 +46,7 @@ export interface Prism {
  * the document, logging each difference as a violation. The caller stops it (`stop()`).
  */
 export async function startPrism(mode: 'mock' | 'proxy', upstream?: string): Promise<Prism> {
-  const port = await freePort();
+  const port = await reservedPort();
   const args = [
     mode,
     DOCUMENT,

@@ -29,4 +29,18 @@ describe('renderTable cuts', () => {
       expect(kept.endsWith('\u200d')).toBe(false);
     }
   });
+
+  it('a cell as wide as its column is whole, though longer in UTF-16 units (a flag, a family)', () => {
+    expect(
+      renderTable(
+        undefined,
+        [
+          ['🇪🇺', 'x'],
+          ['👨‍👩‍👧', 'y'],
+        ],
+        [2, 1],
+      ),
+    ).toBe('🇪🇺  x\n👨‍👩‍👧  y\n');
+    expect(renderTable(undefined, [['ab🇪🇺', 'x']], [4, 1])).toBe('ab🇪🇺  x\n');
+  });
 });

@@ -18,6 +18,10 @@ describe('the TTY decision', () => {
     [{ stdin: false, stdout: true, stderr: true }, {}, true, [false, false, 80]],
     [{ stdin: false, stdout: false, stderr: false }, { FORCE_COLOR: '1' }, false, [true, true, 80]],
     [{ stdin: true, stdout: true, stderr: true }, { TERM: 'dumb' }, false, [false, false, 80]],
+    // FORCE_COLOR set empty says nothing (the terminal decides); `false` turns colour off as `0` does.
+    [{ stdin: false, stdout: false, stderr: true }, { FORCE_COLOR: '' }, false, [false, true, 80]],
+    [{ stdin: true, stdout: true, stderr: true }, { FORCE_COLOR: 'false' }, false, [false, false, 80]],
+    [{ stdin: true, stdout: true, stderr: true }, { FORCE_COLOR: '0' }, false, [false, false, 80]],
   ])(
     'claims %j with env %j and --no-color %s give colour (stdout, stderr) and width %j',
     (claims, env, noColor, [out, err, width]) => {
@@ -41,8 +45,22 @@ describe('the terminal width', () => {
     [0, {}, 80],
     [0, { COLUMNS: '0' }, 80],
     [0, { COLUMNS: 'wide' }, 80],
+    [0, { COLUMNS: ' 100 ' }, 100],
+    // Only whole digits: not an exponent or a hex number, which Number() would read.
+    [0, { COLUMNS: '1e3' }, 80],
+    [0, { COLUMNS: '0x64' }, 80],
   ])('reported %j with env %j is %i columns', (columns, env, width) => {
     const io = createIO(streams(), { stdin: true, stdout: true, stderr: true, columns }, env);
     expect(io.columns).toBe(width);
+  });
+});
+
+describe('cursor control (the progress line redrawn in place)', () => {
+  it.each<[Record<string, string>, boolean]>([
+    [{ TERM: 'dumb' }, false],
+    [{ TERM: 'xterm-256color' }, true],
+    [{}, true],
+  ])('env %j: %s', (env, cursor) => {
+    expect(createIO(streams(), { stdin: true, stdout: true, stderr: true }, env).cursorControl).toBe(cursor);
   });
 });

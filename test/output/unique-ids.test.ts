@@ -42,6 +42,8 @@ describe('shortened ids over several chunks', () => {
       .map((line) => line.split(' ')[0]!);
     expect(shown).toHaveLength(1200);
     expect(new Set(shown).size).toBe(1200);
+    // A first chunk that is full (500 rows, thousands may follow) keeps 8 characters, not 6.
+    expect(shown[0]).toBe(`${rows[0]!.id.slice(0, 12)}…`);
     // From the widened chunk on, what is shown of an id is a prefix of that id and of no other
     // row's (rows above were printed before row 701 was read: the note says why ids grew).
     const prefixOf = (text: string) => text.replace(/…$/, '');
@@ -56,6 +58,18 @@ describe('shortened ids over several chunks', () => {
     expect(fake.stderr()).toBe(
       '(ids shortened to fit: --wide, a pipe or --json shows them whole)\n' +
         '(ids show 9 characters from row 501 on: fewer would read like an id above)\n',
+    );
+  });
+
+  it('widens two id columns each as far as it needs, and says both', async () => {
+    const owned = rows.map((r, n) => ({ ...r, owner: `usr_${hex(n * 7919, 8)}${hex(n, 16)}` }));
+    // Row 900's owner repeats row 5's first 11 characters after the prefix.
+    owned[900]!.owner = `${owned[5]!.owner.slice(0, 15)}eeeeeeeeeeeee`;
+    const { out, fake } = table(80);
+    await out.list(owned, columns);
+    expect(fake.stderr()).toBe(
+      '(ids shortened to fit: --wide, a pipe or --json shows them whole)\n' +
+        '(ids show 9 or 12 characters from row 501 on: fewer would read like an id above)\n',
     );
   });
 

@@ -1,8 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { definiteRefusal } from '../../src/bulk/judge.js';
 import { categoryForStatus } from '../../src/errors.js';
 import { ApiError } from '../../src/http/errors.js';
-import { retyped, TYPED_ERROR_CODES, typedError } from '../../src/platform/errors.js';
+import {
+  IdempotencyInProgressError,
+  retyped,
+  TYPED_ERROR_CODES,
+  typedError,
+} from '../../src/platform/errors.js';
 
 const published = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'))[
   'x-error-codes'
@@ -22,6 +28,20 @@ describe('typed API errors', () => {
     expect((error as ApiError).category).toBe(categoryForStatus(typed.status));
     expect((error as ApiError).requestId).toBe('r');
   });
+
+  // Stripe's code for idempotency_request_in_progress, which other servers of the API answer: the
+  // same typed error as the platform's own (the HTTP client waits for both), not a plain conflict.
+  it.each(['idempotency_request_in_progress', 'idempotency_key_in_use'])(
+    '409 %s is an IdempotencyInProgressError, no definite refusal; another status keeps its class',
+    (code) => {
+      const error = typedError(new ApiError({ status: 409, code, message: 'm', requestId: 'r' }));
+      expect(error).toBeInstanceOf(IdempotencyInProgressError);
+      expect(definiteRefusal(error)).toBe(false);
+      expect(typedError(new ApiError({ status: 400, code, message: 'm' }))).not.toBeInstanceOf(
+        IdempotencyInProgressError,
+      );
+    },
+  );
 
   it('keeps everything of the error it retypes, and may add a hint', () => {
     const original = new ApiError(

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ import {
   OutcomeUnknownError,
 } from '../../src/http/errors.js';
 import { testContext, useFreshDirs } from '../helpers/context.js';
+import { fillableDisk } from '../helpers/disk.js';
 
 // What svc says when a session ends (src/auth/end-session.ts), one function at a time: which
 // failures leave a revocation to retry, what is known of a forgotten API key, and the warnings
@@ -121,6 +123,12 @@ describe('forgottenKey', () => {
         'svc tenants api-keys revoke acme key_1',
       );
     });
+    it('-p given: the platform that profile is for, named (pasted under another login, it asks there)', () => {
+      const ctx = context({ SVC_BASE_URL: 'https://api.example' }, { profile: 'work' }).ctx;
+      expect(forgottenKey(ctx, live).revoke_command).toBe(
+        'svc --base-url https://api.example tenants api-keys revoke acme key_1',
+      );
+    });
     it('a key for another platform than the run’s: that platform', () => {
       const ctx = context({ SVC_BASE_URL: 'https://api.example' }).ctx;
       expect(forgottenKey(ctx, live, 'https://other.example').revoke_command).toBe(
@@ -187,6 +195,14 @@ describe('warnAboutKey and warnAboutSession: the lines', () => {
     warnAboutKey(run.ctx, KEY, undefined, 'the API key', 'https://other.example');
     expect(run.stderr()).toBe(
       `warning: the API key may still be valid: svc only forgot it; ${BY}, find its id by its prefix svc_pk_012… in \`svc --base-url https://other.example tenants api-keys ls acme\`, then revoke it with \`svc --base-url https://other.example tenants api-keys revoke acme KEY_ID\`\n`,
+    );
+  });
+
+  it('svc could not ask and no tenant is known: a TENANT placeholder to fill in', () => {
+    const run = context();
+    warnAboutKey(run.ctx, KEY, undefined, 'the API key');
+    expect(run.stderr()).toBe(
+      `warning: the API key may still be valid: svc only forgot it; ${BY}, find its id by its prefix svc_pk_012… in \`svc tenants api-keys ls TENANT\`, then revoke it with \`svc tenants api-keys revoke TENANT KEY_ID\`\n`,
     );
   });
 
@@ -316,18 +332,29 @@ describe('endReplacedSession: a login that replaced a stored token or key', () =
 
 describe('endReplacedSession: what the server answered to revoking a replaced OAuth session', () => {
   // No metadata (404): svc revokes at the guessed path, which answers with `status`.
+  // GET /v1/me (a replaced API key asked about) is refused: the key is revoked or unknown there.
+  // `pressAt`: Ctrl-C pressed once the revocation has reached the server (answered after it).
   let status = 200;
+  let pressAt: (() => void) | undefined;
+  const asked: string[] = [];
   let server: Server;
   let origin = '';
   beforeAll(async () => {
     server = createServer((req, res) => {
       req.resume();
+      asked.push(`${req.method} ${req.url}`);
       const revoke = req.method === 'POST' && req.url?.endsWith('/revoke');
-      const code = revoke ? status : 404;
-      res.writeHead(code, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify(code === 200 ? {} : { error: 'invalid_request', error_description: `no (${code})` }),
-      );
+      const code = revoke ? status : req.url === '/v1/me' ? 401 : 404;
+      if (revoke && pressAt) {
+        pressAt();
+        pressAt = undefined;
+      }
+      setImmediate(() => {
+        res.writeHead(code, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify(code === 200 ? {} : { error: 'invalid_request', error_description: `no (${code})` }),
+        );
+      });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -390,6 +417,36 @@ describe('endReplacedSession: what the server answered to revoking a replaced OA
     expect(r.ctx.store().credential('default-previous-2')).toMatchObject({ refresh_token: 'old-refresh' });
   });
 
+  it('Ctrl-C before the revocation was sent: kept, and said to be still valid', async () => {
+    status = 200;
+    const stop = new AbortController();
+    stop.abort();
+    const r = testContext({
+      env: { ...dirs(), SVC_BASE_URL: origin, SVC_MAX_RETRIES: '0' },
+      signal: stop.signal,
+    });
+    expect(await endReplacedSession(r.ctx, 'default', replaced())).toEqual({
+      outcome: 'kept',
+      profile: 'default-previous',
+    });
+    expect(r.stderr()).toBe(
+      `warning: ${what} was not revoked: svc was interrupted before the revocation was sent to ${origin}, so it is still valid: svc keeps it in profile "default-previous"; end it with \`svc profiles rm default-previous\`\n`,
+    );
+  });
+
+  it('no answer, and a disk too full to keep it: not kept, and said to stay valid', async () => {
+    status = 503;
+    const { disk, full } = fillableDisk();
+    const r = testContext({ env: { ...dirs(), SVC_BASE_URL: origin, SVC_MAX_RETRIES: '0' }, disk });
+    full.write = true;
+    expect(await endReplacedSession(r.ctx, 'default', replaced())).toEqual({ outcome: 'unreachable' });
+    expect(r.stderr()).toMatch(
+      new RegExp(
+        `^warning: ${what} could not be revoked at ${origin} \\(.*\\), so it is still valid, and svc could not keep it: it stays valid until it expires\n$`,
+      ),
+    );
+  });
+
   it('no answer, and every NAME-previous[-N] up to 99 taken: not kept, and said to stay valid', async () => {
     status = 503;
     const r = run();
@@ -402,5 +459,78 @@ describe('endReplacedSession: what the server answered to revoking a replaced OA
       ),
     );
     expect(r.ctx.store().hasProfile('default-previous-100')).toBe(false);
+    // Nowhere else either: the session is in no profile at all.
+    const path = r.ctx.store().credentialsPath;
+    expect(existsSync(path) ? readFileSync(path, 'utf8') : '').not.toContain('old-refresh');
+  });
+
+  it('Ctrl-C after the revocation was sent, and a disk too full to keep it: it may stay valid', async () => {
+    status = 200;
+    const stop = new AbortController();
+    pressAt = () => stop.abort();
+    const { disk, full } = fillableDisk();
+    const r = testContext({
+      env: { ...dirs(), SVC_BASE_URL: origin, SVC_MAX_RETRIES: '0' },
+      signal: stop.signal,
+      disk,
+    });
+    full.write = true;
+    expect(await endReplacedSession(r.ctx, 'default', replaced())).toEqual({ outcome: 'unreachable' });
+    expect(r.stderr()).toBe(
+      `warning: ${what} was being revoked at ${origin} when svc was interrupted, after the revocation was sent, so it may still be valid, and svc could not keep it: it may stay valid until it expires\n`,
+    );
+  });
+
+  describe('a replaced API key is asked about on the platform it was stored for (here: refused for good)', () => {
+    const key = (keyOrigin?: string) =>
+      ({
+        type: 'token',
+        access_token: KEY,
+        ...(keyOrigin === undefined ? {} : { origin: keyOrigin }),
+        obtained_at: '2026-01-15T12:00:00.000Z',
+      }) as const;
+    const refused =
+      'The platform no longer accepts the replaced API key (it was revoked, or is unknown there): nothing is left to revoke.\n';
+
+    it('stored for this run’s platform: asked there', async () => {
+      const r = run();
+      asked.length = 0;
+      expect(await endReplacedSession(r.ctx, 'default', key(origin), JWT)).toEqual({
+        outcome: 'forgotten',
+        kind: 'api_key',
+      });
+      expect(asked).toEqual(['GET /v1/me']);
+      expect(r.stderr()).toBe(refused);
+    });
+
+    it('an older credential that names no platform: asked on this run’s', async () => {
+      const r = run();
+      asked.length = 0;
+      expect(await endReplacedSession(r.ctx, 'default', key(), JWT)).toEqual({
+        outcome: 'forgotten',
+        kind: 'api_key',
+      });
+      expect(asked).toEqual(['GET /v1/me']);
+      expect(r.stderr()).toBe(refused);
+    });
+
+    it('stored for another platform: not asked, and the lines name that one', async () => {
+      const r = run();
+      asked.length = 0;
+      await endReplacedSession(r.ctx, 'default', key('http://127.0.0.1:9'), JWT);
+      expect(asked).toEqual([]);
+      expect(r.stderr()).toContain('`svc --base-url http://127.0.0.1:9 tenants api-keys ls TENANT`');
+    });
+
+    it('no platform for this run (no base URL anywhere): not asked, and the lines name the key’s', async () => {
+      const r = context();
+      asked.length = 0;
+      expect(await endReplacedSession(r.ctx, 'default', key(origin), JWT)).toEqual({
+        outcome: 'forgotten',
+        kind: 'api_key',
+      });
+      expect(asked).toEqual([]);
+      expect(r.stderr()).toContain(`\`svc --base-url ${origin} tenants api-keys ls TENANT\``);
+    });
   });
 });

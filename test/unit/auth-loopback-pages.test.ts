@@ -73,8 +73,9 @@ describe('the loopback receiver, exactly', () => {
         'This response does not belong to the login svc is waiting for, so it was ignored. Open only the URL svc printed.',
       ),
     });
-    expect(strays).toHaveLength(1);
-    expect(strays[0]).toMatch(/^.*a request to the login callback.*; still waiting$/);
+    expect(strays).toEqual([
+      'a request to the login callback with the wrong state was turned away (possible cross-site request forgery); still waiting',
+    ]);
     // The request with the code is held until svc knows how the login ended.
     const held = get(`${r.redirectUri}?code=abc&state=${STATE}`);
     expect(await r.code()).toBe('abc');
@@ -86,7 +87,11 @@ describe('the loopback receiver, exactly', () => {
     const r = await receiver();
     const held = get(`${r.redirectUri}?code=abc&state=${STATE}`);
     expect(await r.code()).toBe('abc');
-    expect(await get(`${r.redirectUri}?code=abc&state=${STATE}`)).toMatchObject({ status: 400 });
+    expect(await get(`${r.redirectUri}?code=abc&state=${STATE}`)).toEqual({
+      status: 400,
+      headers: HEADERS,
+      text: page('Already finished', 'This login has already finished. Return to your terminal.'),
+    });
     await r.close();
     expect(await held).toEqual({
       status: 400,
@@ -113,6 +118,15 @@ describe('the loopback receiver, exactly', () => {
     );
     expect(answer.text).not.toContain('<b>');
     await r.code().catch(() => undefined);
+  });
+
+  it('a stray request with nobody told of it is turned away all the same, and the wait goes on', async () => {
+    const r = await receiver();
+    expect(await get(`${r.redirectUri}?code=x&state=wrong`)).toMatchObject({ status: 400 });
+    const held = get(`${r.redirectUri}?code=abc&state=${STATE}`);
+    expect(await r.code()).toBe('abc');
+    await r.close({ ok: true, title: 'Logged in', text: 'done' });
+    expect((await held).status).toBe(200);
   });
 
   it('close() cancels the wait with its own message', async () => {

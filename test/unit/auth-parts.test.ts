@@ -10,11 +10,19 @@ import { describe, expect, it } from 'vitest';
 import { readAuthorizationResponse } from '../../src/auth/authorization-response.js';
 import { credentialsFor, staticCredentials, storedCredentialSecrets } from '../../src/auth/credentials.js';
 import { decodeJwtClaims, jwtExpiry } from '../../src/auth/jwt.js';
-import { issuerOf, metadataUrl, notFound, usableEndpoint } from '../../src/auth/metadata.js';
+import {
+  deviceEndpoint,
+  issuerOf,
+  metadataUrl,
+  notFound,
+  serverMetadata,
+  usableEndpoint,
+} from '../../src/auth/metadata.js';
 import { createCodeVerifier, createState } from '../../src/auth/pkce.js';
 import { checkSecretFlags } from '../../src/auth/secret-input.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { AuthError, UsageError } from '../../src/errors.js';
+import type { ApiClient } from '../../src/http/client.js';
 import { apiErrorFrom } from '../../src/http/errors.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -196,8 +204,64 @@ describe('authorization server metadata', () => {
     ['ftp://127.0.0.1/r', undefined],
     ['not a url', undefined],
     [42, undefined],
+    // Only a string: an array's text would make a URL of it.
+    [['https://auth.example/revoke'], undefined],
   ])('usableEndpoint(%j) is %j', (value, usable) => {
     expect(usableEndpoint(value)).toBe(usable);
+  });
+
+  it('deviceEndpoint takes only a string too', () => {
+    expect(deviceEndpoint(['https://auth.example/device'], false)).toBeUndefined();
+    expect(deviceEndpoint('https://auth.example/device', false)).toBe('https://auth.example/device');
+  });
+
+  describe('serverMetadata', () => {
+    const TOKEN = 'https://auth.example/tenant-a/v1/oauth/token';
+    const AT = 'https://auth.example/.well-known/oauth-authorization-server/tenant-a';
+    const answering = (answer: () => unknown) =>
+      ({
+        request: async (options: { path: string }) => {
+          expect(options).toMatchObject({ method: 'GET', path: AT, auth: false, tenant: null });
+          return { data: answer() };
+        },
+      }) as unknown as ApiClient;
+    const other = (names: string) => ({
+      otherIssuer: { at: AT, names, expected: 'https://auth.example/tenant-a' },
+    });
+
+    it('uses the metadata of the issuer it names', async () => {
+      const data = { issuer: 'https://auth.example/tenant-a', revocation_endpoint: 'https://auth.example/r' };
+      expect(
+        await serverMetadata(
+          answering(() => data),
+          TOKEN,
+        ),
+      ).toBe(data);
+    });
+
+    it.each([
+      ['another issuer', { issuer: 'https://proxy.example/tenant-a' }, 'https://proxy.example/tenant-a'],
+      ['an issuer that is no URL', { issuer: 'tenant-a' }, 'tenant-a'],
+      ['no issuer', {}, 'none'],
+      ['an issuer that is no string', { issuer: 5 }, 'none'],
+      ['a null body', null, 'none'],
+    ])('refuses metadata naming %s, and says whom it names', async (_, data, names) => {
+      expect(
+        await serverMetadata(
+          answering(() => data),
+          TOKEN,
+        ),
+      ).toEqual(other(names));
+    });
+
+    it('is null when the server has none (404), and lets another failure through', async () => {
+      const failing = (status: number) =>
+        answering(() => {
+          throw apiErrorFrom(status, '', {}, '');
+        });
+      expect(await serverMetadata(failing(404), TOKEN)).toBeNull();
+      await expect(serverMetadata(failing(500), TOKEN)).rejects.toMatchObject({ status: 500 });
+    });
   });
 });
 

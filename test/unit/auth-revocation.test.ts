@@ -99,6 +99,27 @@ describe('revokeSession', () => {
     await expect(revokeSession(await api(base), credential(base))).rejects.toThrow();
   });
 
+  it('a 404 from the endpoint the metadata announced is a failure, not "unsupported"', async () => {
+    const { base } = await authServer({ metadata: true, revoke: { status: 404, body: { error: 'nope' } } });
+    await expect(revokeSession(await api(base), credential(base))).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('a refusal that echoes the token and the client secret: both are masked where svc prints the error', async () => {
+    const { base } = await authServer({
+      metadata: true,
+      revoke: {
+        status: 400,
+        body: { error: 'invalid_request', error_description: 'bad ref-0123456789 for sec-0123456789' },
+      },
+    });
+    const { ctx } = testContext({ env: { SVC_BASE_URL: base, NO_COLOR: '1' } });
+    const error = (await revokeSession(
+      await ctx.api(),
+      credential(base, { refresh_token: 'ref-0123456789', client_secret: 'sec-0123456789' }),
+    ).catch((e: unknown) => e)) as Error;
+    expect(ctx.secrets.redact(error.message)).toBe('bad [redacted] for [redacted]');
+  });
+
   it('without metadata the guessed path is tried; its 404 means unsupported', async () => {
     const { base, forms } = await authServer({
       metadata: false,

@@ -7,8 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkSecretFlags, readSecret } from '../../src/auth/secret-input.js';
+import { checkSecretFlags, readSecret, secretShellText } from '../../src/auth/secret-input.js';
 import { UsageError } from '../../src/errors.js';
+import { pathWord } from '../../src/system/shell-words.js';
 import { testContext } from '../helpers/context.js';
 
 const OPTIONS = { name: 'client-secret', label: 'client secret', env: 'SVC_CLIENT_SECRET' };
@@ -119,5 +120,36 @@ describe('readSecret', () => {
     expect(
       await refusal(readSecret(testContext().ctx, {}, { name: 'token', label: 'token', required: true })),
     ).toEqual(['this needs the token', 'pass --token-file FILE or --token-stdin']);
+  });
+});
+
+describe('secretShellText: how a printed command reads the secret again', () => {
+  it('names the file when a shell reads it as svc did (every final newline dropped, as $(cat) does)', async () => {
+    const path = file('two-newlines.txt', 'from-file\n\n');
+    const { ctx } = testContext();
+    expect(await readSecret(ctx, { file: path }, OPTIONS)).toBe('from-file');
+    expect(secretShellText(ctx, { file: path }, 'SVC_CLIENT_SECRET')).toBe(`"$(cat ${pathWord(path)})"`);
+  });
+
+  it('names no file for standard input given as -: a later command cannot read it again', async () => {
+    const { ctx } = testContext({ stdin: 'from-stdin\n' });
+    expect(await readSecret(ctx, { file: '-' }, OPTIONS)).toBe('from-stdin');
+    expect(secretShellText(ctx, { file: '-' }, 'SVC_CLIENT_SECRET')).toBeUndefined();
+  });
+
+  it('names the variable it was read from, and nothing for a file that was not read', async () => {
+    const { ctx } = testContext({ env: { SVC_CLIENT_SECRET: 'e' } });
+    expect(await readSecret(ctx, {}, OPTIONS)).toBe('e');
+    expect(secretShellText(ctx, {}, 'SVC_CLIENT_SECRET')).toBe('"$SVC_CLIENT_SECRET"');
+    expect(secretShellText(ctx, { file: join(dir, 'never-read.txt') }, 'SVC_CLIENT_SECRET')).toBeUndefined();
+  });
+});
+
+describe('a secret file that cannot be read', () => {
+  it('is named by its flag', async () => {
+    const missing = join(dir, 'missing.txt');
+    const [message] = await refusal(readSecret(testContext().ctx, { file: missing }, OPTIONS));
+    expect(message).toContain('--client-secret-file');
+    expect(message).toContain(missing);
   });
 });

@@ -9,11 +9,13 @@ import {
   credentialFromTokens,
   oauthErrorCode,
   parseTokenResponse,
+  requestToken,
   tokenRequestFailed,
   tokenUrl,
 } from '../../src/auth/token-endpoint.js';
 import { AuthError, exitCodeFor, InterruptedError, SvcError } from '../../src/errors.js';
-import { apiErrorFrom, OutcomeUnknownError } from '../../src/http/errors.js';
+import type { ApiClient } from '../../src/http/client.js';
+import { apiErrorFrom, ConnectionError, OutcomeUnknownError } from '../../src/http/errors.js';
 import type { Clock } from '../../src/system/clock.js';
 import { testContext, virtualClock } from '../helpers/context.js';
 import { answers, useHostileServer } from '../helpers/hostile.js';
@@ -39,6 +41,9 @@ describe('parseTokenResponse', () => {
     [{ expires_in: 0 }, undefined],
     [{ expires_in: -5 }, undefined],
     [{ expires_in: 'soon' }, undefined],
+    [{ expires_in: 'Infinity' }, undefined],
+    [{ expires_in: true }, undefined],
+    [{ expires_in: [600] }, undefined],
     [{}, undefined],
   ])('reads expires_in of %j as %j', (extra, seconds) => {
     expect(parseTokenResponse({ access_token: 'a', token_type: 'bearer', ...extra }).expires_in).toBe(
@@ -60,6 +65,38 @@ describe('parseTokenResponse', () => {
       refresh_token: undefined,
       scope: undefined,
     });
+    expect(parseTokenResponse({ ...data, refresh_token: 5 }).refresh_token).toBeUndefined();
+  });
+});
+
+describe('requestToken', () => {
+  // Not the secrets it registers: the client learns a form's credentials by their field names too
+  // (SecretRegistry.learnRequest), so that list changes nothing a user sees (docs/MUTATION.md).
+  it('posts the form to the token endpoint without a bearer or tenant; a refresh is svc’s own business', async () => {
+    const calls: unknown[] = [];
+    const api = {
+      request: async (options: unknown) => {
+        calls.push(options);
+        return { data: { access_token: 'a', token_type: 'bearer' } };
+      },
+    } as unknown as ApiClient;
+    const form = { grant_type: 'authorization_code', client_id: 'client-1', code: 'c', code_verifier: 'v' };
+    expect((await requestToken(api, 'http://127.0.0.1:9/token', form)).access_token).toBe('a');
+    expect(calls[0]).toMatchObject({
+      method: 'POST',
+      path: 'http://127.0.0.1:9/token',
+      form,
+      auth: false,
+      tenant: null,
+    });
+    expect(calls[0]).not.toHaveProperty('recordChange');
+    await requestToken(
+      api,
+      'http://127.0.0.1:9/token',
+      { grant_type: 'refresh_token', refresh_token: 'rt' },
+      { ownBusiness: true },
+    );
+    expect(calls[1]).toMatchObject({ recordChange: false });
   });
 });
 
@@ -114,6 +151,28 @@ describe('token request failures', () => {
       'the code could not be exchanged, and whether the platform acted on it is unknown: code [redacted] failed',
       'run the login again',
       1,
+    ]);
+  });
+
+  it('an answer lost without one (a dropped connection) says the connection failure; Ctrl-C after sending exits 130', () => {
+    const dropped = tokenRequestFailed(
+      'the session could not be refreshed',
+      new OutcomeUnknownError(
+        new ConnectionError('the connection closed before an answer (code c-secret-1)'),
+      ),
+      ['c-secret-1'],
+      'run it again',
+    ) as SvcError;
+    expect([dropped.category, dropped.code, dropped.message]).toEqual([
+      'failure',
+      'connection_error',
+      'the session could not be refreshed, and whether the platform acted on it is unknown: the connection closed before an answer (code [redacted])',
+    ]);
+    const cut = tokenRequestFailed('x', new OutcomeUnknownError(new InterruptedError()), [], 'h') as SvcError;
+    expect([cut.category, exitCodeFor(cut), cut.message]).toEqual([
+      'interrupted',
+      130,
+      'x, and whether the platform acted on it is unknown: interrupted',
     ]);
   });
 
@@ -506,6 +565,7 @@ describe('authorizeWithDevice', () => {
 
   it.each([
     [{ device_code: '' }],
+    [{ device_code: 5 }],
     [{ user_code: undefined }],
     [{ verification_uri: undefined }],
     [{ expires_in: undefined }],
@@ -519,6 +579,24 @@ describe('authorizeWithDevice', () => {
     );
     expect(exitCodeFor(error)).toBe(1);
     expect(forms).toHaveLength(1);
+  });
+
+  it('takes verification_url for an empty verification_uri too', async () => {
+    const { base } = await authServer({
+      codes: { verification_uri: '', verification_url: 'http://other/device' },
+      token: [issued],
+    });
+    const { t, error } = await login(base);
+    expect(error).toBeUndefined();
+    expect(t.stderr()).toContain('\n  http://other/device\n');
+  });
+
+  it('names the other issuer as a --base-url without its final slash', async () => {
+    const { base } = await authServer({ issuer: 'http://127.0.0.1:43865/', token: [] });
+    const { error } = await login(base);
+    expect(error?.hint).toBe(
+      'if http://127.0.0.1:43865/ is the platform, log in with --base-url http://127.0.0.1:43865; a proxy or another name of the server cannot carry the login',
+    );
   });
 
   it('takes verification_url for verification_uri', async () => {

@@ -6,16 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { decimal } from '../../src/config/decimal.js';
 import { parseMaxResponseBytes, parseMaxRetries, parseTimeout } from '../../src/config/env-limits.js';
-import { EXIT_CODES, type SvcError } from '../../src/errors.js';
-
-function thrown(run: () => unknown): SvcError {
-  try {
-    run();
-  } catch (error) {
-    return error as SvcError;
-  }
-  throw new Error('not refused');
-}
+import { EXIT_CODES } from '../../src/errors.js';
+import { thrown } from '../helpers/thrown.js';
 
 describe('decimal', () => {
   it.each([

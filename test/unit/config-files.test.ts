@@ -235,12 +235,18 @@ describe('settings', () => {
   it.each(['http://127.0.0.1:4010', 'https://api.example.com/v1', 'HTTP://X'])(
     'accepts the URL %j',
     (url) => {
-      expect(checkUrlSetting('base_url', url, 'flag')).toBe(url);
+      expect(checkUrlSetting('base_url', url, 'flag', { profile: 'work', profileSource: 'profile' })).toBe(
+        url,
+      );
     },
   );
 
   it.each(['127.0.0.1:4010', 'ftp://x', 'file:///etc/passwd', '', 'http//x'])('refuses the URL %j', (url) => {
-    expect(failure(() => checkUrlSetting('app_url', url, 'profile', 'work'))).toEqual({
+    expect(
+      failure(() =>
+        checkUrlSetting('app_url', url, 'profile', { profile: 'work', profileSource: 'profile' }),
+      ),
+    ).toEqual({
       type: 'UsageError',
       message: `app_url in profile "work" must be an absolute http(s) URL, got ${JSON.stringify(url)}`,
       hint: 'for example http://127.0.0.1:4010',

@@ -1,7 +1,16 @@
 // The config directory's lock and paths (src/config/lock.ts, src/config/paths.ts): re-entrant
 // locks within one call chain, and where the directory is on each platform. The platform is
 // mocked (process.platform): Windows and macOS cannot run here.
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -57,6 +66,28 @@ describe('withFileLock', () => {
     );
     // Not proper-lockfile's 40 s of retries: only another holder is waited for.
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('a store directory the store’s rule refuses is said in its words (exit 2), not as one it cannot create', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    const refused = withFileLock(dir, join(dir, 'config.json'), async () => 1);
+    await expect(refused).rejects.toThrow(
+      `the config directory ${dir} is writable by others (mode 0777), so svc will not keep credentials in it`,
+    );
+    await expect(refused).rejects.toMatchObject({ code: 'config_owner', category: 'usage' });
+    expect(statSync(dir).mode & 0o777).toBe(0o777);
+  });
+
+  it('returns the work’s result when its pid file is gone at the end (a process that took the lock over as stale removed it)', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const a = join(dir, 'config.json');
+    const result = await withFileLock(dir, a, async () => {
+      rmSync(`${a}.lock-pid`);
+      return 'written';
+    });
+    expect(result).toBe('written');
   });
 
   it('says once, on a long wait, which svc process holds the lock (a killed writer leaves its pid)', async () => {

@@ -28,23 +28,18 @@ import {
   targetOptions,
   unknownProfileError,
 } from '../../src/config/settings.js';
-import { EXIT_CODES, NotFoundError, type SvcError, UsageError } from '../../src/errors.js';
+import { EXIT_CODES, NotFoundError, UsageError } from '../../src/errors.js';
 import { sym } from '../../src/output/symbols.js';
+import { thrown } from '../helpers/thrown.js';
 
 const API_KEY = 'svc_pk_0123456789abcdefWXYZ';
 const CLIENT_SECRET = 'svc_cs_0123456789abcdefWXYZ';
 const REFRESH_TOKEN = 'svc_rt_0123456789abcdefWXYZ';
 const WEBHOOK_SECRET = 'whsec_0123456789abcdefWXYZ';
 const TOKEN_HOME = 'an API key or token goes in the credential store: `svc login --with-token`, or SVC_TOKEN';
-
-function thrown(run: () => unknown): SvcError {
-  try {
-    run();
-  } catch (error) {
-    return error as SvcError;
-  }
-  throw new Error('nothing was thrown');
-}
+/** The active profile "ci" (a printed line need not name it), and "ci" named by -p. */
+const ACTIVE = { profile: 'ci', profileSource: 'profile' } as const;
+const NAMED = { profile: 'ci', profileSource: 'flag' } as const;
 
 /** [class, exit code, code, message, hint] of what `run` throws. */
 function refusal(run: () => unknown): unknown[] {
@@ -352,7 +347,8 @@ describe('resolveSettings', () => {
       2,
       'credential_as_id',
       'SVC_ORG holds the API key itself, not an organisation id',
-      `svc did not send it or save it; give the organisation's id instead; ${TOKEN_HOME}`,
+      "svc did not send it or save it; give the organisation's id instead; " +
+        'an API key or token goes in the credential store: `svc -p ci login --with-token`, or SVC_TOKEN',
     ]);
     expect(thrown(() => resolveSettings({ tenant: API_KEY }, {}, named, undefined)).message).toBe(
       '--tenant holds the API key itself, not a tenant id or slug',
@@ -395,7 +391,7 @@ describe('a credential pasted as a setting', () => {
     ['org', API_KEY, `give the organisation's id instead; ${TOKEN_HOME}`],
     ['client_id', API_KEY, `give the OAuth client's id instead (\`svc oauth ls\` lists them); ${TOKEN_HOME}`],
   ] as const)('%s holding %s: what to give instead, and where the credential goes', (key, value, mend) => {
-    expect(credentialSettingMend(key, value)).toBe(mend);
+    expect(credentialSettingMend(key, value, ACTIVE)).toBe(mend);
   });
 
   it.each([
@@ -410,15 +406,19 @@ describe('a credential pasted as a setting', () => {
   });
 
   it('from the profile: how to remove it from that profile, one shell word', () => {
-    expect(refusal(() => refuseCredentialSetting('client_id', CLIENT_SECRET, 'profile', 'ci'))).toEqual([
+    expect(refusal(() => refuseCredentialSetting('client_id', CLIENT_SECRET, 'profile', ACTIVE))).toEqual([
       'UsageError',
       2,
       'credential_as_id',
       'client_id in profile "ci" holds a client secret, not an OAuth client id',
       'svc did not send it; remove it with `svc -p ci config unset client_id`',
     ]);
-    expect(thrown(() => refuseCredentialSetting('org', API_KEY, 'default', 'ci')).hint).toBe(
+    expect(thrown(() => refuseCredentialSetting('org', API_KEY, 'default', ACTIVE)).hint).toBe(
       `svc did not send it or save it; give the organisation's id instead; ${TOKEN_HOME}`,
+    );
+    expect(thrown(() => refuseCredentialSetting('org', API_KEY, 'flag', NAMED)).hint).toBe(
+      "svc did not send it or save it; give the organisation's id instead; " +
+        'an API key or token goes in the credential store: `svc -p ci login --with-token`, or SVC_TOKEN',
     );
   });
 
@@ -497,34 +497,38 @@ describe('checkBaseUrlPath: a base URL ending in /v1', () => {
 
 describe('checkUrlSetting', () => {
   it('returns an absolute http(s) URL as given', () => {
-    expect(checkUrlSetting('base_url', 'https://api.example.com/x', 'flag')).toBe(
+    expect(checkUrlSetting('base_url', 'https://api.example.com/x', 'flag', ACTIVE)).toBe(
       'https://api.example.com/x',
     );
-    expect(checkUrlSetting('app_url', 'http://127.0.0.1:4010', 'env')).toBe('http://127.0.0.1:4010');
+    expect(checkUrlSetting('app_url', 'http://127.0.0.1:4010', 'env', ACTIVE)).toBe('http://127.0.0.1:4010');
   });
 
   it('refuses anything else, quoting it with any password masked', () => {
-    expect(thrown(() => checkUrlSetting('base_url', 'api.example.com', 'flag')).message).toBe(
+    expect(thrown(() => checkUrlSetting('base_url', 'api.example.com', 'flag', ACTIVE)).message).toBe(
       '--base-url must be an absolute http(s) URL, got "api.example.com"',
     );
-    const error = thrown(() => checkUrlSetting('base_url', 'ftp://u:hunter2@x', 'env'));
+    const error = thrown(() => checkUrlSetting('base_url', 'ftp://u:hunter2@x', 'env', ACTIVE));
     expect(error.message).not.toContain('hunter2');
     expect(error.message).toMatch(/^SVC_BASE_URL must be an absolute http\(s\) URL, got "ftp:\/\//);
-    expect(thrown(() => checkUrlSetting('app_url', 'nope', 'profile')).message).toBe(
-      'app_url in profile "" must be an absolute http(s) URL, got "nope"',
+    expect(thrown(() => checkUrlSetting('app_url', 'nope', 'profile', ACTIVE)).message).toBe(
+      'app_url in profile "ci" must be an absolute http(s) URL, got "nope"',
     );
   });
 
   it.each(['https://user@api.example.com', 'https://:pw@api.example.com', 'https://u:pw@api.example.com'])(
     '%s: refused without repeating it (it holds a credential)',
     (url) => {
-      expect(refusal(() => checkUrlSetting('base_url', url, 'flag', 'ci'))).toEqual([
+      expect(refusal(() => checkUrlSetting('base_url', url, 'flag', ACTIVE))).toEqual([
         'UsageError',
         2,
         'usage',
         '--base-url must not hold a user name or password',
         'credentials go in the credential store: `svc login`, or SVC_TOKEN',
       ]);
+      // A profile named by -p or SVC_PROFILE is repeated: `svc login` would log another one in.
+      expect(thrown(() => checkUrlSetting('base_url', url, 'flag', NAMED)).hint).toBe(
+        'credentials go in the credential store: `svc -p ci login`, or SVC_TOKEN',
+      );
     },
   );
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cellText, maskSecret, relativeTime, rfc3339, timeSpan } from '../../src/output/format.js';
+import { cellText, counted, maskSecret, relativeTime, rfc3339, timeSpan } from '../../src/output/format.js';
 import { escapeForTerminal, escapeJsonForTerminal } from '../../src/output/sanitize.js';
 
 const NOW = Date.parse('2026-06-15T12:00:00Z');
@@ -15,6 +15,11 @@ describe('text for terminals', () => {
     ['bidi override (Trojan Source)', 'abc\u202edef\u2066', 'abc\\u202edef\\u2066'],
     ['newline and tab kept', 'a\nb\tc', 'a\nb\tc'],
     ['plain text', 'Acme Treasury — ünïcödé', 'Acme Treasury — ünïcödé'],
+    ['word joiner and a byte-order mark inside text', 'usr_lead\u2060\ufeff', 'usr_lead\\u2060\\ufeff'],
+    // Joiners draw emoji and Persian/Indic words, a zero-width space separates Thai words: kept
+    // (an id holding one is refused where read, its message showing it escaped; review20b F7).
+    ['emoji and Persian joiners kept', 'Ops 👩\u200d💻 می\u200cخواهم', 'Ops 👩\u200d💻 می\u200cخواهم'],
+    ['Thai words and a soft hyphen kept', 'กระทบ\u200bยอด re\u00adconcile', 'กระทบ\u200bยอด re\u00adconcile'],
   ])('escapeForTerminal: %s', (_name, input, expected) => {
     expect(escapeForTerminal(input)).toBe(expected);
   });
@@ -89,5 +94,17 @@ describe('text for terminals', () => {
     ['eyJhbGciOiJIUzI1NiJ9.x.signature', 'eyJ****ture'],
   ])('maskSecret(%s)', (secret, expected) => {
     expect(maskSecret(secret)).toBe(expected);
+  });
+});
+
+describe('counted', () => {
+  it.each<[number, string, string | undefined, string]>([
+    [1, 'holder', undefined, '1 holder'],
+    [0, 'holder', undefined, '0 holders'],
+    [1200, 'delivery', 'deliveries', '1,200 deliveries'],
+    [1, 'user holds it', 'users hold it', '1 user holds it'],
+    [2, 'user holds it', 'users hold it', '2 users hold it'],
+  ])('%i %s (%s): %s', (count, one, many, text) => {
+    expect(many === undefined ? counted(count, one) : counted(count, one, many)).toBe(text);
   });
 });

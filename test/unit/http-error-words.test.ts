@@ -4,7 +4,14 @@
 // a connection error's defaults.
 
 import { describe, expect, it } from 'vitest';
-import { apiErrorFrom, ConnectionError, parseErrorBody, stillRunning } from '../../src/http/errors.js';
+import {
+  apiErrorFrom,
+  ConnectionError,
+  ConnectionTimeoutError,
+  OutcomeUnknownError,
+  parseErrorBody,
+  stillRunning,
+} from '../../src/http/errors.js';
 import { MAX_REDACT_DEPTH } from '../../src/http/redact.js';
 
 const hintOf = (retryAfter: string | string[] | undefined, waitsAtMostMs?: number) =>
@@ -37,6 +44,22 @@ describe('a 429 that is still one after the retries', () => {
     ['a number with a unit', '5s', 'wait a minute'],
     ['none', undefined, 'wait a minute'],
     ['empty', '', 'wait a minute'],
+    // Only whole digits are seconds (RFC 9110 §10.2.3): not an exponent, a hex number or a decimal.
+    ['an exponent', '1e3', 'wait a minute'],
+    ['zeros', '00', 'wait a minute'],
+    // Nor does Date.parse's leniency make a date of a number: retries read these as unreadable too.
+    ['a decimal', '1.5', 'wait a minute'],
+    ['a signed number', '+5', 'wait a minute'],
+    [
+      "an HTTP date in asctime's form, ending in digits",
+      'Sun Nov  6 08:49:37 1994',
+      "wait until Sun Nov  6 08:49:37 1994 (the server's Retry-After)",
+    ],
+    [
+      'an ISO date, which is not an HTTP date (the retries do not read it either)',
+      '2026-11-25T19:00:00Z',
+      'wait a minute',
+    ],
   ])('Retry-After %s', (_name, retryAfter, when) => {
     expect(hintOf(retryAfter)).toBe(`${ranOut}: ${when} and run the command again${easier}`);
   });
@@ -89,9 +112,28 @@ describe('URLs a server echoes in its error', () => {
     expect(inner).toEqual([url]);
   });
 
+  it('are left for the trace redaction to cut below its depth limit in objects too, however deep', () => {
+    // Nested far deeper than the limit: walked to the end, it would overflow the stack.
+    const depth = 50_000;
+    const parsed = parseErrorBody(
+      422,
+      '',
+      `{"details":${'{"a":'.repeat(depth)}"${url}"${'}'.repeat(depth)}}`,
+    );
+    let inner: unknown = parsed.details;
+    for (let i = 0; i < MAX_REDACT_DEPTH; i++) inner = (inner as { a: unknown }).a;
+    expect(inner).toEqual({ a: { a: expect.any(Object) } });
+  });
+
   it('a text body is made one line, tags out, masked', () => {
     expect(parseErrorBody(502, 'Bad Gateway', `<h1>bad</h1>\n<p>posting to ${url}</p>`).message).toBe(
       `bad posting to ${masked}`,
+    );
+  });
+
+  it('a tag parts words as a space does', () => {
+    expect(parseErrorBody(502, 'Bad Gateway', '<b>upstream</b><i>unavailable</i>').message).toBe(
+      'upstream unavailable',
     );
   });
 });
@@ -107,5 +149,34 @@ describe('ConnectionError', () => {
     ]);
     const refused = new ConnectionError('ECONNREFUSED', { mayHaveArrived: false, retryable: false });
     expect([refused.mayHaveArrived, refused.retryable]).toEqual([false, false]);
+  });
+});
+
+describe('the words of the other transport errors', () => {
+  it('a request that got no answer in time has the code timeout', () => {
+    const error = new ConnectionTimeoutError('no answer from https://api.example.com within 30 s');
+    expect([error.code, error.category]).toEqual(['timeout', 'failure']);
+  });
+
+  it('an unknown outcome tells the user to check before running again unless told otherwise', () => {
+    const unknown = new OutcomeUnknownError(new ConnectionError('socket hang up'));
+    expect(unknown.message).toBe(
+      'socket hang up, so the outcome is unknown: the platform may have made this change',
+    );
+    expect(unknown.hint).toBe('check whether it was made before running the command again');
+  });
+
+  it('a 431 names the largest header and where it came from', () => {
+    const error = apiErrorFrom(
+      431,
+      'Request Header Fields Too Large',
+      {},
+      '',
+      [],
+      { 'x-big': 'x'.repeat(5000), accept: 'application/json' },
+      new Set(['x-big']),
+      '/v1/me',
+    );
+    expect(error.hint).toMatch(/^the largest header svc sent is x-big \(.+\), given with -H: shorten it$/);
   });
 });

@@ -575,6 +575,15 @@ describe('answers svc does not believe', () => {
     expect(checkedBody('GET', url, status, headers as Headers, text, expect_)).toEqual(value);
   });
 
+  it('checkedBody: a DELETE answered 200 with no bytes (or white space) is one without a body (review19d F3)', () => {
+    for (const text of ['', ' \n'])
+      expect(
+        checkedBody('DELETE', url, 200, { 'content-type': 'application/json' }, text, 'json'),
+      ).toBeUndefined();
+    // Any other method's empty 2xx is still no document.
+    expect(() => checkedBody('PATCH', url, 200, {}, '', 'json')).toThrow(/with an empty body/);
+  });
+
   it('lenientJson: JSON when it parses, the text otherwise, nothing for nothing', () => {
     expect(lenientJson('')).toBeUndefined();
     expect(lenientJson('[1]')).toEqual([1]);

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { flagWords } from '../../src/commands/listing.js';
+import { flagWords, Listing } from '../../src/commands/listing.js';
+import { SvcError } from '../../src/errors.js';
 import { shellQuote, shellWord } from '../../src/system/shell-words.js';
 import { needs } from '../helpers/needs.js';
 
@@ -74,5 +75,115 @@ describe('flagWords', () => {
       ]),
     ).toBe(" --status failed --role 'tenant admin' --since 2026-11-24T08:00:00Z");
     expect(flagWords([['--status', undefined]])).toBe('');
+  });
+});
+
+// A page of another server's size (a numbered page, a link as written) may hold more than --limit
+// lets print: the listing stops within it and its cursor continues there (review19 F5).
+describe('Listing.items within a page', () => {
+  type Item = { id: string };
+  const ids = (n: number, from = 0): Item[] => Array.from({ length: n }, (_, i) => ({ id: `i${from + i}` }));
+  /** Runs a listing over pages answered by cursor (undefined: the first), recording what was asked. */
+  async function list(
+    options: { limit: number | undefined; cursor?: string; all?: boolean },
+    pages: Record<string, { items: Item[]; next_cursor: string | null }>,
+  ) {
+    const listing = new Listing<Item>({ cursor: undefined, all: false, ...options }, 100);
+    const asked: Array<{ limit: number; cursor?: string }> = [];
+    const shown: string[] = [];
+    for await (const item of listing.items(async (page) => {
+      asked.push(page);
+      return pages[page.cursor ?? 'first']!;
+    })) {
+      shown.push(item.id);
+    }
+    return { shown, asked, next: listing.next, count: listing.shown };
+  }
+  const page2 = 'svc-page:page=2&per_page=5';
+
+  it('cuts a page of svc’s own at --limit and names the same page with #skip', async () => {
+    const r = await list(
+      { limit: 7 },
+      {
+        first: { items: ids(5), next_cursor: page2 },
+        [page2]: { items: ids(5, 5), next_cursor: 'svc-page:page=3&per_page=5' },
+      },
+    );
+    expect(r).toEqual({
+      shown: ['i0', 'i1', 'i2', 'i3', 'i4', 'i5', 'i6'],
+      asked: [{ limit: 7 }, { limit: 2, cursor: page2 }],
+      next: `${page2}#skip=2`,
+      count: 7,
+    });
+  });
+
+  it('a cursor with #skip skips those items of its page, and may cut it again', async () => {
+    const within = `${page2}#skip=2`;
+    const r = await list(
+      { limit: 2, cursor: within },
+      {
+        [within]: { items: ids(5, 5), next_cursor: 'svc-page:page=3&per_page=5' },
+      },
+    );
+    expect([r.shown, r.next]).toEqual([['i7', 'i8'], `${page2}#skip=4`]);
+  });
+
+  it('a page that ends exactly at --limit continues with the next page’s cursor', async () => {
+    const within = `${page2}#skip=2`;
+    const r = await list(
+      { limit: 3, cursor: within },
+      {
+        [within]: { items: ids(5, 5), next_cursor: 'svc-page:page=3&per_page=5' },
+      },
+    );
+    expect([r.shown, r.next]).toEqual([['i7', 'i8', 'i9'], 'svc-page:page=3&per_page=5']);
+  });
+
+  it('--all without --limit prints every item of every page', async () => {
+    const r = await list(
+      { limit: undefined, all: true },
+      {
+        first: { items: ids(5), next_cursor: page2 },
+        [page2]: { items: ids(5, 5), next_cursor: null },
+      },
+    );
+    expect([r.shown.length, r.next, r.asked]).toEqual([
+      10,
+      null,
+      [{ limit: 100 }, { limit: 100, cursor: page2 }],
+    ]);
+  });
+
+  // Session 20: a first page larger than --limit was printed whole (--limit 2 printed 3).
+  it('a first page or a server’s cursor larger than --limit is cut, its cursor carrying the page', async () => {
+    const first = await list({ limit: 2 }, { first: { items: ids(3), next_cursor: 'c2' } });
+    expect([first.shown, first.next]).toEqual([['i0', 'i1'], 'svc-page:cursor=#skip=2']);
+    const server = await list({ limit: 2, cursor: 'c2' }, { c2: { items: ids(3, 3), next_cursor: 'c3' } });
+    expect([server.shown, server.next]).toEqual([['i3', 'i4'], 'svc-page:cursor=c2#skip=2']);
+    const within = 'svc-page:cursor=c2#skip=2';
+    const rest = await list(
+      { limit: 2, cursor: within },
+      { [within]: { items: ids(3, 3), next_cursor: 'c3' }, c3: { items: ids(3, 6), next_cursor: 'c4' } },
+    );
+    expect([rest.shown, rest.next]).toEqual([['i5', 'i6'], 'svc-page:cursor=c3#skip=1']);
+  });
+
+  // Session 20: the count counted the items of a #skip page printed by the command before.
+  it('a failure after a page of a #skip cursor counts the items printed, not the ones skipped', async () => {
+    const within = `${page2}#skip=3`;
+    const listing = new Listing<Item>({ limit: undefined, cursor: within, all: true }, 100);
+    const shown: string[] = [];
+    const run = async () => {
+      for await (const item of listing.items(async (page) => {
+        if (page.cursor === within) return { items: ids(5, 5), next_cursor: 'svc-page:page=3&per_page=5' };
+        throw new SvcError('failure', 'the server failed (HTTP 500)');
+      })) {
+        shown.push(item.id);
+      }
+    };
+    await expect(run()).rejects.toThrow(
+      'the listing is incomplete: it stopped after 2 items, when the next page failed: the server failed (HTTP 500)',
+    );
+    expect(shown).toEqual(['i8', 'i9']);
   });
 });

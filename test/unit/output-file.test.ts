@@ -19,7 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeFileWhole } from '../../src/system/output-file.js';
+import { writeFileWhole } from '../../src/system/user-output-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-output-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

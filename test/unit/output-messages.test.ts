@@ -170,6 +170,36 @@ describe('cells', () => {
     );
   });
 
+  it('a status word in capitals has its colour, as it came (`DELIVERED` is delivered)', async () => {
+    const { out, fake } = output('table', { tty: true, color: true });
+    await out.list(
+      [
+        { status: 'DELIVERED', at: null, note: '' },
+        { status: 'Failed', at: null, note: '' },
+      ],
+      columns,
+    );
+    expect(fake.stdout().split('\n').slice(1, 3)).toEqual([
+      '\u001b[32mDELIVERED\u001b[39m  -   -',
+      '\u001b[31mFailed\u001b[39m     -   -',
+    ]);
+  });
+
+  // closing12-s20: `recovered` (failed, then its event delivered by a replay: delivered after all,
+  // deliveryState) was the one delivery state shown without a colour; it has delivered's green.
+  it.each([
+    [{ FORCE_COLOR: '1' }, false, '\u001b[32mrecovered\u001b[39m  -   -'],
+    [{ NO_COLOR: '1' }, true, 'recovered  -   -'],
+  ])(
+    'a recovered delivery under %j (terminal: %s) is green as delivered is, unless colour is off',
+    async (env, tty, line) => {
+      const fake = fakeIO({ env, tty });
+      const out = new Output(fake.io, 'table', () => NOW, undefined, { wide: false });
+      await out.list([{ status: 'recovered', at: null, note: '' }], columns);
+      expect(fake.stdout().split('\n')[1]).toBe(line);
+    },
+  );
+
   it('in a pipe: empty cells stay empty, times in RFC 3339', async () => {
     const { out, fake } = output('plain');
     await out.list(rows.slice(0, 3), columns);

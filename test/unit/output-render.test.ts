@@ -57,6 +57,43 @@ describe('renderError', () => {
       'error: invalid body [name: required; /a/b: too long; no place; {"field":3,"other":true}; plain; and 20 more (--json shows them all)] (HTTP 422, invalid)\n',
     ],
     [
+      'a detail that repeats the message is left out; five are shown whole, no "and 0 more"',
+      apiErrorFrom(
+        422,
+        'Unprocessable',
+        {},
+        JSON.stringify({
+          error: {
+            message: 'value undefined: name is required',
+            details: [
+              { field: 'name', message: 'name is required' },
+              { field: 'a', code: 1 },
+              'b',
+              'c',
+              'd',
+              'e',
+            ],
+          },
+        }),
+      ),
+      'error: value undefined: name is required [a: {"field":"a","code":1}; b; c; d; e] (HTTP 422)\n',
+    ],
+    [
+      'no brackets when every detail repeats the message or the list is empty',
+      apiErrorFrom(
+        400,
+        'Bad Request',
+        {},
+        '{"error":{"message":"name is required","details":[{"field":"name","message":"is required"}]}}',
+      ),
+      'error: name is required (HTTP 400)\n',
+    ],
+    [
+      'an empty list of details',
+      apiErrorFrom(400, 'Bad Request', {}, '{"error":{"message":"m","details":[]}}'),
+      'error: m (HTTP 400)\n',
+    ],
+    [
       'details that are not a list are not printed',
       apiErrorFrom(400, 'Bad Request', {}, '{"error":{"message":"m","details":{"a":1}}}'),
       'error: m (HTTP 400)\n',
@@ -73,6 +110,16 @@ describe('renderError', () => {
     ],
   ])('%s', (_name, error, expected) => {
     expect(renderError(error, TEXT)).toBe(expected);
+  });
+
+  it('a suggestion (did you mean) goes before the hint, or stands alone', () => {
+    const suggestion = "did you mean 'roles list'?";
+    expect(renderError(new UsageError('unknown verb', { hint: 'see --help' }), { ...TEXT, suggestion })).toBe(
+      "error: unknown verb; did you mean 'roles list'?; see --help\n",
+    );
+    expect(renderError(new UsageError('unknown verb'), { ...TEXT, suggestion })).toBe(
+      "error: unknown verb; did you mean 'roles list'?\n",
+    );
   });
 
   it('scrubs known secrets from the message and the hint', () => {
@@ -254,6 +301,40 @@ describe('createProgress', () => {
     vi.setSystemTime(1000);
     progress.tick('ok');
     expect(frames(chunks)).toEqual(['granting role… 1/10 10% · 1/s']);
+  });
+
+  it('counts the rows of unknown outcome with the rest, and names them', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { stream, chunks } = capture();
+    const progress = createProgress(stream, true, 4, 'granting');
+    progress.tick('ok');
+    progress.tick('unknown');
+    vi.setSystemTime(1000);
+    progress.tick('unknown');
+    expect(frames(chunks).at(-1)).toBe('granting [##################......] 3/4 75% · 3/s · 2 unknown');
+  });
+
+  it('a terminal that reports 0 columns: the width given', () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = terminal(0);
+    const progress = createProgress(t.stream, true, 10, 'granting roles to the whole team', true, 30);
+    vi.setSystemTime(1000);
+    progress.tick('ok');
+    expect(frames(t.chunks)).toEqual(['granting role… 1/10 10% · 1/s']);
+  });
+
+  it('narrower than the ellipsis itself: the first characters, not a lone mark', () => {
+    vi.useFakeTimers({ now: 0 });
+    for (const [columns, unicode, frame] of [
+      [2, true, '1'],
+      [4, false, '1/1'],
+    ] as const) {
+      const t = terminal(columns);
+      const progress = createProgress(t.stream, true, 1200, 'granting', unicode);
+      vi.setSystemTime(1000 * columns);
+      progress.tick('ok');
+      expect(frames(t.chunks)).toEqual([frame]);
+    }
   });
 
   it('a full bar at the total, never past it', () => {

@@ -6,12 +6,12 @@
  * writer's, and another user's, stay.
  */
 import { spawnSync } from 'node:child_process';
-import { chownSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
-import { writeFileWhole } from '../../src/system/output-file.js';
+import { writeFileWhole } from '../../src/system/user-output-file.js';
 
 const root = process.getuid?.() === 0;
 const dir = mkdtempSync(join(tmpdir(), 'svc-stale-temps-'));
@@ -54,3 +54,37 @@ describe.skipIf(process.platform === 'win32')('temp files a killed write left', 
     expect(readdirSync(at).sort()).toEqual([theirs, 'out.yaml'].sort());
   });
 });
+
+// fix-files19 #2: before session 18, writeFileWhole named its temp `PATH.HEX.tmp` (no pid, no
+// leading dot), so whether its writer still runs cannot be told; such a file an hour old (by its
+// mtime) is a killed write's, a younger one may be a write still going on.
+describe.skipIf(process.platform === 'win32')(
+  'temp files an older svc’s killed write left (PATH.HEX.tmp)',
+  () => {
+    it('the next write of that path removes one older than an hour; a younger one, and other names, stay', () => {
+      const old = 'out.yaml.0123456789ab.tmp';
+      const young = 'out.yaml.ba9876543210.tmp';
+      const others = [
+        'out.yaml.0123456789a.tmp',
+        'out.yaml.0123456789ab.tmp.bak',
+        'other.yaml.0123456789ab.tmp',
+      ];
+      const at = planted('old-names', [old, young, ...others]);
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+      utimesSync(join(at, old), twoHoursAgo, twoHoursAgo);
+      for (const other of others) utimesSync(join(at, other), twoHoursAgo, twoHoursAgo);
+      expect(writeFileWhole(join(at, 'out.yaml'), 'kind: access\n', '-o')).toBe(true);
+      expect(readdirSync(at).sort()).toEqual([young, 'out.yaml', ...others].sort());
+    });
+
+    it.skipIf(!root)('another user’s old one is left as it is', () => {
+      const theirs = 'out.yaml.0123456789ab.tmp';
+      const at = planted('old-theirs', [theirs]);
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+      utimesSync(join(at, theirs), twoHoursAgo, twoHoursAgo);
+      chownSync(join(at, theirs), 65534, 65534);
+      writeFileWhole(join(at, 'out.yaml'), 'kind: access\n', '-o');
+      expect(readdirSync(at).sort()).toEqual([theirs, 'out.yaml'].sort());
+    });
+  },
+);

@@ -46,7 +46,13 @@ async function listen(extra: Partial<ListenerOptions> = {}) {
 function send(
   url: string,
   options: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer } = {},
-): Promise<{ status: number; type: string | undefined; allow: string | undefined; body: string }> {
+): Promise<{
+  status: number;
+  type: string | undefined;
+  allow: string | undefined;
+  retryAfter: string | undefined;
+  body: string;
+}> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       `${url}/hooks?x=1`,
@@ -62,6 +68,7 @@ function send(
             status: res.statusCode ?? 0,
             type: res.headers['content-type'],
             allow: res.headers.allow,
+            retryAfter: res.headers['retry-after'],
             body: text,
           }),
         );
@@ -117,6 +124,7 @@ describe('startListener', () => {
       repeated: 0,
       notReady: 0,
       looped: 0,
+      notSaved: 0,
     });
   });
 
@@ -141,6 +149,7 @@ describe('startListener', () => {
       repeated: 1,
       notReady: 0,
       looped: 0,
+      notSaved: 0,
     });
   });
 
@@ -228,6 +237,7 @@ describe('startListener', () => {
       repeated: 0,
       notReady: 0,
       looped: 0,
+      notSaved: 0,
     });
   });
 
@@ -400,7 +410,7 @@ describe('startListener', () => {
     expect(forwarded).toBe(0);
   });
 
-  it('captures the request head as sent and the raw body, before answering; a failed capture is recorded', async () => {
+  it('captures the request head as sent and the raw body, before answering; a failed capture is recorded and answered 503', async () => {
     const heads: string[] = [];
     const bodies: string[] = [];
     let fail = false;
@@ -419,10 +429,37 @@ describe('startListener', () => {
     );
     expect(bodies).toEqual([BODY]);
     expect(records[0]!.capture).toEqual({ headers: `${SHA(BODY)}.head`, body: `${SHA(BODY)}.body` });
+    // Not kept, so not acknowledged (attack19 F8): the sender retries it.
     fail = true;
-    await send(listener.url, { headers: signed(), body: BODY });
-    expect(records[1]!.capture).toEqual({ error: 'disk full' });
-    expect(records[1]!.status).toBe(200);
+    const answer = await send(listener.url, { headers: signed(), body: BODY });
+    expect(answer).toMatchObject({ status: 503, retryAfter: '5' });
+    expect(JSON.parse(answer.body)).toEqual({
+      error: 'not_saved',
+      message: 'the delivery could not be saved (disk full): try again',
+    });
+    expect(records[1]).toMatchObject({ valid: true, status: 503, capture: { error: 'disk full' } });
+    expect(listener.counts).toMatchObject({ received: 2, valid: 2, notSaved: 1 });
+    // An invalid one keeps its 400: a capture that failed changes nothing of its answer.
+    await send(listener.url, { headers: signed(BODY, NOW_S, 'whsec_other'), body: BODY });
+    expect(records[2]).toMatchObject({ valid: false, status: 400, capture: { error: 'disk full' } });
+    expect(listener.counts.notSaved).toBe(1);
+  });
+
+  it('forwards nothing it could not save: the retry the 503 asks for is forwarded once saved', async () => {
+    let forwarded = 0;
+    const { listener, records } = await listen({
+      capture: async () => {
+        throw new Error('disk full');
+      },
+      forward: async () => {
+        forwarded++;
+        return { status: 200, headers: {}, body: Buffer.alloc(0) };
+      },
+    });
+    expect((await send(listener.url, { headers: signed(), body: BODY })).status).toBe(503);
+    expect(forwarded).toBe(0);
+    expect(records[0]).toMatchObject({ valid: true, status: 503 });
+    expect(records[0]!.forwarded).toBeUndefined();
   });
 
   // An IPv6 host's URL: webhooks-listen-ipv6.test.ts.

@@ -37,7 +37,7 @@ export const AuditTrailEntry = Type.Object(
     before: Type.Optional(
       Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
         description:
-          'Updates (role.updated, webhook.updated, oauth_client.updated): each field in changes as it was. Never a secret: a webhook URL has the credentials it carries masked ([redacted]). Null otherwise',
+          'Updates (role.updated, webhook.updated, oauth_client.updated): each field in changes as it was. Never a secret: a webhook URL and an OAuth client’s redirect URIs have the credentials they carry masked ([redacted]), as svc --debug masks them. Null otherwise',
       }),
     ),
     after: Type.Optional(

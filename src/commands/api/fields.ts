@@ -10,7 +10,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { QueryValue } from '../../http/client.js';
 import { sym } from '../../output/symbols.js';
-import { readInputBytes, strictUtf8 } from '../../system/input.js';
+import { INPUT_LIMIT, readInputBytes, strictUtf8 } from '../../system/input.js';
 import { parseUserJson } from '../../system/user-json.js';
 
 export interface GivenFields {
@@ -44,7 +44,10 @@ async function typedValue(ctx: Context, key: string, raw: string): Promise<unkno
   }
   if (raw.startsWith('@')) {
     const file = raw.slice(1);
-    return strictUtf8(await readInputBytes(file, ctx.io.stdin, '-F'), `-F ${key}=@${file}`);
+    return strictUtf8(
+      await readInputBytes(file, ctx.io.stdin, '-F', INPUT_LIMIT, ctx.signal),
+      `-F ${key}=@${file}`,
+    );
   }
   return raw;
 }

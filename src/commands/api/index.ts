@@ -14,7 +14,7 @@ import {
   withMissingTenantHint,
   withUserRequiredHint,
 } from '../../platform/errors.js';
-import { readInputBytes, strictUtf8 } from '../../system/input.js';
+import { INPUT_LIMIT, readInputBytes, sayReadingTerminal, strictUtf8 } from '../../system/input.js';
 import { shellQuote, shellWord } from '../../system/shell-words.js';
 import { parseUserJson } from '../../system/user-json.js';
 import { collect, examples, type MakeContext } from '../kit.js';
@@ -197,7 +197,8 @@ async function inputBody(
   options: ApiOptions,
 ): Promise<{ body: unknown } | { raw: { data: Buffer | string; contentType: string } }> {
   const spec = options.input!;
-  const bytes = await readInputBytes(spec, ctx.io.stdin, '--input');
+  sayReadingTerminal(ctx, spec, '--input', 'the body', 'it');
+  const bytes = await readInputBytes(spec, ctx.io.stdin, '--input', INPUT_LIMIT, ctx.signal);
   const contentType = options.headers['content-type'] ?? 'application/json';
   if (!/json/i.test(contentType)) return { raw: { data: bytes, contentType } };
   const what = `--input ${spec}`;

@@ -79,7 +79,9 @@ export async function printPages(
   // A list's items are printed as values: only then are its numbers' texts needed.
   keepNumbersAsTheyCame(first.text, first.data);
   try {
-    await ctx.out.jsonList(api.paginate(path, query, options, undefined, first));
+    await ctx.out.jsonList(
+      api.paginate(path, query, options, undefined, { first, note: (text) => ctx.out.info(text) }),
+    );
   } catch (error) {
     // An item nested too deep to lay out as a value (thousands of levels) is the answer's, not svc's bug.
     if (!(error instanceof RangeError && /call stack/i.test(error.message))) throw error;

@@ -7,7 +7,7 @@ import { lookupMayFail, UsageError } from '../../errors.js';
 import { PermissionDeniedError } from '../../http/errors.js';
 import { idInWords } from '../../http/path.js';
 import { quoted } from '../../output/format.js';
-import { TenantForbiddenError, UserNotFoundError, whereToLook } from '../../platform/errors.js';
+import { lookForUser, TenantForbiddenError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { choiceFlag, examples, idFlag, type MakeContext, nonEmpty } from '../kit.js';
 import {
@@ -118,8 +118,8 @@ async function noteUnknownUser(ctx: Context, platform: Platform, user: string): 
     return;
   }
   if (users.has(user)) return;
-  const look = whereToLook(UserNotFoundError)?.(commandLine(ctx.settings()));
-  ctx.out.warn(`no entries, and ${user} is not a user of this tenant${look ? `; ${look}` : ''}`);
+  const look = lookForUser(user)(commandLine(ctx.settings()));
+  ctx.out.warn(`no entries, and ${user} is not a user of this tenant; ${look}`);
 }
 
 /**

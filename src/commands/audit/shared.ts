@@ -1,14 +1,19 @@
 import type { AuditTrailEntry } from '../../api/schemas/audit.js';
+import { redactUrlsInText } from '../../api/secret-names.js';
 import type { Column, Field } from '../../output/output.js';
 import { sym } from '../../output/symbols.js';
 
 /**
  * What an entry says a change did, from its fields (not its summary): a role's permissions put
  * in (+) and taken out (-), and each other changed field as it was and became (`url "…" → "…"`;
- * a creation: as created). Values are JSON, so a text cannot pass for another value. Undefined
- * for an entry without them (a grant, a deletion, or a platform that records no values).
+ * a creation: as created). Values are JSON, so a text cannot pass for another value. A URL in
+ * them (a webhook's, a redirect URI) has its secrets masked (redactUrlsInText), as in every other
+ * label svc prints, whatever the platform recorded: the trail is read by roles that may not read
+ * the client or webhook (attack21b F8). Undefined for an entry without them (a grant, a deletion,
+ * or a platform that records no values).
  */
 export function changeText(e: AuditTrailEntry): string | undefined {
+  const json = (value: unknown) => redactUrlsInText(JSON.stringify(value));
   const before = e.before ?? {};
   const after = e.after ?? {};
   const parts: string[] = [];
@@ -20,9 +25,9 @@ export function changeText(e: AuditTrailEntry): string | undefined {
       ];
       parts.push(`permissions ${moved.join(' ')}`);
     } else if (field in before && field in after) {
-      parts.push(`${field} ${JSON.stringify(before[field])} ${sym.arrow} ${JSON.stringify(after[field])}`);
+      parts.push(`${field} ${json(before[field])} ${sym.arrow} ${json(after[field])}`);
     } else if (field in after) {
-      parts.push(`${field} ${JSON.stringify(after[field])}`);
+      parts.push(`${field} ${json(after[field])}`);
     }
   }
   return parts.length > 0 ? parts.join('; ') : undefined;
@@ -38,7 +43,7 @@ export const AUDIT_COLUMNS: Array<Column<AuditTrailEntry>> = [
   { header: 'at', value: (e) => e.created_at, kind: 'time' },
   { header: 'action', value: (e) => e.action },
   { header: 'actor', value: (e) => e.actor },
-  { header: 'summary', value: (e) => e.summary },
+  { header: 'summary', value: (e) => summaryText(e) },
   { header: 'justification', value: (e) => e.justification, optional: true },
   { header: 'request', value: (e) => e.request_id, kind: 'id', optional: true },
   { header: 'client', value: (e) => e.client_id, optional: 2 },
@@ -46,13 +51,16 @@ export const AUDIT_COLUMNS: Array<Column<AuditTrailEntry>> = [
   { header: 'change', value: changeText },
 ];
 
+/** The entry's summary, any URL in it with its secrets masked (as changeText's). */
+const summaryText = (e: AuditTrailEntry) => redactUrlsInText(e.summary);
+
 export const auditFields = (e: AuditTrailEntry): Field[] => [
   ['id', e.id],
   ['at', e.created_at, 'time'],
   ['action', e.action],
   ['actor', e.actor],
   ['via OAuth client', e.client_id],
-  ['summary', e.summary],
+  ['summary', summaryText(e)],
   ['target', e.target_type && e.target_id ? `${e.target_type} ${e.target_id}` : undefined],
   ['user', e.user_id],
   [

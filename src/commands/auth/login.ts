@@ -1,4 +1,4 @@
-// Just past 300 lines: the login verb with its three ways in (browser, device, token), their help
+// Past 300 lines: the login verb with its three ways in (browser, device, token), their help
 // and the refusals that keep a credential from being sent where it does not belong; each way is one
 // call into src/auth, so splitting it would scatter one verb's options from their checks (and
 // what a closed stdout says of a login that was saved, printLogin).
@@ -6,12 +6,18 @@ import { Command, Option } from 'commander';
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
-import { loginCommand } from '../../auth/login-hint.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
 import { envSwitch } from '../../config/env-flags.js';
-import { profileFlag, refuseCredentialSetting, shownSetting, svcCommand } from '../../config/settings.js';
-import type { StoredCredential } from '../../config/store.js';
+import {
+  type LoginSettings,
+  loginCommand,
+  profileFlag,
+  refuseCredentialSetting,
+  shownSetting,
+  svcCommand,
+} from '../../config/settings.js';
+import { invalidProfileName, type StoredCredential } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { AuthError, ClosedPipeError, UsageError, unprintedError } from '../../errors.js';
 import { ApiError } from '../../http/errors.js';
@@ -19,7 +25,7 @@ import { checkCredentialTransport } from '../../http/origin.js';
 import { inWholeSeconds, relativeTime } from '../../output/format.js';
 import type { CallerIdentity } from '../../platform/me.js';
 import { identityDespiteTenant, notYoursWarning } from '../../platform/tenant-ref.js';
-import { readSecretStdin } from '../../system/input.js';
+import { readSecretStdin, readsFromTerminal, secretText } from '../../system/input.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
@@ -35,11 +41,11 @@ import { refuseAmbientRewrite } from './ambient.js';
 export async function readTokenFromStdin(ctx: Context): Promise<string> {
   if (ctx.io.stdinIsTTY) {
     const login = `${loginCommand(ctx.settings())} --with-token`;
-    throw new UsageError('--with-token reads the token from standard input', {
+    throw new UsageError(readsFromTerminal('--with-token', 'the token'), {
       hint: `pipe it in: \`${login} < token.txt\` or \`printenv MY_TOKEN | ${login}\``,
     });
   }
-  const raw = (await readSecretStdin(ctx.io.stdin)).toString('utf8');
+  const raw = secretText(await readSecretStdin(ctx.io.stdin, ctx.signal), 'standard input');
   if (raw.trim() === '')
     throw new UsageError('no token on standard input', { hint: 'pipe an API key or JWT into svc' });
   return cleanSecret(ctx, 'token', 'standard input', raw);
@@ -145,13 +151,35 @@ async function printLogin(
 
 /**
  * `svc login` takes no arguments. `svc login --with-token TOKEN` put a secret on the command
- * line (shell history, the process list): refused, saying how to pass it and to rotate it.
+ * line (shell history, the process list): refused, saying how to pass it (the login line with the
+ * -p and --base-url given, loginCommand: without them the token would go to another profile) and
+ * to rotate it. Settings that cannot be read still leave the refusal said, with a bare line.
  */
-export function refuseArguments(flags: Record<string, unknown>, args: string[]): void {
+export function refuseArguments(
+  flags: Record<string, unknown>,
+  args: string[],
+  settings: () => LoginSettings,
+  exists: (profile: string) => boolean = () => false,
+): void {
   if (args.length === 0) return;
   if (flags.withToken) {
+    let login = 'svc login';
+    let name = '';
+    try {
+      const given = settings();
+      // A named profile that cannot be one (no svc makes such a name, and none exists: `-p 'ci;rm'`)
+      // is not repeated (review19c F9): the line would be refused when run. NAME, and why.
+      const invalid =
+        (given.profileSource === 'flag' || given.profileSource === 'env') && !exists(given.profile)
+          ? invalidProfileName(given.profile)
+          : undefined;
+      login = loginCommand(invalid === undefined ? given : { ...given, profile: 'NAME' });
+      if (invalid !== undefined) name = `, NAME a profile name svc takes (${invalid.message})`;
+    } catch {
+      // A setting svc refuses is said by the next command; the secret's refusal comes first.
+    }
     throw new UsageError(
-      '--with-token reads the token from standard input, never from an argument: `svc login --with-token < token.txt`',
+      `--with-token reads the token from standard input, never from an argument: \`${login} --with-token < token.txt\`${name}`,
       {
         hint: 'the token you typed is now in your shell history (and was visible to other processes): rotate it',
       },
@@ -221,7 +249,7 @@ export async function runLoginBrowser(
     'client_id',
     clientId,
     options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile'),
-    settings.profile,
+    settings,
   );
   const clientSecret = await readSecret(ctx, options.secret, {
     name: 'client-secret',
@@ -336,7 +364,14 @@ export default function login(make: MakeContext): Command {
       // Arguments are refused by hand: a token given as one is a secret on a command line.
       .allowExcessArguments(true)
       .action(async (flags: Record<string, unknown>, cmd: Command) => {
-        refuseArguments(flags, cmd.args);
+        // A token typed as an argument is said first, before a bad SVC_TIMEOUT or --timeout is.
+        const early = await make(cmd, { argumentsFirst: true });
+        refuseArguments(
+          flags,
+          cmd.args,
+          () => early.settings(),
+          (profile) => early.store().hasProfile(profile),
+        );
         const options = parseLogin(flags);
         const ctx = await make(cmd);
         if (options.withToken) await runLoginWithToken(ctx);

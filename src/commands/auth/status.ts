@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
-import { loginCommand, loginHint } from '../../auth/login-hint.js';
+import { loginHint } from '../../auth/login-hint.js';
 import { reloginHint } from '../../auth/refresh.js';
+import { loginCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError } from '../../errors.js';
 import { ConnectionError, ConnectionTimeoutError } from '../../http/errors.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { isoSeconds } from '../../api/time.js';
+import { isoSeconds, serverTime } from '../../api/time.js';
 import { jwtExpiry } from '../../auth/jwt.js';
 import { loginHint } from '../../auth/login-hint.js';
 import type { Context } from '../../context.js';
@@ -23,7 +23,7 @@ export async function runAuthToken(ctx: Context): Promise<void> {
   // Not an OAuth login's: its own expiry (on this machine's clock) decides when it refreshes.
   const refreshed = !ctx.env.SVC_TOKEN && ctx.store().credential(settings.profile)?.type === 'oauth';
   const expiry = refreshed ? undefined : jwtExpiry(token);
-  const expiredAt = expiry === undefined ? undefined : Date.parse(expiry);
+  const expiredAt = expiry === undefined ? undefined : serverTime(expiry);
   if (expiredAt !== undefined && expiredAt <= ctx.clock.now()) {
     const whose = ctx.env.SVC_TOKEN ? 'SVC_TOKEN' : `the access token of profile "${settings.profile}"`;
     throw new AuthError(

@@ -1,12 +1,12 @@
 import { Command } from 'commander';
 import { canonicalTenantRef } from '../../api/tenant-id.js';
-import { loginCommand } from '../../auth/login-hint.js';
 import {
   checkBaseUrlPath,
   checkUrlSetting,
   credentialSettingMend,
   credentialSettingProblem,
   ENV_FOR,
+  loginCommand,
   profileFlag,
   type Settings,
 } from '../../config/settings.js';
@@ -31,22 +31,22 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
   // The profile in force, or a refusal when none is (no active profile while others exist); -p NAME
   // of a profile that does not exist yet is how one is made, so it is not refused here.
   // A credential pasted as a value is not saved: it would be sent, and printed by `config ls`.
+  const settings = ctx.settings();
   const problem = credentialSettingProblem(key, value);
   if (problem !== undefined)
     throw new UsageError(`that is ${problem}`, {
       code: 'credential_as_id',
-      hint: `svc did not save it; ${credentialSettingMend(key, value)}`,
+      hint: `svc did not save it; ${credentialSettingMend(key, value, settings)}`,
     });
-  const settings = ctx.settings();
   if (settings.profileSource !== 'flag' && settings.profileSource !== 'env') ctx.ownProfileSettings();
-  if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);
+  if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings);
   if (key === 'base_url') checkBaseUrlPath(value, 'profile', settings.profile);
   const check = key === 'tenant' ? await checkTenant(ctx, value) : undefined;
   const store = ctx.store();
   const before = store.profile(settings.profile);
-  const created = !store.hasProfile(settings.profile);
-  const first = created && Object.keys(store.profiles()).length === 0;
-  await store.setProfileValues(settings.profile, { [key]: value });
+  // Whether this set made the profile is decided under the config lock, by the write that made it:
+  // of several sets of a new profile at once (xargs -P), one says so (attack20 F7).
+  const { created, first } = await store.setProfileValues(settings.profile, { [key]: value });
   // The first profile anyone configures becomes the active one; not one made (-p NEW) after the
   // active one was removed: which one is in force then is the user's choice (`svc profiles use`).
   const madeActive = first && (await store.claimActiveProfile(settings.profile));

@@ -1,10 +1,9 @@
 import { Command, Option } from 'commander';
-import { redactUrlText } from '../../api/secret-names.js';
 import { didYouMean } from '../../api/suggest.js';
 import { tenantByRef } from '../../api/tenant-id.js';
 import { isoSeconds } from '../../api/time.js';
-import { exportDocument, exportYaml, secretValues, writesIds } from '../../ascode/export.js';
-import { readLive, type TenantInfo } from '../../ascode/live.js';
+import { exportDocument, exportYaml, secretValues, urlsWithSecrets, writesIds } from '../../ascode/export.js';
+import { readLive, sayUndescribed, type TenantInfo } from '../../ascode/live.js';
 import { MANAGE_KINDS, type ManagedKind } from '../../ascode/schema.js';
 import { seenButNotHeld, visibleTenants } from '../../ascode/visible.js';
 import { commandLine, inTenant } from '../../config/settings.js';
@@ -12,7 +11,7 @@ import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { quoted, timeSpan } from '../../output/format.js';
 import { platformTime } from '../../platform/clock.js';
-import { writeFileWhole, writesInto } from '../../system/output-file.js';
+import { writeFileWhole, writesInto } from '../../system/user-output-file.js';
 import { examples, type MakeContext, nonEmpty, severalTenants } from '../kit.js';
 
 export interface ExportOptions {
@@ -115,6 +114,12 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     clients: options.kinds.includes('oauth_clients'),
   };
   const live = [...(await readLive(await ctx.platform(), tenants, ctx.signal, reads)).values()];
+  sayUndescribed(
+    live,
+    (m) => ctx.out.warn(m),
+    (one) => `${one ? 'it is' : 'they are'} exported without one`,
+    () => options.kinds.includes('roles'),
+  );
   const doc = exportDocument(live, options.kinds);
   const secrets = secretValues(doc, live, (tenant) => commandLine(inTenant(ctx.settings(), tenant)));
   if (secrets.length > 0) {
@@ -125,27 +130,21 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
       { code: 'secret_in_live_state', hint: 'change them on the platform (see above), then export again' },
     );
   }
-  // A webhook's URL is how the file names it, so it is written as the platform has it, query and
-  // all: say so when it carries a secret (review s11 f: `?token=…` was written unsaid; findings
-  // s14 secrets #3: a Slack or Discord URL's credential is in its path), by redactUrlText's rule.
-  // Such a file is written 0600 (review s13, ascode F7); stdout is the caller's to keep private.
+  // A webhook's URL and a client's redirect URI are written as the platform has them, query and
+  // all: say so when one carries a secret (urlsWithSecrets). Such a file is written 0600 (review
+  // s13, ascode F7); stdout is the caller's to keep private.
   // A pipe or device of the user's is written into as it is (writesInto; another user's is
   // refused here, before a word of it): svc makes no file there, 0600 or not (attack17 A5).
   const keep =
     options.output === undefined || writesInto(options.output, '--output')
       ? 'keep the file private'
       : 'it is written 0600 (only you can read it); keep it private';
-  // Named by id as well: masked, two such URLs can read alike (review16e E4).
-  let holdsSecret = false;
-  for (const tenant of options.kinds.includes('webhooks') ? live : []) {
-    for (const webhook of [...tenant.webhooks].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))) {
-      if (redactUrlText(webhook.url) === webhook.url) continue;
-      holdsSecret = true;
-      ctx.out.warn(
-        `${tenant.tenant.slug}: the URL of webhook ${webhook.id} (${redactUrlText(webhook.url)}) carries a secret in it, and the file holds it as the platform has it: ${keep}`,
-      );
-    }
-  }
+  const urlSecrets = urlsWithSecrets(live, options.kinds);
+  for (const { tenant, what } of urlSecrets)
+    ctx.out.warn(
+      `${tenant}: ${what} carries a secret in it, and the file holds it as the platform has it: ${keep}`,
+    );
+  const holdsSecret = urlSecrets.length > 0;
   const json =
     options.output === undefined ? ctx.out.isMachine : options.output.toLowerCase().endsWith('.json');
   const names = tenants.map((t) => `${t.display_name} (${t.slug})`).join(', ');
@@ -176,7 +175,7 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   };
   const what = `${options.kinds.map((kind) => counts[kind]).join(', ')} of ${tenants.length} tenant(s)`;
   if (options.output === undefined) {
-    await ctx.out.write(text);
+    await ctx.out.document(text);
     ctx.out.info(`exported ${what}`);
     return;
   }
@@ -191,8 +190,8 @@ export default function exportCommand(make: MakeContext): Command {
       'Write the custom roles, role grants, webhooks and OAuth clients of tenants as an access file\n' +
         '(YAML, or JSON with --json or a .json --output), which svc plan compares with the live state\n' +
         'and svc apply makes real. svc plan of an export shows no changes. Secrets are never written,\n' +
-        "but a webhook's URL as the platform has it (a token in its query or path too: svc warns of\n" +
-        'one, and writes such a file 0600).\n\n' +
+        "but a webhook's URL and an OAuth client's redirect URIs as the platform has them (a token in a\n" +
+        'query or path too: svc warns of one, and writes such a file 0600).\n\n' +
         'Tenants: --tenant (repeat it), --all-tenants (every tenant where you are tenant_admin), or\n' +
         "the profile's tenant.",
     )

@@ -5,12 +5,11 @@ import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/
 import { acceptsSvcRedirect } from '../../api/redirect-uris.js';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { redactUrlText } from '../../api/secret-names.js';
-import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
+import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { quoted } from '../../output/format.js';
-import type { Platform } from '../../platform/index.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import {
@@ -164,7 +163,17 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
       key,
     );
     data = creation.mayBeStale
-      ? await clientNow(platform, commandLine(ctx.settings()), creation.data, creation.key, creation.unmarked)
+      ? await asItIsNow(
+          ctx,
+          () => platform.oauth.clients.get(creation.data.client_id),
+          creation.data,
+          ['client_secret', 'warning'],
+          { ...created(creation.data.client_id), unmarked: creation.unmarked },
+          creation.key,
+          commandLine(ctx.settings())(
+            `oauth rotate-secret ${shellWord(creation.data.client_id)} --secret-file PATH --yes`,
+          ),
+        )
       : creation.data;
     if (file) {
       const [what, remedy] = secretLost(ctx, data.client_id);
@@ -209,31 +218,6 @@ const secretLost = (ctx: Context, id: string): [what: string, remedy: string] =>
   `get a new one with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(id)} --secret-file PATH --yes`)}`,
 ];
 
-/**
- * A replayed creation is the answer of the day the client was made: the client may have been
- * deleted, its secret rotated or its fields updated since. The client as it is now, with the
- * replayed secret only while it is still the client's (replayed-creation.ts says what else).
- */
-async function clientNow(
-  platform: Platform,
-  line: CommandLine,
-  made: OAuthClientWithSecret,
-  key: string,
-  unmarked: boolean,
-): Promise<OAuthClientWithSecret> {
-  const id = made.client_id;
-  const remedy = line(`oauth rotate-secret ${shellWord(id)} --secret-file PATH --yes`);
-  const now = await asItIsNow(
-    () => platform.oauth.clients.get(id),
-    made,
-    { ...created(id), unmarked },
-    key,
-    remedy,
-  );
-  const { client_secret, warning } = made;
-  return { ...made, ...now, client_secret, warning };
-}
-
 export function createCommand(make: MakeContext): Command {
   const { tokenLifetime, refreshTokenLifetime } = OAUTH_LIMITS;
   return new Command('create')
@@ -257,8 +241,14 @@ export function createCommand(make: MakeContext): Command {
         'Redirect URIs are https,\nor http on 127.0.0.1/[::1]/localhost (any port is then accepted at login time).\n\n' +
         'Run again with the same --idempotency-key (within 24 hours), it makes no second client: svc says\n' +
         'the client was already created by an earlier run and shows it as it is now ("replayed": true\n' +
-        'with --json). A client deleted since: exit 5. A secret rotated since: the stale secret is neither\n' +
-        'printed nor written, exit 6. When every answer is lost, the error names the key to re-run with.\n' +
+        'with --json). A client deleted since: exit 5; so is one just made whose read-back the server does\n' +
+        'not show yet (a read that lags): the same command with the same --idempotency-key then gets it and\n' +
+        'its secret. A secret rotated since: the stale secret is neither printed nor written, exit 6.\n' +
+        '"An earlier run" is said only when the server marks its stored answer (Idempotent-Replayed or\n' +
+        "another usual spelling) and not to svc's retry after this run's answer was lost; otherwise a\n" +
+        "client deleted or rotated since is said to be this run's or an earlier run's, and one not shown\n" +
+        'is read again after 0.25, 0.5 and 1 s. When every answer is lost, the error names the key to\n' +
+        're-run with.\n' +
         'A secret file the secret cannot be written to once it arrived (a disk that filled up) is said as a\n' +
         'lost answer too: what was made, and the key whose re-run gets the secret. A disk full already is\n' +
         'refused before anything is sent; --secret-file - is refused (print with --show-secret).',

@@ -13,13 +13,17 @@ export function lsCommand(make: MakeContext): Command {
     .alias('list')
     .summary("List the tenant's OAuth clients")
     .description(
-      'List the OAuth clients registered in the tenant (oauth_client.manage). Secrets are never listed.',
+      'List the OAuth clients registered in the tenant (oauth_client.manage). Secrets are never listed.\n' +
+        'A list in a cell (scopes, redirect URIs) joins its items with ","; a comma inside one is written\n' +
+        '%2C, so the cell splits back into its items. On a terminal, a redirect URI whose host is not\n' +
+        'ASCII (a look-alike of another) shows the host a browser reaches beside it: (host xn--...).',
     )
     .addHelpText(
       'after',
       examples(
         ['svc oauth ls', 'a table'],
         ['svc oauth ls --json | jq -r ".[].client_id"', 'the client ids'],
+        ["svc oauth ls | cut -f4 | tr , '\\n'", 'every redirect URI, one per line'],
       ),
     )
     .action(async (_flags: unknown, cmd: Command) => runOAuthLs(await make(cmd)));

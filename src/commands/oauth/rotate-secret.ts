@@ -102,7 +102,7 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'approve for it, also after a just-in-time grant of yours ends (403 insufficient_permission\n' +
         'otherwise, exit 4, naming until when you hold them). Only with your own login: with an API key or\n' +
         "a third-party client's token, 403 user_required (exit 4). When the answer is lost (Ctrl-C, a dropped\n" +
-        'connection), the error names the idempotency key: run again with --idempotency-key KEY (within 24\n' +
+        'connection) or unreadable (a 2xx that is not JSON), the error names the idempotency key: run again with --idempotency-key KEY (within 24\n' +
         'hours) to get the same new secret without rotating again; rotated again since: exit 6, not written.',
     )
     .argument('<client-id>', 'the client')

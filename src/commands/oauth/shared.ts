@@ -1,4 +1,5 @@
 import type { OAuthClient } from '../../api/schemas/oauth.js';
+import { withAsciiHosts } from '../../output/hosts.js';
 import type { Column, Field } from '../../output/output.js';
 import { nonEmpty } from '../kit.js';
 
@@ -9,7 +10,7 @@ export const clientFields = (c: OAuthClient): Field[] => [
   ['client id', c.client_id],
   ['name', c.name],
   ['description', c.description],
-  ['redirect uris', c.redirect_uris],
+  ['redirect uris', c.redirect_uris, 'url'],
   ['grant types', c.grant_types],
   ['scopes', c.scopes],
   ['token lifetime', seconds(c.token_lifetime_seconds)],
@@ -23,7 +24,12 @@ export const CLIENT_COLUMNS: Array<Column<OAuthClient>> = [
   { header: 'client id', value: (c) => c.client_id, kind: 'id' },
   { header: 'name', value: (c) => c.name },
   { header: 'scopes', value: (c) => c.scopes },
-  { header: 'redirect uris', value: (c) => c.redirect_uris, optional: true },
+  {
+    header: 'redirect uris',
+    value: (c) => c.redirect_uris,
+    table: (c) => withAsciiHosts(c.redirect_uris),
+    optional: true,
+  },
   {
     header: 'pkce',
     value: (c) => (c.pkce_required === undefined ? '' : c.pkce_required ? 'yes' : 'no'),

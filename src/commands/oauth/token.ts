@@ -96,7 +96,7 @@ export async function runOAuthToken(ctx: Context, options: OAuthTokenOptions): P
     'client_id',
     clientId,
     options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile'),
-    settings.profile,
+    settings,
   );
   const clientSecret = await readSecret(ctx, options.clientSecret, {
     name: 'client-secret',

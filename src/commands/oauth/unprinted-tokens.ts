@@ -71,7 +71,7 @@ export async function tokensUnprinted(ctx: Context, cut: CutPrint, lost: Unprint
   if (lost.storedIn !== undefined) {
     return make(
       `${what}; they are stored in profile "${lost.storedIn}"`,
-      'svc uses them from there; `svc auth status` shows the login',
+      `svc uses them from there; \`${svcCommand(ctx.settings(), 'auth status')}\` shows the login`,
     );
   }
   const again = 'run the command again with a stdout that stays open (e.g. > tokens.json)';

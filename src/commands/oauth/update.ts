@@ -5,6 +5,7 @@ import type { OAuthClient, OAuthClientUpdateBody } from '../../api/schemas/oauth
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
+import { urlInWords } from '../../output/hosts.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import { MAX_SECONDS, redirectUri } from './create.js';
 import { clientArg, clientFields } from './shared.js';
@@ -84,9 +85,9 @@ function removedFrom(before: OAuthClient, after: OAuthClient): string {
   const gone = LISTS.flatMap(([key, noun]) => {
     const kept = new Set<string>(after[key] ?? []);
     const removed = ((before[key] ?? []) as readonly string[]).filter((value) => !kept.has(value));
-    return removed.length === 0
-      ? []
-      : [`the ${noun}${removed.length === 1 ? '' : 's'} ${removed.join(', ')}`];
+    // A redirect URI in words has its secrets masked, as a webhook URL's ✓ line (attack21b F8).
+    const shown = key === 'redirect_uris' ? removed.map(urlInWords) : removed;
+    return removed.length === 0 ? [] : [`the ${noun}${removed.length === 1 ? '' : 's'} ${shown.join(', ')}`];
   });
   return gone.length === 0 ? '' : `; removed ${andList(gone)}`;
 }
@@ -102,7 +103,7 @@ function unchanged(change: OAuthClientUpdateBody, client: OAuthClient): string {
       case 'description':
         return 'already has that description';
       case 'redirect_uris':
-        return exactly('redirect URIs', change.redirect_uris);
+        return exactly('redirect URIs', change.redirect_uris?.map(urlInWords));
       case 'grant_types':
         return exactly('grant types', change.grant_types);
       case 'scopes':

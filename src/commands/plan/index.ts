@@ -9,9 +9,10 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { ChangesPendingError, ClosedPipeError, SvcError, UsageError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
-import { PLAN_INPUT_LIMIT, readInputBytes } from '../../system/input.js';
-import { writeFileWhole } from '../../system/output-file.js';
+import { fromPipe } from '../../system/cut-short.js';
+import { PLAN_INPUT_LIMIT, readInputBytes, sayReadingTerminal } from '../../system/input.js';
 import { shellWord } from '../../system/shell-words.js';
+import { OutputReaderGoneError, writeFileWhole } from '../../system/user-output-file.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { ACCESS_FILE_DURATIONS, runAnchor } from '../platform-clock.js';
 
@@ -59,20 +60,23 @@ export async function runPlan(
       hint: 'save the plan elsewhere, e.g. --out plan.json',
     });
   }
-  const bytes = await readInputBytes(options.file, ctx.io.stdin, '-f', PLAN_INPUT_LIMIT);
+  sayReadingTerminal(ctx, options.file, '-f', 'the access file', 'it', 'plan -f - < access.yaml');
+  const bytes = await readInputBytes(options.file, ctx.io.stdin, '-f', PLAN_INPUT_LIMIT, ctx.signal);
   const label = options.file === '-' ? 'stdin' : options.file;
+  const piped = fromPipe(options.file, ctx.io.stdin) ? options.file : undefined;
   const startedAt = Math.floor(ctx.clock.now() / 1000) * 1000;
   const anchor = (platform: Platform) => runAnchor(ctx, platform, startedAt, ACCESS_FILE_DURATIONS);
   // The file is read and checked before the platform (or a credential) is needed.
   const { document } = await withCompactHeap(async () =>
-    computePlan(ctx, () => ctx.platform(), readFile(ctx, label, bytes), anchor, options.createMissing),
+    computePlan(ctx, () => ctx.platform(), readFile(ctx, label, bytes, piped), anchor, options.createMissing),
   );
-  // The document holds webhook URLs whole: one with a secret in its query makes the file secret.
-  const holdsSecret = options.out !== undefined && urlSecretIn(document);
+  // The document holds webhook URLs and redirect URIs whole: one with a secret makes the file secret.
+  const secretUrl = options.out === undefined ? undefined : urlSecretIn(document);
+  const holdsSecret = secretUrl !== undefined;
   // Whether svc made the file (0600 when it holds a secret), or wrote into a pipe or device of the user's.
   let made = false;
-  if (options.out !== undefined) {
-    const text = `${JSON.stringify(document, null, 2)}\n`;
+  const text = options.out === undefined ? undefined : `${JSON.stringify(document, null, 2)}\n`;
+  if (text !== undefined) {
     // A plan svc apply could not read back is not saved as if it could be applied.
     const size = Buffer.byteLength(text);
     if (size > planLimit) {
@@ -83,17 +87,27 @@ export async function runPlan(
         },
       );
     }
-    made = writeFileWhole(options.out, text, '--out', holdsSecret);
   }
   const { summary } = document;
   const pending = countChanges(summary) > 0;
   // Changes pending are exit 10 whatever becomes of stdout: `svc plan -f F | head -50` is never
-  // "in sync" because its reader left before the end of the plan.
+  // "in sync" because its reader left before the end of the plan (nor `--out /dev/stdout`'s).
   if (pending) ctx.out.declareOutcome(planCutShort(summaryLine(summary, label)));
+  // A named pipe whose reader left (review21b R21b-3): the plan is still printed, and the end names that file.
+  let outCut: OutputReaderGoneError | undefined;
+  if (options.out !== undefined && text !== undefined) {
+    try {
+      made = writeFileWhole(options.out, text, '--out', holdsSecret);
+    } catch (error) {
+      if (!(error instanceof OutputReaderGoneError)) throw error;
+      outCut = error;
+      if (pending) ctx.out.declareOutcome(outCutShort(error, summaryLine(summary, label)));
+    }
+  }
   const saved =
-    options.out === undefined
+    options.out === undefined || outCut !== undefined
       ? undefined
-      : `plan saved to ${options.out}${holdsSecret ? (made ? ' (0600: a webhook URL in it carries a secret; keep it private)' : ' (a webhook URL in it carries a secret; keep it private)') : ''}; ${svcCommand(ctx.settings(), `apply ${applyWord(options.out)}`)} applies it while the live state is unchanged`;
+      : `plan saved to ${options.out}${holdsSecret ? ` (${made ? '0600: ' : ''}${secretUrl} in it carries a secret; keep it private)` : ''}; ${svcCommand(ctx.settings(), `apply ${applyWord(options.out)}`)} applies it while the live state is unchanged`;
   try {
     await printPlan(ctx, document);
   } catch (error) {
@@ -108,7 +122,17 @@ export async function runPlan(
     );
   }
   if (saved !== undefined) ctx.out.info(saved);
+  if (outCut !== undefined) throw pending ? outCutShort(outCut, summaryLine(summary, label)) : outCut;
   if (pending) throw new ChangesPendingError(summaryLine(summary, label));
+}
+
+/** Changes pending, and --out's pipe closed by its reader before the plan was written whole: exit 10, the file named. */
+function outCutShort(cut: OutputReaderGoneError, summary: string): SvcError {
+  return new SvcError(
+    'changes_pending',
+    `changes are pending (${cut.flag} ${cut.path}: its reader closed the pipe before the plan was written whole, so it holds no plan to apply): ${summary}`,
+    { code: 'changes_pending' },
+  );
 }
 
 async function printPlan(ctx: Context, document: PlanDocument): Promise<void> {

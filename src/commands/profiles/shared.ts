@@ -141,3 +141,14 @@ export function noActiveProfile(ctx: Context): string {
   const fallback = active === undefined && names.includes('default') ? ', so commands use "default" (>)' : '';
   return `${start}${fallback}; ${chooseProfileHint(names)}`;
 }
+
+/**
+ * SVC_PROFILE beats the active profile: when it names another one than `name`, just made active
+ * (profiles use, sandbox start), the words that say commands in this shell do not use `name`.
+ */
+export function activeOverridden(env: Context['env'], name: string): string | undefined {
+  const set = env.SVC_PROFILE;
+  return set && set !== name
+    ? `SVC_PROFILE=${set} is set and overrides the active profile in this shell: commands here still use "${set}" until you unset it`
+    : undefined;
+}

@@ -2,18 +2,7 @@ import { Command } from 'commander';
 import { checkProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
-import { existing, profileInUse } from './shared.js';
-
-/**
- * SVC_PROFILE beats the active profile: when it names another one than `name`, just made active
- * (profiles use, sandbox start), the words that say commands in this shell do not use `name`.
- */
-export function activeOverridden(env: Context['env'], name: string): string | undefined {
-  const set = env.SVC_PROFILE;
-  return set && set !== name
-    ? `SVC_PROFILE=${set} is set and overrides the active profile in this shell: commands here still use "${set}" until you unset it`
-    : undefined;
-}
+import { activeOverridden, existing, profileInUse } from './shared.js';
 
 export async function runProfilesUse(ctx: Context, name: string): Promise<void> {
   existing(ctx, checkProfileName(name));

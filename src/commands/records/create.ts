@@ -1,9 +1,15 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { NotFoundError } from '../../http/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { examples, type MakeContext } from '../kit.js';
-import { type Created, createOnce, earlierRunNote, goneSince } from '../replayed-creation.js';
+import {
+  type Created,
+  createOnce,
+  type EitherRun,
+  earlierRunNote,
+  goneSince,
+  madeNow,
+} from '../replayed-creation.js';
 import { checkSurface, dataOptions, onSurface, type RecordData, readData, show } from './shared.js';
 
 /**
@@ -37,7 +43,7 @@ export async function runRecordsCreate(
     ),
   );
   const record: RecordData = creation.mayBeStale
-    ? await recordNow(platform, surface, creation.data, creation.key, creation.unmarked)
+    ? await recordNow(ctx, platform, surface, creation.data, creation.key, creation.unmarked)
     : creation.data;
   if (creation.byEarlierRun) ctx.out.info(earlierRunNote(created(surface, record.id)));
   await show(ctx, record);
@@ -48,24 +54,24 @@ const created = (surface: string, id: string): Created => ({
   what: `${surface} record ${id}`,
   noun: 'record',
   anew: 'to make a new record, give the data another idempotency_key (or none)',
+  again: 'the same idempotency_key in the data',
 });
 
-/** A replayed creation's record as it is now: soft-deleted or purged since, it is gone (exit 5). */
+/**
+ * A replayed creation's record as it is now: soft-deleted or purged since, it is gone (exit 5).
+ * An answer that may be this run's own creation (unmarked, or after a lost answer) is read again
+ * while a 404 may be a read that lags (readThroughLag), as the creations with a secret are.
+ */
 async function recordNow(
+  ctx: Context,
   platform: Platform,
   surface: string,
   made: RecordData,
   key: string,
-  unmarked: boolean,
+  unmarked: EitherRun,
 ): Promise<RecordData> {
   const gone: Created = { ...created(surface, made.id), unmarked };
-  let now: RecordData;
-  try {
-    now = await platform.records.get(surface, made.id);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw goneSince(gone, key, 'deleted', error);
-    throw error;
-  }
+  const now = await madeNow(ctx, gone, key, made.created_at, () => platform.records.get(surface, made.id));
   if (now.soft_delete || now.deleted_at) throw goneSince(gone, key, 'deleted');
   return now;
 }

@@ -15,7 +15,7 @@ import { ApiError, NotFoundError } from '../../http/errors.js';
 import { jsonCellText, quoted } from '../../output/format.js';
 import type { Field } from '../../output/output.js';
 import { RecordDeletedError, RecordNotFoundError, retyped } from '../../platform/errors.js';
-import { readInputBytes } from '../../system/input.js';
+import { INPUT_LIMIT, readInputBytes, sayReadingTerminal } from '../../system/input.js';
 import { shellWord } from '../../system/shell-words.js';
 import { parseUserJson } from '../../system/user-json.js';
 import { nonEmpty, tenantLabel } from '../kit.js';
@@ -130,7 +130,14 @@ export async function readData(
     from = '--data';
   } else if (flags.dataFile !== undefined) {
     from = `--data-file ${flags.dataFile}`;
-    input = await readInputBytes(String(flags.dataFile), ctx.io.stdin, '--data-file');
+    sayReadingTerminal(ctx, String(flags.dataFile), '--data-file', 'the record as JSON', 'it');
+    input = await readInputBytes(
+      String(flags.dataFile),
+      ctx.io.stdin,
+      '--data-file',
+      INPUT_LIMIT,
+      ctx.signal,
+    );
   } else {
     if (required) throw new UsageError('give the record as --data JSON or --data-file FILE (- for stdin)');
     return undefined;

@@ -1,9 +1,11 @@
 import { Command } from 'commander';
 import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
 import { holdsPatchMember, sameAsTheyCame } from '../../api/numbers-as-they-came.js';
+import { sameInstant } from '../../api/time.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { SvcError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
+import { quoted, someNames } from '../../output/format.js';
 import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import {
@@ -22,8 +24,9 @@ export async function runRecordsUpdate(
   ctx: Context,
   surface: string,
   id: string,
-  patch: Record<string, unknown>,
+  given: Record<string, unknown>,
 ): Promise<void> {
+  let patch = given;
   const platform = await ctx.platform();
   // As `webhooks update`: a patch that changes nothing is not sent, so updated_at keeps its time.
   const before = await unlessUnreadable(onSurface(ctx, surface, () => platform.records.get(surface, id)));
@@ -40,6 +43,7 @@ export async function runRecordsUpdate(
       hint: deletedRecordHint(commandLine(ctx.settings()), surface),
     });
   }
+  patch = withoutOwnFields(ctx, surface, before, patch);
   if (!changes(before, patch)) {
     await show(ctx, before);
     if (!ctx.out.isMachine) ctx.out.info(nothingChanged(surface, before.id, patch));
@@ -64,6 +68,86 @@ export async function runRecordsUpdate(
   } else {
     ctx.out.success(`Updated ${surface} record ${record.id}`);
   }
+}
+
+/**
+ * The patch without the fields the platform owns that hold the record's own values: what `svc
+ * records get --json` printed, edited and piped back (attack20 F1). Setting a field to what it
+ * holds changes nothing, so they are left out (said on stderr); one that holds another value is
+ * refused before anything is sent. A copy whose `updated_at` differs is stale: sending it would
+ * undo the change made since, so the way out is to read the record again, never to drop the
+ * field that showed it (review20c F6); a copy of another record (`id`) is read again the same way.
+ * `updated_at` is the only staleness guard: the reference offers no conditional PATCH (ETag,
+ * If-Match, version), and its times are whole seconds, so a change made in the same second as the
+ * record's last one is not seen (review20c F4): the note says so rather than call the copy current.
+ */
+function withoutOwnFields(
+  ctx: Context,
+  surface: string,
+  record: RecordData,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const owned = Object.keys(patch).filter((key) => (RECORD_OWNED_FIELDS as readonly string[]).includes(key));
+  if (owned.length === 0) return patch;
+  const differ = owned.filter((key) => !sameOwnValue(patch[key], record[key] ?? null));
+  if (differ.length > 0) throw ownFieldsDiffer(ctx, surface, record, patch, differ);
+  if (!ctx.out.isMachine)
+    ctx.out.info(
+      `note: left out of the patch the fields the platform owns, which match the record's: ${owned.join(', ')}${
+        owned.includes('updated_at') ? `; ${SAME_SECOND}` : ''
+      }`,
+    );
+  return Object.fromEntries(Object.entries(patch).filter(([key]) => !owned.includes(key)));
+}
+
+/**
+ * A platform-owned field of the copy as the record holds it: the same JSON, or the same instant
+ * written otherwise (`…:00Z` and `…:00.000Z`, `+00:00`: review20d D8), as times are compared everywhere.
+ */
+function sameOwnValue(copy: unknown, held: unknown): boolean {
+  if (typeof copy === 'string' && typeof held === 'string') return sameInstant(copy, held);
+  return JSON.stringify(copy) === JSON.stringify(held);
+}
+
+/** What a matching updated_at does not tell (review20c F4): said with every copy sent. */
+const SAME_SECOND =
+  'updated_at is compared to the second: a change made by someone else in the same second as its last one is not seen, and the copy would undo it (every field of it is sent)';
+
+/** The refusal of a patch whose platform-owned fields differ from the record's (review20c F6). */
+function ownFieldsDiffer(
+  ctx: Context,
+  surface: string,
+  record: RecordData,
+  patch: Record<string, unknown>,
+  differ: string[],
+): UsageError {
+  const get = commandLine(ctx.settings())(`records get ${shellWord(surface)} ${shellWord(record.id)} --json`);
+  const readAgain = `read the record again (\`${get}\`) and make the edit on that copy`;
+  if (differ.includes('id')) {
+    return new UsageError(
+      `the patch is a copy of another record (id ${quoted(patch.id)}, not ${quoted(record.id)}): the fields the platform owns cannot be set; nothing was sent`,
+      { code: 'read_only_fields', hint: readAgain },
+    );
+  }
+  if (differ.includes('updated_at')) {
+    return new UsageError(
+      `${surface} record ${record.id} changed since this copy was read: its updated_at is ${quoted(record.updated_at ?? null)}, the copy's ${quoted(patch.updated_at)}; sending the copy would undo that change, so nothing was sent`,
+      {
+        code: 'read_only_fields',
+        hint: `${readAgain}; leaving updated_at out of this copy would send the old values`,
+      },
+    );
+  }
+  const said = differ.map(
+    (key) => `${key} ${quoted(patch[key])} (the record holds ${quoted(record[key] ?? null)})`,
+  );
+  return new UsageError(
+    `the patch sets fields the platform owns, which the record holds otherwise: ${someNames(said)}; nothing was sent`,
+    {
+      code: 'read_only_fields',
+      hint: `they cannot be set: drop them (jq 'del(${differ.map((key) => `.${key}`).join(', ')})'), or ${readAgain}`,
+    },
+  );
 }
 
 /** The patch of a record the caller cannot read: sent as it is, the answer (what was sent) printed. */
@@ -146,10 +230,16 @@ export function updateCommand(make: MakeContext): Command {
   )
     .addHelpText(
       'after',
-      examples([
-        'svc records update reconciliations rec_1a2b… --data \'{"status":"closed","note":null}\'',
-        'set one field, remove another',
-      ]),
+      examples(
+        [
+          'svc records update reconciliations rec_1a2b… --data \'{"status":"closed","note":null}\'',
+          'set one field, remove another',
+        ],
+        [
+          'svc records get exceptions rec_1a2b… --json | jq \'.title = "edited"\' | svc records update exceptions rec_1a2b… --data-file -',
+          "edit what get printed: the platform's own fields (id, updated_at, …) are left out while they match the record's; a copy whose updated_at differs is refused (read it again), but updated_at is to the second: a change made by someone else in the same second is undone by the copy",
+        ],
+      ),
     )
     .action(async (surface: string, id: string, flags: Record<string, unknown>, cmd: Command) => {
       const name = checkSurface(surface);

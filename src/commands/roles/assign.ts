@@ -229,11 +229,23 @@ export function assignCommand(make: MakeContext): Command {
           '"api_keys_may_stop": true; its dry run too).\n\nWith --file, grants ' +
           'every row of a CSV (header row), NDJSON or JSON-array file, or of standard input (-). Columns: user,' +
           ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +
-          '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +
-          'file is checked first (every bad line is reported, exit 2; at most 256 MiB and 1,000,000 rows). A journal records the run and ' +
+          '--expires-in/--expires-at/--justification fill in rows that leave them out; a row of ' +
+          '`svc roles assignments --ndjson` takes them from the flags alone (its expires_at and justification are ' +
+          "its old grant's), and one of another tenant (its tenant_id) is refused. The whole " +
+          'file is checked first (every bad line is reported, exit 2; at most 256 MiB and 1,000,000 rows). ' +
+          'The format is the one the name says (.csv, .json, .ndjson; standard input by content). CSV is read as ' +
+          "spreadsheets write it: empty rows (,,,), a trailing empty column and a first line of Excel's sep=, or " +
+          "PowerShell's #TYPE are skipped; a value holding a comma or a quote goes in double quotes, its quotes " +
+          'doubled ("He said ""hi"""); a quoted value may hold a line break unless a later line of it reads as a row ' +
+          "(the header's number of fields, its user and role one word each: a closing quote missing); ids hold no invisible characters (U+200B …). A journal records the run and " +
           'its finished rows: running the same command again (the same profile, logged in as the same user or with the same API key) after a crash, Ctrl-C or a failure ' +
           'resumes that run with the same idempotency keys, so nothing is granted twice (rows it finished are ' +
-          'skipped, reason journal, what it found kept as then: "already_assigned in an earlier run"); another user or API key makes a run of its own; a later, ' +
+          'skipped, reason journal, what it found kept as then: "already_assigned in an earlier run"; a row the ' +
+          'platform answers from its record of an earlier grant (marked Idempotent-Replayed or another usual spelling; ' +
+          'a server that marks none is taken at its word) is counted granted only while the user holds it, ' +
+          'with the expiry held now (reason expiry_changed_since when another admin changed it; with --extend, another ' +
+          "expiry than the row's fails it), else it fails, changed_since, exit 7, and the same command grants or extends it anew; a grant " +
+          'a lagging read does not list yet is read again, then its outcome is unknown, not_shown_yet); another user or API key makes a run of its own; a later, ' +
           'new run sends new requests, and rows already held are reported as skipped ' +
           '(already_assigned). --dry-run exits 7 when a row would fail (a grant to yourself; a role ' +
           'whose permissions you do not all hold, or for longer than you hold them; with --extend, ' +
@@ -245,7 +257,9 @@ export function assignCommand(make: MakeContext): Command {
           '(GET /v1/me, your own grants) went unanswered. Exit 7 when some rows failed, those whose ' +
           'outcome is unknown among them (every answer lost or a server error: run the same command again to settle ' +
           'them), 3 when the credential stops working or changes hands during the run (it stops; the ' +
-          'same command resumes), 130 after Ctrl-C, 141 when stdout closes during the run.',
+          'same command resumes), 130 after Ctrl-C (a row whose request is on the wire gets its answer; one ' +
+          'waiting to retry stops waiting, its outcome unknown; a second Ctrl-C stops at once), 141 when stdout ' +
+          'closes during the run.',
       )
       .argument('[user]', 'user id, e.g. usr_analyst')
       .argument('[role]', 'role id or name, e.g. tenant_admin')
@@ -266,7 +280,7 @@ export function assignCommand(make: MakeContext): Command {
       .addOption(
         new Option(
           '--file <file>',
-          'grant every row of a CSV, NDJSON or JSON-array file; - reads standard input (no rows there: nothing to do, exit 0); at most 1,000,000 rows',
+          'grant every row of a CSV, NDJSON or JSON-array file; - reads standard input (no rows there: nothing to do, exit 0; a CSV through a pipe whose last line has no line ending: refused, cut short?); at most 1,000,000 rows',
         ),
       ),
     '--file',
@@ -292,6 +306,14 @@ export function assignCommand(make: MakeContext): Command {
         [
           "printf 'user,role\\nusr_lead,tenant_viewer\\n' | svc roles assign --file - --expires-in 7d --justification onboarding",
           'rows from standard input; the flags fill in expiry and justification',
+        ],
+        [
+          `printf 'user,role,expires_in,justification\\nusr_lead,tenant_viewer,8h,"Q3 close, ""urgent"""\\n' | svc roles assign --file - --dry-run`,
+          'a value with a comma or quotes: in double quotes, its quotes doubled',
+        ],
+        [
+          'svc users ls --all --ndjson | jq -r \'select(.email == "lead@acme.example") | .id\'',
+          'a user id from an e-mail address (a file row names its user by the id the server knows)',
         ],
       ),
     )

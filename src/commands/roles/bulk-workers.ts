@@ -3,21 +3,32 @@
  * the revoke (the caller's own rows held back while an earlier row is owed), and --dry-run's plan
  * of each.
  */
-import { assignmentInForce } from '../../api/roles.js';
+import { assignmentInForce, unknownStatusWords } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
-import { definiteRefusal, doneUnread } from '../../bulk/judge.js';
+import { sameExpiry } from '../../api/time.js';
+import {
+  definiteRefusal,
+  ItemError,
+  NotShownYetError,
+  UndoneSinceError,
+  UnknownWordsError,
+} from '../../bulk/judge.js';
 import { OWN_REACH_PHASE } from '../../bulk/order.js';
 import { FOUND_AFTER_LOST_ANSWER, type Worker } from '../../bulk/runner.js';
+import { checkStoredGrant, checkStoredRevocation } from '../../bulk/stored-grants.js';
 import { readAfterChange, SvcError } from '../../errors.js';
 import {
   AssignmentExistsError,
   AssignmentNotFoundError,
+  doneUnread,
   GoneAfterLostAnswerError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
+import type { Sleep } from '../../system/clock.js';
 import { endsKeyHold, expiryNotKept, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
 import type { CallerForecast } from './holds.js';
 import type { RowsForecast } from './last-admin.js';
+import { anotherGrant, grantHeldNow } from './listed-grant.js';
 import type { BulkKind, GrantRow, RevokeRow } from './rows.js';
 import { namedNotFound } from './shared.js';
 
@@ -42,74 +53,102 @@ async function keysMayStop(
 }
 
 export const grant =
-  (platform: Platform, extend: boolean, permissions: RolePermissions): Worker<Row> =>
-  async ({ data }, { signal, idempotencyKey, replayed }) => {
+  (platform: Platform, extend: boolean, permissions: RolePermissions, sleep: Sleep): Worker<Row> =>
+  async ({ data }, { signal, idempotencyKey, replayed, resumed }) => {
     const row = data as GrantRow;
     const body = {
       role_id: row.role.id,
       ...(row.expiresAt === null ? {} : { expires_at: row.expiresAt }),
       justification: row.justification,
     };
+    let answer: Awaited<ReturnType<ReturnType<Platform['roles']['assign']>['withResponse']>>;
     try {
-      const { data: made, response } = await platform.roles
-        .assign(row.user, body, { signal, idempotencyKey })
-        .withResponse();
-      return {
-        expires_at: made.expires_at,
-        audit_trail_id: made.audit_trail_id,
-        ...replayed(response),
-        // Granted, but not with the expiry asked for (a server that drops it): said after the run.
-        ...(expiryNotKept(row.expiresAt, made.expires_at) ? { expiry_not_kept: true } : {}),
-      };
+      answer = await platform.roles.assign(row.user, body, { signal, idempotencyKey }).withResponse();
     } catch (error) {
-      // --extend of a role the caller holds is a change of its own expiry: asked as such.
-      const self = extend
-        ? await heldAfterSelfRefusal(platform, error, row.user, row.role.id, signal)
-        : undefined;
-      // The platform refuses a second active assignment: the row is in place already.
-      if (!self && !(error instanceof AssignmentExistsError))
-        throw await namedNotFound(platform, error, row.user);
-      const held = self ?? (error as AssignmentExistsError).assignment;
-      if (extend && (self || held?.expires_at !== row.expiresAt)) {
-        // An absolute expiry: sending it again (a resumed run) changes nothing more.
-        const moved = await platform.roles.updateAssignment(
-          row.user,
-          row.role.id,
-          { expires_at: row.expiresAt, justification: row.justification },
-          { signal },
-        );
-        // Read after the move: of two moves of one user's grants at once, the later sees both.
-        const keys =
-          held?.expires_at === null && moved.expires_at !== null
-            ? await keysMayStop(platform, row.user, moved, permissions)
-            : {};
-        return {
-          reason: 'expiry_updated',
-          expires_at: moved.expires_at,
-          previous_expires_at: held?.expires_at ?? null,
-          audit_trail_id: moved.update_audit_trail_id ?? moved.audit_trail_id,
-          ...keys,
-        };
-      }
-      // Told it exists by the retry of an attempt whose answer was lost (a server that keeps no
-      // stored answers): most likely that attempt made it, so done, not "nothing changed".
-      const lost = self ? undefined : (error as AssignmentExistsError).lostAnswer;
-      if (lost !== undefined) {
-        return {
-          reason: FOUND_AFTER_LOST_ANSWER,
-          expires_at: held?.expires_at ?? null,
-          audit_trail_id: held?.audit_trail_id,
-          note: `the answer to the grant was lost (${lost}) and its retry found it made: most likely by that attempt`,
-        };
-      }
-      return {
-        status: 'skipped',
-        reason: 'already_assigned',
-        expires_at: held?.expires_at ?? null,
-        audit_trail_id: held?.audit_trail_id,
-      };
+      return alreadyHeld(platform, extend, permissions, row, error, signal);
     }
+    const { data: made, response } = answer;
+    const mark = replayed(response);
+    // The platform's record of a grant made earlier: counted only while the user holds it, with
+    // the expiry held now (under --extend, only while it is the row's).
+    const now = mark.replayed
+      ? await checkStoredGrant(
+          platform,
+          row,
+          made,
+          { resumed, afterLostAnswer: response.afterLostAnswer, signal, sleep },
+          extend ? row.expiresAt : undefined,
+        )
+      : { expires_at: made.expires_at };
+    return {
+      ...now,
+      audit_trail_id: made.audit_trail_id,
+      ...mark,
+      // Granted, but not with the expiry asked for (a server that drops it): said after the run.
+      ...(expiryNotKept(row.expiresAt, made.expires_at) ? { expiry_not_kept: true } : {}),
+    };
   };
+
+/**
+ * A grant the platform refused: one already in place (409 assignment_exists) is skipped, or with
+ * --extend has its expiry moved; a grant found made by the retry of an attempt whose answer was
+ * lost is done; any other refusal is the row's failure (a user or role not found named).
+ */
+async function alreadyHeld(
+  platform: Platform,
+  extend: boolean,
+  permissions: RolePermissions,
+  row: GrantRow,
+  error: unknown,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  // --extend of a role the caller holds is a change of its own expiry: asked as such.
+  const self = extend
+    ? await heldAfterSelfRefusal(platform, error, row.user, row.role.id, signal)
+    : undefined;
+  // The platform refuses a second active assignment: the row is in place already.
+  if (!self && !(error instanceof AssignmentExistsError))
+    throw await namedNotFound(platform, error, row.user);
+  const held = self ?? (error as AssignmentExistsError).assignment;
+  if (extend && (self || !held || !sameExpiry(held.expires_at, row.expiresAt))) {
+    // An absolute expiry: sending it again (a resumed run) changes nothing more.
+    const moved = await platform.roles.updateAssignment(
+      row.user,
+      row.role.id,
+      { expires_at: row.expiresAt, justification: row.justification },
+      { signal },
+    );
+    // Read after the move: of two moves of one user's grants at once, the later sees both.
+    const keys =
+      held?.expires_at === null && moved.expires_at !== null
+        ? await keysMayStop(platform, row.user, moved, permissions)
+        : {};
+    return {
+      reason: 'expiry_updated',
+      expires_at: moved.expires_at,
+      previous_expires_at: held?.expires_at ?? null,
+      audit_trail_id: moved.update_audit_trail_id ?? moved.audit_trail_id,
+      ...keys,
+    };
+  }
+  // Told it exists by the retry of an attempt whose answer was lost (a server that keeps no
+  // stored answers): most likely that attempt made it, so done, not "nothing changed".
+  const lost = self ? undefined : (error as AssignmentExistsError).lostAnswer;
+  if (lost !== undefined) {
+    return {
+      reason: FOUND_AFTER_LOST_ANSWER,
+      expires_at: held?.expires_at ?? null,
+      audit_trail_id: held?.audit_trail_id,
+      note: `the answer to the grant was lost (${lost}) and its retry found it made: most likely by that attempt`,
+    };
+  }
+  return {
+    status: 'skipped',
+    reason: 'already_assigned',
+    expires_at: held?.expires_at ?? null,
+    audit_trail_id: held?.audit_trail_id,
+  };
+}
 
 /**
  * The revoke worker. The caller's own rows (OWN_REACH_PHASE on, see items) are not made while an earlier
@@ -117,9 +156,9 @@ export const grant =
  * resumed run sends it again, and it would then find the caller without the power to make it.
  * Such an own row fails unattempted and unjournaled, so the same command makes it last again.
  */
-export const revoke = (platform: Platform): Worker<Row> => {
+export const revoke = (platform: Platform, sleep: Sleep): Worker<Row> => {
   let owed = 0;
-  return async ({ data: row, phase }, { signal, idempotencyKey, replayed }) => {
+  return async ({ data: row, phase }, { signal, idempotencyKey, replayed, resumed }) => {
     if (phase !== undefined && phase >= OWN_REACH_PHASE && owed > 0) {
       throw new SvcError(
         'failure',
@@ -127,16 +166,16 @@ export const revoke = (platform: Platform): Worker<Row> => {
         { code: 'own_row_deferred' },
       );
     }
+    // A row that lists its grant revokes that one only, and an --extend run's result row none: the
+    // grant held now is read first (listed-grant.ts).
+    if (row.auditTrailId !== undefined || row.extension !== undefined) {
+      const other = anotherGrant(row, await grantHeldNow(platform, row, signal));
+      if (other) throw new ItemError('failure', other.message, { code: other.code });
+    }
+    let answer: Awaited<ReturnType<ReturnType<Platform['roles']['revoke']>['withResponse']>>;
     try {
       // The item's key: a resumed run's retry is answered from the platform's record, not with 404.
-      const { data: done, response } = await platform.roles
-        .revoke(row.user, row.role.id, { signal, idempotencyKey })
-        .withResponse();
-      return {
-        revoked_at: done.revoked_at,
-        revocation_audit_trail_id: done.revocation_audit_trail_id,
-        ...replayed(response),
-      };
+      answer = await platform.roles.revoke(row.user, row.role.id, { signal, idempotencyKey }).withResponse();
     } catch (error) {
       if (error instanceof AssignmentNotFoundError) return { status: 'skipped', reason: 'not_assigned' };
       // Done, or refused for good: nothing is owed; anything else may still be.
@@ -145,6 +184,22 @@ export const revoke = (platform: Platform): Worker<Row> => {
       // A user or role that does not exist: which one, with where to look (as the single verb says).
       throw await namedNotFound(platform, error, row.user);
     }
+    const { data: done, response } = answer;
+    const mark = replayed(response);
+    // The platform's record of a revocation made earlier: counted only while the user does not
+    // hold the role again. Held again, the same command revokes it anew: owed, as a row not done.
+    if (mark.replayed) {
+      const stored = { resumed, afterLostAnswer: response.afterLostAnswer, signal, sleep };
+      await checkStoredRevocation(platform, row, done, stored).catch((error: unknown) => {
+        if (error instanceof UndoneSinceError || error instanceof NotShownYetError) owed++;
+        throw error;
+      });
+    }
+    return {
+      revoked_at: done.revoked_at,
+      revocation_audit_trail_id: done.revocation_audit_trail_id,
+      ...mark,
+    };
   };
 };
 
@@ -167,18 +222,20 @@ export const plan =
   ): Worker<Row> =>
   async ({ data: row }, { signal }) => {
     // A grant the caller may not make fails before the platform looks at who holds what.
-    const refusedGrant = kind === 'assign' ? await caller.refusal(kind, row) : undefined;
+    const refusedGrant = kind === 'assign' ? await caller.checkedRefusal(kind, row) : undefined;
     const selfExpiry = extend && kind === 'assign' ? await caller.selfExpiry(row as GrantRow) : undefined;
     if (refusedGrant && !selfExpiry) return { status: 'failed', error: refusedGrant };
     const held = (await platform.roles.listAssignments(row.user, {}, { signal })).items;
-    const active: RoleAssignment | undefined = held.find(
-      (a) => assignmentInForce(a.status) === 'held' && a.role_id === row.role.id,
-    );
+    const ofRole = held.filter((a) => a.role_id === row.role.id);
+    const active: RoleAssignment | undefined = ofRole.find((a) => assignmentInForce(a.status) === 'held');
+    // A status word svc does not know is neither held nor ended: the row could not be checked.
+    const odd = active ? undefined : ofRole.find((a) => assignmentInForce(a.status) === 'unknown');
+    if (odd) throw new UnknownWordsError(unknownStatusWords(`${row.user}'s`, row.role.name, odd.status));
     // --extend of a role the caller holds asks to move their own expiry (the real run asks so).
     if (refusedGrant) return { status: 'failed', error: active && selfExpiry ? selfExpiry : refusedGrant };
     if (kind === 'assign') {
       const expiresAt = (row as GrantRow).expiresAt;
-      if (active && extend && active.expires_at !== expiresAt) {
+      if (active && extend && !sameExpiry(active.expires_at, expiresAt)) {
         const refused = forecast?.refusal(row.line);
         if (refused) return { status: 'failed', error: refused, previous_expires_at: active.expires_at };
         const keys =
@@ -203,7 +260,9 @@ export const plan =
       return { expires_at: expiresAt };
     }
     if (!active) return { status: 'skipped', reason: 'not_assigned' };
-    const refused = (await caller.refusal(kind, row)) ?? forecast?.refusal(row.line);
+    const other = anotherGrant(row, active);
+    if (other) return { status: 'failed', error: other, audit_trail_id: active.audit_trail_id };
+    const refused = (await caller.checkedRefusal(kind, row)) ?? forecast?.refusal(row.line);
     if (refused) return { status: 'failed', error: refused, audit_trail_id: active.audit_trail_id };
     return { audit_trail_id: active.audit_trail_id };
   };

@@ -3,9 +3,14 @@
 import { type Anchor, describeExpiry } from '../../api/expiry.js';
 import { grantsPermission } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
-import { isoSeconds } from '../../api/time.js';
+import { isoSeconds, serverTime } from '../../api/time.js';
 import { checkInput, type LineVerdict } from '../../bulk/check.js';
-import { BULK_INPUT_LIMITS, type BulkInputLimits, snapshotInput } from '../../bulk/input.js';
+import {
+  BULK_INPUT_LIMITS,
+  type BulkInputLimits,
+  refuseCutLastRow,
+  snapshotInput,
+} from '../../bulk/input.js';
 import type { Journal, RunIdentity } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import { ownReachLast } from '../../bulk/order.js';
@@ -17,6 +22,7 @@ import { answerOf } from '../../http/errors.js';
 import { platformTime } from '../../platform/clock.js';
 import { InvalidExpiryError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
+import { sayReadingTerminal } from '../../system/input.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
 import { refusePastExpiresAt, runAnchor } from '../platform-clock.js';
@@ -33,7 +39,7 @@ import {
 import { grant, plan, revoke } from './bulk-workers.js';
 import { CallerForecast } from './holds.js';
 import { orderLinked, RowsForecast } from './last-admin.js';
-import { COLUMN_LIST } from './row-header.js';
+import { COLUMN_LIST, keepColumns, UnknownFields } from './row-header.js';
 import {
   type BulkKind,
   type Counted,
@@ -66,12 +72,25 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
   const tenant = requireTenant(ctx);
   const platform = await ctx.platform();
   const limits = options.limits ?? BULK_INPUT_LIMITS;
-  const input = await snapshotInput(options.file, ctx.io.stdin, '--file', limits.bytes);
+  sayReadingTerminal(
+    ctx,
+    options.file,
+    '--file',
+    'the rows',
+    'them',
+    `roles ${kind} --file - < grants.csv`,
+    // Only a revocation asks (confirmDestructive below), and never in a dry run.
+    kind === 'revoke' && !options.dryRun ? 'the revocation' : undefined,
+  );
+  const input = await snapshotInput(options.file, ctx.io.stdin, '--file', limits.bytes, ctx.signal);
   // Standard input with no rows (a filter that selected nothing) is nothing to do, not a mistake.
   const stdin = options.file === '-';
   const fixHint = `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`;
   try {
     const roles = await tenantRoles(ctx, platform, input, fixHint, limits.rows);
+    // The run's tenant as an id (a slug was resolved for the listing above): a row of a listing
+    // that names another tenant (its tenant_id) is refused (rows.ts).
+    const tenantId = (await platform.tenantId()) ?? tenant;
     // --expires-at for rows without an expiry: judged at the platform's time, as the column is.
     await refusePastExpiresAt(ctx, platform, options.defaults.expiry);
     // One anchor for the run, on the platform's clock (learned from the role listing's Date
@@ -92,6 +111,7 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       return {
         kind,
         roles,
+        tenant: { id: tenantId, ref: tenant },
         defaults: options.defaults,
         anchorMs: used.ms,
         onDuration: () => used.use(),
@@ -134,11 +154,20 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       words:
         options.extend && kind === 'assign' ? { ...WORDS.assign, done: 'granted or extended' } : WORDS[kind],
       prepare: async (run, journal) => {
+        const fields = new UnknownFields();
         const left = await checkInput(
           ctx,
           input.label,
-          fileRows(input.path, input.name, rulesAt(run, journal), { duplicates: true, noRowsIsNone: stdin }),
-          fixHint,
+          refuseCutLastRow(
+            input,
+            fields.noting(
+              fileRows(input.path, input.name, rulesAt(run, journal), {
+                duplicates: true,
+                noRowsIsNone: stdin,
+              }),
+            ),
+          ),
+          () => (fields.seen ? `${fixHint}; keep only those: ${keepColumns(kind)}` : fixHint),
           limits.rows,
         );
         const { count, first } = passed;
@@ -158,7 +187,10 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
           linked: (row) => orderLinked(kind, options.extend === true, row),
           ...(forecast ? { forecast } : {}),
         }),
-      work: kind === 'assign' ? grant(platform, options.extend === true, permissions) : revoke(platform),
+      work:
+        kind === 'assign'
+          ? grant(platform, options.extend === true, permissions, ctx.clock.sleep)
+          : revoke(platform, ctx.clock.sleep),
       // The platform refused a row's duration, counted from the run's start, as past: every later
       // row counts from that start too, so the run stops rather than send them all to be refused.
       halts: (error, { data }) => {
@@ -188,6 +220,8 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
           user: data.user,
           role: data.role.name,
           role_id: data.role.id,
+          // The run's tenant: a row piped back (an undo) is then refused in another (review20d D1).
+          tenant_id: tenantId,
           ...result,
           ...(note ? { note } : {}),
         };
@@ -221,7 +255,10 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       sayExpiryNotKept(ctx, notKept);
     }
   } finally {
-    input.remove();
+    // A copy that cannot be removed (attack21 F3: out of file descriptors) is one warning after
+    // the run's own outcome (its error line, printed before Context.close), never in its place.
+    const left = input.remove();
+    if (left !== undefined) ctx.atClose(async () => ctx.out.warn(left));
   }
 }
 
@@ -279,7 +316,7 @@ function expiryPassed(
 function refusedAsPast(error: unknown, expiresAt: string, platformNowMs: number): boolean {
   if (error instanceof InvalidExpiryError) return true;
   const answer = answerOf(error);
-  return (answer?.status === 400 || answer?.status === 422) && Date.parse(expiresAt) <= platformNowMs;
+  return (answer?.status === 400 || answer?.status === 422) && serverTime(expiresAt) <= platformNowMs;
 }
 
 /**

@@ -2,7 +2,7 @@ import { type HeldGrant, heldUntil, missingPermissions } from '../../api/holds.j
 import { API_KEY_ROLES } from '../../api/permissions.js';
 import { assignmentInForce } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
-import { sameInstant } from '../../api/time.js';
+import { sameExpiry, sameInstant, serverTime } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { optionalLookup, readAfterChange } from '../../errors.js';
@@ -45,7 +45,7 @@ export function expiryNotKept(sent: string | null, answered: string | null | und
 export function shortening(previous: string | null | undefined, next: string | null): string | undefined {
   if (previous === undefined || next === null) return undefined;
   if (previous === null) return 'this makes a permanent grant end';
-  const by = Date.parse(previous) - Date.parse(next);
+  const by = serverTime(previous) - serverTime(next);
   if (!(by > 0)) return undefined;
   const span = timeSpan(by);
   return `this shortens the grant by ${span === '0 min' ? 'less than a minute' : span}`;
@@ -128,7 +128,7 @@ export async function moveExpiry(
   if (keys) ctx.out.warn(`this may stop API keys: ${keysStop(user)}`);
   await ctx.out.record(data, assignmentFields(data));
   if (ctx.out.isMachine) return;
-  if (previous && previous.expires_at === data.expires_at) {
+  if (previous && sameExpiry(previous.expires_at, data.expires_at)) {
     ctx.out.info(`${user} already holds ${data.role_name} ${until(data.expires_at)}; nothing changed`);
     return;
   }
@@ -177,6 +177,8 @@ export function keyHoldEnds(
   held: readonly RoleAssignment[],
   moved: Pick<RoleAssignment, 'role_id' | 'expires_at'>,
 ): boolean {
+  // A status svc does not know may be a hold that ends: it cannot tell, so keys may stop.
+  if (held.some((a) => assignmentInForce(a.status) === 'unknown')) return true;
   const active = held.filter((a) => assignmentInForce(a.status) === 'held');
   const grants = (expiry: (a: RoleAssignment) => string | null): HeldGrant[] =>
     active.map((a) => ({ permissions: permissions.get(a.role_id) ?? [], expiresAt: expiry(a) }));

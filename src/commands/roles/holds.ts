@@ -1,8 +1,8 @@
 import { authorityFrom, type CallerAuthority, type Refusal, selfAssignmentRefusal } from '../../api/holds.js';
-import { assignmentInForce } from '../../api/roles.js';
+import { assignmentInForce, unknownStatusWords } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { tenantByRef } from '../../api/tenant-id.js';
-import { notChecked as isUnanswered } from '../../bulk/judge.js';
+import { notChecked as isUnanswered, UnknownWordsError } from '../../bulk/judge.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -22,6 +22,11 @@ interface Caller {
   unanswered?: SvcError;
   /** /v1/me was answered, the caller's own assignments were not: which read, and why. */
   holdingsUnanswered?: { read: string; error: SvcError };
+  /**
+   * One of the caller's own assignments has a status svc does not know (neither held nor ended):
+   * what `authority` lacks may be held, so a refusal it gives is no prediction; the words for it.
+   */
+  uncertain?: string;
 }
 
 /**
@@ -80,6 +85,19 @@ export class CallerForecast {
   }
 
   /**
+   * The refusal as a dry-run row's: one that rests on the caller's grants of a status svc does not
+   * know (they may hold what it lacks; more held never refuses more) is no prediction: the row
+   * could not be checked (UnknownWordsError), never "your live roles there do not grant".
+   */
+  async checkedRefusal(kind: BulkKind, row: GrantRow | RevokeRow): Promise<Refusal | undefined> {
+    const refused = await this.refusal(kind, row);
+    const { self, uncertain } = await this.#get();
+    const ownGrant = kind === 'assign' && self?.user === row.user;
+    if (refused && uncertain && !ownGrant) throw new UnknownWordsError(uncertain);
+    return refused;
+  }
+
+  /**
    * Whether a revoke row takes a grant from the caller themself (or from the person who issued
    * their API key): such rows run last (bulk.ts), since they may take away the power the others need.
    */
@@ -123,7 +141,9 @@ export class CallerForecast {
   async authority(rows: string): Promise<CallerAuthority | undefined> {
     const why = await this.#unanswered(true);
     if (why !== undefined) throw notChecked(why, rows);
-    return (await this.#get()).authority;
+    // Grants of a status svc does not know: what they hold is not learnt (the verbs say so).
+    const { authority, uncertain } = await this.#get();
+    return uncertain === undefined ? authority : undefined;
   }
 
   /** Why who the caller is (or, for a dry run, what they hold) is not known: a read went unanswered. */
@@ -170,6 +190,7 @@ export class CallerForecast {
       const byId = new Map(this.roles.map((r) => [r.id, r]));
       const byName = new Map(this.roles.map((r) => [r.name, r]));
       let held: Array<{ role: string; expiresAt: string | null }>;
+      let uncertain: string | undefined;
       if (me.type === 'user') {
         let mine: Awaited<ReturnType<Platform['roles']['listAssignments']>>['items'];
         try {
@@ -182,6 +203,11 @@ export class CallerForecast {
         held = mine
           .filter((a) => assignmentInForce(a.status) === 'held')
           .map((a) => ({ role: a.role_id, expiresAt: a.expires_at ?? null }));
+        const odd = mine.find((a) => assignmentInForce(a.status) === 'unknown');
+        if (odd) {
+          const role = odd.role_name ?? byId.get(odd.role_id)?.name ?? odd.role_id;
+          uncertain = `svc cannot tell what your roles in ${slug} grant: ${unknownStatusWords('your', role, odd.status)}`;
+        }
       } else {
         // An API key acts with its one role, named by /v1/me, until it is revoked, and only while
         // its issuer holds that role without an end date (else /v1/me was a 401): held with no end.
@@ -193,6 +219,7 @@ export class CallerForecast {
         self,
         slug,
         authority: authorityFrom(slug, me.type === 'user', held, (role) => byId.get(role)?.permissions),
+        ...(uncertain === undefined ? {} : { uncertain }),
       };
     } catch (error) {
       if (!lookupMayFail(error)) throw error;

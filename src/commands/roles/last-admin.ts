@@ -1,5 +1,6 @@
 import { AdministrationForecast, TENANT_ADMIN } from '../../api/last-admin.js';
-import { assignmentInForce } from '../../api/roles.js';
+import { assignmentInForce, unknownStatusWords } from '../../api/roles.js';
+import { UnknownWordsError } from '../../bulk/judge.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail } from '../../errors.js';
 import { platformTime } from '../../platform/clock.js';
@@ -33,6 +34,9 @@ const isTenantAdmin = (row: RevokeRow | GrantRow) =>
 export class RowsForecast {
   #read: Promise<AdministrationForecast | undefined> | undefined;
   readonly #refusals = new Map<number, string>();
+  /** A tenant_admin grant's status svc does not know, in words (the forecast's refusals are then no prediction). */
+  #uncertain: string | undefined;
+  #slug = '';
 
   constructor(
     private readonly ctx: Context,
@@ -59,10 +63,20 @@ export class RowsForecast {
     if (refusal !== undefined) this.#refusals.set(row.line, refusal);
   }
 
-  /** The platform's refusal of the row at `line`, as a dry-run row's error. */
+  /**
+   * The platform's refusal of the row at `line`, as a dry-run row's error. Played while some
+   * tenant_admin grant had a status svc does not know (counted as no administrator: more held
+   * never refuses more), it is no prediction: the row could not be checked (UnknownWordsError).
+   */
   refusal(line: number): { code: string; message: string } | undefined {
     const message = this.#refusals.get(line);
-    return message === undefined ? undefined : { code: 'last_tenant_admin', message };
+    if (message === undefined) return undefined;
+    if (this.#uncertain !== undefined) {
+      throw new UnknownWordsError(
+        `svc cannot tell whether it would leave ${this.#slug} without a tenant administrator: ${this.#uncertain}`,
+      );
+    }
+    return { code: 'last_tenant_admin', message };
   }
 
   async #readGrants(roleId: string) {
@@ -73,12 +87,16 @@ export class RowsForecast {
         { role_id: roleId, limit: 500 },
         { signal },
       )) {
-        if (assignmentInForce(a.status) === 'held' && a.role_id === roleId) {
-          grants.push({ user: a.user_id, expiresAt: a.expires_at ?? null });
+        if (a.role_id !== roleId) continue;
+        const inForce = assignmentInForce(a.status);
+        if (inForce === 'held') grants.push({ user: a.user_id, expiresAt: a.expires_at ?? null });
+        if (inForce === 'unknown') {
+          this.#uncertain ??= unknownStatusWords(`${a.user_id}'s`, a.role_name ?? TENANT_ADMIN, a.status);
         }
       }
+      this.#slug = await this.caller.slug();
       return new AdministrationForecast(
-        await this.caller.slug(),
+        this.#slug,
         grants,
         platformTime(this.platform, this.ctx.clock.now()),
       );

@@ -122,10 +122,15 @@ export function revokeCommand(make: MakeContext): Command {
           `revocation is written to the audit trail. A revocation may stop API keys: ${keysStop()}. ` +
           'Asks first on a terminal; needs --yes ' +
           'otherwise.\n\nWith --file, revokes every row (columns user and role; a grants file works' +
-          ' too) of a CSV, NDJSON or JSON-array file, or of standard input (-), checked as a whole first, ' +
+          ' too) of a CSV, NDJSON or JSON-array file, or of standard input (-), read as `svc roles assign --file` reads it (spreadsheet CSV included), checked as a whole first, ' +
           'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +
           'reported as skipped (not_assigned); a row whose revoke lost its answer and whose retry ' +
-          'found the grant gone is ok (gone_after_lost_answer), never skipped. Rows that revoke ' +
+          'found the grant gone is ok (gone_after_lost_answer), never skipped. A resumed row the ' +
+          'platform answers from its record of the earlier revocation (marked Idempotent-Replayed or another usual ' +
+          'spelling; a server that marks none is taken at its word) is counted revoked only while the user ' +
+          'does not hold the role again (one read of their grants): held again, it fails (changed_since, ' +
+          'exit 7) and the same command revokes the grant held now; the revoked assignment itself still listed ' +
+          '(a read that lags) is read again, then its outcome is unknown (not_shown_yet). Rows that revoke ' +
           'your own roles are made last, after every other row has finished (and not while an ' +
           'earlier row is still owed: own_row_deferred), so they cannot take away the power the ' +
           'others need; the dry run lists them last too. When GET /v1/me, which tells them ' +
@@ -142,7 +147,7 @@ export function revokeCommand(make: MakeContext): Command {
       .addOption(
         new Option(
           '--file <file>',
-          'revoke every row of a CSV, NDJSON or JSON-array file; - reads standard input (no rows there: nothing to do, exit 0); at most 1,000,000 rows',
+          'revoke every row of a CSV, NDJSON or JSON-array file; - reads standard input (no rows there: nothing to do, exit 0; a CSV through a pipe whose last line has no line ending: refused, cut short?); at most 1,000,000 rows',
         ),
       ),
     '--file',
@@ -154,6 +159,10 @@ export function revokeCommand(make: MakeContext): Command {
         ['svc roles revoke usr_analyst tenant_admin', 'asks for confirmation on a terminal'],
         ['svc roles revoke usr_analyst fx-desk --yes', 'in a script'],
         ['svc roles revoke --file grants.csv --yes --ndjson', 'undo a bulk grant, one result line per row'],
+        [
+          'svc roles assignments --role fx-desk --ndjson | svc roles revoke --file - --yes',
+          "every holder of a role: svc's own listing (and a bulk run's --ndjson results) is a file it reads",
+        ],
       ),
     )
     .action(

@@ -7,10 +7,13 @@ import type { BulkKind, RowDefaults } from './rows.js';
  * with a header row.
  */
 
-/** Each field and the column names that give it. */
+/**
+ * Each field and the column names that give it: `user_id`, `role_id` and `role_name` are how
+ * `svc roles assignments --json/--ndjson` names them, so its listing is a file svc reads.
+ */
 export const FIELDS = {
   user: ['user', 'user_id'],
-  role: ['role', 'role_id'],
+  role: ['role', 'role_id', 'role_name'],
   expires_in: ['expires_in'],
   expires_at: ['expires_at'],
   justification: ['justification'],
@@ -19,6 +22,64 @@ export type Field = keyof typeof FIELDS;
 export const KNOWN = Object.values(FIELDS).flat() as string[];
 /** The columns, for hints. */
 export const COLUMN_LIST = 'user, role, expires_in or expires_at, justification';
+
+/**
+ * The other fields svc itself writes in the JSON it prints for assignments and bulk rows: a role
+ * assignment (`svc roles assignments --ndjson`) and the result rows of `roles assign/revoke --file
+ * --ndjson` (src/commands/roles/bulk-output.ts, src/bulk/runner.ts, bulk-workers.ts). A JSON row
+ * may carry them: they say what was, not what to do, and are passed over by name (attack20 F1) —
+ * but a `tenant_id` not the run's tenant is refused, a revoke row's `audit_trail_id` must name the
+ * grant held now (listed-grant.ts: review20d D1), and a listing's own `expires_at` and
+ * `justification` are its old grant's, not read (rows.ts, review20c F1, F2);
+ * any other field is still refused. A CSV header is held to the columns alone (svc writes no CSV).
+ */
+export const SVC_OUTPUT_FIELDS: ReadonlySet<string> = new Set([
+  // An assignment.
+  'tenant_id',
+  'assigned_by',
+  'assigned_at',
+  'audit_trail_id',
+  'status',
+  'revoked_at',
+  'revoked_by',
+  'revocation_audit_trail_id',
+  'updated_at',
+  'updated_by',
+  'update_audit_trail_id',
+  // A bulk run's result row.
+  'line',
+  'plan',
+  'reason',
+  'reason_then',
+  'note',
+  'detail',
+  'error',
+  'outcome',
+  'previous_expires_at',
+  'status_code',
+  'replayed',
+  'api_keys_may_stop',
+  'expiry_not_kept',
+]);
+
+/** Whether a JSON row of a file had a field svc does not read: its hint then says how to drop them. */
+export class UnknownFields {
+  seen = false;
+
+  async *noting<T extends object>(rows: AsyncIterable<T>): AsyncGenerator<T> {
+    for await (const row of rows) {
+      const problems = 'problems' in row ? (row.problems as string[]) : [];
+      if (problems.some((p) => p.startsWith('unknown field'))) this.seen = true;
+      yield row;
+    }
+  }
+}
+
+/** How a JSON file with fields svc does not read is cut to the ones it does, for a hint. */
+export function keepColumns(kind: BulkKind): string {
+  const more = kind === 'assign' ? ', expires_in, expires_at, justification' : '';
+  return `jq -c '{user: (.user // .user_id), role: (.role // .role_id)${more}}'`;
+}
 
 /** A header's column name as svc reads it: a known name in any case is that name (`User` is user). */
 export function columnName(column: string): string {

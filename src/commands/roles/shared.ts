@@ -10,6 +10,7 @@ import type { Column, Field } from '../../output/output.js';
 import { sym } from '../../output/symbols.js';
 import {
   AssignmentExistsError,
+  lookForUser,
   RoleNameTakenError,
   RoleNotFoundError,
   retyped,
@@ -54,8 +55,11 @@ export function permissionsText(r: Pick<Role, 'permissions'>): string {
   return Array.isArray(permissions) ? permissions.join(', ') : 'not given by the server';
 }
 
-/** A revoked or role-deleted grant has ended whatever its expires_at said. */
-const ended = (a: RoleAssignment): boolean => a.status === 'revoked' || a.status === 'role_deleted';
+/** A revoked or role-deleted grant (the word in any case) has ended whatever its expires_at said. */
+const ended = (a: RoleAssignment): boolean => {
+  const word = typeof a.status === 'string' ? a.status.toLowerCase() : a.status;
+  return word === 'revoked' || word === 'role_deleted';
+};
 
 /**
  * An assignment's expiry. On a terminal an ended grant shows none ('-'): "in 8 hours" would read as
@@ -195,7 +199,7 @@ export async function namedNotFound(platform: Platform, error: unknown, user: st
     error,
     isUser ? RoleNotFoundError : UserNotFoundError,
     undefined,
-    undefined,
+    isUser ? undefined : lookForUser(user),
     platform.svc,
   );
 }

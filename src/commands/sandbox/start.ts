@@ -10,7 +10,7 @@ import { sym } from '../../output/symbols.js';
 import { isRetryAfter } from '../../sandbox/retry-after.js';
 import { shellWord } from '../../system/shell-words.js';
 import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
-import { activeOverridden } from '../profiles/use.js';
+import { activeOverridden } from '../profiles/shared.js';
 import { bindError, confirmReplacing, parseHost } from './start-checks.js';
 
 export interface SandboxStartOptions {

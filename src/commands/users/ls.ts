@@ -1,11 +1,13 @@
 import { Command, Option } from 'commander';
 import { USER_LOOKUP_MAX, type User } from '../../api/schemas/users.js';
-import { svcCommand } from '../../config/settings.js';
+import { isEmailAddress } from '../../api/user-id.js';
+import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { idInWords } from '../../http/path.js';
 import { someNames } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
+import { lookForUser } from '../../platform/errors.js';
 import { collect, examples, idFlag, type MakeContext } from '../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
 
@@ -54,8 +56,11 @@ export async function runUsersLs(ctx: Context, options: UsersLsOptions): Promise
   // --limit left unread are not known to be missing.
   const missing = listing.next ? [] : options.ids.filter((id) => !found.has(id));
   if (missing.length > 0) {
+    // An e-mail address given for an id: how to find the id (lookForUser, as every verb of a user).
+    const mailed = missing.find(isEmailAddress);
+    const look = mailed === undefined ? '' : `; ${lookForUser(mailed)(commandLine(ctx.settings()))}`;
     ctx.out.warn(
-      `${missing.length} of ${options.ids.length} ids are not users of the tenant: ${someNames(missing)}`,
+      `${missing.length} of ${options.ids.length} ids are not users of the tenant: ${someNames(missing)}${look}`,
     );
   }
   listing.hintMore(ctx, svcCommand(ctx.settings(), 'users ls'));

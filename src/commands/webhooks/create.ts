@@ -3,12 +3,12 @@ import type { EventType } from '../../api/constants.js';
 import { parseHttpUrl } from '../../api/loopback.js';
 import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import { redactUrlText } from '../../api/secret-names.js';
-import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
+import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { quoted } from '../../output/format.js';
-import type { Platform } from '../../platform/index.js';
+import { urlInWords } from '../../output/hosts.js';
 import { shellWord } from '../../system/shell-words.js';
 import { collect, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import {
@@ -94,12 +94,16 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
         key,
       );
       if (!creation.mayBeStale) return creation.data;
-      const now = await webhookNow(
-        platform,
-        commandLine(ctx.settings()),
+      const now = await asItIsNow(
+        ctx,
+        () => platform.webhooks.get(creation.data.id),
         creation.data,
+        ['secret', 'warning'],
+        { ...created(creation.data.id), unmarked: creation.unmarked },
         creation.key,
-        creation.unmarked,
+        commandLine(ctx.settings())(
+          `webhooks rotate-secret ${shellWord(creation.data.id)} --secret-file PATH`,
+        ),
       );
       if (!creation.byEarlierRun) return now;
       if (!ctx.out.isMachine) ctx.out.info(earlierRunNote(created(now.id)));
@@ -118,7 +122,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
     secretIntent(
       ctx,
       key,
-      `a webhook to ${redactUrlText(options.url)}`,
+      `a webhook to ${urlInWords(options.url)}`,
       `see it with: ${svcCommand(ctx.settings(), 'webhooks ls')}, and if nobody holds its secret, delete it with: ${svcCommand(ctx.settings(), 'webhooks delete WEBHOOK_ID --yes')}`,
     ),
   );
@@ -127,30 +131,6 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
 }
 
 const created = (id: string) => ({ what: `webhook ${id}`, noun: 'webhook', secret: 'signing secret' });
-
-/**
- * A replayed creation is the answer of the day the webhook was made: it may have been deleted,
- * its secret rotated or its fields updated since. The webhook as it is now, with the replayed
- * secret only while it is still the webhook's (replayed-creation.ts says what else).
- */
-async function webhookNow(
-  platform: Platform,
-  line: CommandLine,
-  made: WebhookWithSecret,
-  key: string,
-  unmarked: boolean,
-): Promise<WebhookWithSecret> {
-  const remedy = line(`webhooks rotate-secret ${shellWord(made.id)} --secret-file PATH`);
-  const now = await asItIsNow(
-    () => platform.webhooks.get(made.id),
-    made,
-    { ...created(made.id), unmarked },
-    key,
-    remedy,
-  );
-  const { secret, warning } = made;
-  return { ...made, ...now, secret, warning };
-}
 
 export function createCommand(make: MakeContext): Command {
   return new Command('create')
@@ -161,8 +141,14 @@ export function createCommand(make: MakeContext): Command {
         '--show-secret prints it; one of them is required, so the secret is never lost nor shown unasked.\n' +
         'Run again with the same --idempotency-key (within 24 hours), it makes no second webhook: svc says\n' +
         'it was already created by an earlier run and shows it as it is now ("replayed": true with --json);\n' +
-        'deleted since: exit 5; its secret rotated since: the stale secret is neither printed nor written,\n' +
-        'exit 6. When every answer is lost, the error names the key to re-run with.\n' +
+        'deleted since: exit 5; so is one just made whose read-back the server does not show yet (a read that\n' +
+        'lags): the same command with the same --idempotency-key then gets it and its secret; its secret\n' +
+        'rotated since: the stale secret is neither printed nor written, exit 6. "An earlier run" is said\n' +
+        'only when the server marks its stored answer (Idempotent-Replayed or another usual spelling),\n' +
+        "and not to svc's retry after this run's answer was lost; otherwise a webhook deleted or rotated\n" +
+        "since is said to be this run's or an earlier run's, and one not shown is read again after 0.25,\n" +
+        '0.5 and 1 s.\n' +
+        'When every answer is lost, the error names the key to re-run with.\n' +
         'A secret file the secret cannot be written to once it arrived (a disk that filled up) is said as a\n' +
         'lost answer too: what was made, and the key whose re-run gets the secret. A disk full already is\n' +
         'refused before anything is sent; --secret-file - is refused (print with --show-secret).\n' +

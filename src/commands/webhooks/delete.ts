@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { redactUrlText } from '../../api/secret-names.js';
 import type { Context } from '../../context.js';
 import { optionalLookup } from '../../errors.js';
 import { counted } from '../../output/format.js';
+import { urlInWords } from '../../output/hosts.js';
 import type { Platform } from '../../platform/index.js';
 import { confirmDestructive, deleted, examples, type MakeContext, tenantLabel } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
@@ -22,7 +22,8 @@ export async function runWebhooksDelete(ctx: Context, options: WebhooksDeleteOpt
   const lost = await queuedLost(platform, webhook.id);
   // The URL is only a label here (the question, the lines after): its secrets masked, as apply's
   // rows show it (README: "Secrets are never in the file"); --json keeps it whole.
-  const label = `webhook ${webhook.id} (${redactUrlText(webhook.url)})`;
+  // A host that is not ASCII is named beside its punycode form, the host deliveries go to (hosts.ts).
+  const label = `webhook ${webhook.id} (${urlInWords(webhook.url)})`;
   await confirmDestructive(
     ctx,
     async () =>
@@ -33,7 +34,9 @@ export async function runWebhooksDelete(ctx: Context, options: WebhooksDeleteOpt
     act: 'delete',
     thing: 'the webhook',
     done: 'deleted',
-    subject: `${label} is gone`,
+    // Answered without the record (or the answer lost, the webhook found gone): the line still
+    // names what the question named, the queued entries no longer replayable.
+    subject: `${label} is gone${lost ? ` (${lost})` : ''}`,
     target: { id: webhook.id, url: webhook.url },
   });
   if (data === undefined) return;

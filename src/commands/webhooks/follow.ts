@@ -1,5 +1,3 @@
-// Just over 300 lines: following replayed deliveries to their end (their states, the wait, the
-// words of each outcome, the unknown status of another server) is one rule read together.
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
 import { haltsTheRun } from '../../bulk/judge.js';
 import { type CommandLine, svcCommand } from '../../config/settings.js';
@@ -7,29 +5,10 @@ import type { Context } from '../../context.js';
 import { describeError, SvcError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
+import { deliveryState, deliveryWord, unknownStatusText } from './delivery-state.js';
 import type { Remedies } from './remedies.js';
 
 const POLL_MS = 250;
-
-/**
- * A delivery's state, the one rule every follow says it by (the API's summary counts them so:
- * delivered, failed, recovered, in flight): `delivered`, and `recovered` too (it failed, then its
- * event reached the target by another delivery of it, a later replay: never a failure); `failed`
- * (its attempts used up, dead-lettered); `in_flight` (pending, or retrying after a failed attempt);
- * `unknown`: a status svc does not know (the reference does not enumerate them; another server's
- * `succeeded`), which is neither a delivery nor a failure (attack18b 10).
- */
-export function deliveryState(d: { status: string }): 'delivered' | 'failed' | 'in_flight' | 'unknown' {
-  if (d.status === 'delivered' || d.status === 'recovered') return 'delivered';
-  if (d.status === 'failed') return 'failed';
-  return d.status === 'pending' || d.status === 'retrying' ? 'in_flight' : 'unknown';
-}
-
-/** A status svc does not know, in words: `status "succeeded" (not known to svc), HTTP 200`. */
-export function unknownStatusText(d: { status: string; last_status_code?: number | null }): string {
-  const http = typeof d.last_status_code === 'number' ? `, HTTP ${d.last_status_code}` : '';
-  return `status ${JSON.stringify(d.status)} (not known to svc)${http}`;
-}
 
 /**
  * An attempt has finished: delivered, failed for good, or failed once and waiting for a retry; a
@@ -191,7 +170,7 @@ export function failedReplaysHint(line: CommandLine, webhook: string, failed: Fa
       .filter((at): at is string => typeof at === 'string')
       .sort()[0];
     const [is, them] = going.length === 1 ? ['is', 'it'] : ['are', 'them'];
-    const state = going.every((f) => f.status === 'retrying') ? 'retrying' : 'still in flight';
+    const state = going.every((f) => deliveryWord(f) === 'retrying') ? 'retrying' : 'still in flight';
     parts.push(
       `${going.length} ${is} ${state}: the platform retries ${them} by itself${next ? ` (next attempt at ${next})` : ''}; ` +
         `follow ${them} with \`${line(`webhooks deliveries ${shellWord(webhook)} --status in_flight`)}\``,

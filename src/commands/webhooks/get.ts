@@ -29,7 +29,8 @@ export function getCommand(make: MakeContext): Command {
         'through is gone). It stays disabled though the owner regains that permission, until\n' +
         '`svc webhooks update WEBHOOK --enable` as someone who holds it without an end date takes it over.\n' +
         'A webhook still signing with the secret an OAuth client or API key that is gone was given (it was\n' +
-        'created through it) gets one warning with the command that rotates it (--json: rotation_reason).',
+        'created through it) says so in its "secret at risk" row (--json: rotation_reason), and in one\n' +
+        'warning with the command that rotates it.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addHelpText(

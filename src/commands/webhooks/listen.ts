@@ -9,13 +9,14 @@ import type { Context } from '../../context.js';
 import { ClosedPipeError, StdoutClosedError, StdoutFailedError, SvcError, UsageError } from '../../errors.js';
 import { renderError } from '../../output/errors.js';
 import { cellText, quoted } from '../../output/format.js';
+import { urlInWords } from '../../output/hosts.js';
 import { sym } from '../../output/symbols.js';
 import { unabandoned } from '../../system/interrupts.js';
 import { shellWord } from '../../system/shell-words.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
-import { CaptureDir } from './capture.js';
+import { CaptureDir, type CaptureDisk, CaptureError } from './capture.js';
 import { type Redirection, redirectWebhook, refuseRotationByCaller, sessionUrl } from './redirect.js';
 import { readSecret, SECRET_ENV, secretFileFlag } from './shared.js';
 
@@ -51,6 +52,8 @@ export interface ListenOptions {
   publicUrl: URL | undefined;
   /** Keep each request's head and raw body in this directory. */
   capture: string | undefined;
+  /** How captures reach the disk: a test's seam (a disk that fills up); svc uses the real one. */
+  captureDisk?: CaptureDisk;
 }
 
 /**
@@ -233,7 +236,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   // With --webhook the secret comes from rotating the webhook's, once the port is open; until
   // then the listener answers 503 (it judges nothing without its secret).
   const secret = options.webhook ? undefined : await readSecret(ctx, options.secretFile);
-  const capture = options.capture ? await CaptureDir.open(options.capture) : undefined;
+  const capture = options.capture ? await CaptureDir.open(options.capture, options.captureDisk) : undefined;
   const { startListener } = await import('../../webhooks/listen.js');
   const forwarding = options.forwardTo
     ? await forwarder(
@@ -258,6 +261,8 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   const stdoutGone = new AbortController();
   const unprinted: ReceivedDelivery[] = [];
   const unanswered: ReceivedDelivery[] = [];
+  /** What to do about a delivery --capture could not save (CaptureError's fix), for its warning. */
+  const notSavedFix = new WeakMap<ReceivedDelivery, string>();
   const recent: Array<{ record: ReceivedDelivery; bytes: number }> = [];
   let recentBytes = 0;
   let printing = Promise.resolve();
@@ -314,11 +319,28 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
               ),
           }
         : {}),
-      ...(capture ? { capture: (request, record) => capture.save(request, record) } : {}),
+      ...(capture
+        ? {
+            capture: (request, record) =>
+              capture.save(request, record).catch((error: unknown) => {
+                if (error instanceof CaptureError) notSavedFix.set(record, error.fix);
+                throw error;
+              }),
+          }
+        : {}),
       onDelivery: (record) => {
         if (record.repeated) {
           ctx.out.warn(
             `event ${record.event_id} was received before (a retry or a replay): receivers must handle it once`,
+          );
+        }
+        if (record.valid && record.status === 503 && record.capture && 'error' in record.capture) {
+          const who = record.delivery_id
+            ? `delivery ${record.delivery_id}#${record.attempt ?? '?'}`
+            : 'a delivery without a delivery id';
+          ctx.out.warn(
+            `${who} (event ${record.event_id ?? '-'}) was not saved in ${capture!.dir}: ${record.capture.error}; ` +
+              `it was answered 503, so the platform retries it: ${notSavedFix.get(record) ?? `check ${capture!.dir}`}`,
           );
         }
         return print(record);
@@ -393,13 +415,13 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
         const owner = await redirection.restore();
         if (redirection.originalIsListenSession) {
           ctx.out.warn(
-            `webhook ${webhook} is back as it was when this session started: ${redactUrlText(originalUrl)}, another listen ` +
+            `webhook ${webhook} is back as it was when this session started: ${urlInWords(originalUrl)}, another listen ` +
               "session's listener, with that session's secret; if that session has stopped, run the commands it " +
               `printed to put ${webhook} back as it was before it (and so on, while its URL is then another stopped session's)`,
           );
         } else {
           ctx.out.success(
-            `webhook ${webhook} is back: ${redactUrlText(originalUrl)}, signing with the secret it had before this session ` +
+            `webhook ${webhook} is back: ${urlInWords(originalUrl)}, signing with the secret it had before this session ` +
               "(the session's secret no longer works)",
           );
         }
@@ -427,7 +449,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   await listener.idle();
   await forwarding?.close();
   await printing;
-  const { received, valid, invalid, refused, repeated, notReady, looped } = listener.counts;
+  const { received, valid, invalid, refused, repeated, notReady, looped, notSaved } = listener.counts;
   const tooLarge = refused
     ? `, ${refused} refused as too large (over ${maxBodyMiB(options)} MiB: see --max-body)`
     : '';
@@ -440,8 +462,9 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   const noAnswer = unanswered.length
     ? `, ${unanswered.length} printed but not answered (the sender gave up or the listener stopped first: the platform retries them)`
     : '';
+  const unsaved = notSaved ? `, ${notSaved} not saved (answered 503: the platform retries them)` : '';
   ctx.out.info(
-    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${early}${noAnswer}${repeated ? `, ${repeated} repeated event(s)` : ''}${loops}`,
+    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${early}${unsaved}${noAnswer}${repeated ? `, ${repeated} repeated event(s)` : ''}${loops}`,
   );
   if (notBack !== undefined) throw notBack;
   if (unprinted.length > 0) {
@@ -571,7 +594,11 @@ export function listenCommand(make: MakeContext): Command {
         '--capture DIR keeps each request in\n' +
         'DIR (0700): NNNN-<delivery>-<attempt>.headers (request line and headers as sent) and .body (the raw bytes), files\n' +
         '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are; in a DIR used\n' +
-        'before, numbering carries on after the highest NNNN there (nothing is overwritten).',
+        'before, numbering carries on after the highest NNNN there (nothing is overwritten). A 2xx means saved\n' +
+        'whole: a valid delivery that could not be (a full disk) gets 503 with Retry-After, is not forwarded, and\n' +
+        'the platform retries it; a warning names it, and nothing of it is left in DIR. A delivery id that is long\n' +
+        'or holds other characters than letters, digits, ".", "_" and "-" is named by its first 60 readable\n' +
+        'characters and a digest of it; F.headers holds it as sent.',
     )
     .addOption(
       new Option('--port <n>', `port to listen on; 0 picks a free one (default ${DEFAULT_LISTEN_PORT})`),

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
-import { WEBHOOK_COLUMNS } from './shared.js';
+import { WEBHOOK_COLUMNS } from './columns.js';
 
 export async function runWebhooksLs(ctx: Context): Promise<void> {
   const platform = await ctx.platform();

@@ -4,10 +4,11 @@ import { randomBytes } from 'node:crypto';
 import { thirdPartyClientOf, usersOnlyRefusal } from '../../api/holds.js';
 import { eventReadPermissions } from '../../api/permissions.js';
 import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
-import { redactUrlText } from '../../api/secret-names.js';
+import { serverTime } from '../../api/time.js';
 import { type Settings, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { describeError, InterruptedError, optionalLookup, SvcError } from '../../errors.js';
+import { urlInWords } from '../../output/hosts.js';
 import { platformTime } from '../../platform/clock.js';
 import type { Platform } from '../../platform/index.js';
 import { unabandoned } from '../../system/interrupts.js';
@@ -127,7 +128,7 @@ export async function redirectWebhook(
   if (taken && !options.takeOver) {
     throw new SvcError(
       'conflict',
-      `webhook ${webhook} is already taken over by another \`svc webhooks listen\` session (its URL is ${redactUrlText(original.url)}); ` +
+      `webhook ${webhook} is already taken over by another \`svc webhooks listen\` session (its URL is ${urlInWords(original.url)}); ` +
         'stop that session (Ctrl-C where it runs), which puts it back',
       {
         code: 'listen_session_active',
@@ -139,7 +140,7 @@ export async function redirectWebhook(
   }
   if (taken) {
     ctx.out.warn(
-      `taking webhook ${webhook} over from another \`svc webhooks listen\` session (${redactUrlText(original.url)}): when this ` +
+      `taking webhook ${webhook} over from another \`svc webhooks listen\` session (${urlInWords(original.url)}): when this ` +
         'session stops it gives the webhook back to that one (its URL, and its secret by undoing only this ' +
         "session's rotation); if that one stops first, it leaves the webhook alone and prints the commands " +
         'to run once this one has stopped',
@@ -150,7 +151,7 @@ export async function redirectWebhook(
   }
   // Said before the first change, so a kill at any point after leaves the way back on screen.
   ctx.out.info(
-    `Webhook ${webhook}'s URL is ${redactUrlText(original.url)}; for this session svc rotates its secret (deliveries carry the old ` +
+    `Webhook ${webhook}'s URL is ${urlInWords(original.url)}; for this session svc rotates its secret (deliveries carry the old ` +
       'one too) and points it at the listener. Ctrl-C puts both back; if svc is killed instead, put them back with:',
   );
   ctx.out.info(`  ${restoreCommands(ctx.settings(), webhook, original.url)}`);
@@ -200,7 +201,7 @@ export async function redirectWebhook(
       if (patchError !== undefined) throw patchError;
       throw new InterruptedError(
         `interrupted while setting up: webhook ${webhook} had been pointed at the listener; svc put it back: ` +
-          `${redactUrlText(original.url)}, signing with the secret it had before`,
+          `${urlInWords(original.url)}, signing with the secret it had before`,
       );
     }
     // The URL was not changed: only the rotation is to be undone.
@@ -235,7 +236,7 @@ function sessionRedirection(
   /** W signing with this session's secret: whether the one it had before still signs too, in words. */
   const signing = (now: Webhook) => {
     const until = now.previous_secret_expires_at;
-    const signs = until !== null && Date.parse(until) > platformTime(platform, clockNow());
+    const signs = until !== null && serverTime(until) > platformTime(platform, clockNow());
     const words = signs
       ? `, and with the one it had before only until ${until}`
       : ` only (the one it had before stopped signing${until ? ` at ${until}` : ''})`;
@@ -277,13 +278,13 @@ function sessionRedirection(
         // first (restore-secret undoes rotations as a stack), down to this session's URL.
         throw new SvcError(
           'conflict',
-          `webhook ${webhook} was taken over by another \`svc webhooks listen\` session (its URL is now ${redactUrlText(now.url)}); ` +
+          `webhook ${webhook} was taken over by another \`svc webhooks listen\` session (its URL is now ${urlInWords(now.url)}); ` +
             'svc left it to that session: while it runs, it gives it back when it stops, to the URL and secret it took ' +
             'it from; if it has stopped, it did not, and printed the commands that do',
           {
             code: 'webhook_changed',
             hint:
-              `once no listen session runs on ${webhook}: while its URL is another session's (not this one's, ${redactUrlText(url)}), ` +
+              `once no listen session runs on ${webhook}: while its URL is another session's (not this one's, ${urlInWords(url)}), ` +
               `run the commands that session printed, each of which puts ${webhook} back as it was before that session; ` +
               `then put it back as it was before this session with: ${restoreCommands(target, webhook, original.url)}`,
           },
@@ -295,7 +296,7 @@ function sessionRedirection(
         const { signs, words } = signing(now);
         throw new SvcError(
           'conflict',
-          `webhook ${webhook} was changed by someone else while this session ran (its URL is now ${redactUrlText(now.url)}); ` +
+          `webhook ${webhook} was changed by someone else while this session ran (its URL is now ${urlInWords(now.url)}); ` +
             `svc left it alone, so it still signs with this session's secret${words}`,
           {
             code: 'webhook_changed',
@@ -309,7 +310,7 @@ function sessionRedirection(
       }
       if (!secretOurs) {
         const changes = [
-          ...(urlOurs ? [] : [`its URL is now ${redactUrlText(now.url)}`]),
+          ...(urlOurs ? [] : [`its URL is now ${urlInWords(now.url)}`]),
           `its secret was rotated or restored since this session rotated it (secret_rotated_at ${now.secret_rotated_at ?? 'null'})`,
         ];
         throw new SvcError(
@@ -335,7 +336,7 @@ function sessionRedirection(
       try {
         restored = await platform.webhooks.restoreSecret(webhook, own());
       } catch (error) {
-        const urlBack = `webhook ${webhook} has its URL back (${redactUrlText(original.url)}), but NOT`;
+        const urlBack = `webhook ${webhook} has its URL back (${urlInWords(original.url)}), but NOT`;
         if (error instanceof SvcError && error.category === 'conflict') {
           // Nothing left to undo (the old secret stopped signing, or a platform that undoes one
           // rotation only, already used by a session that took W over): no command brings it back.
@@ -357,7 +358,7 @@ function sessionRedirection(
       if (restored.secret_rotated_at !== original.secret_rotated_at) {
         throw new SvcError(
           'failure',
-          `webhook ${webhook} has its URL back (${redactUrlText(original.url)}), but its secret is not the one it had ` +
+          `webhook ${webhook} has its URL back (${urlInWords(original.url)}), but its secret is not the one it had ` +
             `before this session (secret_rotated_at ${restored.secret_rotated_at ?? 'null'}, was ${original.secret_rotated_at ?? 'null'})`,
           { hint: `see \`${svcCommand(target, `webhooks get ${shellWord(webhook)}`)}\`` },
         );

@@ -9,13 +9,18 @@ import type { WithResponse } from '../../platform/api-promise.js';
 import { DlqEntryNotQueuedError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
+import { deliveryState, deliveryWord } from './delivery-state.js';
 import type { LeftQueue } from './dlq/left.js';
 import { QueueSnapshot, refusesEntryField } from './dlq/queue.js';
 
-/** Said of a named delivery or entry whose event was delivered or replayed before: it is sent again. */
+/**
+ * Said of a named delivery or entry whose event was delivered or replayed before, or whose status
+ * is a word svc does not know (deliveryState: it may have been delivered): it is sent again.
+ */
 export type ReplayNote =
   | { note: 'already_delivered'; delivered_by?: string }
-  | { note: 'already_replayed'; replayed_as?: string };
+  | { note: 'already_replayed'; replayed_as?: string }
+  | { note: 'unknown_status'; status_word: string };
 
 export interface NamedTarget {
   /** The delivery a dlq_… entry names (the ref itself for a delivery id), when known. */
@@ -123,22 +128,31 @@ function noteOf(
     | undefined,
 ): ReplayNote | undefined {
   const by = (id: string | null | undefined) => (id ? { delivered_by: id } : {});
-  if (delivery?.status === 'delivered') return { note: 'already_delivered', ...by(delivery.id) };
-  if (delivery?.status === 'recovered') return { note: 'already_delivered', ...by(delivery.recovered_by) };
+  const word = delivery && deliveryWord(delivery);
+  if (word === 'delivered') return { note: 'already_delivered', ...by(delivery!.id) };
+  if (word === 'recovered') return { note: 'already_delivered', ...by(delivery!.recovered_by) };
   if (entry?.status === 'recovered') return { note: 'already_delivered', ...by(entry.recovered_by) };
   if (entry?.status === 'replayed') {
     const as = entry.last_replay_delivery_id;
     return { note: 'already_replayed', ...(as ? { replayed_as: as } : {}) };
   }
+  // Last: what its entry says (recovered, replayed) is known; the status word is not.
+  if (delivery && deliveryState(delivery) === 'unknown')
+    return { note: 'unknown_status', status_word: delivery.status };
   return undefined;
 }
 
 /** A row's note in words, for the detail column. */
 export function noteText(note: ReplayNote): string {
+  if (note.note === 'unknown_status')
+    return `status ${JSON.stringify(note.status_word)} not known to svc (it may have been delivered); sent again`;
   return note.note === 'already_delivered'
     ? `already delivered${note.delivered_by ? ` by ${note.delivered_by}` : ''}; sent again`
     : `already replayed${note.replayed_as ? ` as ${note.replayed_as}` : ''}; sent again`;
 }
+
+/** A delivery that may be dead-lettered: failed, or a status svc does not know. */
+const mayBeFailed = (d: { status: string }) => ['failed', 'unknown'].includes(deliveryState(d));
 
 /**
  * Reads the named deliveries and entries before anything is replayed (a handful of ids): a
@@ -185,7 +199,8 @@ export async function lookUpNamed(
       // A failed delivery named by its own id: its dead-letter entry may be queued or have been
       // replayed already (recovered: by a replay that delivered it, maybe this run's own attempt
       // whose answer was lost); it is replayed as that entry all the same (replayNamed).
-      if (!entry && (delivery?.status === 'failed' || delivery?.status === 'recovered')) {
+      // So may one whose status svc does not know (another server's `errored`).
+      if (!entry && delivery && (deliveryWord(delivery) === 'recovered' || mayBeFailed(delivery))) {
         byDelivery ??= entriesByDelivery(platform, webhook, ctx.signal);
         entry = (await byDelivery).get(delivery.id);
       }
@@ -218,15 +233,18 @@ export async function lookUpNamed(
     if (noted.length === 1) {
       const { ref, note } = noted[0]!;
       const what =
-        note!.note === 'already_delivered'
-          ? `already delivered${note!.delivered_by ? ` (by ${note!.delivered_by})` : ''}`
-          : `already replayed${note!.replayed_as ? ` (as ${note!.replayed_as})` : ''}`;
-      ctx.out.warn(`${ref} was ${what}: ${sends} its event again`);
+        note!.note === 'unknown_status'
+          ? `has a status svc does not know (${JSON.stringify(note!.status_word)}), so it may have been delivered`
+          : note!.note === 'already_delivered'
+            ? `was already delivered${note!.delivered_by ? ` (by ${note!.delivered_by})` : ''}`
+            : `was already replayed${note!.replayed_as ? ` (as ${note!.replayed_as})` : ''}`;
+      ctx.out.warn(`${ref} ${what}: ${sends} its event again`);
     } else {
       const named = noted.slice(0, 3).map((f) => f.ref);
+      const unknown = noted.some((f) => f.note?.note === 'unknown_status');
       const more = noted.length > 3 ? `, and ${noted.length - 3} more` : '';
       ctx.out.warn(
-        `${noted.length} of these were already delivered or replayed (${named.join(', ')}${more}): ${sends} their events again`,
+        `${noted.length} of these were already delivered or replayed${unknown ? ', or have a status svc does not know' : ''} (${named.join(', ')}${more}): ${sends} their events again`,
       );
     }
   }

@@ -1,6 +1,7 @@
 import type { CommandLine } from '../../config/settings.js';
 import type { Column } from '../../output/output.js';
 import { shellWord } from '../../system/shell-words.js';
+import { deliveryWord } from './delivery-state.js';
 import { leftText } from './dlq/left.js';
 import { madeBy, noneUnfollowed, type Unfollowed } from './follow.js';
 import { noteText, type ReplayNote } from './replay-named.js';
@@ -17,6 +18,8 @@ export interface ReplayRow {
   note?: ReplayNote['note'];
   delivered_by?: string;
   replayed_as?: string;
+  /** A named delivery's status as it came, when svc does not know it (note `unknown_status`). */
+  status_word?: string;
   discarded_at?: string | null;
   delivery_status?: string;
   /** The entry left the queue while the run this one resumes was stopped: not this run's doing. */
@@ -39,7 +42,7 @@ export interface ReplayRow {
 
 /** Of a delivery found recovered: the delivery that delivered its event. */
 const recovered = (r: ReplayRow) =>
-  r.delivery_status === 'recovered'
+  deliveryWord({ status: r.delivery_status }) === 'recovered'
     ? `its event was delivered${r.delivered_by ? ` by ${r.delivered_by}` : ''}`
     : undefined;
 

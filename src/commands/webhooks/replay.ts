@@ -15,11 +15,17 @@ import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
-import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
-import { LIMIT_MAX } from '../listing.js';
+import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from './caller.js';
-import { type DlqFilterFlags, filterOptions, parseDlqFilters, unsubscribed } from './dlq/filters.js';
+import { deliveryState } from './delivery-state.js';
+import {
+  type DlqFilterFlags,
+  dlqRunScope,
+  filterOptions,
+  refuseRepeatedIds,
+  unsubscribed,
+} from './dlq/filters.js';
 import { entryFields, leftText, type Planned } from './dlq/left.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
 import {
@@ -91,16 +97,12 @@ export function parseReplay(
       });
     }
   }
-  const twice = named.find((id, i) => named.indexOf(id) !== i);
-  if (twice !== undefined) throw new UsageError(`${twice} is given twice; give each delivery or entry once`);
-  const text = (v: unknown) => (v === undefined ? undefined : String(v));
+  refuseRepeatedIds(named, 'delivery or entry');
   return {
     webhook: webhookArg(webhook),
     ids: named,
     dlq,
-    filters: parseDlqFilters({ ...flags, status: undefined }),
-    filterFlags: [flags.eventType, flags.since, flags.until, flags.limit].map(text),
-    limit: intFlag('--limit', flags.limit, 1, LIMIT_MAX),
+    ...dlqRunScope(flags),
     ...waitFlags,
     ...parseBulkFlags(flags),
   };
@@ -258,7 +260,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       throw discardedRefusal(commandLine(ctx.settings()), webhook, data.ref, data.entry, data.delivery_id);
     }
     const found = await platform.webhooks.deliveries.get(webhook, await delivery(data));
-    if (found.status === 'pending' || found.status === 'retrying') {
+    if (deliveryState(found) === 'in_flight') {
       // What the real run would be told (409 delivery_in_progress), with its exit code.
       throw new SvcError(
         'conflict',
@@ -531,7 +533,8 @@ export function replayCommand(make: MakeContext): Command {
         'replayed; whether they are delivered is known only when they are sent (with --wait, a replay\n' +
         'made already, by the stopped run or while it was stopped, is read as it is: failed, it would fail).\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
-        'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n' +
+        'and an event already delivered or replayed, or a delivery whose status svc does not know (it may\n' +
+        'have been delivered: note unknown_status), is replayed again with a warning and a note on its row.\n' +
         'A queued entry named by its dlq_ id, or a delivery named by its dlv_ id whose entry is queued, is\n' +
         'replayed as that entry: one another run replays first is a skipped row (already_replayed). A\n' +
         'dlv_ id with an entry is always sent as it, so the same command after a lost answer sends the\n' +

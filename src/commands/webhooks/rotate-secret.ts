@@ -111,8 +111,9 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'webhook does; else exit 4 naming what is lacking, or what ends and when. Only with your own login:\n' +
         "with an API key or a third-party client's token, 403 user_required (exit 4): the secret would\n" +
         'outlive the key or the client (so would svc webhooks listen --webhook, which rotates it).\n' +
-        'When the answer is lost (Ctrl-C, a dropped connection), the error names the idempotency key: run\n' +
-        'again with --idempotency-key KEY (within 24 hours) to get the same new secret without rotating again.',
+        'When the answer is lost (Ctrl-C, a dropped connection) or unreadable (a 2xx that is not JSON), the\n' +
+        'error names the idempotency key and `svc webhooks get` shows whether it was rotated: run again\n' +
+        'with --idempotency-key KEY (within 24 hours) to get the same new secret without rotating again.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(

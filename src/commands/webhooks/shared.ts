@@ -1,10 +1,10 @@
 import type { DeliveryFailureCause } from '../../api/constants.js';
-import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import type { Webhook } from '../../api/schemas/webhooks.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { quoted, rfc3339 } from '../../output/format.js';
-import type { Column, Field } from '../../output/output.js';
+import type { Field } from '../../output/output.js';
 import {
   DeliveryNotFoundError,
   DlqEntryNotFoundError,
@@ -12,10 +12,18 @@ import {
   WebhookNotFoundError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { readInputBytes, readSecretInputBytes, unusualEncoding } from '../../system/input.js';
+import {
+  INPUT_LIMIT,
+  readInputBytes,
+  readSecretInputBytes,
+  SECRET_INPUT_LIMIT,
+  sayReadingTerminal,
+  unusualEncoding,
+} from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
 import { shellWord } from '../../system/shell-words.js';
 import { nonEmpty } from '../kit.js';
+import { deliveryWord } from './delivery-state.js';
 import { remedyNow } from './remedies.js';
 
 export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
@@ -29,7 +37,13 @@ export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 export async function readSecret(ctx: Context, secretFile: string | undefined): Promise<Buffer> {
   let raw: Buffer;
   if (secretFile !== undefined) {
-    raw = await readSecretInputBytes(secretFile, ctx.io.stdin, '--secret-file');
+    raw = await readSecretInputBytes(
+      secretFile,
+      ctx.io.stdin,
+      '--secret-file',
+      SECRET_INPUT_LIMIT,
+      ctx.signal,
+    );
   } else {
     const fromEnv = ctx.env[SECRET_ENV];
     if (fromEnv === undefined) {
@@ -67,12 +81,12 @@ export interface Payload {
 
 /**
  * The payload of `sign` and `verify`: FILE, or standard input for `-` (a terminal is told it is
- * being read, not left waiting in silence). Said in words by `emptyStdinWords`.
+ * being read, not left waiting in silence: sayReadingTerminal). Said in words by `emptyStdinWords`.
  */
 export async function readPayload(ctx: Context, spec: string): Promise<Payload> {
   const stdin = spec === '-';
-  if (stdin && ctx.io.stdinIsTTY) ctx.out.info('reading the payload from standard input (Ctrl-D to end)');
-  const body = await readInputBytes(spec, ctx.io.stdin, '--payload');
+  sayReadingTerminal(ctx, spec, '--payload', 'the payload', 'it');
+  const body = await readInputBytes(spec, ctx.io.stdin, '--payload', INPUT_LIMIT, ctx.signal);
   return { body, emptyStdin: stdin && body.length === 0 };
 }
 
@@ -104,6 +118,9 @@ export interface Failure {
   webhook_id: string;
   last_error?: string | null;
   last_error_code?: DeliveryFailureCause | null;
+  /** A delivery's or dead-letter entry's status; `recovered`: its event was delivered since (recovered_by). */
+  status?: string;
+  recovered_by?: string | null;
 }
 
 /**
@@ -120,15 +137,23 @@ export function failureFields(d: Failure, remedy: string | undefined): Field[] {
   ];
 }
 
-/** The remedy of a failure, read against its webhook as it is now (remedyNow, as a followed replay's row gives it). */
+/**
+ * The remedy of a failure, read against its webhook as it is now (remedyNow, as a followed replay's
+ * row gives it). A recovered delivery or entry (its event delivered since) needs none, and its
+ * cause's remedy would mislead (a stopped webhook's says "replay the delivery": a second delivery).
+ */
 export async function failureRemedy(platform: Platform, d: Failure): Promise<string | undefined> {
+  if (deliveryWord(d) === 'recovered') {
+    const by = d.recovered_by ? `, by ${d.recovered_by}` : '';
+    return `none: its event was delivered since${by}; replaying it would send the event again`;
+  }
   const cause = d.last_error_code ?? undefined;
   return cause ? remedyNow(platform, d.webhook_id, cause) : undefined;
 }
 
 export const webhookFields = (w: Webhook): Field[] => [
   ['id', w.id],
-  ['url', w.url],
+  ['url', w.url, 'url'],
   ['description', w.description],
   ['event types', w.event_types?.join(', ')],
   ['status', w.status],
@@ -144,6 +169,9 @@ export const webhookFields = (w: Webhook): Field[] => [
   // permission that reads its data, or the client or key it was set up through is gone).
   ['owner', w.owner_id ?? undefined, 'text', 'optional'],
   ['disabled because', w.disabled_reason ?? undefined, 'text', 'optional'],
+  // Still signing with the secret a client or key that is gone was given (rotation_reason): in the
+  // record too, not only in the warning, which a script reading stdout does not see.
+  ['secret at risk', w.rotation_reason ?? undefined, 'text', 'optional'],
 ];
 
 /**
@@ -175,50 +203,6 @@ export function eventTypeArg(flag: string, raw: unknown): string {
   }
   return value;
 }
-
-export const WEBHOOK_COLUMNS: Array<Column<Webhook>> = [
-  { header: 'id', value: (w) => w.id, kind: 'id' },
-  { header: 'url', value: (w) => w.url },
-  { header: 'events', value: (w) => w.event_types.join(',') },
-  { header: 'status', value: (w) => w.status, kind: 'status' },
-  { header: 'attempts', value: (w) => w.max_attempts, optional: 2 },
-  { header: 'description', value: (w) => w.description, optional: 1 },
-  { header: 'created', value: (w) => w.created_at, kind: 'time', optional: 3 },
-];
-
-/**
- * What an on-call engineer reads first stays at 80 columns: the delivery, its event, its state,
- * why it failed and when; attempts, the HTTP status and the next retry come as the width allows.
- */
-export const DELIVERY_COLUMNS: Array<Column<WebhookDelivery>> = [
-  { header: 'id', value: (d) => d.id, kind: 'id' },
-  { header: 'event', value: (d) => d.event_type },
-  { header: 'status', value: (d) => d.status, kind: 'status' },
-  { header: 'attempts', value: (d) => `${d.attempt_count}/${d.max_attempts}`, optional: 4 },
-  { header: 'http', value: (d) => d.last_status_code, optional: 3 },
-  { header: 'error', value: (d) => (d.status === 'delivered' ? '' : d.last_error_code), kind: 'detail' },
-  { header: 'next retry', value: (d) => d.next_retry_at, kind: 'time', optional: 2 },
-  { header: 'attempted', value: (d) => d.last_attempted_at, kind: 'time' },
-  { header: 'event id', value: (d) => d.event_id, kind: 'id', optional: 1 },
-  { header: 'replay of', value: (d) => d.replay_of, kind: 'id', optional: 1 },
-];
-
-/**
- * The entry id is what `replay` and `dlq discard` take, so it stays; the delivery id, attempts
- * (every entry used them all) and the HTTP status come as the width allows. "failed" is when the
- * delivery was dead-lettered.
- */
-export const DLQ_COLUMNS: Array<Column<DlqEntry>> = [
-  { header: 'id', value: (e) => e.id, kind: 'id' },
-  { header: 'delivery', value: (e) => e.delivery_id, kind: 'id', optional: 3 },
-  { header: 'event', value: (e) => e.event_type },
-  { header: 'attempts', value: (e) => e.attempt_count, optional: 2 },
-  { header: 'http', value: (e) => e.last_status_code, optional: 4 },
-  { header: 'error', value: (e) => e.last_error_code, kind: 'detail' },
-  { header: 'status', value: (e) => e.status, kind: 'status' },
-  { header: 'failed', value: (e) => e.dead_lettered_at, kind: 'time' },
-  { header: 'replayed as', value: (e) => e.last_replay_delivery_id, kind: 'id', optional: 1 },
-];
 
 /**
  * A disabled webhook receives no events, replays included: said before anything is replayed (or

@@ -9,7 +9,7 @@ import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { deliveryState, unknownStatusText } from './follow.js';
+import { deliveryState, unknownStatusText } from './delivery-state.js';
 import { remedyNow } from './remedies.js';
 import { eventTypeArg, webhookArg } from './shared.js';
 import { parseWaitFlags, refuseWaitValue, waitOptions } from './wait-flags.js';
@@ -52,7 +52,7 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
   let delivery: WebhookDelivery = data.delivery;
   const deadline = ctx.clock.now() + options.waitSeconds * 1000;
   // Until its first attempt ends, or it fails without one (the platform stopped the webhook).
-  const waiting = (d: WebhookDelivery) => d.attempt_count === 0 && d.status !== 'failed';
+  const waiting = (d: WebhookDelivery) => d.attempt_count === 0 && deliveryState(d) !== 'failed';
   while (options.waitSeconds > 0 && waiting(delivery) && ctx.clock.now() < deadline) {
     try {
       await ctx.clock.sleep(POLL_MS, ctx.signal);

@@ -4,10 +4,10 @@ import type { EventType } from '../../api/constants.js';
 import { isStopped } from '../../api/holds.js';
 import { normalHttpUrl } from '../../api/loopback.js';
 import type { Webhook, WebhookUpdateBody } from '../../api/schemas/webhooks.js';
-import { redactUrlText } from '../../api/secret-names.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
+import { urlInWords } from '../../output/hosts.js';
 import { collect, examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { eventTypesFlag, targetUrl } from './create.js';
@@ -90,7 +90,7 @@ function unchanged(change: WebhookUpdateBody, webhook: Webhook): string {
   const facts = Object.keys(change).map((key) => {
     switch (key) {
       case 'url':
-        return `already points at ${redactUrlText(webhook.url)}`;
+        return `already points at ${urlInWords(webhook.url)}`;
       case 'event_types':
         return `already receives exactly ${change.event_types!.join(', ')}`;
       case 'description':

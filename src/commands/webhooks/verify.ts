@@ -3,7 +3,7 @@ import { isoSeconds } from '../../api/time.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { sym } from '../../output/symbols.js';
-import { readSecretInputBytes, unusualEncoding, utf16Words } from '../../system/input.js';
+import { readSecretInputBytes, SECRET_INPUT_LIMIT, unusualEncoding, utf16Words } from '../../system/input.js';
 import {
   clockOffsetText,
   DEFAULT_TOLERANCE_SECONDS,
@@ -62,7 +62,13 @@ export function parseVerify(flags: Record<string, unknown>): VerifyOptions {
 
 /** --header-file: the value, its line, or a captured request head with one X-SVC-Signature line. */
 async function headerFromFile(ctx: Context, file: string): Promise<string> {
-  const bytes = await readSecretInputBytes(file, ctx.io.stdin, '--header-file');
+  const bytes = await readSecretInputBytes(
+    file,
+    ctx.io.stdin,
+    '--header-file',
+    SECRET_INPUT_LIMIT,
+    ctx.signal,
+  );
   const unusual = unusualEncoding(bytes);
   if (unusual && unusual.encoding !== 'UTF-8 with a byte-order mark')
     throw new UsageError(`--header-file ${file} is ${utf16Words(unusual.encoding)}`);

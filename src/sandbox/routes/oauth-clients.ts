@@ -11,6 +11,7 @@ import {
   OAuthClientWithSecret,
   RotateSecretBody,
 } from '../../api/schemas/oauth.js';
+import { redactUrlText } from '../../api/secret-names.js';
 import { type AuditInput, auditValues } from '../domain/audit-trail.js';
 import { DomainError } from '../domain/errors.js';
 import { type OAuthClientRecord, publicClient } from '../domain/oauth.js';
@@ -48,9 +49,15 @@ function withSecret(client: OAuthClientRecord, secret: string) {
   return { ...publicClient(client), client_secret: secret, warning: WARNING };
 }
 
-/** A client's fields as its audit entries show them: as the API does, never the secret. */
-const clientAuditFields = (client: OAuthClientRecord): Record<string, unknown> =>
-  structuredClone(publicClient(client));
+/**
+ * A client's fields as its audit entries show them: as the API does, never the secret, and each
+ * redirect URI with any credential it carries masked (redactUrlText), as a webhook's URL is there
+ * (attack21b F8: a tenant_auditor, refused the client itself, read `?api_key=…` in the trail).
+ */
+const clientAuditFields = (client: OAuthClientRecord): Record<string, unknown> => ({
+  ...structuredClone(publicClient(client)),
+  redirect_uris: client.redirect_uris.map(redactUrlText),
+});
 
 function audit(
   state: SandboxState,

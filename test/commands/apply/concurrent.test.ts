@@ -9,7 +9,7 @@ import type { Prompter } from '../../../src/system/prompter.js';
 import { as, user, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
-import { useSandboxContext } from '../../helpers/sandbox.js';
+import { advanceClock, useSandboxContext } from '../../helpers/sandbox.js';
 
 // `svc apply` runs that meet other runs: two CI jobs (two runners, two state directories, so the
 // journal's lock cannot see the other) applying the same file at once create each webhook and
@@ -193,6 +193,9 @@ describe("svc apply, the other run's creation rotated before this one hears of i
         const made = (await as(svc.sandbox(), EU, 'GET', '/v1/webhooks')).items.find(
           (w: { url: string }) => w.url === 'https://rotated.example.com/hook',
         );
+        // A later second than the creation (the sandbox's times are in seconds): a rotation read
+        // back as the creation's own second is none (review19 F4).
+        await advanceClock(svc.sandbox(), 2);
         await as(svc.sandbox(), EU, 'POST', `/v1/webhooks/${made.id}/rotate-secret`, {});
         rotatedAt = (await as(svc.sandbox(), EU, 'GET', `/v1/webhooks/${made.id}`)).secret_rotated_at;
       },
@@ -449,9 +452,10 @@ describe('svc apply, a role the plan creates made meanwhile by another run (role
     });
     expect(b.code, b.stderr).toBe(0);
     const role = await roleNamed('race-desk-two');
+    // The other run's grants, made after this run's plan: made by another run (attack21 F2).
     expect(rowsOf(b.stdout)).toEqual([
-      `grant ${user(11)} race-desk-two skipped already_assigned`,
-      `grant ${user(12)} race-desk-two skipped already_assigned`,
+      `grant ${user(11)} race-desk-two skipped created_by_another_run`,
+      `grant ${user(12)} race-desk-two skipped created_by_another_run`,
       `role race-desk-two skipped created_by_another_run ${role.id}`,
     ]);
     expect(await holders(role.id)).toEqual([user(11), user(12)]);

@@ -12,6 +12,24 @@ const dirs = useTempDirs();
 // Nothing listens here: a request would be a connection error (exit 1), not the refusal tested.
 const env = () => ({ ...dirs(), NO_COLOR: '1', SVC_BASE_URL: 'http://127.0.0.1:9' });
 
+describe('a blank SVC_TOKEN', () => {
+  // It overrode the stored login and sent no credential, so the 401's "svc login" hint could not help.
+  it('is refused (exit 2) by API commands, saying to set or unset it', async () => {
+    for (const argv of [
+      ['tenants', 'ls'],
+      ['auth', 'token'],
+    ]) {
+      const r = await runInProcess(argv, { ...env(), SVC_TOKEN: '   ' });
+      expect(r, argv.join(' ')).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          'error: SVC_TOKEN is set but holds only white space; set it to the token (SVC_TOKEN="$(cat token.txt)"), or unset it to use the stored login: unset SVC_TOKEN\n',
+      });
+    }
+  });
+});
+
 describe('a credential holding a control character', () => {
   it.each([
     ['a line break', 'svc_pk_abc\ndef'],

@@ -41,7 +41,7 @@ describe('hints printed to a run given -p NAME keep it', () => {
     const r = await svc.run(['-p', 'prod', 'login', '--with-token'], { env: bare, tty: { stdin: true } });
     expect([r.code, r.stderr]).toEqual([
       2,
-      'error: --with-token reads the token from standard input; pipe it in: `svc -p prod login --with-token < token.txt` or `printenv MY_TOKEN | svc -p prod login --with-token`\n',
+      'error: --with-token reads the token from standard input, which is this terminal; pipe it in: `svc -p prod login --with-token < token.txt` or `printenv MY_TOKEN | svc -p prod login --with-token`\n',
     ]);
   });
 
@@ -89,5 +89,57 @@ describe('the login hint repeats a --base-url given as a flag', () => {
     const r = await svc.run(['-p', 'nobody', '--base-url', url, 'me'], { env: bare });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`run \`svc -p nobody --base-url ${url} login\``);
+  });
+});
+
+// Session 19 (words19 #2): a refused setting named the credential store as a bare `svc login`
+// (`svc login --with-token`): copied as printed, it logged the active profile in, not the one in use.
+describe('a credential refused as a setting names the login of the profile in use', () => {
+  const KEY = 'svc_pk_0123456789abcdefWXYZ';
+  it.each([
+    [
+      'a --base-url with a user and password, -p prod',
+      ['-p', 'prod', '--base-url', 'https://ada:hunter2@api.example.com', 'me'],
+      {},
+      'error: --base-url must not hold a user name or password; credentials go in the credential store: `svc -p prod login`, or SVC_TOKEN\n',
+    ],
+    [
+      'SVC_BASE_URL with a user and password, SVC_PROFILE=prod',
+      ['me'],
+      { SVC_PROFILE: 'prod', SVC_BASE_URL: 'https://ada:hunter2@api.example.com' },
+      'error: SVC_BASE_URL must not hold a user name or password; credentials go in the credential store: `svc -p prod login`, or SVC_TOKEN\n',
+    ],
+    [
+      'an API key as --org, -p prod',
+      ['-p', 'prod', '--org', KEY, 'me'],
+      {},
+      'error: --org holds the API key itself, not an organisation id; svc did not send it or save it; ' +
+        "give the organisation's id instead; an API key or token goes in the credential store: `svc -p prod login --with-token`, or SVC_TOKEN\n",
+    ],
+    [
+      'config set base_url with a password, -p prod',
+      ['-p', 'prod', 'config', 'set', 'base_url', 'https://ada:hunter2@api.example.com'],
+      {},
+      'error: base_url in profile "prod" must not hold a user name or password; credentials go in the credential store: `svc -p prod login`, or SVC_TOKEN\n',
+    ],
+    [
+      'config set org to an API key, -p prod',
+      ['-p', 'prod', 'config', 'set', 'org', KEY],
+      {},
+      'error: that is the API key itself, not an organisation id; svc did not save it; ' +
+        "give the organisation's id instead; an API key or token goes in the credential store: `svc -p prod login --with-token`, or SVC_TOKEN\n",
+    ],
+  ])('%s', async (_what, argv, env, stderr) => {
+    await prodProfile(bare);
+    const r = await svc.run(argv, { env: { ...bare, ...env } });
+    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', stderr]);
+  });
+
+  it('without -p or SVC_PROFILE the line stays `svc login`', async () => {
+    const r = await svc.run(['--base-url', 'https://ada:hunter2@api.example.com', 'me'], { env: bare });
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      'error: --base-url must not hold a user name or password; credentials go in the credential store: `svc login`, or SVC_TOKEN\n',
+    ]);
   });
 });

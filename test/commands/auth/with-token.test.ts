@@ -35,6 +35,84 @@ describe('svc login --with-token', () => {
     });
   });
 
+  // review20b F10: the `=` spelling reached commander's "unknown option '--with-token=TOKEN'",
+  // which printed the token whole (in --json too) and never said to rotate it.
+  it.each([
+    [
+      [],
+      'error: --with-token takes no value, and was given one (--with-token=…, not shown): it reads the secret from standard input; the value you typed is now in your shell history (and was visible to other processes): rotate it\n',
+    ],
+    [
+      ['--json'],
+      '{"error":{"code":"usage","message":"--with-token takes no value, and was given one (--with-token=…, not shown): it reads the secret from standard input","exit_code":2,"hint":"the value you typed is now in your shell history (and was visible to other processes): rotate it"}}\n',
+    ],
+  ])(
+    '--with-token=TOKEN %j: refused, exit 2, the token never printed, rotate it',
+    async (globals, stderr) => {
+      const r = await svc.run(
+        [...globals, 'login', '--with-token=ghp_abcdefghijklmnopqrstuvwxyz0123456789'],
+        { env: stored },
+      );
+      expect(r).toEqual({ code: 2, stdout: '', stderr });
+    },
+  );
+
+  // review20d D7: the flag part is suggested as the same typo with a space is.
+  it('a typo of a flag written --flag=VALUE gets the flag suggested, the value still not shown', async () => {
+    const r = await svc.run(['roles', 'ls', '--tenat=acme-treasury'], { env: stored });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        "error: unknown option '--tenat=…' (its value not shown) (Did you mean --tenant?); see `svc roles ls --help`\n",
+    });
+  });
+
+  // closing12-s20: the --flag=VALUE form walked the options itself, hidden ones too, and offered
+  // `svc api`'s curl-style --method and --data and `oauth token`'s --code, which the help never
+  // shows and the same typo with a space is not offered; and it put the global options beside the
+  // command's own (`export --all` began two flags: no guess). It is suggested as with a space now.
+  it.each([
+    [
+      ['api', '/v1/me', '--metho=GET'],
+      "error: unknown option '--metho=…' (its value not shown); see `svc api --help`\n",
+    ],
+    [
+      ['api', '/v1/me', '--dat=x'],
+      "error: unknown option '--dat=…' (its value not shown); see `svc api --help`\n",
+    ],
+    [
+      ['oauth', 'token', '--cod=x'],
+      "error: unknown option '--cod=…' (its value not shown); see `svc oauth token --help`\n",
+    ],
+    [
+      ['export', '--all=yes'],
+      "error: unknown option '--all=…' (its value not shown) (Did you mean --all-tenants?); see `svc export --help`\n",
+    ],
+  ])("svc %j: no hidden flag offered, the command's own flag first", async (argv, stderr) => {
+    const r = await svc.run(argv, { env: stored });
+    expect(r).toEqual({ code: 2, stdout: '', stderr });
+    const spaced = await svc.run(
+      argv.map((word) => word.replace(/=.*/, '')),
+      { env: stored },
+    );
+    expect(
+      spaced.stderr.replace(
+        /^error: unknown option '([^']+)'/,
+        "error: unknown option '$1=…' (its value not shown)",
+      ),
+    ).toBe(stderr);
+  });
+
+  it('an unknown --word=VALUE keeps its value out of the message', async () => {
+    const r = await svc.run(['login', '--token=eyJhbGciOiJIUzI1NiJ9.abc.def'], { env: stored });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "error: unknown option '--token=…' (its value not shown); see `svc login --help`\n",
+    });
+  });
+
   // review17b R17b-9: the ✓ line printed a base_url's ?token= whole, which `profiles ls` masks.
   it('names the server masked as `profiles ls` shows it', async () => {
     const base = `${svc.sandbox().url}/?token=abcdefsecret`;
@@ -164,6 +242,66 @@ describe('svc login --with-token TOKEN (an argument)', () => {
       stdout: '',
       stderr:
         'error: --with-token reads the token from standard input, never from an argument: `svc login --with-token < token.txt`; ' +
+        'the token you typed is now in your shell history (and was visible to other processes): rotate it\n',
+    });
+  });
+
+  // Session 19: the fix named `svc login --with-token` without the -p / --base-url given, so the
+  // pasted line stored the token in the active profile (or for no server).
+  it.each([
+    [['-p', 'prod'], {}, 'svc -p prod login --with-token'],
+    [[], { SVC_PROFILE: 'prod' }, 'svc -p prod login --with-token'],
+    [
+      ['-p', 'prod', '--base-url', 'https://api.example.com'],
+      {},
+      'svc -p prod --base-url https://api.example.com login --with-token',
+    ],
+  ])('repeats the profile and server given (%j %j) in the fix', async (globals, env, login) => {
+    const r = await svc.run([...globals, 'login', '--with-token', 'svc_pk_typed_secret'], {
+      env: { ...stored, ...env },
+    });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        `error: --with-token reads the token from standard input, never from an argument: \`${login} < token.txt\`; ` +
+        'the token you typed is now in your shell history (and was visible to other processes): rotate it\n',
+    });
+  });
+
+  // review19c F9: the name was repeated unchecked, so the line printed was refused when run.
+  it.each([
+    [['-p', 'ci;rm'], {}],
+    [[], { SVC_PROFILE: 'ci;rm' }],
+  ])('does not repeat a profile name svc refuses (%j %j): NAME to fill, and why', async (globals, env) => {
+    const r = await svc.run([...globals, 'login', '--with-token', 'svc_pk_typed_secret'], {
+      env: { ...stored, ...env },
+    });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: --with-token reads the token from standard input, never from an argument: `svc -p NAME login --with-token < token.txt`, ' +
+        `NAME a profile name svc takes (invalid profile name "ci;rm": a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)); ` +
+        'the token you typed is now in your shell history (and was visible to other processes): rotate it\n',
+    });
+  });
+
+  // Session 20: the run's context was built first, so a bad SVC_TIMEOUT (or --timeout) was said
+  // (exit 2) and the token typed on the command line went unmentioned.
+  it.each([
+    [[], { SVC_TIMEOUT: 'abc' }, 'svc login --with-token'],
+    [['-p', 'prod'], { SVC_TIMEOUT: 'abc' }, 'svc -p prod login --with-token'],
+    [['--timeout', '0'], {}, 'svc login --with-token'],
+  ])('is refused before a setting svc refuses (%j %j) is read', async (globals, env, login) => {
+    const r = await svc.run([...globals, 'login', '--with-token', 'svc_pk_typed_secret'], {
+      env: { ...stored, ...env },
+    });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        `error: --with-token reads the token from standard input, never from an argument: \`${login} < token.txt\`; ` +
         'the token you typed is now in your shell history (and was visible to other processes): rotate it\n',
     });
   });

@@ -19,7 +19,9 @@ const RT = 'svc_rt_abcdefghijklmnopqrstuvwx';
 // which would then be sent as a bearer token to every call.
 const CLIENT_SECRET_HOME =
   'a client secret goes in --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET';
-const TOKEN_HOME = 'an API key or token goes in the credential store: `svc login --with-token`, or SVC_TOKEN';
+// Each run names profile t1 (SVC_PROFILE): the login line repeats it, else it would log the active one in.
+const TOKEN_HOME =
+  'an API key or token goes in the credential store: `svc -p t1 login --with-token`, or SVC_TOKEN';
 const WEBHOOK_HOME =
   'a webhook signing secret goes in --secret-file or SVC_WEBHOOK_SECRET (`svc webhooks verify`, `sign`, `listen`)';
 const REFRESH_HOME =

@@ -1,9 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { APAC, as, LABS, writeFile } from '../../helpers/ascode.js';
+import { ndjson } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 // A file svc knows holds a secret — an export or a saved plan with a webhook URL's `?token=` —
@@ -144,6 +145,110 @@ describe('a file holding webhook URLs with ordinary words after /hooks/', () => 
     } finally {
       for (const w of made) await as(svc.sandbox(), LABS, 'DELETE', `/v1/webhooks/${w.id}`);
     }
+  });
+});
+
+// Session 19 (words19 #3): an OAuth client's redirect URI with a token in its query was written
+// into the export whole, the file 0644 and nothing said; a webhook URL's was warned of and 0600.
+describe('a file holding an OAuth client redirect URI with a secret in it', () => {
+  const REDIRECT = 'https://app.example.com/cb?token=s3cr3tRedirectValue42&x=1';
+  const MASKED = 'https://app.example.com/cb?token=[redacted]&x=1';
+  it('svc export -o writes it 0600 and warns, the secret masked; plan of the file sees no change and says none of it', async () => {
+    const made = await as(svc.sandbox(), APAC, 'POST', '/v1/oauth/clients', {
+      name: 'redirect-token',
+      redirect_uris: [REDIRECT, 'https://app.example.com/plain'],
+      grant_types: ['authorization_code'],
+      scopes: ['read:tenants'],
+    });
+    try {
+      const out = join(dir, 'redirect.yaml');
+      const ex = await svc.run(['export', '--tenant', 'acme-apac', '--only', 'oauth_clients', '-o', out]);
+      expect(ex.code, ex.stderr).toBe(0);
+      expect(mode(out)).toBe(0o600);
+      expect(ex.stderr).toBe(
+        `warning: acme-apac: the redirect URI ${MASKED} of OAuth client ${made.client_id} carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n` +
+          `✓ exported 1 OAuth client(s) of 1 tenant(s) to ${out}\n`,
+      );
+      // To stdout (--json): the same warning, with the file's privacy the caller's to keep.
+      const json = await svc.run(['export', '--tenant', 'acme-apac', '--only', 'oauth_clients', '--json']);
+      expect(json.code, json.stderr).toBe(0);
+      expect(json.stderr).toContain(
+        `warning: acme-apac: the redirect URI ${MASKED} of OAuth client ${made.client_id} carries a secret in it, and the file holds it as the platform has it: keep the file private\n`,
+      );
+
+      // The file read back: no change, and no line of plan or apply shows the secret.
+      const saved = join(dir, 'redirect.plan.json');
+      const plan = await svc.run(['plan', '-f', out, '--out', saved]);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stderr).not.toContain('s3cr3tRedirectValue42');
+      expect(plan.stdout).not.toContain('s3cr3tRedirectValue42');
+      const apply = await svc.run(['apply', '-f', out, '--yes']);
+      expect(apply.code, apply.stderr).toBe(0);
+      expect(apply.stderr + apply.stdout).not.toContain('s3cr3tRedirectValue42');
+    } finally {
+      await as(svc.sandbox(), APAC, 'DELETE', `/v1/oauth/clients/${made.client_id}`);
+    }
+  });
+});
+
+describe('a plan creating an OAuth client whose redirect URI carries a secret', () => {
+  const FILE = `version: 1\nblocks:\n  - tenants: acme-apac\n    oauth_clients:\n      - name: redirect-plan\n        redirect_uris: ["https://app.example.com/cb?token=s3cr3tPlanValue77", "https://app.example.com/plain"]\n        scopes: [read:tenants]\n`;
+  const MASKED = 'https://app.example.com/cb?token=[redacted]';
+  const summary = 'Plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant.\n';
+  it.each([
+    [
+      'a terminal',
+      [],
+      { tty: true, columns: 200 },
+      'Acme APAC (acme-apac)\n  + OAuth client redirect-plan  (line 5)\n' +
+        `      redirect_uris: ${MASKED}, https://app.example.com/plain\n      scopes: read:tenants\n`,
+    ],
+    [
+      'a pipe',
+      [],
+      {},
+      `acme-apac\toauth_client\tcreate\tredirect-plan\t\t5\tredirect_uris: ${MASKED}, https://app.example.com/plain; scopes: read:tenants\n`,
+    ],
+  ])('%s: the URI masked, the others whole', async (_what, flags, options, stdout) => {
+    const file = writeFile(dir, 'redirect-plan.yaml', FILE);
+    const plan = await svc.run(['plan', '-f', file, ...flags], options);
+    expect([plan.code, plan.stdout, plan.stderr]).toEqual([10, stdout, summary]);
+  });
+
+  it('--ndjson: the row masks it; --out saves the whole plan 0600 and says what is secret in it', async () => {
+    const file = writeFile(dir, 'redirect-plan.yaml', FILE);
+    const rows = await svc.run(['plan', '-f', file, '--ndjson']);
+    expect(rows.code, rows.stderr).toBe(10);
+    expect(JSON.parse(rows.stdout.split('\n')[0]!).fields).toEqual([
+      { field: 'name', to: 'redirect-plan' },
+      { field: 'redirect_uris', to: [MASKED, 'https://app.example.com/plain'] },
+      { field: 'scopes', to: ['read:tenants'] },
+    ]);
+    const saved = join(dir, 'redirect-create.plan.json');
+    const plan = await svc.run(['plan', '-f', file, '--out', saved]);
+    expect(plan.code, plan.stderr).toBe(10);
+    expect(mode(saved)).toBe(0o600);
+    expect(plan.stderr).toContain(
+      `plan saved to ${saved} (0600: a redirect URI in it carries a secret; keep it private); `,
+    );
+    // The saved plan keeps the URI whole: apply creates the client as the file says, and says
+    // none of the secret.
+    expect(JSON.stringify(JSON.parse(readFileSync(saved, 'utf8')))).toContain('s3cr3tPlanValue77');
+    const apply = await svc.run([
+      'apply',
+      saved,
+      '--yes',
+      '--ndjson',
+      '--secret-dir',
+      mkdtempSync(join(dir, 'secrets-')),
+    ]);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout + apply.stderr).not.toContain('s3cr3tPlanValue77');
+    const made = ndjson(apply.stdout)[0];
+    expect([made.kind, made.status]).toEqual(['oauth_client', 'ok']);
+    const live = await as(svc.sandbox(), APAC, 'GET', `/v1/oauth/clients/${made.id}`);
+    expect(live.redirect_uris).toContain('https://app.example.com/cb?token=s3cr3tPlanValue77');
+    await as(svc.sandbox(), APAC, 'DELETE', `/v1/oauth/clients/${made.id}`);
   });
 });
 

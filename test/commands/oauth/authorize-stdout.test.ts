@@ -97,6 +97,24 @@ describe('svc oauth authorize, stdout gone before the tokens are printed', () =>
   });
 });
 
+// Session 19 (words19 #2): the hint named a bare `svc auth status`, which shows the active
+// profile's login, not the one the tokens were stored in.
+it("--save into -p work: the hint shows that profile's login", async () => {
+  const client = await createClient(svc.sandbox());
+  const env = anonymous('saved-work', client.client_secret);
+  const browser = consentBrowser();
+  const r = await svc.run(
+    ['-p', 'work', 'oauth', 'authorize', '--client-id', client.client_id, '--save', '--json'],
+    { env, browser, stdoutFails: 'EPIPE' },
+  );
+  await browser.settled();
+  expect([r.code, r.stdout]).toEqual([141, '']);
+  expect(JSON.parse(last(r.stderr)!).error).toMatchObject({
+    message: 'stdout closed before the tokens were printed; they are stored in profile "work"',
+    hint: 'svc uses them from there; `svc -p work auth status` shows the login',
+  });
+});
+
 describe('svc oauth authorize, stdout gone after it took some of the tokens', () => {
   it.each([
     ['the reader took the first line and left (141)', 'EPIPE', 141, 'stdout closed'],

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { virtualClock } from '../../helpers/context.js';
 import { authorizationCode, consentBrowser, createClient } from '../../helpers/oauth.js';
 import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
 
@@ -53,6 +54,15 @@ describe('svc oauth authorize', () => {
     });
     expect(r.stdout).toBe(`${JSON.stringify(body, null, 2)}\n`);
     expect(existsSync(join(files, 'json', 'credentials.json'))).toBe(false);
+    // The tab the user is left with says what happened, in this verb's words (not a login's).
+    expect(browser.pages).toEqual([
+      {
+        status: 200,
+        text: expect.stringContaining(
+          '<h1>Authorized</h1><p>svc received the tokens. You can close this tab and return to your terminal.</p>',
+        ),
+      },
+    ]);
   });
 
   it('in a pipe, secret from stdin: the tokens as TSV, and "nothing was stored" on stderr', async () => {
@@ -165,6 +175,37 @@ describe('svc oauth authorize', () => {
       `${waiting(browser.opened[0])}error: the authorization code could not be exchanged for tokens: client authentication failed (invalid_client); check the client id and secret\n`,
     );
     expect(r.stderr).not.toContain(canary);
+    expect(browser.pages).toEqual([
+      {
+        status: 400,
+        text: expect.stringContaining(
+          '<h1>Authorization failed</h1><p>svc could not finish: the authorization code could not be exchanged for tokens. See your terminal for why and what to do.</p>',
+        ),
+      },
+    ]);
+  });
+});
+
+describe('svc oauth authorize: a wait that runs out', () => {
+  it('with the URL printed (--no-browser): more time is the fix, and no --device (authorize has none)', async () => {
+    const client = await createClient(svc.sandbox());
+    const r = await svc.run(
+      [
+        'oauth',
+        'authorize',
+        '--client-id',
+        client.client_id,
+        '--client-secret-stdin',
+        '--no-browser',
+        '--browser-timeout',
+        '1',
+      ],
+      { env: anonymous('timeout'), stdin: client.client_secret, clock: virtualClock() },
+    );
+    expect([r.code, r.stdout]).toEqual([3, '']);
+    expect(r.stderr.split('\n').at(-2)).toBe(
+      'error: timed out after 1 s waiting for the browser to finish the login; run it again with a longer --browser-timeout (it was 1 s)',
+    );
   });
 });
 

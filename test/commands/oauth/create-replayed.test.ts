@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLostCreations } from '../../helpers/lossy-proxy.js';
-import { ACME, call, useSandboxContext } from '../../helpers/sandbox.js';
+import { ACME, advanceClock, call, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 const files = mkdtempSync(join(tmpdir(), 'svc-oauth-replayed-'));
@@ -44,6 +44,9 @@ describe('svc oauth create --idempotency-key K, run again', () => {
     const first = await svc.run([...argv, '--show-secret', '--json']);
     expect(first.code, first.stderr).toBe(0);
     const made = JSON.parse(first.stdout);
+    // Rotated a later second than the creation (the sandbox's times are in seconds): one read back
+    // as the creation's own second is no rotation since (review19 F4).
+    await advanceClock(svc.sandbox(), 2);
     const rotated = await svc.run([
       'oauth',
       'rotate-secret',

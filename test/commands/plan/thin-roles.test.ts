@@ -83,7 +83,7 @@ describe('role records of only id and name, listed and read alone', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       1,
       '',
-      `error: the platform gave role tenant_admin of acme-treasury without "kind", so svc cannot tell a custom role from a built-in one; svc compares and exports custom roles by their kind, permissions and description: is --base-url the platform API?\n`,
+      `error: the platform gave role tenant_admin of acme-treasury without "kind", so svc cannot tell a custom role from a built-in one; svc compares and exports custom roles by their kind and permissions: is --base-url the platform API?\n`,
     ]);
     proxy().reshape(undefined);
     const role = (await svc.run(['roles', 'get', 'fx-helper', '--json'])).stdout;
@@ -105,7 +105,86 @@ describe('role records of only id and name, listed and read alone', () => {
     const r = await svc.run(['plan', '-f', file], through());
     expect([r.code, r.stderr]).toEqual([
       1,
-      `error: the platform gave role fx-helper of acme-treasury without "permissions"; svc compares and exports custom roles by their kind, permissions and description: is --base-url the platform API?\n`,
+      `error: the platform gave role fx-helper of acme-treasury without "permissions"; svc compares and exports custom roles by their kind and permissions: is --base-url the platform API?\n`,
     ]);
+  });
+});
+
+describe('custom roles the platform shows no description of, even in their own record', () => {
+  // The reference shows a role's id and name only: a server that keeps no description (or does
+  // not show it) is still the platform. Plan cannot compare a description it is not shown, and
+  // says so; export writes the role without one (never `description: ''`, which an apply
+  // elsewhere would write over a real description).
+  const undescribed = (x: { method: string; path: string; body: unknown }) => {
+    if (x.method !== 'GET') return;
+    const roles = isRoleList(x.path)
+      ? (x.body as { items: unknown[] }).items
+      : isRole(x.path)
+        ? [x.body]
+        : [];
+    for (const role of roles as Record<string, unknown>[]) delete role.description;
+  };
+  const warning =
+    'warning: acme-treasury: the platform shows no description of custom role fx-helper, so its description is not compared\n';
+
+  it('plan compares the rest, and says the description is not compared', async () => {
+    proxy().reshape(undescribed);
+    const same = writeFile(
+      dir,
+      'same.yaml',
+      CHANGED.replace('[exception.write, rule.write]', '[exception.read]'),
+    );
+    const r = await svc.run(['plan', '-f', same], through());
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      0,
+      '',
+      `${warning}No changes: the live state of 1 tenant matches ${same}.\n`,
+    ]);
+    const changed = await svc.run(
+      ['plan', '-f', writeFile(dir, 'changed.yaml', CHANGED), '--ndjson'],
+      through(),
+    );
+    expect(changed.code, changed.stderr).toBe(10);
+    expect(changed.stderr.startsWith(warning), changed.stderr).toBe(true);
+    expect(
+      changed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).fields.map((f: { field: string }) => f.field)),
+    ).toEqual([['permissions']]);
+  });
+
+  it('export writes the role without a description, saying why', async () => {
+    proxy().reshape(undescribed);
+    const r = await svc.run(['export', '--only', 'roles'], through());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('      - name: fx-helper\n        permissions: [exception.read]\n');
+    expect(r.stdout).not.toContain('description');
+    expect(r.stderr).toContain(
+      'warning: acme-treasury: the platform shows no description of custom role fx-helper, so it is exported without one\n',
+    );
+  });
+  it('is said only where roles are exported, or declared with a description to compare (review19c F8)', async () => {
+    proxy().reshape(undescribed);
+    for (const only of ['webhooks', 'grants']) {
+      const r = await svc.run(['export', '--only', only], through());
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('shows no description');
+    }
+    const hooks = writeFile(
+      dir,
+      'hooks.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-treasury\n    webhooks:\n      - url: https://example.com/in\n        event_types: [exception.created]\n',
+    );
+    const plain = writeFile(
+      dir,
+      'plain.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n      - name: fx-helper\n        permissions: [exception.read]\n',
+    );
+    for (const file of [hooks, plain]) {
+      const r = await svc.run(['plan', '-f', file], through());
+      expect(r.stderr, file).not.toContain('shows no description');
+      expect(r.stderr.length, file).toBeGreaterThan(0);
+    }
   });
 });

@@ -13,7 +13,7 @@ import {
   posts,
 } from '../../helpers/bulk.js';
 import { ndjson, virtualClock } from '../../helpers/context.js';
-import { call, useSandbox } from '../../helpers/sandbox.js';
+import { ACME, call, useSandbox } from '../../helpers/sandbox.js';
 
 const sandbox = useSandbox({ users: 2000 });
 const svc = bulkRunner(sandbox);
@@ -57,6 +57,7 @@ describe('svc roles assign --file: output in every mode', () => {
           user: bulkUser(1),
           role: name,
           role_id: id,
+          tenant_id: ACME,
           expires_at: until,
           audit_trail_id: audit[0],
         },
@@ -66,6 +67,7 @@ describe('svc roles assign --file: output in every mode', () => {
           user: bulkUser(2),
           role: name,
           role_id: id,
+          tenant_id: ACME,
           expires_at: null,
           audit_trail_id: audit[1],
         },
@@ -139,7 +141,9 @@ describe('svc roles assign --file: the file is checked first', () => {
     [
       'a row with an extra field',
       `${HEADER}${user},tenant_viewer,8h,a,b\n`,
-      ['2: the number of fields differs from the header row'],
+      [
+        '2: the row has 5 fields and the header row 4: a value that holds a comma must be in double quotes ("a, b")',
+      ],
     ],
     [
       'an unclosed quote',
@@ -252,7 +256,8 @@ describe('svc roles assign --file: the file is checked first', () => {
         'stdin:1: missing expiry: set expires_in (30m, 8h, 7d or never) or expires_at\n' +
         'stdin:1: missing justification\n' +
         'stdin:2: each line must be a JSON object\n' +
-        'error: 2 lines of stdin have problems; nothing was sent; fix them and run the command again (columns: user, role, expires_in or expires_at, justification)\n',
+        'error: 2 lines of stdin have problems; nothing was sent; fix them and run the command again (columns: user, role, expires_in or expires_at, justification)' +
+        "; keep only those: jq -c '{user: (.user // .user_id), role: (.role // .role_id), expires_in, expires_at, justification}'\n",
     ]);
   });
 });
@@ -272,7 +277,9 @@ describe('svc roles assign --file: an invalid file for machines', () => {
         code: 'invalid_file',
         exit_code: 2,
         message: '2 lines of stdin have problems; nothing was sent',
-        hint: 'fix them and run the command again (columns: user, role, expires_in or expires_at, justification)',
+        hint:
+          'fix them and run the command again (columns: user, role, expires_in or expires_at, justification)' +
+          "; keep only those: jq -c '{user: (.user // .user_id), role: (.role // .role_id), expires_in, expires_at, justification}'",
         details: [
           problem(1, 'unknown field "rol" (did you mean role?)'),
           problem(1, 'missing role'),

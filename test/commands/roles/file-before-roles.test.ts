@@ -17,7 +17,7 @@ describe('roles assign --file by a caller who cannot list roles', () => {
   it.each(['assign', 'revoke'])(
     '%s: the file’s bad lines are reported (exit 2), not the 403',
     async (verb) => {
-      const path = svc.file(`bad-${verb}.csv`, 'user,role\n,,\nusr_x\n');
+      const path = svc.file(`bad-${verb}.csv`, 'user,role\nusr_y,r,x\nusr_x\n');
       const r = await svc.run(
         ['roles', verb, '--file', path, ...(verb === 'assign' ? flags : ['--dry-run'])],
         {
@@ -26,8 +26,8 @@ describe('roles assign --file by a caller who cannot list roles', () => {
       );
       expect(r.stdout).toBe('');
       expect(r.stderr.split('\n').slice(0, 3)).toEqual([
-        `${path}:2: the number of fields differs from the header row`,
-        `${path}:3: the number of fields differs from the header row`,
+        `${path}:2: the row has 3 fields and the header row 2: a value that holds a comma must be in double quotes ("r, x")`,
+        `${path}:3: the row has 1 field and the header row 2`,
         expect.stringMatching(
           new RegExp(`^error: 2 lines of ${path} have problems; nothing was sent; fix them`),
         ),

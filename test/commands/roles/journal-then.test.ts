@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { bulkRunner, bulkUser, customRole, held } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
-import { useSandbox } from '../../helpers/sandbox.js';
+import { ACME, useSandbox } from '../../helpers/sandbox.js';
 
 const sandbox = useSandbox({ users: 10 });
 const svc = bulkRunner(sandbox);
@@ -68,6 +68,7 @@ describe('a resumed bulk role run: rows an earlier run skipped are said as then'
       user,
       role: name,
       role_id: expect.any(String),
+      tenant_id: ACME,
       reason: 'journal',
       reason_then: 'not_assigned',
     });

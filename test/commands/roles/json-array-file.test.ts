@@ -17,6 +17,9 @@ const grantOf = (n: number, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const COLUMNS = '(columns: user, role, expires_in or expires_at, justification)';
+/** What an unknown field adds to the hint: how to keep the fields svc reads. */
+const KEEP =
+  "; keep only those: jq -c '{user: (.user // .user_id), role: (.role // .role_id), expires_in, expires_at, justification}'";
 /** One object on two lines, as an editor wraps it: `{"user":…,"role":…,` then ` "expires_in":…}`. */
 const wrapped = (value: object) => {
   const text = JSON.stringify(value);
@@ -195,7 +198,7 @@ describe('svc roles assign/revoke --file with a JSON array', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       2,
       '',
-      `${problems.map((p) => `${path}:${p}\n`).join('')}error: ${lines} of ${path} ${problems.length === 1 ? 'has' : 'have'} problems; nothing was sent; fix them and run the command again ${COLUMNS}\n`,
+      `${problems.map((p) => `${path}:${p}\n`).join('')}error: ${lines} of ${path} ${problems.length === 1 ? 'has' : 'have'} problems; nothing was sent; fix them and run the command again ${COLUMNS}${problems.some((p) => p.includes('unknown field')) ? KEEP : ''}\n`,
     ]);
     expect(await posts(sandbox(), '/v1/users/:id/roles')).toBe(before);
   });

@@ -43,7 +43,7 @@ describe('an answer about another user, role or tenant than the request', () => 
     expect(r.stderr).toMatch(
       new RegExp(
         `^error: the server's answer to POST /v1/users/${user}/roles is about user_id "usr_viewer", role_id "tenant_admin", not the user_id "${user}", role_id "tenant_viewer" asked for; ` +
-          'svc saved and printed nothing, but the server answered 201 \\(request req_\\w+\\) and may have made the change: check before running the command again\n$',
+          'svc saved and printed nothing, but the server answered 201 \\(request req_\\w+\\) and may have made the change: check before running the command again \\(`svc [^`]*roles holders tenant_viewer` shows whether it was\\)\n$',
       ),
     );
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assignments, bulkRunner, bulkUser, confirming, fixedClock, held } from '../../helpers/bulk.js';
-import { useSandbox } from '../../helpers/sandbox.js';
+import { ACME, useSandbox } from '../../helpers/sandbox.js';
 
 const sandbox = useSandbox({ users: 20 });
 const svc = bulkRunner(sandbox);
@@ -54,8 +54,24 @@ describe('svc roles revoke --file', () => {
     const twice = await svc.run(['roles', 'revoke', '--file', path, '--yes', '--json', '--concurrency', '1']);
     expect(twice.code).toBe(0);
     expect(JSON.parse(twice.stdout)).toEqual([
-      { line: 2, status: 'skipped', user: bulkUser(5), role: name, role_id: id, reason: 'not_assigned' },
-      { line: 3, status: 'skipped', user: bulkUser(6), role: name, role_id: id, reason: 'not_assigned' },
+      {
+        line: 2,
+        status: 'skipped',
+        user: bulkUser(5),
+        role: name,
+        role_id: id,
+        tenant_id: ACME,
+        reason: 'not_assigned',
+      },
+      {
+        line: 3,
+        status: 'skipped',
+        user: bulkUser(6),
+        role: name,
+        role_id: id,
+        tenant_id: ACME,
+        reason: 'not_assigned',
+      },
     ]);
   });
 

@@ -83,6 +83,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
         user: bulkUser(1),
         role: 'tenant_admin',
         role_id: 'tenant_admin',
+        tenant_id: tenantId(slug),
         audit_trail_id: audit,
       },
       {
@@ -91,6 +92,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
         user: 'usr_admin',
         role: 'tenant_admin',
         role_id: 'tenant_admin',
+        tenant_id: tenantId(slug),
         audit_trail_id: seeded,
         error,
       },
@@ -204,6 +206,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
           user: bulkUser(4),
           role: 'tenant_admin',
           role_id: 'tenant_admin',
+          tenant_id: tenantId(slug),
           previous_expires_at: null,
           error: { code: 'last_tenant_admin', message },
         },

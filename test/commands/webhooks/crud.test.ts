@@ -34,7 +34,7 @@ describe('svc webhooks get', () => {
           `^id\\t${SEEDED_WEBHOOKS.exceptions}\\nurl\\thttp://127\\.0\\.0\\.1:9/svc/exceptions\\ndescription\\tExceptions to the on-call bridge\\n` +
             `event types\\texception\\.sla\\.breached, exception\\.created, exception\\.assigned\\nstatus\\tenabled\\nmax attempts\\t5\\n` +
             `created\\t${TIME}\\nupdated\\t${TIME}\\nsecret rotated\\t\\nprevious secret until\\t\\nprevious secrets\\t\\n` +
-            'owner\\tusr_admin\\ndisabled because\\t\\n$',
+            'owner\\tusr_admin\\ndisabled because\\t\\nsecret at risk\\t\\n$',
         ),
       );
     }

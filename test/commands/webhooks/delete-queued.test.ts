@@ -5,11 +5,13 @@
 
 import { describe, expect, it } from 'vitest';
 import { bulkRunner, confirming } from '../../helpers/bulk.js';
+import { useNoContentDeletes } from '../../helpers/lossy-proxy.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { createWebhook } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox();
 const svc = bulkRunner(sandbox);
+const noContent = useNoContentDeletes(sandbox);
 
 describe('svc webhooks delete', () => {
   it('names the queued dead-letter entries in its question and in what it did', async () => {
@@ -34,5 +36,20 @@ describe('svc webhooks delete', () => {
     const webhook = (await createWebhook(sandbox(), 'http://127.0.0.1:9/none')).id;
     const yes = await svc.run(['webhooks', 'delete', webhook, '--yes']);
     expect([yes.code, yes.stderr]).toEqual([0, `✓ deleted webhook ${webhook} (http://127.0.0.1:9/none)\n`]);
+  });
+
+  it('answered 204 without a body: its ✓ line still names the queued entries it made unreplayable', async () => {
+    const webhook = (await createWebhook(sandbox(), 'http://127.0.0.1:9/none')).id;
+    await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
+      body: { webhook_id: webhook, count: 2 },
+    });
+    const yes = await svc.run(['webhooks', 'delete', webhook, '--yes'], {
+      env: { SVC_BASE_URL: noContent().url },
+    });
+    expect([yes.code, yes.stdout, yes.stderr]).toEqual([
+      0,
+      '',
+      `✓ webhook ${webhook} (http://127.0.0.1:9/none) is gone (its 2 queued dead-letter entries can no longer be replayed): the server answered HTTP 204 without a body, which says it was deleted\n`,
+    ]);
   });
 });

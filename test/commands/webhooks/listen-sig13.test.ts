@@ -8,14 +8,14 @@
 import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, createServer as httpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { parseListen, runListen } from '../../../src/commands/webhooks/listen.js';
 import { startListener } from '../../../src/webhooks/listen.js';
 import { signatureHeader, verifySignature } from '../../../src/webhooks/signature.js';
 import { startInProcess } from '../../helpers/context.js';
+import { reservedPort } from '../../helpers/ports.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { startTarget, type Target } from '../../helpers/targets.js';
 import { createWebhook } from '../../helpers/webhooks.js';
@@ -58,14 +58,6 @@ function post(
   });
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('nothing is judged before the secret is known (finding 0)', () => {
   it('the verifier refuses an empty secret outright', () => {
     const header = signatureHeader('whsec_x', now(), BODY).replace(/v1=[0-9a-f]+/, `v1=${'0'.repeat(64)}`);
@@ -102,17 +94,26 @@ describe('nothing is judged before the secret is known (finding 0)', () => {
     const { id } = await createWebhook(svc.sandbox(), 'http://127.0.0.1:9/none');
     const app = await startTarget(() => ({ status: 200, body: 'ok' }));
     targets.push(app);
-    const port = await freePort();
+    const port = await reservedPort();
     const stop = new AbortController();
     const { ctx, stdout, stderr } = svc.context({
       signal: stop.signal,
       now: Date.now(),
     });
     svc.sandbox().faults.update({ latency_ms: 1500 });
-    let running: Promise<void>;
     let forgedAnswer: Awaited<ReturnType<typeof post>>;
+    const running = runListen(
+      ctx,
+      parseListen({ webhook: id, port: String(port), forwardTo: `${app.url}/fwd` }),
+    );
+    // However the test ends, the listener is stopped and its end awaited: never left running, or
+    // rejecting unhandled into the next file once this file's client is closed.
+    const stopped = () => {
+      stop.abort();
+      return running;
+    };
+    onTestFinished(() => stopped().catch(() => {}));
     try {
-      running = runListen(ctx, parseListen({ webhook: id, port: String(port), forwardTo: `${app.url}/fwd` }));
       const forged = forgedHeader();
       // Until the port answers at all, keep trying: the first answer is within the set-up window.
       for (;;) {
@@ -127,8 +128,7 @@ describe('nothing is judged before the secret is known (finding 0)', () => {
     expect(forgedAnswer.status).toBe(503);
     expect(forgedAnswer.headers['retry-after']).toBe('5');
     await expect.poll(stderr, { timeout: 20_000 }).toContain(`webhook ${id} delivers here`);
-    stop.abort();
-    await running;
+    await stopped();
     expect(app.received).toEqual([]);
     // One human line: not judged (neither valid nor invalid), answered 503.
     expect(stdout()).toMatch(
@@ -192,7 +192,7 @@ const withoutHost = (headers: Record<string, unknown>) => {
 
 describe('--forward-to the listener itself (finding 7)', () => {
   it('is refused at start (checked once the port is bound, so --port 0 too), before anything is received', async () => {
-    const port = await freePort();
+    const port = await reservedPort();
     for (const [args, shown] of [
       [['--port', String(port), '--forward-to', `http://localhost:${port}/`], `http://localhost:${port}/`],
       [

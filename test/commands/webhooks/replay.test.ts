@@ -254,6 +254,7 @@ describe('svc webhooks replay --wait: the outcome, not just the replay', () => {
     [['--no-wait', '--wait-timeout', '5'], '--wait-timeout only works with --wait'],
     [['--limit', '5'], '--limit only works with --dlq'],
     [['--since', '2h'], '--since only works with --dlq'],
+    [['dlv_y', 'dlv_x'], 'dlv_x is given twice; give each delivery or entry once'],
   ])('%j is a usage error', async (flags, message) => {
     const r = await svc.run(['webhooks', 'replay', 'wh_x', 'dlv_x', ...flags]);
     expect([r.code, r.stderr]).toEqual([2, `error: ${message}\n`]);

@@ -60,13 +60,14 @@ describe('svc webhooks rotate-secret, again within 24 hours', () => {
     const [newest, older] = w.previous_secrets;
     const plain = await svc.run(['webhooks', 'get', id]);
     expect([plain.code, plain.stderr]).toEqual([0, '']);
-    expect(plain.stdout.split('\n').slice(-6)).toEqual([
+    expect(plain.stdout.split('\n').slice(-7)).toEqual([
       `secret rotated\t${w.secret_rotated_at}`,
       `previous secret until\t${newest.expires_at}`,
       `previous secrets\tuntil ${newest.expires_at} (rotated out ${newest.rotated_out_at}); ` +
         `until ${older.expires_at} (rotated out ${older.rotated_out_at})`,
       'owner\tusr_admin',
       'disabled because\t',
+      'secret at risk\t',
       '',
     ]);
     const tty = await svc.run(['webhooks', 'get', id], { tty: { stdout: true }, now: Date.now() });

@@ -91,7 +91,7 @@ describe('the payload from standard input is named when it is almost certainly a
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       `${sig(body)}\n`,
-      'reading the payload from standard input (Ctrl-D to end)\n',
+      `--payload - reads the payload from standard input, which is this terminal: paste it, then press ${process.platform === 'win32' ? 'Ctrl-Z and Enter' : 'Ctrl-D'} on an empty line\n`,
     ]);
   });
 });

@@ -15,13 +15,14 @@ import { choiceFlag, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
 import {
   type Creation,
-  checking,
   createOnce,
+  type EitherRun,
   earlierRunNote,
   goneSince,
   idempotencyKeyHelp,
   interruptedCheck,
   keptUntil,
+  madeNow,
   secretFileFor,
 } from '../../replayed-creation.js';
 import { newSecretFile, secretDestination } from '../../secret-destination.js';
@@ -158,7 +159,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
       key,
     );
     data = creation.mayBeStale
-      ? await asItIsNow(ctx, platform, creation.data, creation.key, creation.unmarked)
+      ? await keyNow(ctx, platform, creation.data, creation.key, creation.unmarked)
       : creation.data;
     if (file) {
       await file.write(data.key, 'key', {
@@ -200,28 +201,25 @@ const created = (id: string) => ({ what: `API key ${id}`, noun: 'API key', secre
  * stopped — not revoked, but refused while its issuer holds its role only until some time (the key
  * itself, asked GET /v1/me, says why): either way neither printed nor written as if usable.
  */
-async function asItIsNow(
+async function keyNow(
   ctx: Context,
   platform: Platform,
   made: ApiKeyCreated,
   key: string,
-  unmarked: boolean,
+  unmarked: EitherRun,
 ): Promise<ApiKeyCreated> {
+  const gone = { ...created(made.id), unmarked };
+  // Every page: a key just made is the last of a list paged oldest first (review18b R11); not
+  // listed yet, under the user's own unmarked key, it is read again while the list may lag (this
+  // run's own creation, just made: review18b R2).
+  const now = await madeNow(ctx, gone, key, made.created_at, () =>
+    platform.tenants.apiKeys
+      .listEvery(made.tenant_id)
+      .then(({ items }) => items.find((k) => k.id === made.id)),
+  );
   const interrupted = () =>
-    interruptedCheck(
-      `API key ${made.id}`,
-      key,
-      'key',
-      'the same command again',
-      undefined,
-      made.created_at,
-      unmarked,
-    );
-  // Every page: a key just made is the last of a list paged oldest first (review18b R11).
-  const { items } = await checking(() => platform.tenants.apiKeys.listEvery(made.tenant_id), interrupted);
-  const now = items.find((k) => k.id === made.id);
-  if (!now) throw goneSince({ ...created(made.id), unmarked }, key, 'deleted');
-  if (now.revoked_at) throw goneSince({ ...created(made.id), unmarked }, key, 'revoked');
+    interruptedCheck(gone.what, key, 'key', 'the same command again', undefined, made.created_at, unmarked);
+  if (now.revoked_at) throw goneSince(gone, key, 'revoked');
   // A Ctrl-C that cut askAboutKey (thrown by it), or came just after, is this check's.
   const state = await askAboutKey(async () => platform, made.key).catch((error) => {
     throw ctx.signal.aborted ? interrupted() : error;
@@ -261,7 +259,8 @@ export function createCommand(make: MakeContext): Command {
         'would outlive it; the one rule of standing credentials, as for OAuth client and webhook secrets).\n' +
         'Run again with the same --idempotency-key (within 24 hours), it issues no second key: svc says it was\n' +
         'already created by an earlier run ("replayed": true with --json); revoked since: exit 5, the stale key\n' +
-        'neither printed nor written; stopped since (its issuer now holds its role only until some time, so the\n' +
+        "neither printed nor written; so is one just made that the server's key list does not show yet (a\n" +
+        'read that lags): the same command with the same --idempotency-key then gets it; stopped since (its issuer now holds its role only until some time, so the\n' +
         'platform refuses it until they hold it without an end date again): exit 4, not written either, with the\n' +
         'reason and the command that revokes it. When every answer is lost, the error names the key to re-run with.\n' +
         'A secret file the secret cannot be written to once it arrived (a disk that filled up) is said as a\n' +

@@ -22,6 +22,10 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
     async () => `Revoke API key ${id} of ${await tenant.label()}? Anything using it stops working.`,
     `revoking ${id}`,
   );
+  // The label (a GET /v1/me for a tenant given by id) before the DELETE: a DELETE started first and
+  // refused (or answered 204) while that read was on its way had no handler yet, and Node killed
+  // svc with a stack (review19b F8). Nothing is awaited between starting a request and `deleted`.
+  const label = await tenant.label();
   const revoke = platform.tenants.apiKeys.revoke(tenant.id, id).catch((error: unknown) => {
     throw error instanceof ApiKeyNotFoundError
       ? retyped(error, ApiKeyNotFoundError, keysOf(tenantRef)(commandLine(ctx.settings())))
@@ -31,13 +35,15 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
     act: 'revoke',
     thing: 'the key',
     done: 'revoked',
-    subject: `API key ${id} of ${await tenant.label()} is gone`,
+    subject: `API key ${id} of ${label} is gone`,
     target: { id, tenant_id: tenant.id },
   });
   if (data === undefined) return;
   // One shape whatever the outcome (README): `outcome` says which, as `records delete --json` does.
   if (ctx.out.isMachine) return ctx.out.json({ ...data, outcome: 'revoked' });
-  ctx.out.success(`Revoked ${data.id} (${data.name}) of ${await tenant.label()}`);
+  // The name svc listed; the answer's may be absent (another server's record; review19d F4).
+  const name = before?.name ?? (typeof data.name === 'string' ? data.name : undefined);
+  ctx.out.success(`Revoked ${id}${name ? ` (${name})` : ''} of ${label}`);
 }
 
 export function revokeCommand(make: MakeContext): Command {

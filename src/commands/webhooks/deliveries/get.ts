@@ -3,6 +3,7 @@ import type { DeliveryAttempt, WebhookDeliveryDetail } from '../../../api/schema
 import type { Context } from '../../../context.js';
 import type { Column, Field } from '../../../output/output.js';
 import { examples, type MakeContext, nonEmpty } from '../../kit.js';
+import { lastErrorShown, statusText } from '../delivery-state.js';
 import { failureFields, failureRemedy, ofKnownWebhook } from '../shared.js';
 
 export interface DeliveriesGetOptions {
@@ -32,15 +33,17 @@ const ATTEMPT_COLUMNS: Array<Column<DeliveryAttempt>> = [
   { header: 'signature t', value: (a) => a.signature_timestamp, optional: true },
 ];
 
+/** A delivery for people; its last error and `remedy` as lastErrorShown says (none for a status svc does not know; a recovered one's says none is needed). */
 export function deliveryFields(d: WebhookDeliveryDetail, remedy: string | undefined): Field[] {
+  const shown = lastErrorShown(d);
   return [
     ['id', d.id],
     ['webhook', d.webhook_id],
     ['event', `${d.event_id} (${d.event_type})`],
-    ['status', d.status],
+    ['status', statusText(d)],
     ['attempts', `${d.attempt_count}/${d.max_attempts}`],
     ['http', d.last_status_code],
-    ...(d.status === 'delivered' ? [] : failureFields(d, remedy)),
+    ...(shown === 'none' ? [] : failureFields(d, remedy)),
     ['next retry', d.next_retry_at, 'time'],
     ['created', d.created_at, 'time'],
     ['first attempt', d.first_attempted_at, 'time'],
@@ -63,7 +66,8 @@ export async function runDeliveriesGet(ctx: Context, options: DeliveriesGetOptio
   }
   const d = await read(() => deliveries.get(options.webhook, options.delivery));
   // Read for people only: --json/--ndjson print the delivery as the platform gave it.
-  const remedy = ctx.out.isMachine || d.status === 'delivered' ? undefined : await failureRemedy(platform, d);
+  const remedy =
+    ctx.out.isMachine || lastErrorShown(d) === 'none' ? undefined : await failureRemedy(platform, d);
   await ctx.out.record(d, deliveryFields(d, remedy));
   // --json/--ndjson: the delivery object alone carries its attempts.
   if (!ctx.out.isMachine && d.attempts?.length) {
@@ -78,7 +82,9 @@ export function getCommand(make: MakeContext): Command {
     .description(
       'Show a delivery: its status, why it failed and what to do about it, and every attempt. With\n' +
         '--payload, print instead the exact bytes it sent (the same for every attempt and replay), for\n' +
-        '`svc webhooks verify --payload -` or a replay by hand.',
+        "`svc webhooks verify --payload -` or a replay by hand. A status svc does not know (another server's\n" +
+        '`succeeded`) is shown "not known to svc", with no error, cause or remedy: its attempts say what\n' +
+        'each did.',
     )
     .argument('<webhook>', 'webhook id')
     .argument('<delivery>', 'delivery id (dlv_…)')

@@ -9,7 +9,8 @@ import { shellWord } from '../../../system/shell-words.js';
 import { choiceFlag, examples, type MakeContext } from '../../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
-import { DELIVERY_COLUMNS, webhookArg } from '../shared.js';
+import { DELIVERY_COLUMNS } from '../columns.js';
+import { webhookArg } from '../shared.js';
 
 export interface DeliveriesOptions extends ListingOptions {
   webhook: string;

@@ -9,12 +9,17 @@ import { UsageError } from '../../../errors.js';
 import { counted } from '../../../output/format.js';
 import type { Column } from '../../../output/output.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
-import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
-import { LIMIT_MAX } from '../../listing.js';
+import { confirmDestructive, examples, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from '../caller.js';
 import { webhookArg } from '../shared.js';
-import { type DlqFilterFlags, filterOptions, parseDlqFilters, unsubscribedNote } from './filters.js';
+import {
+  type DlqFilterFlags,
+  dlqRunScope,
+  filterOptions,
+  refuseRepeatedIds,
+  unsubscribedNote,
+} from './filters.js';
 import { entryFields, type LeftQueue, leftText, type Planned } from './left.js';
 import { QueueSnapshot, withLaterNoted } from './queue.js';
 
@@ -45,15 +50,12 @@ export function parseDiscard(
     );
   }
   if (!all) onlyWith(flags, ['eventType', 'unlistedEventType', 'since', 'until', 'limit'], '--all');
-  if (new Set(named).size !== named.length) throw new UsageError('an entry id is given twice');
-  const text = (v: unknown) => (v === undefined ? undefined : String(v));
+  refuseRepeatedIds(named, 'entry');
   return {
     webhook: webhookArg(webhook),
     entries: named,
     all,
-    filters: parseDlqFilters({ ...flags, status: undefined }),
-    filterFlags: [flags.eventType, flags.since, flags.until, flags.limit].map(text),
-    limit: intFlag('--limit', flags.limit, 1, LIMIT_MAX),
+    ...dlqRunScope(flags),
     ...parseBulkFlags(flags),
   };
 }

@@ -6,8 +6,8 @@ import { optionalLookup, UsageError } from '../../../errors.js';
 import { quoted } from '../../../output/format.js';
 import type { Platform } from '../../../platform/index.js';
 import { onlyWith } from '../../bulk-flags.js';
-import { choiceFlag } from '../../kit.js';
-import { flagWords } from '../../listing.js';
+import { choiceFlag, intFlag } from '../../kit.js';
+import { flagWords, LIMIT_MAX } from '../../listing.js';
 import { type TimeFlags, timeFlags } from '../../time-flags.js';
 
 /**
@@ -70,6 +70,30 @@ export function parseDlqFilters(flags: Record<string, unknown>): DlqFilterFlags 
     eventType: eventKindFlag(flags.eventType, flags.unlistedEventType === true),
     ...timeFlags(flags),
   };
+}
+
+/**
+ * What a run over the dead-letter queue (`replay --dlq`, `dlq discard --all`) is given: its filters
+ * (no --status: a run takes queued entries), the flags as typed (a journal is found again by them,
+ * even when --since is relative) and --limit.
+ */
+export function dlqRunScope(flags: Record<string, unknown>): {
+  filters: DlqFilterFlags;
+  filterFlags: Array<string | undefined>;
+  limit: number | undefined;
+} {
+  const text = (v: unknown) => (v === undefined ? undefined : String(v));
+  return {
+    filters: parseDlqFilters({ ...flags, status: undefined }),
+    filterFlags: [flags.eventType, flags.since, flags.until, flags.limit].map(text),
+    limit: intFlag('--limit', flags.limit, 1, LIMIT_MAX),
+  };
+}
+
+/** Ids named on the command line are each acted on once: one given twice is refused, named. */
+export function refuseRepeatedIds(ids: string[], what: string): void {
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice !== undefined) throw new UsageError(`${twice} is given twice; give each ${what} once`);
 }
 
 export function dlqQuery(filters: DlqFilters): DlqListQuery {

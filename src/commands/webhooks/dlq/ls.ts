@@ -10,7 +10,8 @@ import { examples, type MakeContext } from '../../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { resolveTimes } from '../../platform-clock.js';
-import { DLQ_COLUMNS, webhookArg } from '../shared.js';
+import { DLQ_COLUMNS } from '../columns.js';
+import { webhookArg } from '../shared.js';
 import {
   type DlqFilterFlags,
   dlqQuery,

@@ -2,13 +2,14 @@
 // the newer entries it leaves, replays as entries, what left the queue) is one object's state.
 import { existsSync } from 'node:fs';
 import type { DlqEntry, WebhookDelivery } from '../../../api/schemas/webhooks.js';
-import { isoSeconds } from '../../../api/time.js';
+import { isoSeconds, serverTime } from '../../../api/time.js';
 import type { Journal } from '../../../bulk/journal.js';
 import type { WorkCall } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
 import { describeError, OutputCutError, PartialFailureError, SvcError } from '../../../errors.js';
 import { BadRequestError, UnprocessableEntityError } from '../../../http/errors.js';
 import { deriveIdempotencyKey } from '../../../http/idempotency.js';
+import { itemKey } from '../../../http/item-key.js';
 import { counted } from '../../../output/format.js';
 import type { WithResponse } from '../../../platform/api-promise.js';
 import { CLOCK_SKEW_MS, platformTime } from '../../../platform/clock.js';
@@ -177,7 +178,7 @@ export class QueueSnapshot {
       const endMs = older.machineMs + 1000 + CLOCK_SKEW_MS;
       const minute = this.#between(startMs + 1000, endMs);
       const inMinute = [...this.#outside.values()].filter(
-        (entry) => Date.parse(entry.dead_lettered_at) < endMs,
+        (entry) => serverTime(entry.dead_lettered_at) < endMs,
       ).length;
       this.#unsureQueued = minute
         ? (await this.platform.webhooks.dlq.count(this.webhook, minute)) - inMinute
@@ -228,13 +229,13 @@ export class QueueSnapshot {
     this.#bound = head.total ?? (await this.platform.webhooks.dlq.count(this.webhook, this.#query()));
     const queued = new Set(head.items.map((entry) => entry.id));
     const missing = undone.filter((id) => !queued.has(id));
-    const endMs = this.#runEnd === undefined ? undefined : Date.parse(this.#runEnd);
+    const endMs = this.#runEnd === undefined ? undefined : serverTime(this.#runEnd);
     for (let i = 0; i < missing.length; i += LOOKUPS) {
       const now = await Promise.all(missing.slice(i, i + LOOKUPS).map((id) => this.#lookUp(id)));
       for (const [j, found] of now.entries()) {
         const id = missing[i + j]!;
         if (!('status' in found)) this.#stopped.set(id, found);
-        else if (endMs !== undefined && Date.parse(found.dead_lettered_at) >= endMs)
+        else if (endMs !== undefined && serverTime(found.dead_lettered_at) >= endMs)
           this.#outside.set(id, found);
         else this.#stopped.set(id, undefined);
       }
@@ -295,10 +296,10 @@ export class QueueSnapshot {
   /** The query of the queued entries that match the filters and were dead-lettered from `fromMs` (before `toMs`); undefined: none can. */
   #between(fromMs: number, toMs: number | undefined) {
     const { since, until } = this.#filters;
-    const from = since !== undefined && Date.parse(since) > fromMs ? since : isoSeconds(fromMs);
+    const from = since !== undefined && serverTime(since) > fromMs ? since : isoSeconds(fromMs);
     const to =
-      toMs !== undefined && (until === undefined || Date.parse(until) > toMs) ? isoSeconds(toMs) : until;
-    if (to !== undefined && Date.parse(to) <= Date.parse(from)) return undefined;
+      toMs !== undefined && (until === undefined || serverTime(until) > toMs) ? isoSeconds(toMs) : until;
+    if (to !== undefined && serverTime(to) <= serverTime(from)) return undefined;
     return {
       ...dlqQuery(this.#filters),
       status: 'queued' as const,
@@ -470,10 +471,12 @@ export class QueueSnapshot {
     const page: DlqEntry[] = [];
     let stopped = false;
     const until = this.#query().until;
-    const untilMs = until === undefined ? undefined : Date.parse(until);
+    const untilMs = until === undefined ? undefined : serverTime(until);
     for (const entry of items) {
-      if (listed.has(entry.id)) continue;
-      listed.add(entry.id);
+      // An entry as the repeated-page check knows it (item-key.ts): its id.
+      const key = itemKey(entry) ?? entry.id;
+      if (listed.has(key)) continue;
+      listed.add(key);
       if (stop()) {
         stopped = true;
         break;
@@ -724,7 +727,7 @@ export class QueueSnapshot {
   #query() {
     const query = { ...dlqQuery(this.#filters), status: 'queued' as const };
     const end = this.#runEnd;
-    if (end !== undefined && (query.until === undefined || Date.parse(query.until) > Date.parse(end))) {
+    if (end !== undefined && (query.until === undefined || serverTime(query.until) > serverTime(end))) {
       query.until = end;
     }
     return query;
@@ -776,7 +779,7 @@ function newer(
   untilMs: number | undefined,
   recent: { sinceMs: number; ids: Set<string> } | undefined,
 ): boolean {
-  const at = Date.parse(entry.dead_lettered_at);
+  const at = serverTime(entry.dead_lettered_at);
   if (!Number.isFinite(at)) return false;
   if (untilMs !== undefined && at >= untilMs) return true;
   return recent !== undefined && at >= recent.sinceMs && !recent.ids.has(entry.id);

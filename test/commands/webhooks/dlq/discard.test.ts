@@ -194,6 +194,7 @@ describe('svc webhooks dlq discard', () => {
     [[], 'name the entries to discard, or pass --all'],
     [['dlq_a', '--all'], 'give entry ids or --all, not both'],
     [['dlq_a', '--since', '2h'], '--since only works with --all'],
+    [['dlq_a', 'dlq_b', 'dlq_a'], 'dlq_a is given twice; give each entry once'],
   ])('%j is a usage error', async (args, message) => {
     const r = await svc.run(['webhooks', 'dlq', 'discard', 'wh_x', ...args]);
     expect(r.code).toBe(2);

@@ -38,6 +38,31 @@ function overlapping(): void {
   });
 }
 
+/**
+ * Offset pages of 4 (`has_more`, `next_offset`), each page after the first served from one entry
+ * before the offset asked: it repeats the last entry of the page before, as an offset over a queue
+ * that moved does (review21 F3, F5, review21c F4: a listing that prints prints it once and says so; a drain counts it once).
+ */
+function overlappingOffsets(): void {
+  proxy().rewrite((method, path) => {
+    if (!isDlq({ method, path })) return path;
+    const url = new URL(path, 'http://x');
+    for (const name of ['offset', 'cursor']) url.searchParams.delete(name);
+    url.searchParams.set('limit', '200');
+    return `${url.pathname}${url.search}`;
+  });
+  proxy().reshape((x: Exchange) => {
+    if (!isDlq(x) || x.status !== 200) return;
+    const page = x.body as { items: unknown[]; next_cursor?: unknown } & Record<string, unknown>;
+    const offset = Number(new URL(x.path, 'http://x').searchParams.get('offset') ?? 0);
+    const from = Math.max(0, offset - 1);
+    const all = page.items;
+    page.items = all.slice(from, from + 4);
+    delete page.next_cursor;
+    Object.assign(page, { has_more: from + 4 < all.length, next_offset: from + 4 });
+  });
+}
+
 function withoutTotal(): void {
   proxy().reshape((x: Exchange) => {
     if (isDlq(x) && x.status === 200) delete (x.body as { total?: number }).total;
@@ -66,6 +91,38 @@ describe('a dead-letter listing whose pages overlap by one entry', () => {
       new Set(entries.map((e) => e.id)),
     );
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
+  });
+});
+
+describe('a dead-letter listing by offset whose pages repeat an entry (review21 F3, F5)', () => {
+  it.each([
+    ['replay', ['webhooks', 'replay', '@', '--dlq', '--no-wait', '--yes', '--ndjson'], 'replayed'],
+    ['discard', ['webhooks', 'dlq', 'discard', '@', '--all', '--yes', '--ndjson'], 'discarded'],
+  ])('%s counts each entry once and empties the queue', async (_verb, argv, done) => {
+    const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 10);
+    overlappingOffsets();
+    const r = await svc.run(
+      argv.map((a) => (a === '@' ? webhook : a)),
+      through(),
+    );
+    expect([r.code, timeless(r.stderr).split('\n')[0]]).toEqual([0, `✓ 10 ${done} in T`]);
+    const rows = ndjson(r.stdout) as Array<{ dlq_entry_id?: string; entry_id?: string }>;
+    expect(rows.map((row) => row.dlq_entry_id ?? row.entry_id).sort()).toEqual(
+      entries.map((e) => e.id).sort(),
+    );
+    expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
+  });
+
+  it('dlq ls --all, which prints its rows, prints a repeated entry once and says so, exit 0 (review21c F4)', async () => {
+    const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 6);
+    overlappingOffsets();
+    const r = await svc.run(['webhooks', 'dlq', 'ls', webhook, '--all', '--ndjson'], through());
+    const shown = ndjson(r.stdout) as Array<{ id: string }>;
+    expect([r.code, shown.map((e) => e.id), r.stderr]).toEqual([
+      0,
+      entries.map((e) => e.id),
+      'the list changed while svc read it: 1 item seen twice was printed once\n',
+    ]);
   });
 });
 

@@ -1,0 +1,177 @@
+// The bulk input's private copy in TMPDIR (src/bulk/input.ts) when TMPDIR fills up, is missing, or
+// the copy cannot be removed (attack21 F4, F3): played through the snapshot's disk seam, as a
+// tmpfs or a `ulimit -n` would (test/e2e/full-tmpdir.test.ts fills a real one where it can).
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { realSnapshotDisk, type SnapshotDisk, snapshotInput } from '../../src/bulk/input.js';
+import { UsageError } from '../../src/errors.js';
+
+/** A directory of the machine's temporary one, made before a test points TMPDIR elsewhere. */
+const BASE = mkdtempSync(join(tmpdir(), 'svc-input-copy-'));
+afterAll(() => rmSync(BASE, { recursive: true, force: true }));
+
+const systemError = (code: string, words: string, call: string) =>
+  Object.assign(new Error(`${code}: ${words}, ${call}`), { code, syscall: call });
+
+/** A TMPDIR of its own, so what the copy leaves in it can be listed. */
+function ownTmpdir(): string {
+  const dir = mkdtempSync(join(BASE, 'svc-tmpdir-'));
+  vi.stubEnv('TMPDIR', dir);
+  return dir;
+}
+
+/** A file of `rows` grant rows, every one naming ops-readonly. */
+function grantsFile(rows: number): string {
+  const file = join(mkdtempSync(join(BASE, 'svc-bulk-')), 'ops.csv');
+  let text = 'user,role\n';
+  for (let i = 1; i <= rows; i++) text += `usr_bulk_${String(i).padStart(6, '0')},ops-readonly\n`;
+  writeFileSync(file, text);
+  return file;
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('a TMPDIR that fills up while the input is copied', () => {
+  /** Room for `room` more bytes: a write past it takes what fits, the next one fails ENOSPC. */
+  function fillingDisk(room: number): SnapshotDisk {
+    let left = room;
+    return {
+      ...realSnapshotDisk,
+      write(fd, bytes, offset) {
+        if (left === 0) throw systemError('ENOSPC', 'no space left on device', 'write');
+        const took = writeSync(fd, bytes, offset, Math.min(left, bytes.length - offset));
+        left -= took;
+        return took;
+      },
+    };
+  }
+
+  it('is refused in one line naming TMPDIR and the cause, nothing sent, the copy removed', async () => {
+    const temporary = ownTmpdir();
+    const file = grantsFile(482);
+    const error = await snapshotInput(
+      file,
+      Readable.from([]),
+      '--file',
+      undefined,
+      undefined,
+      fillingDisk(12_288),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({
+      message: `cannot copy ${file} to TMPDIR (${temporary}): no space left on device; nothing was sent`,
+      code: 'tmpdir_unusable',
+      hint: 'make room there, or set TMPDIR to a directory you can write with room for a copy of the input (svc runs from that copy), then run the command again',
+    });
+    expect(readdirSync(temporary)).toEqual([]);
+  });
+
+  it('a disk whose writes say they took bytes they did not keep: the copy is checked by its size', async () => {
+    const temporary = ownTmpdir();
+    const file = grantsFile(100);
+    const lying: SnapshotDisk = { ...realSnapshotDisk, write: (_fd, bytes, offset) => bytes.length - offset };
+    await expect(
+      snapshotInput(file, Readable.from([]), '--file', undefined, undefined, lying),
+    ).rejects.toThrow(
+      `cannot copy ${file} to TMPDIR (${temporary}): the copy holds 0 of the ${statSync(file).size} bytes read; nothing was sent`,
+    );
+    expect(readdirSync(temporary)).toEqual([]);
+  });
+
+  it('a copy with room is whole', async () => {
+    ownTmpdir();
+    const file = grantsFile(482);
+    const snap = await snapshotInput(
+      file,
+      Readable.from([]),
+      '--file',
+      undefined,
+      undefined,
+      fillingDisk(1e6),
+    );
+    expect(snap.remove()).toBeUndefined();
+  });
+});
+
+describe('a TMPDIR that is missing', () => {
+  it.each([
+    ['--file', () => grantsFile(2)],
+    ['standard input', () => '-'],
+  ])('%s: says TMPDIR does not exist and how to fix it (exit 2), not "a bug in svc"', async (_name, spec) => {
+    vi.stubEnv('TMPDIR', '/nonexistent/tmp');
+    const path = spec();
+    const error = await snapshotInput(path, Readable.from(['user,role\n']), '--file').catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({
+      message: `cannot copy ${path === '-' ? 'standard input' : path} to TMPDIR (/nonexistent/tmp): it does not exist or is not a directory; nothing was sent`,
+      hint: 'set TMPDIR to a directory that exists and that you can write (or unset it: /tmp), then run the command again',
+    });
+  });
+});
+
+describe('standard input into a full TMPDIR', () => {
+  it('names the copy, not the input', async () => {
+    const temporary = ownTmpdir();
+    // The stream's own write fails as a full disk's does (fs.write, ENOSPC).
+    const write = vi.spyOn((await import('node:fs')).default, 'write');
+    write.mockImplementation(((_fd: number, _buffer: unknown, ...rest: unknown[]) => {
+      const done = rest.at(-1) as (error: Error) => void;
+      done(systemError('ENOSPC', 'no space left on device', 'write'));
+    }) as never);
+    try {
+      await expect(
+        snapshotInput('-', Readable.from([Buffer.from('user,role\nu,r\n')]), '--file'),
+      ).rejects.toThrow(
+        `cannot copy standard input to TMPDIR (${temporary}): no space left on device; nothing was sent`,
+      );
+    } finally {
+      write.mockRestore();
+    }
+    expect(readdirSync(temporary)).toEqual([]);
+  });
+});
+
+describe('a copy that cannot be removed (out of file descriptors)', () => {
+  const emfile = () => systemError('EMFILE', 'too many open files', 'scandir');
+
+  it('is removed by a second try', async () => {
+    const temporary = ownTmpdir();
+    let fails = 1;
+    const disk: SnapshotDisk = {
+      ...realSnapshotDisk,
+      remove(dir, path) {
+        if (fails-- > 0) throw emfile();
+        realSnapshotDisk.remove(dir, path);
+      },
+    };
+    const snap = await snapshotInput(grantsFile(3), Readable.from([]), '--file', undefined, undefined, disk);
+    expect(snap.remove()).toBeUndefined();
+    expect(readdirSync(temporary)).toEqual([]);
+  });
+
+  it('that fails twice is words for a warning, not a thrown error', async () => {
+    ownTmpdir();
+    const disk: SnapshotDisk = {
+      ...realSnapshotDisk,
+      remove() {
+        throw emfile();
+      },
+    };
+    const file = grantsFile(3);
+    const snap = await snapshotInput(file, Readable.from([]), '--file', undefined, undefined, disk);
+    const dir = join(snap.path, '..');
+    expect(snap.remove()).toMatch(
+      new RegExp(
+        `^svc's private copy of ${file} \\(0600\\) could not be removed \\(too many open files \\(ulimit -n (\\d+)\\): lower --concurrency or raise the limit\\); remove it: rm -r ${dir}$`,
+      ),
+    );
+    realSnapshotDisk.remove(dir, snap.path);
+  });
+});
