@@ -11,10 +11,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runProcess } from '../../src/system/run.js';
 import { assignments, bulkUser, customRole } from '../helpers/bulk.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { useHeldRequests } from '../helpers/lossy-proxy.js';
+import { useSandbox } from '../helpers/sandbox.js';
 import { BIN, baseEnv, ROOT, sandboxEnv } from '../helpers/svc.js';
 
 /** The unshare that gives a process a PID namespace of its own (and svc PID 1 in it), if any works here. */
@@ -24,21 +25,22 @@ const unshare = [
 ].find((flags) => spawnSync('unshare', [...flags, 'true']).status === 0);
 if (!unshare) console.warn('skipped: two runs in two PID namespaces: unshare -p (or -r -p) cannot run here');
 
-/**
- * Rows enough that the first run outlasts the second's start and watch however slow a loaded
- * machine makes them (CI saw a second start 5 s late and find the first done): the latency is
- * dropped once the second has answered, and the first's remaining rows go at once.
- */
 const ROWS = 12;
 const sandbox = useSandbox({ users: ROWS });
+/**
+ * The first run's grants are held at a proxy until the second run has answered, so the first is
+ * still running however late a loaded machine starts the second (CI, s21: a second run started 5 s
+ * late found a first slowed by latency alone already done, and ran itself). Its timeout outlasts
+ * any hold.
+ */
+const grants = useHeldRequests(sandbox, (method, path) => method === 'POST' && path.endsWith('/roles'));
 const env = sandboxEnv(sandbox);
-const faults = (latency_ms: number) => call(sandbox(), 'PUT', '/_sandbox/faults', { body: { latency_ms } });
-afterEach(() => faults(0));
+const viaProxy = () => ({ ...env, SVC_BASE_URL: grants.url(), SVC_TIMEOUT: '600' });
 
 /** svc as PID 1 of a PID namespace of its own: what a container runs. */
 const contained = (args: string[]) =>
   runProcess('unshare', [...unshare!, process.execPath, BIN, ...args], {
-    env: baseEnv(env),
+    env: baseEnv(viaProxy()),
     cwd: ROOT,
     timeoutMs: 60_000,
   });
@@ -57,15 +59,18 @@ it.skipIf(!unshare)(
   async () => {
     const { id, file } = await grantsFile('pidns');
     const argv = ['roles', 'assign', '--file', file, '--concurrency', '1'];
-    // Each grant held 4 s (48 s in all): the first run is still working when the second has watched its lock (11 s).
-    await faults(4000);
+    // The first run's first grant is held until the second has watched its lock (11 s) and answered.
+    const held = grants.hold();
     const first = contained(argv);
     const journals = join(env.SVC_STATE_DIR!, 'journals');
-    while (!(existsSync(journals) && readdirSync(journals).some((name) => name.endsWith('.lock'))))
-      await sleep(50);
+    await Promise.race([
+      held.arrived,
+      first.then((r) => Promise.reject(new Error(`first run ended: ${r.stderr}`))),
+    ]);
+    expect(readdirSync(journals).filter((name) => name.endsWith('.lock'))).toHaveLength(1);
 
     const second = await contained(argv);
-    await faults(0);
+    held.release();
     expect(second.code, second.stderr).toBe(6);
     expect(second.stdout).toBe('');
     expect(second.stderr).toMatch(
@@ -95,8 +100,8 @@ it.skipIf(!unshare)(
     // one kill(N) reaches; a start read there would call the live holder another program.
     const { id, file } = await grantsFile('pidns-proc');
     const journals = join(env.SVC_STATE_DIR!, 'journals');
-    // Each grant held 1.5 s (18 s in all) until the second has answered (the script marks it).
-    await faults(1500);
+    // The first run's first grant is held until the second has answered (the script marks it).
+    const held = grants.hold();
     const answered = join(env.SVC_STATE_DIR!, '..', 'second-answered');
     const script = `
     "$0" "$1" roles assign --file "$2" --concurrency 1 >/dev/null 2>&1 & first=$!
@@ -108,13 +113,14 @@ it.skipIf(!unshare)(
       'unshare',
       [...flags, 'bash', '-c', script, process.execPath, BIN, file, journals, answered],
       {
-        env: baseEnv(env),
+        env: baseEnv(viaProxy()),
         cwd: ROOT,
         timeoutMs: 60_000,
       },
     );
+    await held.arrived;
     while (!existsSync(answered)) await sleep(50);
-    await faults(0);
+    held.release();
     const both = await running;
     expect(both.stdout).toBe('second=6\nfirst=0\n');
     expect(both.stderr).toMatch(

@@ -9,16 +9,27 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ACME, call, useLiveAdmin } from '../helpers/sandbox.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useHeldRequests } from '../helpers/lossy-proxy.js';
+import { ACME, useLiveAdmin } from '../helpers/sandbox.js';
 import { BIN, baseEnv } from '../helpers/svc.js';
 import { until } from '../helpers/webhooks.js';
 
 const live = useLiveAdmin();
 const files = mkdtempSync(join(tmpdir(), 'svc-secret-killed-'));
 afterAll(() => rmSync(files, { recursive: true, force: true }));
-const faults = (body: unknown) => call(live.sandbox(), 'PUT', '/_sandbox/faults', { body });
-afterEach(() => faults({ latency_ms: 0 }));
+/**
+ * The creating POST of a run is held at a proxy until the test lets it go: the run is in flight for
+ * as long as the test needs (never latency that is usually long enough: a loaded machine once
+ * outlasted it). Its timeout outlasts any hold.
+ */
+const creations = useHeldRequests(live.sandbox, (method) => method === 'POST');
+const viaProxy = () => ({
+  ...live.env,
+  SVC_BASE_URL: creations.url(),
+  SVC_TIMEOUT: '600',
+  SVC_STATE_DIR: join(live.dir, '..', 'state'),
+});
 
 const records = () => join(live.dir, '..', 'state', 'secret-files');
 
@@ -32,20 +43,20 @@ const recorded = (path: string) => {
 
 /** Starts the built svc and SIGKILLs it once its secret file waits for the answer. */
 async function killedWhileInFlight(args: string[]): Promise<void> {
-  await faults({ latency_ms: 1500 });
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: baseEnv({ ...live.env, SVC_STATE_DIR: join(live.dir, '..', 'state') }),
-    stdio: 'ignore',
-  });
+  const held = creations.hold();
+  const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(viaProxy()), stdio: 'ignore' });
   const exited = new Promise((resolve) => child.on('exit', resolve));
   // Its record written whole, not just made: a record file exists empty before its bytes are in (a
   // run killed in between leaves none to name, and the loaded CI run once killed it there).
   await until(
     () => existsSync(records()) && readdirSync(records()).some((name) => recorded(join(records(), name))),
   );
+  await held.arrived;
   child.kill('SIGKILL');
   await exited;
-  await faults({ latency_ms: 0 });
+  // The platform gets the request its client no longer waits for, and answers it (stores its answer).
+  held.release();
+  await held.passed;
 }
 
 describe('a --secret-file left empty by a killed run', () => {
@@ -109,10 +120,10 @@ describe('a --secret-file another run is still filling', () => {
       ...['oauth', 'create', '--name', name, '--redirect-uri', 'https://a.example/cb'],
       ...['--scope', 'read:reconciliations', '--secret-file', file],
     ];
-    // Its POST held long enough for the second run to start and check the file.
-    await faults({ latency_ms: 4000 });
+    // Its POST held until the second run has checked the file.
+    const held = creations.hold();
     const child = spawn(process.execPath, [BIN, ...create('busy-1')], {
-      env: baseEnv({ ...live.env, SVC_STATE_DIR: join(live.dir, '..', 'state') }),
+      env: baseEnv(viaProxy()),
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -121,9 +132,11 @@ describe('a --secret-file another run is still filling', () => {
     await until(
       () => existsSync(records()) && readdirSync(records()).some((name) => recorded(join(records(), name))),
     );
+    await held.arrived;
     const second = await live.svc(create('busy-2'), {
       env: { ...live.env, SVC_STATE_DIR: join(live.dir, '..', 'state') },
     });
+    held.release();
     expect(await exited).toBe(0);
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toMatch(

@@ -42,7 +42,7 @@ needs('tmux').describe('svc login over SSH', () => {
   it('prints the URL, takes the pasted address of the redirect, refuses another login’s, and logs in', async () => {
     const before = await tokenRequests(sandbox());
     term = await Terminal.svc(['login'], env);
-    const screen = await term.waitFor(/Paste the address here: /, 10_000, { joined: true });
+    const screen = await term.waitFor(/Paste the address here: /, undefined, { joined: true });
     expect(screen).toContain(
       'An SSH session (SSH_CONNECTION is set): svc does not open a browser on this machine.',
     );
@@ -61,7 +61,7 @@ needs('tmux').describe('svc login over SSH', () => {
     );
     await term.type(other.location!.href);
     await term.send('Enter');
-    await term.waitFor(/wrong state was turned away[\s\S]*Paste the address here: $/m, 10_000, {
+    await term.waitFor(/wrong state was turned away[\s\S]*Paste the address here: $/m, undefined, {
       joined: true,
     });
 
@@ -70,7 +70,7 @@ needs('tmux').describe('svc login over SSH', () => {
     expect(mine.location!.searchParams.get('code')).toBeTruthy();
     await term.type(mine.location!.href);
     await term.send('Enter');
-    const done = await term.waitFor(/\[exit \d+\]/, 15_000, { joined: true });
+    const done = await term.waitFor(/\[exit \d+\]/, undefined, { joined: true });
     expect(done).toContain(`✓ Logged in to ${sandbox().url} as`);
     expect(done).toContain('[exit 0]');
     // One code exchanged, with this login's verifier; the other login's code was never sent.
@@ -83,12 +83,12 @@ needs('tmux').describe('svc login over SSH', () => {
   it('--no-browser on a terminal still finishes by itself when the redirect reaches this machine', async () => {
     const local = { ...env, SSH_CONNECTION: '', SVC_CONFIG_DIR: join(env.HOME!, 'config-local') };
     term = await Terminal.svc(['login', '--no-browser'], local);
-    const screen = await term.waitFor(/Paste the address here: /, 10_000, { joined: true });
+    const screen = await term.waitFor(/Paste the address here: /, undefined, { joined: true });
     expect(screen).not.toContain('SSH session');
     const url = /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(screen)![1]!;
     const answered = await consent(url);
     await (await fetch(answered.location!)).text();
-    const done = await term.waitFor(/\[exit \d+\]/, 15_000, { joined: true });
+    const done = await term.waitFor(/\[exit \d+\]/, undefined, { joined: true });
     expect(done).toContain('✓ Logged in');
     expect(done).toContain('[exit 0]');
   }, 40_000);
@@ -96,9 +96,9 @@ needs('tmux').describe('svc login over SSH', () => {
   it('Ctrl-D at the paste prompt ends the login: 130, one line, no prompt left listening', async () => {
     const local = { ...env, SVC_CONFIG_DIR: join(env.HOME!, 'config-eof') };
     term = await Terminal.svc(['login', '--no-browser'], local);
-    await term.waitFor(/Paste the address here: /, 10_000, { joined: true });
+    await term.waitFor(/Paste the address here: /, undefined, { joined: true });
     await term.send('C-d');
-    const done = await term.waitFor(/\[exit \d+\]/, 10_000, { joined: true });
+    const done = await term.waitFor(/\[exit \d+\]/, undefined, { joined: true });
     expect(done).toMatch(
       /Paste the address here: \nerror: the login was cancelled at the end of input \(Ctrl-D\)\n/,
     );

@@ -55,7 +55,7 @@ async function started(name: string, args: string[], extraEnv: Record<string, st
 
 /** Prompts are written to stderr: here the file, once it shows `pattern`. */
 async function asked(file: string, pattern: RegExp): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   while (!existsSync(file) || !pattern.test(readFileSync(file, 'utf8'))) {
     if (Date.now() > deadline) throw new Error(`svc never asked ${pattern}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -64,9 +64,9 @@ async function asked(file: string, pattern: RegExp): Promise<void> {
 }
 
 async function exitStatus(file: string): Promise<number> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   while (!existsSync(file) || readFileSync(file, 'utf8').trim() === '') {
-    if (Date.now() > deadline) throw new Error('svc did not end within 10 s');
+    if (Date.now() > deadline) throw new Error('svc did not end within 30 s');
     await new Promise((r) => setTimeout(r, 50));
   }
   return Number(readFileSync(file, 'utf8').trim());

@@ -219,3 +219,56 @@ export function useUnreadWrites(sandbox: () => Sandbox) {
     },
   };
 }
+
+/** A hold on the next request `useHeldRequests` matches. */
+export interface Hold {
+  /** Resolves once the matching request has reached the proxy (and is held there). */
+  arrived: Promise<void>;
+  /** Lets the held request through to the sandbox. */
+  release(): void;
+  /** Resolves once the released request has been answered by the sandbox (its change made). */
+  passed: Promise<void>;
+}
+
+/**
+ * A proxy in front of the sandbox that holds the next request `matches` picks, once `hold()` is
+ * called, until the test releases it (released after each test whatever happens); the requests
+ * after it go through: a run kept busy for exactly as long as the test needs, however slow a
+ * loaded machine makes the other side — never by latency that is "usually long enough" (s21: a
+ * second process started 5 s late found the first, slowed by latency, already done). Only one is
+ * held, so a second run that wrongly went ahead is not held too, and fails its test at once.
+ */
+export function useHeldRequests(sandbox: () => Sandbox, matches: (method: string, path: string) => boolean) {
+  let next: { arrive(): void; released: Promise<void>; pass(): void } | undefined;
+  const holds: Array<() => void> = [];
+  const url = useFront(async (request, response) => {
+    const hold = next && matches(request.method, request.path) ? next : undefined;
+    if (hold) {
+      next = undefined;
+      hold.arrive();
+      await hold.released;
+    }
+    const upstream = await passOn(sandbox, request.path, request, request.body);
+    hold?.pass();
+    response.writeHead(upstream.status, upstream.headers);
+    response.end(upstream.text);
+  });
+  afterEach(() => {
+    for (const release of holds.splice(0)) release();
+    next = undefined;
+  });
+  return {
+    url,
+    hold(): Hold {
+      let arrive!: () => void;
+      let release!: () => void;
+      let pass!: () => void;
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const passed = new Promise<void>((resolve) => (pass = resolve));
+      next = { arrive, released, pass };
+      holds.push(release);
+      return { arrived, release, passed };
+    },
+  };
+}

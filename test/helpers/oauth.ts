@@ -186,7 +186,10 @@ export interface LiveSvc {
   child: ChildProcessWithoutNullStreams;
   stdout: () => string;
   stderr: () => string;
-  /** Resolves with the first match of `pattern` in stderr (waits for it). */
+  /**
+   * Resolves with the first match of `pattern` in stderr (waits for it: up to 30 s, far above need
+   * for a spawned svc, which once started 5 s late on a loaded CI machine).
+   */
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   done: Promise<SvcResult>;
 }
@@ -216,7 +219,7 @@ export function spawnSvc(args: string[], env: Record<string, string | undefined>
     stdout: () => out,
     stderr: () => err,
     done,
-    waitForStderr(pattern, timeoutMs = 15_000) {
+    waitForStderr(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const match = pattern.exec(err);

@@ -89,10 +89,14 @@ export class Terminal {
     return stdout;
   }
 
-  /** The screen once it shows `pattern` (a RegExp, or text it contains); an error with what it showed. */
+  /**
+   * The screen once it shows `pattern` (a RegExp, or text it contains); an error with what it
+   * showed. Up to 30 s: far above need (a spawn on a loaded CI machine once started 5 s late), and
+   * never part of what a test asserts.
+   */
   async waitFor(
     pattern: RegExp | string,
-    timeoutMs = 10_000,
+    timeoutMs = 30_000,
     options: { joined?: boolean } = {},
   ): Promise<string> {
     const shows = (screen: string) =>
