@@ -160,3 +160,27 @@ describe('rows without an identity (review21c F2)', () => {
     expect([r.code, ndjson(r.stdout), r.stderr]).toEqual([0, rows, '']);
   });
 });
+
+/**
+ * `--limit N` over pages larger than asked (a server that ignores the `limit`), of a list gaining
+ * an item at its head after the first page (R21d-2): page 2 (offset 3) starts with the first
+ * page's last item, left out as a repeat; the cursor printed counted the items printed, not the
+ * repeat before them, so `#skip=1` named the repeat and the next command printed an item again.
+ */
+describe('a --limit cut within a page that repeated items of the page before (R21d-2)', () => {
+  it('the cursor printed continues exactly after the last item printed, nothing twice', async () => {
+    const all = await everyUser();
+    pageAs(proxy(), 'offset-insert-fixed');
+    const first = await svc.run(['users', 'ls', '--limit', '4'], through());
+    const hint = first.stderr.split('\n')[1] ?? '';
+    expect([first.code, first.stdout, first.stderr.split('\n')[0]]).toEqual([
+      0,
+      text(all.slice(0, 4)),
+      'the list changed while svc read it: 1 item seen twice was printed once',
+    ]);
+    const cursor = /--cursor (\S+)/.exec(hint)?.[1]?.replace(/^'|'$/g, '') ?? '';
+    expect(cursor).toBe('svc-page:offset=3#skip=2');
+    const next = await svc.run(['users', 'ls', '--limit', '2', '--cursor', cursor], through());
+    expect([next.code, next.stdout]).toEqual([0, text(all.slice(4, 6))]);
+  });
+});
