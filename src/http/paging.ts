@@ -20,12 +20,13 @@ export function startCursor(path: string, query: Record<string, unknown>): strin
 
 /**
  * The one stderr note of a listing whose pages repeated `twice` items of the pages before them,
- * each printed once (CursorTrail.read), or undefined for none.
+ * each printed once (CursorTrail.read), or undefined for none. `kept`: what became of them, for a
+ * command that reads its lists whole and prints none of them (`svc export`, `plan`, `apply`).
  */
-export function twiceNote(twice: number): string | undefined {
+export function twiceNote(twice: number, done: 'printed' | 'kept' = 'printed'): string | undefined {
   if (twice === 0) return undefined;
   const items = `${twice.toLocaleString('en')} item${twice === 1 ? '' : 's'}`;
-  return `the list changed while svc read it: ${items} seen twice ${twice === 1 ? 'was' : 'were'} printed once`;
+  return `the list changed while svc read it: ${items} seen twice ${twice === 1 ? 'was' : 'were'} ${done} once`;
 }
 
 /** A cursor longer than this is shown cut, in an error line. */
