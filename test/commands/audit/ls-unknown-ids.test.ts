@@ -4,7 +4,7 @@
  * lacked the refusal of an invisible character every other id flag has (attack21b F7).
  */
 import { describe, expect, it } from 'vitest';
-import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 const auditor = () => ({ env: { SVC_TOKEN: svc.sandbox().issueToken('usr_auditor').token } });
