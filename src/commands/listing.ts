@@ -98,9 +98,15 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       this.lastPage = page;
       // A page of another server's size (a first page too), or a link as it was written, may hold
       // more than --limit lets print: the listing stops within it, and its cursor continues there
-      // (paging.ts cursorWithin).
-      const items = page.items.slice(skipOf(asked)).filter((item) => !twice.has(item));
-      const within = limit !== undefined && items.length > left ? cursorWithin(asked, left) : undefined;
+      // (paging.ts cursorWithin), after the last item printed: the items of the page left out
+      // before it as repeats of the page before are counted too, or the next command would
+      // print one again (R21d-2).
+      const rest = page.items.slice(skipOf(asked));
+      const items = rest.filter((item) => !twice.has(item));
+      const within =
+        limit !== undefined && items.length > left
+          ? cursorWithin(asked, rest.indexOf(items[left - 1]!) + 1)
+          : undefined;
       this.next = within ?? page.next_cursor ?? null;
       for (const item of within === undefined ? items : items.slice(0, left)) {
         this.shown++;

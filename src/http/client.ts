@@ -25,7 +25,7 @@ import {
   type RequestOptions,
 } from './options.js';
 import { checkCredentialTransport } from './origin.js';
-import { CursorTrail, followPage, nextCursorOf, skipOf, startCursor, twiceNote } from './paging.js';
+import { CursorTrail, followPage, nextCursorOf, skipOf, startCursor } from './paging.js';
 import { joinUrl } from './path.js';
 import { type ProxySettings, proxySettings, route } from './proxy.js';
 import { SecretRegistry } from './redact.js';
@@ -144,8 +144,8 @@ export class ApiClient {
       first?: { data: Page<T>; headers: Headers } | undefined;
       /** A page repeating items of the page before: read once (a whole page stops the listing), or passed to a caller counting each once (CursorTrail). */
       repeats?: 'stop' | 'counted once' | undefined;
-      /** Told, at the end, of items pages repeated and printed once (paging.ts twiceNote). */
-      note?: ((text: string) => void) | undefined;
+      /** Told, at the end, how many items pages repeated and were read once (none: not told; paging.ts twiceNote). */
+      twice?: ((count: number) => void) | undefined;
     } = {},
   ): AsyncGenerator<T> {
     let cursor = startCursor(path, query);
@@ -178,8 +178,7 @@ export class ApiClient {
       yield* items;
       cursor = trail.next(items.length, next);
       if (cursor === undefined) {
-        const note = twiceNote(trail.twice);
-        if (note !== undefined) more.note?.(note);
+        if (trail.twice > 0) more.twice?.(trail.twice);
         return;
       }
     }

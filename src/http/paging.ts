@@ -20,12 +20,13 @@ export function startCursor(path: string, query: Record<string, unknown>): strin
 
 /**
  * The one stderr note of a listing whose pages repeated `twice` items of the pages before them,
- * each printed once (CursorTrail.read), or undefined for none.
+ * each printed once (CursorTrail.read), or undefined for none. `kept`: what became of them, for a
+ * command that reads its lists whole and prints none of them (`svc export`, `plan`, `apply`).
  */
-export function twiceNote(twice: number): string | undefined {
+export function twiceNote(twice: number, done: 'printed' | 'kept' = 'printed'): string | undefined {
   if (twice === 0) return undefined;
   const items = `${twice.toLocaleString('en')} item${twice === 1 ? '' : 's'}`;
-  return `the list changed while svc read it: ${items} seen twice ${twice === 1 ? 'was' : 'were'} printed once`;
+  return `the list changed while svc read it: ${items} seen twice ${twice === 1 ? 'was' : 'were'} ${done} once`;
 }
 
 /** A cursor longer than this is shown cut, in an error line. */
@@ -72,10 +73,9 @@ export class CursorTrail {
     this.#items += items;
     if (typeof next !== 'string' || next === '') return undefined;
     if (this.#sent.has(next)) {
-      const shown = next.length > SHOWN_CURSOR ? `${next.slice(0, SHOWN_CURSOR)}${sym.ellipsis}` : next;
       throw new SvcError(
         'failure',
-        `the server sent the cursor ${JSON.stringify(shown)} again after ${this.#pages.toLocaleString('en')} page${this.#pages === 1 ? '' : 's'} (a cursor loop); svc stopped rather than read the same pages forever, so the listing is incomplete`,
+        `the server sent the cursor ${JSON.stringify(shownCut(next))} again after ${this.#pages.toLocaleString('en')} page${this.#pages === 1 ? '' : 's'} (a cursor loop); svc stopped rather than read the same pages forever, so the listing is incomplete`,
         { code: 'cursor_loop', hint: "the server's paging is broken: report it to its operator" },
       );
     }
@@ -94,18 +94,23 @@ export class CursorTrail {
    * with any paging by position). Or the page repeats the *whole* page before (its server counts
    * its pages otherwise than its first page said: from 1, the first saying `page: 0`, answers
    * page=1 with the first page again; or it ignores the position asked for): the page after it
-   * would never be read, so the listing stops (fix-list21 3a). Items are told apart by their key
-   * (item-key.ts: an id, a grant's audit entry…); an item without one is not compared. A
-   * server's own cursor (the reference's `next_cursor`), `starting_after` (the last item's id)
-   * and a link (followed as written) are not checked. Only the keys of the page before are kept
-   * (a listing streams in constant memory). `twice` counts the items left out so.
+   * would never be read, so the listing stops (fix-list21 3a). A page of a cursor (the server's
+   * own `next_cursor`, `starting_after`: the last item's id) is asked for the place after the
+   * page before, which a changing list does not move: its repeats are not left out, but one
+   * repeating the whole page before is a server that ignores the cursor, and the listing stops
+   * before printing it (it printed the page twice, then stopped on the cursor loop: brief
+   * paging22 3). Items are told apart by their key (item-key.ts: an id, a grant's audit
+   * entry…); an item without one is not compared. A link (followed as written) is not checked.
+   * Only the keys of the page before are kept (a listing streams in constant memory). `twice`
+   * counts the items left out so.
    */
   read<T>(items: readonly T[], asked: string | undefined): ReadonlySet<T> {
     const keys = new Set<string>();
     const repeated = new Set<T>();
     const own = ownPage(asked);
+    const stop = this.#repeats === 'stop';
     const at = own?.way === 'page' || own?.way === 'offset' ? own : undefined;
-    const checked = at !== undefined && this.#repeats === 'stop';
+    const checked = at !== undefined && stop;
     for (const item of items) {
       const key = itemKey(item);
       if (key === undefined) continue;
@@ -114,28 +119,20 @@ export class CursorTrail {
     }
     const before = this.#keys;
     this.#keys = keys;
-    const whole = before.size > 0 && [...before].every((key) => keys.has(key));
-    if (at === undefined || !checked || !whole) {
+    // A cursor page: one svc asked with a cursor not its own (the server's), or starting_after.
+    const cursorPage =
+      asked !== undefined && (own === undefined || own.way === 'starting_after' || own.way === 'cursor');
+    const whole =
+      stop &&
+      (at !== undefined || cursorPage) &&
+      before.size > 0 &&
+      [...before].every((key) => keys.has(key));
+    if (!whole) {
       this.twice += repeated.size;
       return repeated;
     }
     const [first] = before;
-    const shown = first!.length > SHOWN_CURSOR ? `${first!.slice(0, SHOWN_CURSOR)}${sym.ellipsis}` : first;
-    const [where, what] =
-      at.way === 'page'
-        ? [
-            `page ${at.page} of the listing, as svc counted the pages (from ${at.base}, as the first page said),`,
-            'its pages otherwise than its first page said',
-          ]
-        : [`the page at offset ${at.offset} of the listing`, 'its offsets otherwise'];
-    throw new SvcError(
-      'failure',
-      `${where} repeats the whole page before it (${shown}): the server counts ${what}, or ignores the ${at.way === 'page' ? 'page number' : 'offset'} asked for, so the page after it would never be read (or the list gained a whole page of items while svc read it); svc stopped, so the listing is incomplete`,
-      {
-        code: 'paging_moved',
-        hint: "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
-      },
-    );
+    throw wholeRepeat(at ?? own, asked!, first!);
   }
 
   /**
@@ -150,6 +147,49 @@ export class CursorTrail {
     error.message = `the listing is incomplete: it stopped after ${items}, when the next page failed: ${error.message}`;
     return error;
   }
+}
+
+/** What is shown of a cursor or an item's key in an error line: cut past SHOWN_CURSOR. */
+function shownCut(text: string): string {
+  return text.length > SHOWN_CURSOR ? `${text.slice(0, SHOWN_CURSOR)}${sym.ellipsis}` : text;
+}
+
+/**
+ * A page repeating the whole page before it (CursorTrail.read), `first` that page's first key: a
+ * page asked by position whose server counts otherwise or ignores the position (or whose list
+ * gained a whole page meanwhile: run it again), or a page of a cursor whose server ignores it.
+ */
+function wholeRepeat(own: OwnPage | undefined, asked: string, first: string): SvcError {
+  const shown = shownCut(first);
+  if (own?.way === 'page' || own?.way === 'offset') {
+    const [where, what] =
+      own.way === 'page'
+        ? [
+            `page ${own.page} of the listing, as svc counted the pages (from ${own.base}, as the first page said),`,
+            'its pages otherwise than its first page said',
+          ]
+        : [`the page at offset ${own.offset} of the listing`, 'its offsets otherwise'];
+    return new SvcError(
+      'failure',
+      `${where} repeats the whole page before it (${shown}): the server counts ${what}, or ignores the ${own.way === 'page' ? 'page number' : 'offset'} asked for, so the page after it would never be read (or the list gained a whole page of items while svc read it); svc stopped, so the listing is incomplete`,
+      {
+        code: 'paging_moved',
+        hint: "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
+      },
+    );
+  }
+  const [where, what] =
+    own?.way === 'starting_after'
+      ? [`the page after ${shownCut(own.id)} (starting_after)`, 'starting_after']
+      : [
+          `the page at the server's cursor ${JSON.stringify(shownCut(own?.way === 'cursor' ? own.cursor : asked))}`,
+          'the cursor asked for',
+        ];
+  return new SvcError(
+    'failure',
+    `${where} repeats the whole page before it (${shown}): the server ignores ${what}, which names the place after that page, so the page after it would never be read; svc stopped, so the listing is incomplete`,
+    { code: 'cursor_loop', hint: "the server's paging is broken: report it to its operator" },
+  );
 }
 
 /**

@@ -11,6 +11,7 @@
  */
 import type { CommandLine, TargetSettings } from '../config/settings.js';
 import type { ApiClient } from '../http/client.js';
+import { twiceNote } from '../http/paging.js';
 import { AuditTrail } from './audit.js';
 import { Identity } from './me.js';
 import { OAuth } from './oauth.js';
@@ -50,6 +51,18 @@ export class Platform {
   /** The same without the run's tenant, for commands about the credential (`svc me`, `svc tenants ls`). */
   get svcAnyTenant(): CommandLine {
     return this.#transport.svcAnyTenant;
+  }
+
+  /**
+   * Tells `say` the one note of the items the lists this run read whole repeated of their pages
+   * before, each read once (a list that changed while svc read it: Transport.seenTwice), in the
+   * words `ls` uses (paging.ts twiceNote): `printed` once by a listing, `kept` once by a command
+   * that prints none of them (`svc export`, `plan`, `apply`). Nothing when none repeated. A
+   * command says it once, at its end.
+   */
+  sayTwice(say: (note: string) => void, done: 'printed' | 'kept'): void {
+    const note = twiceNote(this.#transport.seenTwice, done);
+    if (note !== undefined) say(note);
   }
 
   /** The server's clock minus this machine's (ms), from the latest answer's Date header. */

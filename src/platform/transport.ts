@@ -109,6 +109,11 @@ export class Transport {
   readonly svc: CommandLine;
   /** The same without the run's tenant, for commands about the credential (`svc me`, `svc tenants ls`). */
   readonly svcAnyTenant: CommandLine;
+  /**
+   * Items the lists read whole (all()) repeated of their pages before and were read once, over the
+   * run (paging.ts CursorTrail.read): a command that reads them says so once (paging.ts twiceNote).
+   */
+  seenTwice = 0;
 
   /** `settings`: where the run acts (`ctx.settings()`); without them, hints name bare `svc` lines. */
   constructor(
@@ -164,7 +169,12 @@ export class Transport {
         this.#check(operation, page, undefined);
         onPage?.(page);
       },
-      { repeats: operation.repeats },
+      {
+        repeats: operation.repeats,
+        twice: (count) => {
+          this.seenTwice += count;
+        },
+      },
     );
     try {
       yield* pages;

@@ -8,6 +8,9 @@
  * - (a) pages with total_pages and no page number: the first page was the whole listing, exit 0;
  * - (b) page 2 one item short in the size asked while the total counts it: 20 of 21, exit 0.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ndjson } from '../helpers/context.js';
 import { pageAs } from '../helpers/paged-proxy.js';
@@ -158,5 +161,112 @@ describe('rows without an identity (review21c F2)', () => {
     });
     const r = await svc.run(['api', '/v1/users', '--paginate', '--ndjson'], through());
     expect([r.code, ndjson(r.stdout), r.stderr]).toEqual([0, rows, '']);
+  });
+});
+
+/**
+ * `--limit N` over pages larger than asked (a server that ignores the `limit`), of a list gaining
+ * an item at its head after the first page (R21d-2): page 2 (offset 3) starts with the first
+ * page's last item, left out as a repeat; the cursor printed counted the items printed, not the
+ * repeat before them, so `#skip=1` named the repeat and the next command printed an item again.
+ */
+describe('a --limit cut within a page that repeated items of the page before (R21d-2)', () => {
+  it('the cursor printed continues exactly after the last item printed, nothing twice', async () => {
+    const all = await everyUser();
+    pageAs(proxy(), 'offset-insert-fixed');
+    const first = await svc.run(['users', 'ls', '--limit', '4'], through());
+    const hint = first.stderr.split('\n')[1] ?? '';
+    expect([first.code, first.stdout, first.stderr.split('\n')[0]]).toEqual([
+      0,
+      text(all.slice(0, 4)),
+      'the list changed while svc read it: 1 item seen twice was printed once',
+    ]);
+    const cursor = /--cursor (\S+)/.exec(hint)?.[1]?.replace(/^'|'$/g, '') ?? '';
+    expect(cursor).toBe('svc-page:offset=3#skip=2');
+    const next = await svc.run(['users', 'ls', '--limit', '2', '--cursor', cursor], through());
+    expect([next.code, next.stdout]).toEqual([0, text(all.slice(4, 6))]);
+  });
+});
+
+/**
+ * `svc export`, `plan` and `apply` read their lists whole and kept a repeated item once without a
+ * word (brief paging22 2): a listing that changed while svc read it is something the person
+ * running them must know (an unstable order can also leave an item out). One line on stderr, the
+ * words `ls` uses; stdout unchanged.
+ */
+describe('export, plan and apply over a list that changed while svc read it (brief paging22 2)', () => {
+  const note = 'the list changed while svc read it: 1 item seen twice was kept once\n';
+  const timeless = (out: string) => out.replace(/^# svc export of .*\n/, '');
+
+  it('svc export writes every grant once and says so, once; --json alike', async () => {
+    const direct = await svc.run(['export', '--only', 'grants']);
+    const json = await svc.run(['export', '--only', 'grants', '--json']);
+    pageAs(proxy(), 'offset-insert');
+    const r = await svc.run(['export', '--only', 'grants'], through());
+    expect([r.code, timeless(r.stdout), r.stderr]).toEqual([
+      0,
+      timeless(direct.stdout),
+      `${note}${direct.stderr}`,
+    ]);
+    const j = await svc.run(['export', '--only', 'grants', '--json'], through());
+    expect([j.code, j.stdout.replace(/"exported_at": "[^"]*"/, ''), j.stderr]).toEqual([
+      0,
+      json.stdout.replace(/"exported_at": "[^"]*"/, ''),
+      `${note}${json.stderr}`,
+    ]);
+  });
+
+  it('svc plan and svc apply of that export say it once, and find nothing to change', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-paging22-'));
+    try {
+      const file = join(dir, 'access.yaml');
+      writeFileSync(file, (await svc.run(['export', '--only', 'grants'])).stdout);
+      const plan = await svc.run(['plan', '-f', file]);
+      const apply = await svc.run(['apply', '-f', file, '--yes']);
+      pageAs(proxy(), 'offset-insert');
+      const paged = await svc.run(['plan', '-f', file], through());
+      expect([paged.code, paged.stdout, paged.stderr]).toEqual([
+        plan.code,
+        plan.stdout,
+        `${note}${plan.stderr}`,
+      ]);
+      // apply says it at the end of all its reads (the plan's, the drift check's, its steps').
+      const applied = await svc.run(['apply', '-f', file, '--yes'], through());
+      expect([applied.code, applied.stdout, applied.stderr]).toEqual([
+        apply.code,
+        apply.stdout,
+        `${apply.stderr}${note}`,
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * `roles ls` and `webhooks ls` read their list whole (no --limit): a repeated item was printed
+ * once without the line every other listing says (brief paging22 2).
+ */
+describe('roles ls over a list that changed while svc read it (brief paging22 2)', () => {
+  it('prints every role once and says so, exit 0', async () => {
+    const direct = await svc.run(['roles', 'ls']);
+    proxy().rewrite((method, path) =>
+      method === 'GET' && path.startsWith('/v1/roles?') ? '/v1/roles?limit=200' : path,
+    );
+    // Offset pages of three; pages after the first see a role added at the list's head.
+    proxy().reshape((x: Exchange) => {
+      const url = new URL(x.path, 'http://x');
+      if (x.method !== 'GET' || url.pathname !== '/v1/roles' || x.status !== 200) return;
+      const all = (x.body as { items: Array<{ id: string }> }).items;
+      const from = Number(url.searchParams.get('offset') ?? 0);
+      if (from > 0) all.unshift({ ...all[0]!, id: 'role_new' });
+      x.body = { items: all.slice(from, from + 3), has_more: from + 3 < all.length, next_offset: from + 3 };
+    });
+    const r = await svc.run(['roles', 'ls'], through());
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      0,
+      direct.stdout,
+      'the list changed while svc read it: 1 item seen twice was printed once\n',
+    ]);
   });
 });

@@ -22,7 +22,7 @@ const tenant = (i: number) => ({
   subscription_tier: 'pro',
 });
 
-type Mode = 'repeat' | 'cycle' | 'failp2';
+type Mode = 'repeat' | 'cycle' | 'failp2' | 'ignores';
 let server: Server;
 let base: string;
 const requests: Record<string, number> = {};
@@ -41,6 +41,8 @@ beforeAll(async () => {
     if (mode === 'failp2' && page > 0) {
       return json(503, { error: { code: 'unavailable', message: 'down', request_id: 'req_1' } });
     }
+    // `ignores`: a server that ignores the cursor, answering the first page (and its cursor) to every one.
+    if (mode === 'ignores') return json(200, { items: [tenant(0), tenant(1)], next_cursor: 'c1' });
     const next = { repeat: 'c1', cycle: page === 2 ? 'c1' : `c${page + 1}`, failp2: 'c1' }[mode];
     json(200, { items: [tenant(page)], next_cursor: next });
   });
@@ -163,5 +165,37 @@ describe('a listing cut by a failure', () => {
     const r = await svc('failp2', ['tenants', 'ls', '--all', '--cursor', 'c1']);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('error: down (HTTP 503, unavailable, request req_1)\n');
+  });
+});
+
+/**
+ * A server that ignores its own cursor (the first page again, the same cursor with it): the first
+ * page was printed twice before the cursor loop stopped the listing. A cursor names the place
+ * after the page before, so a page repeating that whole page is the server's fault: the listing
+ * stops before the repeat is printed.
+ */
+describe('a server that ignores the cursor asked for', () => {
+  const message = `the page at the server's cursor "c1" repeats the whole page before it (${tenant(0).id}): the server ignores the cursor asked for, which names the place after that page, so the page after it would never be read; svc stopped, so the listing is incomplete`;
+  const cut = `the listing is incomplete: it stopped after 2 items, when the next page failed: ${message}`;
+
+  it.each([
+    ['tenants ls --all', ['tenants', 'ls', '--all', '--ndjson']],
+    ['api --paginate', ['api', 'GET', '/v1/tenants', '--paginate', '--ndjson']],
+  ])('%s prints the first page once and stops with one line, exit 1', async (_what, argv) => {
+    const r = await svc('ignores', argv);
+    expect([r.code, ndjson(r.stdout).map((t) => t.slug), ndjson(r.stderr)]).toEqual([
+      1,
+      ['s0', 's1'],
+      [
+        {
+          error: {
+            code: 'cursor_loop',
+            message: cut,
+            exit_code: 1,
+            hint: "the server's paging is broken: report it to its operator",
+          },
+        },
+      ],
+    ]);
   });
 });

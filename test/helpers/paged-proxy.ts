@@ -14,6 +14,8 @@ export type PagedShape =
   // … the list gaining an item at its head after the first page (an item made meanwhile, newest
   // first): every later page at its offset starts with the last item of the page before (review21 F5)
   | 'offset-insert'
+  // … PAGE items a page whatever the limit asked (a server that ignores it: a page larger than asked)
+  | 'offset-insert-fixed'
   | 'stripe'
   | 'link'
   | 'hal'
@@ -76,7 +78,7 @@ export function pageAs(proxy: ReshapingProxy, shape: PagedShape): void {
     const size =
       shape === 'pages-shrink' && pageNo > 1
         ? PAGE - 1
-        : shape === 'pages-fixed'
+        : shape === 'pages-fixed' || shape === 'offset-insert-fixed'
           ? PAGE
           : Math.min(PAGE, Number(url.searchParams.get('limit') ?? PAGE));
     const after = url.searchParams.get('starting_after');
@@ -100,12 +102,13 @@ export function pageAs(proxy: ReshapingProxy, shape: PagedShape): void {
     if (zero) from = pageNo * size;
     if (after !== null && shape !== 'ignores-starting-after') from = all.findIndex((i) => i.id === after) + 1;
     // Pages after the first see the list with an item at its head: a copy of the first, another id.
-    if (shape === 'offset-insert' && from > 0) all.unshift({ ...all[0], id: 'usr_0_new' });
+    const inserting = shape === 'offset-insert' || shape === 'offset-insert-fixed';
+    if (inserting && from > 0) all.unshift({ ...all[0], id: 'usr_0_new' });
     page.items = all.slice(from, from + size);
     if (shape === 'pages-short-mid' && pageNo === 2) page.items = page.items.slice(1);
     delete page.next_cursor;
     const more = from + size < all.length;
-    if (shape === 'offset' || shape === 'offset-insert') {
+    if (shape === 'offset' || inserting) {
       Object.assign(page, { has_more: more, next_offset: from + size });
     }
     if (shape === 'stripe' || shape === 'ignores-starting-after') page.has_more = more;

@@ -9,6 +9,7 @@ import {
   type QueryValue,
   type RequestOptions,
 } from '../../http/client.js';
+import { twiceNote } from '../../http/paging.js';
 import { shellWord } from '../../system/shell-words.js';
 
 /** What `svc api` prints: the status line and headers (-i), the body as it came, every item of a list (--paginate). */
@@ -80,7 +81,7 @@ export async function printPages(
   keepNumbersAsTheyCame(first.text, first.data);
   try {
     await ctx.out.jsonList(
-      api.paginate(path, query, options, undefined, { first, note: (text) => ctx.out.info(text) }),
+      api.paginate(path, query, options, undefined, { first, twice: (n) => ctx.out.info(twiceNote(n)!) }),
     );
   } catch (error) {
     // An item nested too deep to lay out as a value (thousands of levels) is the answer's, not svc's bug.

@@ -70,7 +70,7 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
   const entries = listing.items((page) => platform.audit.list({ ...query, ...page }));
   const count = await ctx.out.list(entries, AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
   listing.hintMore(ctx, svcCommand(ctx.settings(), `audit ls${continuation(query)}`));
-  if (count === 0 && query.user_id !== undefined) await noteUnknownUser(ctx, platform, query.user_id);
+  if (count === 0) await noteUnknownUsers(ctx, platform, query);
 }
 
 /**
@@ -98,28 +98,47 @@ async function timeFilters(
 }
 
 /**
- * --user matched nothing: a typo in the id reads like a user whose roles never changed, so say
- * when the id is no user of the tenant. Only a note (exit 0): a deleted user's history is still
- * in the trail. A caller who may not list users (tenant_auditor) is told the id went unchecked.
+ * --user or --actor matched nothing: a typo in the id reads like a user whose roles never changed
+ * (or who changed nothing), so say when the id is no user of the tenant. Only a note (exit 0): a
+ * deleted user's history is still in the trail, and an actor may be an API key or an OAuth client
+ * (their own ids, which svc does not look up: the note says so). A caller who may not list users
+ * (tenant_auditor) is told the id went unchecked. One lookup for both flags (brief paging22 4:
+ * --actor had no note).
  */
-async function noteUnknownUser(ctx: Context, platform: Platform, user: string): Promise<void> {
+async function noteUnknownUsers(ctx: Context, platform: Platform, query: AuditTrailListQuery): Promise<void> {
+  const named = [
+    ...(query.user_id === undefined ? [] : [{ id: query.user_id, other: '' }]),
+    ...(query.actor === undefined
+      ? []
+      : [
+          {
+            id: query.actor,
+            other: ' (an actor may also be an API key or an OAuth client, by an id svc did not look up)',
+          },
+        ]),
+  ];
+  if (named.length === 0) return;
   let users: Set<string>;
   try {
-    users = await platform.users.existing([user]);
+    users = await platform.users.existing([...new Set(named.map((n) => n.id))]);
   } catch (error) {
     if (!lookupMayFail(error)) throw error;
     const why =
       error instanceof PermissionDeniedError && !(error instanceof TenantForbiddenError)
         ? 'listing users needs role.read'
         : 'the users could not be read';
-    ctx.out.warn(
-      `no entries, and svc could not check that ${user} is a user of this tenant (${why}); check the id`,
-    );
+    for (const { id, other } of named) {
+      ctx.out.warn(
+        `no entries, and svc could not check that ${id} is a user of this tenant (${why})${other}; check the id`,
+      );
+    }
     return;
   }
-  if (users.has(user)) return;
-  const look = lookForUser(user)(commandLine(ctx.settings()));
-  ctx.out.warn(`no entries, and ${user} is not a user of this tenant; ${look}`);
+  for (const { id, other } of named) {
+    if (users.has(id)) continue;
+    const look = lookForUser(id)(commandLine(ctx.settings()));
+    ctx.out.warn(`no entries, and ${id} is not a user of this tenant${other}; ${look}`);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
+import { invisibleIn } from '../../api/characters.js';
 import type { Role } from '../../api/schemas/roles.js';
-import { NotFoundError } from '../../errors.js';
+import { NotFoundError, UsageError } from '../../errors.js';
 import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
 import { quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
@@ -18,6 +19,20 @@ export type AuditRole = { id: string; deleted_at: string | null | undefined };
  * name each custom role as it was called then.
  */
 export async function auditRoles(platform: Platform, ref: string): Promise<AuditRole[]> {
+  try {
+    return await rolesOfRef(platform, ref);
+  } catch (error) {
+    // A ref with an invisible character no role has (as a name: a joiner may be in one): a
+    // paste's leftover, refused naming --role with it escaped, as every other id flag's (kit.ts
+    // idFlag), not "ROLE …" (the lookup's path) nor a not-found that printed it raw (brief
+    // paging22 4).
+    const invisible = invisibleIn('--role', ref);
+    if (invisible === undefined || !(isNotFound(error) || error instanceof UsageError)) throw error;
+    throw new UsageError(invisible, { code: 'invalid_id' });
+  }
+}
+
+async function rolesOfRef(platform: Platform, ref: string): Promise<AuditRole[]> {
   let byName: AuditRole[];
   try {
     byName = (await rolesByRef(platform, ref, { deleted: true })).map(auditRole);

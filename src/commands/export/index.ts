@@ -174,12 +174,17 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     oauth_clients: `${clients} OAuth client(s)`,
   };
   const what = `${options.kinds.map((kind) => counts[kind]).join(', ')} of ${tenants.length} tenant(s)`;
+  // A list that changed while svc read it (an item repeated, kept once; an unstable order can
+  // also leave one out): said once, before the outcome (brief paging22 2).
+  const platform = await ctx.platform();
   if (options.output === undefined) {
     await ctx.out.document(text);
+    platform.sayTwice((note) => ctx.out.info(note), 'kept');
     ctx.out.info(`exported ${what}`);
     return;
   }
   writeFileWhole(options.output, text, '--output', holdsSecret);
+  platform.sayTwice((note) => ctx.out.info(note), 'kept');
   ctx.out.success(`exported ${what} to ${options.output}`);
 }
 

@@ -115,6 +115,8 @@ export async function runPlan(
     if (error instanceof ClosedPipeError && saved !== undefined) ctx.out.info(saved);
     throw error;
   }
+  // A list that changed while svc read it (an item repeated, kept once): said once (brief paging22 2).
+  (await ctx.platform()).sayTwice((note) => ctx.out.info(note), 'kept');
   ctx.out.info(summaryLine(summary, label));
   if (summary.refused > 0) {
     ctx.out.warn(

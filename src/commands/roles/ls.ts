@@ -35,6 +35,7 @@ export async function runRolesLs(ctx: Context, options: RolesLsOptions): Promise
     empty:
       options.kind === 'custom' ? 'No custom roles yet: create one with `svc roles create`.' : 'No roles.',
   });
+  platform.sayTwice((note) => ctx.out.info(note), 'printed');
 }
 
 export function lsCommand(make: MakeContext): Command {

@@ -8,6 +8,7 @@ export async function runWebhooksLs(ctx: Context): Promise<void> {
   await ctx.out.list(platform.webhooks.listAll({ limit: 200 }), WEBHOOK_COLUMNS, {
     empty: 'No webhooks in this tenant.',
   });
+  platform.sayTwice((note) => ctx.out.info(note), 'printed');
 }
 
 export function lsCommand(make: MakeContext): Command {
