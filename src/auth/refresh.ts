@@ -8,6 +8,7 @@ import { OutcomeUnknownError } from '../http/errors.js';
 import { finishingSent } from '../http/retry.js';
 import { lastWordOnExit } from '../system/interrupts.js';
 import { shellWord } from '../system/shell-words.js';
+import { abandonedBy, clearAbandoned, noteAbandoned } from './abandoned-refresh.js';
 import type { CredentialSource } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
 
@@ -111,7 +112,7 @@ function abandonedRefresh(profile: string, loginCommand: string): InterruptedErr
   return new InterruptedError(
     `interrupted again, so svc stopped at once while the session of profile "${profile}" was being refreshed, after the request was sent: if the platform refreshed it, its new tokens are lost, and the stored refresh token is spent, so the login may be lost`,
     {
-      hint: `run the command again: if svc says the refresh token was already used (or that the family was revoked), run \`${loginCommand}\``,
+      hint: `run \`${loginCommand}\`: the next svc on this profile does not send that refresh token again (the platform may have spent it, and a second use revokes the login)`,
     },
   );
 }
@@ -167,6 +168,14 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
           { code: 'token_expired', hint: reloginHint(deps.loginCommand(), stored) },
         );
       }
+      // A refresh of this very token sent by a run stopped at once before its answer (a waiter's case).
+      const abandoned = abandonedBy(store.dir, profile, stored.refresh_token);
+      if (abandoned) {
+        throw new AuthError(
+          `the session of profile "${profile}" is not refreshed: svc process ${abandoned.pid} sent its refresh at ${abandoned.at} and was stopped at once before the answer came, so the platform may have spent the stored refresh token; svc does not send it again (a refresh token used twice makes the platform revoke the login)`,
+          { code: 'refresh_abandoned', hint: reloginHint(deps.loginCommand(), stored) },
+        );
+      }
       const url = stored.token_url ?? deps.defaultTokenUrl();
       const stop = deps.signal;
       if (stop?.aborted) throw stoppedRefresh(profile, 'before');
@@ -185,7 +194,11 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
           `stopping once the session of profile "${profile}" is refreshed and saved; interrupt again to stop now, at the risk of losing the login`,
         );
       stop?.addEventListener('abort', stopping, { once: true });
-      const forget = lastWordOnExit(() => abandonedRefresh(profile, deps.loginCommand()));
+      const spent = stored.refresh_token;
+      const forget = lastWordOnExit(() => {
+        noteAbandoned(store.dir, profile, spent, deps.now());
+        return abandonedRefresh(profile, deps.loginCommand());
+      });
       try {
         // A refresh is svc's own business: the command's result (a closed stdout) ignores it.
         tokens = await requestToken(
@@ -253,6 +266,7 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
       remember(next);
       try {
         await store.setCredential(profile, next);
+        clearAbandoned(store.dir, profile);
       } catch (error) {
         if (!(error instanceof SvcError)) throw error;
         unsaved = { replaced: stored, next };

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, lstatSync, openSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { NEW_FILE, replaceWhole, writeAll } from '../system/output-file.js';
+import { dirname, join } from 'node:path';
+import { NEW_FILE, replaceWhole, roomBeside, writeAll } from '../system/output-file.js';
 import { ownFileProblem, ownFileRefusal } from './ownership.js';
 import { heirOf, makeStoreDirectories } from './store-directory.js';
 
@@ -25,7 +25,7 @@ export const realDisk: StoreDisk = {
   reserve(path, bytes) {
     // Where the write will make its temp file: a link's target's directory, maybe another disk.
     const target = writeTarget(path);
-    const scratch = join(dirname(target), `.${basename(target)}.room-${process.pid}`);
+    const scratch = roomBeside(target);
     // Made new, never through a link or into a file already there.
     rmSync(scratch, { force: true });
     const fd = openSync(scratch, NEW_FILE, 0o600);

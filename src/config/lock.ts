@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { lchownSync, readFileSync, rmSync } from 'node:fs';
+import { lchownSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
 import { writeOwnFile } from '../system/output-file.js';
@@ -8,7 +8,9 @@ import { ensurePrivateDir, heirOf } from './store-directory.js';
 /**
  * A cross-process lock on one file of the config directory (proper-lockfile: an atomic mkdir of
  * `FILE.lock`, whose mtime the holder refreshes every few seconds, so a lock left by a crashed
- * process is taken over once it is stale). Every write of config.json and credentials.json
+ * process is taken over once it is stale). Stale is judged without a clock of another machine
+ * (takeOverStale): proper-lockfile's own judgement (the lock's mtime against this machine's
+ * clock) is turned off. Every write of config.json and credentials.json
  * runs under the lock of its file and re-reads the file once it holds it, so parallel svc
  * processes never lose each other's writes; an OAuth refresh holds the credentials lock for
  * its whole read-refresh-write, so N processes with an expired token make one refresh.
@@ -17,7 +19,10 @@ import { ensurePrivateDir, heirOf } from './store-directory.js';
  * already holds the lock does not wait for itself.
  */
 
-/** A holder refreshes the lock's mtime every UPDATE_MS; a lock untouched for STALE_MS is abandoned. */
+/**
+ * A holder refreshes the lock's mtime every UPDATE_MS; a lock a waiter has seen untouched for
+ * STALE_MS (its own time, watching) is abandoned.
+ */
 const STALE_MS = 15_000;
 const UPDATE_MS = 3_000;
 /** How long a writer waits for another process's lock. */
@@ -51,6 +56,53 @@ function waitNote(target: string): string {
 
 const held = new AsyncLocalStorage<ReadonlySet<string>>();
 
+/** The lock directory as seen: which one (a lock made since is another) and its mtime. */
+interface Seen {
+  ino: number;
+  dev: number;
+  mtimeMs: number;
+}
+
+function seenLock(lock: string): Seen | undefined {
+  try {
+    const { ino, dev, mtimeMs } = statSync(lock);
+    return { ino, dev, mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+const sameSeen = (a: Seen | undefined, b: Seen | undefined) =>
+  a !== undefined && b !== undefined && a.ino === b.ino && a.dev === b.dev && a.mtimeMs === b.mtimeMs;
+
+/**
+ * Takes away a lock its waiter saw untouched for STALE_MS (`judged`): its holder refreshes it
+ * every UPDATE_MS while it runs, so it is gone (killed, its machine down). Its mtime is compared
+ * only with itself, never with this machine's clock: a home on NFS shared with a machine whose
+ * clock is 20 s off made a live holder's lock look stale, and a dead one's fresh for ever, when
+ * proper-lockfile judged it by `Date.now()` (two writers of credentials.json at once then lose a
+ * refresh token, which revokes the session's family). It is first moved aside (atomic), so of two
+ * waiters taking over one stale lock only one does; one that is not the lock judged (taken and
+ * refreshed since) is put back.
+ */
+function takeOverStale(lock: string, judged: Seen): void {
+  const aside = `${lock}.${process.pid}.stale`;
+  try {
+    renameSync(lock, aside);
+  } catch {
+    return; // gone already, or moved by another waiter: the next mkdir tells
+  }
+  if (!sameSeen(seenLock(aside), judged)) {
+    try {
+      renameSync(aside, lock);
+    } catch {
+      // a lock made meanwhile: ours is left aside, its holder's update finds it gone
+    }
+    return;
+  }
+  rmSync(aside, { recursive: true, force: true });
+}
+
 export async function withFileLock<T>(
   dir: string,
   target: string,
@@ -71,7 +123,8 @@ export async function withFileLock<T>(
   const lockfile = (await import('proper-lockfile')).default;
   const options = {
     realpath: false,
-    stale: STALE_MS,
+    // Never stale by this machine's clock (takeOverStale judges it); the holder still refreshes every UPDATE_MS.
+    stale: Number.MAX_SAFE_INTEGER,
     update: UPDATE_MS,
     retries: 0,
     // A lock taken over as stale while held: the work is short and the write re-reads, so go on.
@@ -79,11 +132,13 @@ export async function withFileLock<T>(
   };
   // Another holder is waited for, up to ~40 s (longer than one token request with its retries);
   // any other failure (a missing or read-only directory) is reported at once. proper-lockfile's
-  // own retries would retry every error for the whole 40 s.
+  // own retries would retry every error for the whole 40 s. This machine's clock measures only
+  // this wait and how long the lock has been watched, never the lock's age.
   const started = Date.now();
   const deadline = started + LOCK_WAIT_MS;
   let said = false;
   let delay = 10;
+  let watched: { lock: Seen; since: number } | undefined;
   let release: () => Promise<void>;
   for (;;) {
     try {
@@ -97,6 +152,15 @@ export async function withFileLock<T>(
           code: 'config_write',
           hint: 'make room on its disk (or make it writable), then run the command again; nothing was changed',
         });
+      }
+      // The same lock with the same mtime since the watch began: untouched for that long.
+      const seen = seenLock(`${target}.lock`);
+      if (watched === undefined || !sameSeen(seen, watched.lock)) {
+        watched = seen && { lock: seen, since: Date.now() };
+      } else if (Date.now() - watched.since >= STALE_MS) {
+        takeOverStale(`${target}.lock`, watched.lock);
+        watched = undefined;
+        continue;
       }
       if (Date.now() >= deadline) {
         throw new SvcError('failure', `${target} is locked by another svc process`, {

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { InterruptedError } from '../errors.js';
+import { outOfDescriptors } from '../system/system-errors.js';
 import { addressSpaceFailure } from './address-space.js';
 import { contentCodings, decodedBody, hasNoBody, isDecodeError } from './encoding.js';
 import { ConnectionError, ConnectionTimeoutError, InterruptedAfterSendingError } from './errors.js';
@@ -147,6 +148,17 @@ export async function exchange(
     // Not the network's: the HTTP client could not start under a `ulimit -v` (address-space.ts).
     const memory = addressSpaceFailure(error);
     if (memory) throw memory;
+    // This process's own limit, not the server or the network (nor a proxy's): no socket was made,
+    // so nothing was sent (locks22 #3: "cannot reach … is the server running?", and in a bulk run
+    // an unknown outcome). A later attempt may find a descriptor free: tried again as any connect is.
+    const descriptors = outOfDescriptors(error);
+    if (descriptors) {
+      throw new ConnectionError(`cannot connect to ${url.origin}: ${descriptors}`, {
+        hint: 'nothing was sent',
+        cause: error,
+        mayHaveArrived: false,
+      });
+    }
     if (options.proxy) throw proxyFailure(url, options.proxy, error);
     throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
       hint: 'is the server running? check --base-url and your network or proxy settings',

@@ -130,3 +130,38 @@ export function judgeMark(mark: ProcessMark, ours: boolean, sinceMs?: number): J
     return { runs: false, sure: true };
   return { runs: true, sure: false };
 }
+
+/**
+ * A mark in a few characters of a file's name (the temp files of a write, system/output-file.ts),
+ * where a file's contents are what is being written: `PID-START-BOOT-NS` — the start's clock
+ * ticks, the first 12 hex digits of the boot id (48 random bits: two boots alike by chance are
+ * not a concern), the PID namespace's inode — each `x` where it is not known (no /proc: macOS).
+ */
+export function markWord(mark: ProcessMark = thisProcess()): string {
+  const boot = mark.boot?.replaceAll('-', '').slice(0, 12);
+  const pidns = /^pid:\[(\d+)\]$/.exec(mark.pidns ?? '')?.[1];
+  return [mark.pid, mark.start ?? 'x', boot && /^[0-9a-f]{12}$/.test(boot) ? boot : 'x', pidns ?? 'x'].join(
+    '-',
+  );
+}
+
+/** The pattern of markWord's word (a source of a larger pattern: no anchors, no groups). */
+export const MARK_WORD = String.raw`\d+-(?:\d+|x)-(?:[0-9a-f]{12}|x)-(?:\d+|x)`;
+
+/**
+ * The mark markWord wrote, for judgeMark: its boot is this one's when its 12 digits are this
+ * boot's, and another (never equal to this one) when they are not. Undefined if it is no such word.
+ */
+export function markOfWord(word: string): ProcessMark | undefined {
+  const parts = new RegExp(`^${MARK_WORD}$`).test(word) ? word.split('-') : undefined;
+  const pid = Number(parts?.[0]);
+  if (parts === undefined || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  const [, start, boot, pidns] = parts;
+  const me = thisProcess();
+  const mark: ProcessMark = { pid };
+  if (start !== 'x') mark.start = start;
+  if (boot !== undefined && boot !== 'x')
+    mark.boot = me.boot?.replaceAll('-', '').startsWith(boot) ? me.boot : `boot ${boot}`;
+  if (pidns !== 'x') mark.pidns = `pid:[${pidns}]`;
+  return mark;
+}

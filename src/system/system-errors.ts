@@ -23,6 +23,20 @@ export function systemErrorWords(error: unknown): string {
 }
 
 /**
+ * Out of file descriptors (EMFILE, ENFILE), in tooManyOpenFiles' words, or undefined for any other
+ * error: its code, or its cause's (undici's socket errors carry it themselves: `connect EMFILE
+ * 127.0.0.1:9 - Local (undefined:undefined)`, code EMFILE, syscall connect).
+ */
+export function outOfDescriptors(error: unknown): string | undefined {
+  const codes = [
+    (error as NodeJS.ErrnoException)?.code,
+    (error as { cause?: NodeJS.ErrnoException })?.cause?.code,
+  ];
+  const code = codes.find((one) => one === 'EMFILE' || one === 'ENFILE');
+  return code === undefined ? undefined : tooManyOpenFiles(code);
+}
+
+/**
  * Out of file descriptors, with the limit and the fix (attack21 F3: a bulk run's rows failed as
  * `EMFILE: too many open files, open '…/credentials.json'`): a run at a high --concurrency under a
  * small `ulimit -n` (a container's, launchd's) holds a socket per row in flight.

@@ -23,14 +23,17 @@ import { call, useSandbox } from '../helpers/sandbox.js';
 const sandbox = useSandbox();
 const dirs: string[] = [];
 afterEach(() => {
+  loseToken = false;
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** What reaches the proxy, and what to do as the token request arrives (stop the run). */
 const seen: string[] = [];
 let atToken: (() => Promise<void> | void) | undefined;
+/** Whether the token request's answer is lost (the connection dropped after the sandbox answered). */
+let loseToken = false;
 const proxy = useLossyProxy(sandbox, {
-  lose: () => false,
+  lose: (method, path) => (loseToken && method === 'POST' && path === '/v1/oauth/token' ? 'drop' : false),
   before: async (method, path) => {
     seen.push(`${method} ${path.split('?')[0]}`);
     if (method === 'POST' && path === '/v1/oauth/token') {
@@ -152,7 +155,40 @@ describe('a stop during a token refresh', () => {
     expect(r.code).toBe(130);
     expect(exits).toEqual([130]);
     expect(said.join('')).toBe(
-      'error: interrupted again, so svc stopped at once while the session of profile "px" was being refreshed, after the request was sent: if the platform refreshed it, its new tokens are lost, and the stored refresh token is spent, so the login may be lost; run the command again: if svc says the refresh token was already used (or that the family was revoked), run `svc -p px login`\n',
+      'error: interrupted again, so svc stopped at once while the session of profile "px" was being refreshed, after the request was sent: if the platform refreshed it, its new tokens are lost, and the stored refresh token is spent, so the login may be lost; run `svc -p px login`: the next svc on this profile does not send that refresh token again (the platform may have spent it, and a second use revokes the login)\n',
     );
+  });
+
+  // locks22 #4: the platform refreshed, the answer was abandoned by the second stop; a job waiting
+  // on the credentials lock then sent the spent refresh token: reuse, the login's family revoked.
+  it('after a refresh abandoned by a second stop, the next run on the profile does not send the spent refresh token: it says why (exit 3)', async () => {
+    const { store, env, credential } = await expiredSession();
+    const before = await refreshStats();
+    const controller = new AbortController();
+    const press = interruptHandler({
+      abort: () => controller.abort(),
+      exit: () => {},
+      write: () => {},
+      render: (error) => renderError(error, { json: false, debug: false }),
+    });
+    // The sandbox refreshes the session; its answer never comes back (the run has gone).
+    loseToken = true;
+    atToken = () => {
+      press();
+      press();
+    };
+    await runInProcess(['-p', 'px', 'me'], env, { now: Date.now(), signal: controller.signal });
+    loseToken = false;
+    expect(await refreshStats()).toEqual({ ...before, ok: before.ok + 1 });
+    expect(store.credential('px')?.refresh_token).toBe(credential.refresh_token);
+    // The waiting job: it takes the lock next and finds the stored, spent, refresh token.
+    seen.length = 0;
+    const next = await runInProcess(['-p', 'px', 'me'], env, { now: Date.now() });
+    expect([next.code, next.stdout]).toEqual([3, '']);
+    expect(next.stderr).toMatch(
+      /^error: the session of profile "px" is not refreshed: svc process \d+ sent its refresh at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ and was stopped at once before the answer came, so the platform may have spent the stored refresh token; svc does not send it again \(a refresh token used twice makes the platform revoke the login\); run `svc -p px login` again\n$/,
+    );
+    expect(seen).toEqual([]);
+    expect(await refreshStats()).toEqual({ ...before, ok: before.ok + 1 });
   });
 });

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { withCredentialLock } from '../../src/auth/lock.js';
 import { refreshingCredentials } from '../../src/auth/refresh.js';
 import type { StoreDisk } from '../../src/config/disk.js';
@@ -304,11 +304,19 @@ describe('the credential lock', () => {
       });
     await Promise.all([hold('a'), hold('b'), hold('c')]);
     for (let i = 0; i < order.length; i += 2) expect(order[i]!.replace('+', '-')).toBe(order[i + 1]);
-    // A lock directory nobody has touched for a minute: its holder is gone.
+    // A lock directory nobody touches while it is watched for 15 s (its mtime is no proof by
+    // itself: another machine's clock may have set it): its holder is gone. The watch on a clock
+    // that moves on 500 ms at each reading.
     const stale = join(store.dir, 'credentials.json.lock');
     mkdirSync(stale);
     const old = new Date(Date.now() - 60_000);
     utimesSync(stale, old, old);
-    expect(await withCredentialLock(store, async () => 'taken over')).toBe('taken over');
+    let now = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => (now += 500));
+    try {
+      expect(await withCredentialLock(store, async () => 'taken over')).toBe('taken over');
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

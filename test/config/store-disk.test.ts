@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realDisk } from '../../src/config/disk.js';
 import { ConfigStore } from '../../src/config/store.js';
+import { roomBeside } from '../../src/system/output-file.js';
 import { useFreshDirs } from '../helpers/context.js';
 
 const dirs = useFreshDirs();
@@ -43,7 +44,7 @@ describe.skipIf(process.platform === 'win32')('the credential store’s disk', (
     const { dir, elsewhere } = linked();
     // Something in the way of a scratch file beside the target (a directory rm cannot remove)
     // stands for a read-only or full target directory: the proof must fail there.
-    mkdirSync(join(elsewhere, `.creds.json.room-${process.pid}`, 'x'), { recursive: true });
+    mkdirSync(join(roomBeside(join(elsewhere, 'creds.json')), 'x'), { recursive: true });
     expect(() => realDisk.reserve(join(dir, 'credentials.json'), 1024)).toThrow();
     // The config directory is left as it was.
     expect(readdirSync(dir)).toEqual(['credentials.json']);

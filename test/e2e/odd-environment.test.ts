@@ -106,6 +106,27 @@ describe('few file descriptors (`ulimit -n 30`) and --concurrency 32', () => {
   });
 });
 
+// locks22 #3: a socket that cannot be opened for want of descriptors was "cannot reach … is the
+// server running?": the words of a server down, for this process's own limit.
+describe('few file descriptors (`ulimit -n 30`) for the sockets of --concurrency 32', () => {
+  it('a row whose every attempt found no descriptor fails naming the limit, never the server or an unknown outcome', async () => {
+    await createCustomRole(env, 'ul30s');
+    const file = join(work, 'ul30s.csv');
+    let text = 'user,role,expires_in,justification\n';
+    for (let i = 1; i <= 120; i++) text += `${bulkUser(i)},ul30s,8h,ci\n`;
+    writeFileSync(file, text);
+    // SVC_TOKEN: no stored credential is read per row, so what runs out is the sockets' descriptors.
+    const r = await bash(`ulimit -n 30; svc roles assign --file "${file}" --concurrency 32`, { env });
+    // How many rows' retries found a descriptor free is the machine's to say: all (exit 0) or not (7).
+    expect([0, 7]).toContain(r.code);
+    expect(r.stderr).not.toMatch(/is the server running|unknown outcome|bug in svc/);
+    if (r.code === 7)
+      expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(
+        /^error: \d+ of 120 item\(s\) failed: line \d+: cannot connect to http:\/\/127\.0\.0\.1:\d+: too many open files \(ulimit -n 30\): lower --concurrency or raise the limit; nothing was sent/,
+      );
+  });
+});
+
 describe.skipIf(process.platform === 'win32')(
   'HOME=/dev/null (a service account’s cron or systemd job)',
   () => {

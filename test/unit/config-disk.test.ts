@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { realDisk } from '../../src/config/disk.js';
 import { EXIT_CODES, type SvcError } from '../../src/errors.js';
+import { roomBeside } from '../../src/system/output-file.js';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-disk-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -39,7 +40,7 @@ describe('realDisk.reserve', () => {
 
   it('replaces a scratch file an earlier run of the same pid left, and a link planted in its place, never writing through it', () => {
     const dir = fresh();
-    const scratch = join(dir, `.credentials.json.room-${process.pid}`);
+    const scratch = roomBeside(join(dir, 'credentials.json'));
     writeFileSync(scratch, 'left over');
     realDisk.reserve(join(dir, 'credentials.json'), 100);
     expect(readdirSync(dir)).toEqual([]);

@@ -8,6 +8,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmdirSync,
   statSync,
@@ -35,13 +36,33 @@ function heldLock(ageMs: number): { dir: string; target: string } {
   return { dir, target };
 }
 
-/** Date.now moving on by `stepMs` at each reading, from the real time. */
-function fastClock(stepMs: number): void {
+/** Date.now moving on by `stepMs` at each reading, from the real time; `each` is told each reading. */
+function fastClock(stepMs: number, each?: (now: number) => void): void {
   let now = Date.now();
   vi.spyOn(Date, 'now').mockImplementation(() => {
     now += stepMs;
+    each?.(now);
     return now;
   });
+}
+
+/**
+ * A holder that runs, on a machine whose clock is `skewMs` off this one's (a home on NFS): it
+ * sets its lock's mtime by its own clock every 3 s of the waiter's (fake) time, as proper-lockfile's
+ * update does.
+ */
+function refreshedBy(target: string, skewMs: number): (now: number) => void {
+  let last = 0;
+  return (now) => {
+    if (now - last < 3_000) return;
+    last = now;
+    const at = (now + skewMs) / 1000;
+    try {
+      utimesSync(`${target}.lock`, at, at);
+    } catch {
+      // released
+    }
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<SvcError> {
@@ -55,11 +76,10 @@ async function failure(promise: Promise<unknown>): Promise<SvcError> {
 
 describe('withFileLock against another holder', () => {
   it('gives up after the wait with config_locked (exit 1) naming the lock to remove, having said once that it waits', async () => {
-    // Touched in the future: never stale, whatever the clock says.
-    const { dir, target } = heldLock(-3_600_000);
+    const { dir, target } = heldLock(0);
     const said: string[] = [];
     let ran = false;
-    fastClock(2_000);
+    fastClock(2_000, refreshedBy(target, 0));
     const error = await failure(
       withFileLock(
         dir,
@@ -121,23 +141,79 @@ describe('withFileLock against another holder', () => {
     expect(said).toHaveLength(1);
   });
 
-  it('takes over a lock untouched for more than 15 s at once, without a word', async () => {
-    const { dir, target } = heldLock(16_000);
+  // locks22 #2: proper-lockfile took a lock over once its mtime was 15 s older than this
+  // machine's clock. A home on NFS shared with a machine whose clock is off made a live holder's
+  // lock look stale (two writers of credentials.json at once) and a dead one's fresh for ever.
+  it('a lock’s mtime, however old, is no proof by itself: it is watched, said, and taken over once seen untouched for 15 s', async () => {
+    const { dir, target } = heldLock(3_600_000);
     const said: string[] = [];
-    expect(
-      await withFileLock(
-        dir,
-        target,
-        async () => 'written',
-        (message) => said.push(message),
-      ),
-    ).toBe('written');
-    expect(said).toEqual([]);
-    expect(existsSync(`${target}.lock`)).toBe(false);
+    fastClock(250);
+    const result = await withFileLock(
+      dir,
+      target,
+      async () => 'written',
+      (message) => said.push(message),
+    );
+    vi.restoreAllMocks();
+    expect(result).toBe('written');
+    expect(said).toHaveLength(1);
+    // Moved aside and removed: nothing of it left.
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a live holder whose clock is 20 s behind (its lock looks 20 s old) is waited for, never taken over', async () => {
+    const { dir, target } = heldLock(20_000);
+    let ran = false;
+    fastClock(1_000, refreshedBy(target, -20_000));
+    const error = await failure(
+      withFileLock(dir, target, async () => {
+        ran = true;
+      }),
+    );
+    vi.restoreAllMocks();
+    expect([ran, error.code, existsSync(`${target}.lock`)]).toEqual([false, 'config_locked', true]);
+  });
+
+  it('a dead holder whose clock was a minute ahead (its lock looks fresh) is taken over once seen untouched for 15 s', async () => {
+    const { dir, target } = heldLock(-60_000);
+    const said: string[] = [];
+    fastClock(250);
+    const result = await withFileLock(
+      dir,
+      target,
+      async () => 'written',
+      (message) => said.push(message),
+    );
+    vi.restoreAllMocks();
+    expect(result).toBe('written');
+    expect(said).toHaveLength(1);
+  });
+
+  it('a lock taken by another holder while watched is watched anew: the take-over waits 15 s from it', async () => {
+    const { dir, target } = heldLock(0);
+    let taken = 0;
+    // At 10 s of the watch, the holder's lock is gone and another's made (a new directory).
+    fastClock(250, (now) => {
+      if (taken === 0) taken = now;
+      else if (taken > 0 && now - taken >= 10_000) {
+        taken = -now;
+        rmdirSync(`${target}.lock`);
+        mkdirSync(`${target}.lock`);
+      }
+    });
+    const seen: number[] = [];
+    const result = await withFileLock(dir, target, async () => {
+      seen.push(Date.now());
+      return 'written';
+    });
+    vi.restoreAllMocks();
+    expect(result).toBe('written');
+    // Taken over 15 s after the second lock was first seen, not 15 s after the first.
+    expect(seen[0]! + taken).toBeGreaterThanOrEqual(15_000);
   });
 
   it.each(['0\n', '-12\n', 'abc\n', ''])('a pid file holding %j names no process', async (text) => {
-    const { dir, target } = heldLock(-3_600_000);
+    const { dir, target } = heldLock(0);
     writeFileSync(`${target}.lock-pid`, text);
     const said: string[] = [];
     fastClock(2_000);
@@ -158,8 +234,8 @@ describe('withFileLock against another holder', () => {
   });
 
   it('gives up without a word when no one listens for the wait', async () => {
-    const { dir, target } = heldLock(-3_600_000);
-    fastClock(2_000);
+    const { dir, target } = heldLock(0);
+    fastClock(2_000, refreshedBy(target, 0));
     const error = await failure(withFileLock(dir, target, async () => {}));
     vi.restoreAllMocks();
     expect(error.code).toBe('config_locked');

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { heirOf } from '../config/store-directory.js';
+import { writeOwnFile } from '../system/output-file.js';
+
+/**
+ * A refresh abandoned by a second stop after it was sent (auth/refresh.ts): the platform may have
+ * rotated the refresh token as it answered, and the answer with the new one is lost. Jobs waiting
+ * on the credentials lock (other runs on the profile) took it next and sent the stored refresh
+ * token again: a refresh token used twice, which makes the platform revoke the whole login, and
+ * which its security team sees as a stolen token (brief locks22 #4). So the stopping process, still
+ * holding the lock, writes down which refresh token it sent (its SHA-256, never the token) in
+ * `refresh-abandoned.json` of the config directory, and the next holder does not send that token
+ * (abandonedBy). A new login stores another token, which no note matches; a refresh saved clears
+ * its profile's note.
+ */
+export interface AbandonedNote {
+  refresh_token_sha256: string;
+  pid: number;
+  at: string;
+}
+
+const notesPath = (dir: string) => join(dir, 'refresh-abandoned.json');
+const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+function readNotes(dir: string): Record<string, AbandonedNote> {
+  try {
+    const notes = JSON.parse(readFileSync(notesPath(dir), 'utf8')) as unknown;
+    return notes !== null && typeof notes === 'object' && !Array.isArray(notes)
+      ? (notes as Record<string, AbandonedNote>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+function writeNotes(dir: string, notes: Record<string, AbandonedNote>): void {
+  if (Object.keys(notes).length === 0) rmSync(notesPath(dir), { force: true });
+  else writeOwnFile(notesPath(dir), `${JSON.stringify(notes, undefined, '\t')}\n`, 0o600, heirOf(dir));
+}
+
+/** Notes, on the way out of a second stop, that `refreshToken` of `profile` was sent and its answer abandoned. Best effort, synchronous. */
+export function noteAbandoned(dir: string, profile: string, refreshToken: string, nowMs: number): void {
+  try {
+    const notes = readNotes(dir);
+    notes[profile] = {
+      refresh_token_sha256: digest(refreshToken),
+      pid: process.pid,
+      at: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
+    writeNotes(dir, notes);
+  } catch {
+    // An exit at once: the words on stderr still say the login may be lost.
+  }
+}
+
+/** The note of an abandoned refresh that sent `refreshToken` of `profile`; a note of another token (a login since) is removed. */
+export function abandonedBy(dir: string, profile: string, refreshToken: string): AbandonedNote | undefined {
+  const notes = readNotes(dir);
+  const note = notes[profile];
+  if (note === undefined) return undefined;
+  if (note.refresh_token_sha256 === digest(refreshToken)) return note;
+  clearAbandoned(dir, profile);
+  return undefined;
+}
+
+/** Forgets `profile`'s note (its session refreshed and saved since). Best effort. */
+export function clearAbandoned(dir: string, profile: string): void {
+  try {
+    const notes = readNotes(dir);
+    if (!(profile in notes)) return;
+    delete notes[profile];
+    writeNotes(dir, notes);
+  } catch {
+    // left: it names a token no longer stored, and is removed at the next look
+  }
+}
