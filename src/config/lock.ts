@@ -3,6 +3,7 @@ import { lchownSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
 import { writeOwnFile } from '../system/output-file.js';
+import { judgeMark, MARK_WORD, markOfWord, markWord } from '../system/processes.js';
 import { ensurePrivateDir, heirOf } from './store-directory.js';
 
 /**
@@ -33,9 +34,33 @@ const SAY_WAIT_MS = 1_000;
 /**
  * The holder's pid, in `FILE.lock-pid` beside the lock (the lock directory itself must stay
  * empty: proper-lockfile removes it with rmdir). A process killed while holding the lock leaves
- * both; the waiter names that pid, so a 15-s wait is never silent (crash14 6).
+ * both; the waiter names that pid, so a 15-s wait is never silent (crash14 6). The pid is written
+ * as its mark (markWord: pid, start, boot, PID namespace; an older svc reads the pid before the
+ * first `-`) with the lock directory's inode: a holder of this boot and namespace that is gone
+ * (killed) is known at once by judgeMark, as the journal's lock knows it, and its lock taken over
+ * without the 15 s watch; any other (another container or boot, an older svc's bare pid, a pid
+ * file of another lock) is watched.
  */
 const pidFile = (target: string) => `${target}.lock-pid`;
+
+/** The targets this process holds the lock of: a holder with our own mark is alive only if among them. */
+const heldHere = new Set<string>();
+
+/** Whether the pid file names a holder of this very lock (`seen`) that is sure to be gone. */
+function holderGone(target: string, seen: Seen): boolean {
+  let text: string;
+  try {
+    text = readFileSync(pidFile(target), 'utf8');
+  } catch {
+    return false;
+  }
+  const written = new RegExp(`^(${MARK_WORD}) ino=(\\d+)\n$`).exec(text);
+  if (written === null || Number(written[2]) !== seen.ino) return false;
+  const mark = markOfWord(written[1]!);
+  if (mark === undefined) return false;
+  const judged = judgeMark(mark, heldHere.has(target));
+  return judged.runs === false && judged.sure;
+}
 
 function holderPid(target: string): number | undefined {
   try {
@@ -100,6 +125,8 @@ function takeOverStale(lock: string, judged: Seen): void {
     }
     return;
   }
+  // The gone holder's pid file: left, it would name the lock made next until its holder writes its own.
+  rmSync(`${lock}-pid`, { force: true });
   rmSync(aside, { recursive: true, force: true });
 }
 
@@ -155,6 +182,11 @@ export async function withFileLock<T>(
       }
       // The same lock with the same mtime since the watch began: untouched for that long.
       const seen = seenLock(`${target}.lock`);
+      if (seen !== undefined && holderGone(target, seen)) {
+        takeOverStale(`${target}.lock`, seen);
+        watched = undefined;
+        continue;
+      }
       if (watched === undefined || !sameSeen(seen, watched.lock)) {
         watched = seen && { lock: seen, since: Date.now() };
       } else if (Date.now() - watched.since >= STALE_MS) {
@@ -181,13 +213,15 @@ export async function withFileLock<T>(
   const heir = heirOf(dir);
   try {
     if (heir !== undefined) lchownSync(`${target}.lock`, heir.uid, heir.gid);
-    writeOwnFile(pidFile(target), `${process.pid}\n`, 0o600, heir);
+    writeOwnFile(pidFile(target), `${markWord()} ino=${statSync(`${target}.lock`).ino}\n`, 0o600, heir);
   } catch {
     // Only a waiter's message names it: the lock itself is held.
   }
+  heldHere.add(target);
   try {
     return await held.run(new Set([...(holding ?? []), target]), work);
   } finally {
+    heldHere.delete(target);
     rmSync(pidFile(target), { force: true });
     await release().catch(() => {});
   }

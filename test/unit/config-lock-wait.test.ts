@@ -4,6 +4,8 @@
  * file, and a config directory that cannot be made. The 40-s wait runs on a clock that moves on
  * each reading (Date.now, which proper-lockfile reads too), so no test waits for it.
  */
+
+import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -20,6 +22,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withFileLock } from '../../src/config/lock.js';
 import { ConfigError, EXIT_CODES, type SvcError } from '../../src/errors.js';
+import { markWord, thisProcess } from '../../src/system/processes.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -243,15 +246,16 @@ describe('withFileLock against another holder', () => {
 });
 
 describe('withFileLock holding the lock', () => {
-  it('writes its pid beside the lock (0600) while it works, and removes both after', async () => {
+  it('writes its mark and its lock’s inode beside the lock (0600) while it works, and removes both after', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
     const target = join(dir, 'credentials.json');
     const seen = await withFileLock(dir, target, async () => ({
       pid: readFileSync(`${target}.lock-pid`, 'utf8'),
       mode: statSync(`${target}.lock-pid`).mode & 0o777,
-      locked: statSync(`${target}.lock`).isDirectory(),
+      ino: statSync(`${target}.lock`).ino,
     }));
-    expect(seen).toEqual({ pid: `${process.pid}\n`, mode: 0o600, locked: true });
+    expect(seen).toEqual({ pid: `${markWord()} ino=${seen.ino}\n`, mode: 0o600, ino: seen.ino });
+    expect(seen.pid).toMatch(new RegExp(`^${process.pid}-`));
     expect([existsSync(`${target}.lock-pid`), existsSync(`${target}.lock`)]).toEqual([false, false]);
   });
 
@@ -287,5 +291,78 @@ describe('withFileLock holding the lock', () => {
       'config_write',
       'make room on its disk (or make it writable), then run the command again; nothing was changed',
     ]);
+  });
+});
+
+describe('withFileLock after a holder of this machine was killed', () => {
+  /** The pid of a process that has ended (a killed svc's, as its pid file names it). */
+  const gonePid = () => spawnSync(process.execPath, ['-e', '']).pid;
+
+  /** A lock left as a killed svc leaves it, fresh (touched now), its pid file naming `word` and the lock's inode. */
+  function leftBy(word: (ino: number) => string): { dir: string; target: string } {
+    const held = heldLock(0);
+    writeFileSync(`${held.target}.lock-pid`, `${word(statSync(`${held.target}.lock`).ino)}\n`);
+    return held;
+  }
+
+  it('takes over at once a lock whose holder of this boot and namespace is gone, without the 15 s watch', async () => {
+    const pid = gonePid();
+    const { dir, target } = leftBy((ino) => `${markWord({ ...thisProcess(), pid, start: '1' })} ino=${ino}`);
+    const said: string[] = [];
+    const result = await withFileLock(
+      dir,
+      target,
+      async () => readFileSync(`${target}.lock-pid`, 'utf8'),
+      (message) => said.push(message),
+    );
+    expect(said).toEqual([]);
+    expect(result).toMatch(new RegExp(`^${markWord()} ino=\\d+\\n$`));
+    expect(readdirSync(dir).sort()).toEqual([]);
+  });
+
+  it.each([
+    ['of another PID namespace (another container)', (ino: number) => `1-1-x-4026531999 ino=${ino}`],
+    [
+      'of another lock (its inode is not this lock’s)',
+      (ino: number) => `${markWord({ ...thisProcess(), pid: 999_999_9, start: '1' })} ino=${ino + 1}`,
+    ],
+    ['an older svc’s bare pid', () => '999999'],
+  ])(
+    'watches a lock whose pid file names a holder %s: said waiting, taken over once untouched 15 s',
+    async (_, word) => {
+      const { dir, target } = leftBy(word);
+      const said: string[] = [];
+      fastClock(2_000);
+      const result = await withFileLock(
+        dir,
+        target,
+        async () => 'written',
+        (message) => said.push(message),
+      );
+      expect(result).toBe('written');
+      expect(said).toHaveLength(1);
+    },
+  );
+
+  it('never takes its own live lock for a gone holder’s (two writers in one process)', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const target = join(dir, 'config.json');
+    const order: string[] = [];
+    let letGo: () => void = () => {};
+    const first = withFileLock(dir, target, async () => {
+      order.push('first in');
+      await new Promise<void>((resolve) => {
+        letGo = resolve;
+      });
+      order.push('first out');
+    });
+    while (order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const second = withFileLock(dir, target, async () => {
+      order.push('second in');
+    });
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    letGo();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first in', 'first out', 'second in']);
   });
 });
