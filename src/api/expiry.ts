@@ -6,7 +6,7 @@
  */
 
 import { quoted } from '../output/format.js';
-import { isoSeconds, isoTime, UNIT_MS } from './time.js';
+import { type DurationUnit, isoSeconds, isoTime, UNIT_MS } from './time.js';
 
 export type Expiry =
   | { kind: 'in'; ms: number; text: string }
@@ -20,16 +20,25 @@ export const DURATION_FORMS = '30m, 8h, 7d';
 /** parseDuration's grammar as a JSON Schema pattern (for editors); svc itself runs the parser. */
 export const DURATION_PATTERN = '^\\s*(\\d+\\s*[mhdHD]|[Nn][Ee][Vv][Ee][Rr])\\s*$';
 
+/** A span read by the one duration grammar (parseSpan): its milliseconds, unit and text (`30m`). */
+export interface Span {
+  ms: number;
+  unit: DurationUnit;
+  text: string;
+}
+
 /**
- * `30m`, `8h`, `7d` (minutes, hours, days, at most 365 days), or `never`: the one grammar of
- * `--expires-in`, a bulk file's column and an access file's `expires_in`. `H` and `D` are read as
- * `h` and `d`; `M` is refused (minutes or months?).
+ * The one duration grammar of svc (attack22 F9): a whole number and a unit, `s`, `m`, `h` or `d`
+ * (`30s`, `30m`, `8h`, `7d`), a space between them allowed, `S`, `H` and `D` read as `s`, `h` and
+ * `d`; `M` is refused (minutes or months?), saying which. Each flag then judges the span with its
+ * own bounds and units (parseDuration: a grant's expiry; timeSpec, src/commands/time-flags.ts:
+ * --since/--until back from now), in its own words. `instead` ends the months advice: what the
+ * flag takes besides a duration ("an end time", "a date"). Undefined: not of this grammar.
  */
-export function parseDuration(raw: string): Parsed<Expiry> {
-  const text = raw.trim();
-  if (text.toLowerCase() === 'never') return { ok: true, value: { kind: 'never' } };
-  const match = /^(\d+)\s*([mhd])$/i.exec(text);
-  if (match?.[2] === 'M') {
+export function parseSpan(raw: string, instead: string): Parsed<Span> | undefined {
+  const match = /^(\d+)\s*([smhd])$/i.exec(raw.trim());
+  if (!match) return undefined;
+  if (match[2] === 'M') {
     // 6M reads as six months to most people; it was six minutes. The count as a number is
     // suggested (no leading zeros) only when svc takes it (review17c C4: not 0m, not past 365 days).
     const count = match[1]!.replace(/^0+(?=\d)/, '');
@@ -38,26 +47,46 @@ export function parseDuration(raw: string): Parsed<Expiry> {
       : `minutes are m, from 1m to ${MAX_DURATION_DAYS * (UNIT_MS.d / UNIT_MS.m)}m`;
     return {
       ok: false,
-      message: `${quoted(raw)}: M is not a unit; ${minutes} (months are not a unit: use days, e.g. 30d, or an end time)`,
+      message: `${quoted(raw)}: M is not a unit; ${minutes} (months are not a unit: use days, e.g. 30d, or ${instead})`,
     };
   }
-  if (!match) {
+  const count = Number(match[1]);
+  const unit = match[2]!.toLowerCase() as DurationUnit;
+  return { ok: true, value: { ms: count * UNIT_MS[unit], unit, text: `${count}${unit}` } };
+}
+
+/**
+ * `30m`, `8h`, `7d` (minutes, hours, days, at most 365 days), or `never`: a grant's expiry, the
+ * grammar of `--expires-in`, a bulk file's column and an access file's `expires_in` (parseSpan's,
+ * whose seconds are refused in words: a grant's expiry is a time the platform keeps to the second,
+ * and a grant of seconds ends before anyone can use it).
+ */
+export function parseDuration(raw: string): Parsed<Expiry> {
+  const text = raw.trim();
+  if (text.toLowerCase() === 'never') return { ok: true, value: { kind: 'never' } };
+  const span = parseSpan(raw, 'an end time');
+  if (span === undefined) {
     return {
       ok: false,
       message: `${quoted(raw)} is not a duration: use a whole number and m, h or d (${DURATION_FORMS}), or never`,
     };
   }
-  const count = Number(match[1]);
-  const unit = match[2]!.toLowerCase() as 'm' | 'h' | 'd';
-  const ms = count * UNIT_MS[unit];
+  if (!span.ok) return span;
+  const { ms, unit } = span.value;
   if (ms <= 0) return { ok: false, message: `a duration must be longer than zero, got ${quoted(raw)}` };
+  if (unit === 's') {
+    return {
+      ok: false,
+      message: `${quoted(raw)}: a grant's expiry is not counted in seconds; use m, h or d (${DURATION_FORMS}), at least 1m`,
+    };
+  }
   if (ms > MAX_DURATION_DAYS * UNIT_MS.d) {
     return {
       ok: false,
       message: `${quoted(raw)} is longer than ${MAX_DURATION_DAYS} days; give an end time (expires at) instead`,
     };
   }
-  return { ok: true, value: { kind: 'in', ms, text: `${count}${unit}` } };
+  return { ok: true, value: { kind: 'in', ms, text: span.value.text } };
 }
 
 /**
@@ -71,18 +100,80 @@ export function parseInstant(raw: string): Parsed<number> {
   const text = raw.trim();
   const time = isoTime(text);
   if (time?.zoned) return { ok: true, value: time.ms };
-  // A leap second (RFC 3339 allows second 60) is an ISO 8601 time, but not one the platform takes.
-  const leap = /^(.*[T ]\d{2}:\d{2}):60(?:[.,]\d+)?(Z|[+-][\d:]+)$/i.exec(text);
-  if (leap && isoTime(`${leap[1]}:59${leap[2]}`) !== undefined) {
-    return {
-      ok: false,
-      message: `${quoted(raw)} is a leap second (second 60), which the platform does not take; give ${leap[1]}:59${leap[2]} or the next second`,
-    };
-  }
+  const problem = instantProblem(text);
   return {
     ok: false,
-    message: `${quoted(raw)} is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)`,
+    message:
+      problem === undefined
+        ? `${quoted(raw)} is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)`
+        : `${quoted(raw)} ${problem}`,
   };
+}
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** An ISO 8601 date and time read loosely: each field as written, to name the one that is wrong. */
+const LOOSE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:([T ])(\d{2}):(\d{2})(?::(\d{2})((?:[.,]\d+)?))?(\s*)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/**
+ * What is wrong with a time that has the shape of an ISO 8601 time but is not one svc takes (attack22
+ * F6): a day the calendar does not have, hour 24, a minute or second out of range, a leap second,
+ * an offset of 24 hours or more, a space before the zone, a date alone. Undefined: no such
+ * problem (another shape, or no zone, which the caller says).
+ */
+function instantProblem(text: string): string | undefined {
+  const m = LOOSE_TIME.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, sep, h, mi, s, fraction, space, zone] = m as unknown as (string | undefined)[];
+  const [year, month, day] = [Number(y), Number(mo), Number(d)];
+  if (month < 1 || month > 12) return `is not a date: month ${mo} (months are 01 to 12)`;
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > days) {
+    return month === 2 && day === 29
+      ? `is not a date: ${y} is not a leap year (February ${y} has 28 days)`
+      : `is not a date: ${MONTHS[month - 1]} has ${days} days`;
+  }
+  const date = `${y}-${mo}-${d}`;
+  if (sep === undefined) return `is a date alone: add a time and a time zone, e.g. ${date}T00:00:00Z`;
+  const offset = zone === undefined || /^z$/i.test(zone) ? undefined : /^[+-](\d{2}):?(\d{2})?$/.exec(zone)!;
+  if (offset && (Number(offset[1]) > 23 || Number(offset[2] ?? 0) > 59)) {
+    return `has the offset ${zone}: an offset is less than 24 hours, from -23:59 to +23:59`;
+  }
+  if (Number(mi) > 59) return `has minute ${mi}: minutes are 00 to 59`;
+  if (Number(s ?? 0) > 60) return `has second ${s}: seconds are 00 to 59`;
+  const endOfDay =
+    Number(h) === 24 && Number(mi) === 0 && Number(s ?? 0) === 0 && !/[1-9]/.test(fraction ?? '');
+  if (Number(h) > 23 && !endOfDay) return `has hour ${h}: hours are 00 to 23`;
+  // Hour 24 and second 60 are ISO 8601 times the platform does not take: each has its equal, said
+  // in the zone given (without one, the zone is the problem to say first).
+  if (zone === undefined) return undefined;
+  if (endOfDay) {
+    const next = new Date(Date.UTC(year, month - 1, day + 1)).toISOString().slice(0, 10);
+    return `has hour 24, which the platform does not take: for the end of ${date} write ${next}T00:00:00${zone}`;
+  }
+  if (s === '60') {
+    // A leap second (RFC 3339 allows second 60) is an ISO 8601 time, but not one the platform takes.
+    const at = `${date}${sep}${h}:${mi}`;
+    return `is a leap second (second 60), which the platform does not take; give ${at}:59${zone} or the next second`;
+  }
+  if (space !== '') {
+    return `has a space before its time zone: write ${date}T${h}:${mi}${s === undefined ? '' : `:${s}${fraction}`}${zone}`;
+  }
+  return undefined;
 }
 
 /**

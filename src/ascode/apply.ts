@@ -98,6 +98,8 @@ const COLUMNS: Array<Column<Row>> = [
       r.secret_file ??
       r.secret ??
       heldUntil(r) ??
+      // A saved plan's revocation whose grant expired since, as the plan showed: not sent.
+      (r.reason === 'expired' ? `expired at ${r.expired_at}` : undefined) ??
       r.reason ??
       r.audit_trail_id,
   },
@@ -155,6 +157,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     return step ? `${step.data.tenant.slug}: ${headline(step.data.change).slice(2)}` : key;
   };
   let resumed = false;
+  /** The revocations of a saved plan whose grant expired since, as the plan showed (./drift.ts). */
+  let expired: ReadonlyMap<string, string> = new Map();
   /** Creations whose secret could not be saved, by their step's key: made, with their ids. */
   const unsaved = new Map<string, Unsaved>();
   const work = stepWorker(platform, () => secrets, {
@@ -203,14 +207,17 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
               hint: `remove its journal (${journal.path}) and run svc apply again to plan anew`,
             }
           : { what: label, hint: 'run svc plan again and review the new plan' };
-        const done = await unchangedSince(ctx, platform, doc!, stale, { run, journal }, options.prune);
-        steps = planSteps(doc!, options.prune, done);
+        const since = await unchangedSince(ctx, platform, doc!, stale, { run, journal }, options.prune);
+        expired = since.expired;
+        steps = planSteps(doc!, options.prune, since.done, expired);
       }
       const plan = doc!;
       stopOnRefused(ctx, plan, options.prune);
       for (const tenant of plan.tenants) {
         for (const change of tenant.changes) {
-          if (change.prune && !options.prune) leftForPrune[change.refused ? 'refused' : 'made']++;
+          // A revocation whose grant expired since as the plan showed: --prune would not make it either.
+          if (change.prune && !options.prune && !expired.has(changeKey(tenant.id, change)))
+            leftForPrune[change.refused ? 'refused' : 'made']++;
         }
       }
       for (const step of steps) byKey.set(step.key, step);
@@ -340,7 +347,7 @@ async function unchangedSince(
   stale: { what: string; hint: string },
   { run, journal }: { run: RunIdentity; journal: Journal },
   prune: boolean,
-): Promise<Set<string>> {
+): Promise<{ done: Set<string>; expired: Map<string, string> }> {
   const tenants = doc.tenants.map((t) => ({
     id: t.id,
     slug: t.slug,
@@ -354,7 +361,7 @@ async function unchangedSince(
     return { webhooks: scope.webhooks.length > 0, clients: scope.oauth_clients.length > 0 };
   });
   const now = platformTime(platform, ctx.clock.now());
-  const { drift, done } = checkDrift(doc, live, run.resumed, now);
+  const { drift, done, expired } = checkDrift(doc, live, run.resumed, now);
   if (drift.length > 0) {
     const { details } = reasonLines(ctx, drift);
     const where = ctx.out.isMachine ? ' (each change in details)' : '';
@@ -371,7 +378,10 @@ async function unchangedSince(
   // grant it made may have ended since, and is no longer live, but it is not this run's to make).
   const made = new Set(journal.earlier().map((e) => e.key));
   const pending = (t: string, c: PlanChange) =>
-    (prune || !c.prune) && !done.has(changeKey(t, c)) && !made.has(changeKey(t, c));
+    (prune || !c.prune) &&
+    !done.has(changeKey(t, c)) &&
+    !expired.has(changeKey(t, c)) &&
+    !made.has(changeKey(t, c));
   const ended = agedOut(doc, (t, c) => !c.refused && pending(t, c), now);
   if (ended.length > 0) {
     const { details, where } = reasonLines(ctx, ended);
@@ -428,5 +438,5 @@ async function unchangedSince(
       }
     }
   }
-  return done;
+  return { done, expired };
 }

@@ -167,11 +167,17 @@ function roleIdDrift(change: PlanChange, live: LiveTenant): string | undefined {
     : `${what(change)} is of role id ${grant.role_id}, which is not ${grant.role}'s (${id})`;
 }
 
-/** How a change's resource that is gone now went: a grant that reached its expiry ended. */
-function gone(change: PlanChange, nowMs: number): string {
+/** The expiry a grant change's grant had when planned, once the platform's time reached it. */
+function expiredAt(change: PlanChange, nowMs: number): string | undefined {
   const held =
     change.kind === 'grant' ? change.fields.find((f) => f.field === 'expires_at')?.from : undefined;
-  return typeof held === 'string' && serverTime(held) <= nowMs ? `ended (expired at ${held})` : 'was removed';
+  return typeof held === 'string' && serverTime(held) <= nowMs ? held : undefined;
+}
+
+/** How a change's resource that is gone now went: a grant that reached its expiry ended. */
+function gone(change: PlanChange, nowMs: number): string {
+  const held = expiredAt(change, nowMs);
+  return held !== undefined ? `ended (expired at ${held})` : 'was removed';
 }
 
 function what(change: PlanChange): string {
@@ -181,7 +187,15 @@ function what(change: PlanChange): string {
 }
 
 /**
- * What drifted since the plan (one line each), and the changes a resumed run finds already made.
+ * What drifted since the plan (one line each), the changes a resumed run finds already made, and
+ * the revocations whose grant ended since at the expiry the plan showed (key: that expiry).
+ *
+ * A grant that reached the `expires_at` the plan recorded ended as the plan foresaw (attack22 F5):
+ * for its revocation (a removal, sent only with --prune) that is no drift, since the grant is not
+ * held either way and what apply leaves is what the plan showed; the revocation is not sent, and
+ * its row says the grant expired. Any other change of such a grant (an extension, a shortening)
+ * would now be a new grant, not the change reviewed: drift. A grant the plan leaves alone that
+ * expired is drift too: the file asks for it, and a plan made now would grant it again.
  */
 export function checkDrift(
   doc: PlanDocument,
@@ -189,9 +203,10 @@ export function checkDrift(
   resumed: boolean,
   /** The platform's time now: what tells a grant that ended from one removed. */
   nowMs: number,
-): { drift: string[]; done: Set<string> } {
+): { drift: string[]; done: Set<string>; expired: Map<string, string> } {
   const drift: string[] = [];
   const done = new Set<string>();
+  const expired = new Map<string, string>();
   for (const tenant of doc.tenants) {
     const have = live.get(tenant.id);
     if (!have) continue;
@@ -206,6 +221,11 @@ export function checkDrift(
       if (now.print === change.before) continue;
       if (resumed && now.done) {
         done.add(changeKey(tenant.id, change));
+        continue;
+      }
+      const ended = now.print === null && change.action === 'delete' ? expiredAt(change, nowMs) : undefined;
+      if (ended !== undefined) {
+        expired.set(changeKey(tenant.id, change), ended);
         continue;
       }
       const how =
@@ -229,7 +249,7 @@ export function checkDrift(
       }
     }
   }
-  return { drift, done };
+  return { drift, done, expired };
 }
 
 /** The grants a plan would make or move whose expiry is at or before `now`, one line each. */

@@ -35,6 +35,8 @@ export interface Step {
   change: PlanChange;
   /** A resumed run found it made already (./drift.ts): reported, not sent. */
   done: boolean;
+  /** A saved plan's revocation whose grant expired since, at this time the plan showed (./drift.ts): not sent. */
+  expired?: string;
   /** A role deletion: the users whose own revocation it ends (PlanChange.ended_by), holders it may end too. */
   ends?: string[];
 }
@@ -44,6 +46,7 @@ export function planSteps(
   doc: PlanDocument,
   prune: boolean,
   done: ReadonlySet<string> = new Set(),
+  expired: ReadonlyMap<string, string> = new Map(),
 ): Array<BulkItem<Step>> {
   const steps: Array<BulkItem<Step>> = [];
   const needed = new Set<string>();
@@ -73,6 +76,7 @@ export function planSteps(
           tenant: info,
           change,
           done: done.has(key),
+          ...(expired.has(key) ? { expired: expired.get(key) } : {}),
           ...(ends ? { ends: ends.map((e) => e.user) } : {}),
         },
         after,
@@ -213,6 +217,7 @@ export function stepWorker(
   return async ({ key, data }: BulkItem<Step>, call: WorkCall): Promise<Record<string, unknown>> => {
     const { tenant, change } = data;
     if (data.done) return gone('already_done');
+    if (data.expired !== undefined) return { ...gone('expired'), expired_at: data.expired };
     const read = { tenant: tenant.id, signal: call.signal };
     // Every change carries the step's key: a resumed run, or a retry after a lost answer, is answered
     // from the platform's record (a DELETE retried without it would find its own work gone).

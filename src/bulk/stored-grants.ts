@@ -10,7 +10,7 @@
  */
 import { assignmentInForce, unknownStatusWords } from '../api/roles.js';
 import type { RoleAssignment } from '../api/schemas/roles.js';
-import { sameExpiry } from '../api/time.js';
+import { sameExpiry, serverTime } from '../api/time.js';
 import { SvcError } from '../errors.js';
 import type { Platform } from '../platform/index.js';
 import type { Sleep } from '../system/clock.js';
@@ -131,8 +131,9 @@ async function assignmentNow(
  */
 function theRevokedOne(held: RoleAssignment, revoked: Revoked): boolean | undefined {
   if (revoked.audit_trail_id && held.audit_trail_id) return held.audit_trail_id === revoked.audit_trail_id;
-  const grantedAt = held.assigned_at ? Date.parse(held.assigned_at) : Number.NaN;
-  const revokedAt = revoked.revoked_at ? Date.parse(revoked.revoked_at) : Number.NaN;
+  // As every server time (serverTime): a zone-less one is UTC, never the machine's zone.
+  const grantedAt = serverTime(held.assigned_at);
+  const revokedAt = serverTime(revoked.revoked_at);
   if (Number.isNaN(grantedAt) || Number.isNaN(revokedAt)) return undefined;
   return grantedAt <= revokedAt;
 }

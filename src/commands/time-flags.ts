@@ -1,5 +1,5 @@
-import { parseInstant } from '../api/expiry.js';
-import { type DurationUnit, isoInstant, isoSeconds, serverTime, UNIT_MS } from '../api/time.js';
+import { parseInstant, parseSpan } from '../api/expiry.js';
+import { isoInstant, isoSeconds, serverTime, UNIT_MS } from '../api/time.js';
 import { UsageError } from '../errors.js';
 import { quoted } from '../output/format.js';
 
@@ -30,19 +30,22 @@ export interface TimeFlags {
 export function timeSpec(flag: string, raw: unknown): TimeSpec | undefined {
   if (raw === undefined) return undefined;
   const text = String(raw).trim();
-  const ago = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (ago) {
-    const agoMs = Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit];
+  // The one duration grammar (parseSpan: `1H` as `1h`, `6M` refused with the months advice).
+  const ago = parseSpan(text, 'a date');
+  if (ago !== undefined) {
+    if (!ago.ok) throw new UsageError(`${flag} ${ago.message}`);
+    const agoMs = ago.value.ms;
     if (!(agoMs <= MAX_AGO_DAYS * UNIT_MS.d)) {
       throw new UsageError(
         `${flag} ${quoted(text)} is too far back; give a duration up to ${MAX_AGO_DAYS}d (100 years), or an ISO 8601 time`,
       );
     }
-    return { agoMs, text };
+    return { agoMs, text: ago.value.text };
   }
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
     const day = parseInstant(`${text}T00:00:00Z`);
-    if (!day.ok) throw new UsageError(`${flag} ${JSON.stringify(text)} is not a date (e.g. 2026-01-15)`);
+    // A day the calendar has not (2027-02-29) is said as parseInstant says it of the date.
+    if (!day.ok) throw new UsageError(`${flag} ${(parseInstant(text) as { message: string }).message}`);
     return { at: isoSeconds(day.value) };
   }
   if (/^\d{4}-\d{2}-\d{2}[T ]/i.test(text)) {

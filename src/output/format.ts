@@ -90,38 +90,42 @@ const YEAR = 365.25 * DAY;
 const MONTH = YEAR / 12;
 
 /**
- * The unit for a distance, chosen so the rounded count stays honest: a unit is used only once the
- * distance is well past one of it (90 s is "2 minutes", 89 s "89 seconds"; 35 h "35 hours", not
- * "1 day"; 44 days, not "1 month"; 16 months, not "1 year").
+ * The units of a relative time, largest first: each is used from two of it (119 s is "119
+ * seconds", 2 minutes "2 minutes"; 35 h "35 hours", not "1 day"; 44 days, not "1 month"; 23
+ * months, not "1 year"), so the count (relativeTime) is never less than two thirds of the distance.
  */
-const UNITS: Array<[Intl.RelativeTimeFormatUnit, size: number, below: number]> = [
-  ['second', 1, 90],
-  ['minute', MINUTE, 90 * MINUTE],
-  ['hour', HOUR, 48 * HOUR],
-  ['day', DAY, 60 * DAY],
-  ['month', MONTH, 18 * MONTH],
-  ['year', YEAR, Number.POSITIVE_INFINITY],
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, size: number]> = [
+  ['year', YEAR],
+  ['month', MONTH],
+  ['day', DAY],
+  ['hour', HOUR],
+  ['minute', MINUTE],
 ];
+
+/** How far short of a whole unit a distance may fall and still count it: a sixtieth of the unit. */
+const SHORT_BY = 1 / 60;
 
 let relativeFormat: Intl.RelativeTimeFormat | undefined;
 
 /**
- * "3 hours ago", "in 35 hours", "now"; input that is not a time passes through. Values are rounded,
- * not truncated: a grant of 8 hours made a moment ago expires "in 8 hours" (7 h 59 min 59.9 s).
- * Never calendar words ("tomorrow", "next year"): a rounded count of units is not a calendar day
- * or year, so the count is always a number (`numeric: 'always'`).
+ * "3 hours ago", "in 35 hours", "now"; input that is not a time passes through. The count is of
+ * whole units the distance has reached, never rounded up (attack22 F8: 90 minutes of access was
+ * "in 2 hours", 18 months "in 2 years"; how long a grant lasts is not to be overstated), with a
+ * sixtieth of a unit to spare, so a grant of 8 hours made a moment ago (7 h 59 min 59.9 s) expires
+ * "in 8 hours", one of 90 minutes "in 90 minutes", 2 h 59 min "in 2 hours". The one rule both
+ * ways ("2 hours ago" for 2 h 59 min). Never calendar words ("tomorrow", "next year"): a count of
+ * units is not a calendar day or year, so the count is always a number (`numeric: 'always'`).
  */
 export function relativeTime(value: unknown, nowMs: number): string {
   if (typeof value !== 'string' && typeof value !== 'number') return cellText(value);
   const then = instant(value);
   if (Number.isNaN(then)) return cellText(value);
-  const seconds = Math.round((then - nowMs) / 1000);
+  const seconds = (then - nowMs) / 1000;
   if (Math.abs(seconds) < 10) return 'now';
   relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'always' });
-  const [unit, size] = UNITS.find(([, , below]) => Math.abs(seconds) < below)!;
-  // Math.round rounds -1.5 to -1; round the distance, then give it its sign.
-  const count = Math.sign(seconds) * Math.round(Math.abs(seconds) / size);
-  return relativeFormat.format(count, unit);
+  const units = (size: number) => Math.floor(Math.abs(seconds) / size + SHORT_BY);
+  const [unit, size] = UNITS.find(([, size]) => units(size) >= 2) ?? ['second', 1];
+  return relativeFormat.format(Math.sign(seconds) * units(size), unit);
 }
 
 /**

@@ -150,6 +150,7 @@ describe('grant expiries', () => {
       expect(checkDrift({ tenants: [tenant] } as never, now, true, 0)).toEqual({
         drift: [],
         done: new Set(['t1/grant/update/u1 tenant_viewer']),
+        expired: new Map(),
       });
     },
   );
@@ -346,7 +347,11 @@ describe('webhooks whose id is not in the tenant (an export of another tenant or
     const { tenant } = plan(before, [entry('wh_a', ['x']), entry('wh_b', ['y']), entry('wh_c', ['z'])], true);
     const doc = { tenants: [tenant] } as never;
     const now = (hooks: unknown[]) => new Map([['t1', { ...live([], []), webhooks: hooks as never[] }]]);
-    expect(checkDrift(doc, now(before), false, 0)).toEqual({ drift: [], done: new Set() });
+    expect(checkDrift(doc, now(before), false, 0)).toEqual({
+      drift: [],
+      done: new Set(),
+      expired: new Map(),
+    });
     // Made by an interrupted run of the plan, in another order: each creation finds its own.
     const made = [...before, hook('wh_9', ['z']), hook('wh_8', ['y'])];
     expect(checkDrift(doc, now(made), false, 0).drift).toEqual([
@@ -356,6 +361,7 @@ describe('webhooks whose id is not in the tenant (an export of another tenant or
     expect(checkDrift(doc, now(made), true, 0)).toEqual({
       drift: [],
       done: new Set([`t1/webhook/create/${URL_}#wh_b`, `t1/webhook/create/${URL_}#wh_c`]),
+      expired: new Map(),
     });
     // One of its URL made since with other values is someone else's: drift, also when resumed.
     expect(checkDrift(doc, now([...before, hook('wh_7', ['q'])]), true, 0).drift).toEqual([

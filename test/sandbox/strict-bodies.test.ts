@@ -174,6 +174,40 @@ describe('truthful refusals', () => {
     ]);
   });
 
+  // attack22 F7: a since of second 60 read as NaN matched nothing, answered 200 with an empty list.
+  it('refuses a leap second in a query time (audit trail, dead-letter queue) as 400, as in a body', async () => {
+    const hook = await call(sandbox(), 'POST', '/v1/webhooks', {
+      ...admin(),
+      body: {
+        url: 'https://hooks.example.com/leap',
+        event_types: ['exception.created'],
+        idempotency_key: key(),
+      },
+    });
+    expect(hook.status).toBe(201);
+    const leap = '2016-12-31T23:59:60Z'; // a real one
+    for (const [path, field] of [
+      ['/v1/audit_trail', 'since'],
+      ['/v1/audit_trail', 'until'],
+      [`/v1/webhooks/${hook.body.id}/dlq`, 'since'],
+      [`/v1/webhooks/${hook.body.id}/dlq`, 'until'],
+    ] as const) {
+      const r = await call(sandbox(), 'GET', `${path}?${field}=${encodeURIComponent(leap)}`, admin());
+      expect([path, r.status, r.body.error]).toMatchObject([
+        path,
+        400,
+        {
+          code: 'invalid_request',
+          message: `${field} ${leap} is a leap second (second 60), which the platform does not take; give 2016-12-31T23:59:59Z or the next second`,
+          details: [{ field, message: 'is a leap second; give second 59 or the next second' }],
+        },
+      ]);
+    }
+    // The second before is read, and finds what was written since.
+    const r = await call(sandbox(), 'GET', '/v1/audit_trail?since=2016-12-31T23:59:59Z&limit=1', admin());
+    expect([r.status, r.body.items.length]).toEqual([200, 1]);
+  });
+
   it('names the 1 MiB limit and the fix in a 413', async () => {
     const text = JSON.stringify({ name: 'a'.repeat(1_100_000), idempotency_key: key() });
     const r = await call(sandbox(), 'POST', '/v1/accounts', {

@@ -10,6 +10,7 @@ import type { RoleAssignment } from '../../src/api/schemas/roles.js';
 import { checkStoredGrant, checkStoredRevocation } from '../../src/bulk/stored-grants.js';
 import { SvcError } from '../../src/errors.js';
 import type { Platform } from '../../src/platform/index.js';
+import { inTimeZone } from '../helpers/time-zone.js';
 
 const row = { user: 'usr_1', role: { id: 'role_fx', name: 'fx-desk' } };
 
@@ -107,6 +108,25 @@ describe('checkStoredRevocation', () => {
     const same = platformOf([[assignment({ audit_trail_id: '', assigned_at: '2026-11-21T10:00:00Z' })], []]);
     await checkStoredRevocation(same.platform, row, { revoked_at: '2026-11-21T10:00:00Z' }, stored());
     expect([same.asked.length, waits]).toEqual([2, [250]]);
+  });
+
+  // attack22 (noticed): the times were read with Date.parse, a zone-less one in the machine's zone:
+  // in New York the revoked grant, still listed, was "granted after the revocation", held again.
+  it('without audit trail ids, reads a zone-less time as UTC (serverTime) in any machine zone', async () => {
+    for (const tz of ['America/New_York', 'Asia/Kolkata', 'UTC']) {
+      await inTimeZone(tz, async () => {
+        const same = platformOf([
+          [assignment({ audit_trail_id: '', assigned_at: '2026-11-21T10:00:00' })],
+          [],
+        ]);
+        const revoked = { revoked_at: '2026-11-21T12:00:00+02:00' };
+        expect([tz, await thrown(checkStoredRevocation(same.platform, row, revoked, stored()))]).toEqual([
+          tz,
+          'nothing thrown',
+        ]);
+        expect(same.asked).toHaveLength(2);
+      });
+    }
   });
 
   it('by audit trail id when both carry one, whatever the times', async () => {

@@ -49,14 +49,23 @@ describe('text for terminals', () => {
     ['2026-06-01T12:00:00Z', '14 days ago'],
     ['2024-01-15T09:00:00Z', '2 years ago'],
     ['not a time', 'not a time'],
-    // Rounded, not truncated: an 8-hour grant made a moment ago expires in 8 hours, not 7.
+    // Whole units reached, a sixtieth of one to spare: an 8-hour grant made a moment ago expires in
+    // 8 hours, not 7; never rounded up (attack22 F8: 90 minutes was "in 2 hours", 18 months "in 2 years").
     ['2026-06-15T19:59:59.900Z', 'in 8 hours'],
     ['2026-06-15T19:59:00Z', 'in 8 hours'],
-    ['2026-06-15T12:59:45Z', 'in 60 minutes'],
+    ['2026-06-15T12:59:45Z', 'in 59 minutes'],
     ['2026-06-15T12:45:00Z', 'in 45 minutes'],
     ['2026-06-15T10:00:01Z', '2 hours ago'],
-    ['2026-06-16T11:50:00Z', 'in 24 hours'],
-    ['2026-06-22T11:00:00Z', 'in 7 days'],
+    ['2026-06-15T10:02:00Z', '118 minutes ago'],
+    ['2026-06-16T11:50:00Z', 'in 23 hours'],
+    ['2026-06-22T11:00:00Z', 'in 6 days'],
+    ['2026-06-15T13:30:00Z', 'in 90 minutes'],
+    ['2026-06-15T13:59:30Z', 'in 2 hours'],
+    ['2026-06-15T14:58:00Z', 'in 2 hours'],
+    ['2027-12-15T12:00:00Z', 'in 18 months'],
+    ['2028-05-15T12:00:00Z', 'in 23 months'],
+    ['2028-06-15T12:00:00Z', 'in 2 years'],
+    ['2026-06-15T12:01:55Z', 'in 115 seconds'],
     // Never calendar words: a rounded count is not a calendar day, month or year (35 h is not "tomorrow").
     ['2026-06-16T23:00:00Z', 'in 35 hours'],
     ['2026-07-29T12:00:00Z', 'in 44 days'],

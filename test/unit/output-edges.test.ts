@@ -72,6 +72,8 @@ describe('format', () => {
   const NOW = Date.parse('2026-06-15T12:00:00Z');
   const at = (seconds: number) => new Date(NOW + seconds * 1000).toISOString();
 
+  // Whole units reached (a sixtieth of one to spare), each unit from two of it: never rounded up
+  // (attack22 F8: 90 minutes was "in 2 hours", 18 months "in 2 years").
   it.each([
     [9, 'now'],
     [-9, 'now'],
@@ -81,22 +83,27 @@ describe('format', () => {
     [60, 'in 60 seconds'],
     [-60, '60 seconds ago'],
     [59 * 60 + 29, 'in 59 minutes'],
-    [59 * 60 + 30, 'in 60 minutes'],
-    [23 * 3600 + 1800, 'in 24 hours'],
+    [59 * 60 + 30, 'in 59 minutes'],
+    [59 * 60 + 59, 'in 60 minutes'],
+    [23 * 3600 + 1800, 'in 23 hours'],
     [-24 * 3600, '24 hours ago'],
     [89, 'in 89 seconds'],
-    [90, 'in 2 minutes'],
+    [90, 'in 90 seconds'],
+    [120, 'in 2 minutes'],
     [89 * 60, 'in 89 minutes'],
-    [90 * 60, 'in 2 hours'],
+    [90 * 60, 'in 90 minutes'],
+    [120 * 60, 'in 2 hours'],
     [47 * 3600, 'in 47 hours'],
     [48 * 3600, 'in 2 days'],
     [7 * 86400, 'in 7 days'],
     [59 * 86400, 'in 59 days'],
-    [60 * 86400, 'in 2 months'],
-    [-60 * 86400, '2 months ago'],
+    [60 * 86400, 'in 60 days'],
+    [-60 * 86400, '60 days ago'],
+    [61 * 86400, 'in 2 months'],
     [30 * 86400 + 43199, 'in 30 days'],
     [517 * 86400, 'in 17 months'],
-    [548 * 86400, 'in 2 years'],
+    [548 * 86400, 'in 18 months'],
+    [730 * 86400, 'in 2 years'],
     [-365 * 86400, '12 months ago'],
     [-3 * 365 * 86400, '3 years ago'],
   ])('relativeTime %i s from now is %j', (seconds, words) => {

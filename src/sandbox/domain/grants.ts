@@ -17,6 +17,7 @@ import { heldUntil, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import type { Assignment, Tenant, User } from './identity.js';
 import { keepAdministration } from './last-admin.js';
+import { requestTimeMs } from './request-times.js';
 import type { Role } from './roles.js';
 
 /**
@@ -73,23 +74,8 @@ function requireWithinOwn(
 
 const until = (expiresAt: string | null) => (expiresAt ? `until ${expiresAt}` : 'permanently');
 
-/**
- * An expires_at the schema took (RFC 3339 date-time) as ms. RFC 3339 allows a leap second
- * (second 60), which the platform does not take (its clock and Date have none): refused as such,
- * naming the seconds either side, never as "not in the future". `where` prefixes the field.
- */
-export function expiryMs(raw: string, where = ''): number {
-  const ms = Date.parse(raw);
-  if (!Number.isNaN(ms)) return ms;
-  const leap = /^(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}):60/.exec(raw);
-  const field = `${where}expires_at`;
-  const message = leap
-    ? `${field} ${raw} is a leap second (second 60), which the platform does not take; give ${leap[1]}:59${raw.slice(leap[0].length).replace(/^\.\d+/, '')} or the next second`
-    : `${field} ${raw} is not a time the platform can read`;
-  throw new DomainError('invalid_request', message, [
-    { field, message: leap ? 'is a leap second; give second 59 or the next second' : 'is not a time' },
-  ]);
-}
+/** An expires_at the schema took, as ms (requestTimeMs: a leap second said so). `where` prefixes the field. */
+export const expiryMs = (raw: string, where = ''): number => requestTimeMs(`${where}expires_at`, raw);
 
 /** An expires_at of a request, at second precision, refused unless it is in the future. */
 function futureExpiry(raw: string, now: number): string {

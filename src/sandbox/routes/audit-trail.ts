@@ -5,6 +5,7 @@ import { RecordIdParams } from '../../api/schemas/records.js';
 import { didYouMean } from '../../api/suggest.js';
 import { auditRecord } from '../domain/audit-trail.js';
 import { badRequest, notFound } from '../domain/errors.js';
+import { queryTimeMs } from '../domain/request-times.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { errorResponses, type RouteContext } from './context.js';
 
@@ -42,8 +43,8 @@ export default function auditTrailRoutes(app: FastifyInstance, { state }: RouteC
           { field: 'action', message: `is not one of ${KNOWN_ACTIONS.join(', ')}` },
         ]);
       }
-      const sinceMs = q.since === undefined ? undefined : Date.parse(q.since);
-      const untilMs = q.until === undefined ? undefined : Date.parse(q.until);
+      const sinceMs = queryTimeMs('since', q.since);
+      const untilMs = queryTimeMs('until', q.until);
       const order = q.order ?? 'asc';
       const limit = q.limit ?? 50;
       const filter = {

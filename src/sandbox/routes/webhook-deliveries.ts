@@ -17,6 +17,7 @@ import {
 } from '../../api/schemas/webhooks.js';
 import { redactUrlText } from '../../api/secret-names.js';
 import { badRequest, notFound } from '../domain/errors.js';
+import { queryTimeMs } from '../domain/request-times.js';
 import { eventDataReader, requireEventRead, requireRead } from '../domain/webhook-owner.js';
 import { deliveryDetailView, deliveryView, dlqView } from '../domain/webhook-views.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
@@ -25,14 +26,6 @@ import { errorResponses, type RouteContext } from './context.js';
 import { webhookOf } from './webhooks.js';
 
 const tags = ['webhooks'];
-
-function timeParam(field: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const ms = Date.parse(raw);
-  if (Number.isNaN(ms))
-    throw badRequest(`${field} is not a timestamp`, [{ field, message: 'is not ISO 8601' }]);
-  return ms;
-}
 
 /** A webhook's deliveries (list, one, its payload, replay) and its dead-letter queue. */
 export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: RouteContext): void {
@@ -205,8 +198,8 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
       const q = request.query;
       const limit = q.limit ?? DLQ_PAGE.default;
       const status = q.status ?? 'queued';
-      const sinceMs = timeParam('since', q.since);
-      const untilMs = timeParam('until', q.until);
+      const sinceMs = queryTimeMs('since', q.since);
+      const untilMs = queryTimeMs('until', q.until);
       const fingerprint = filterFingerprint({
         webhook: webhook.id,
         status,

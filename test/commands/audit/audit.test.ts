@@ -157,7 +157,12 @@ describe('svc audit', () => {
     [
       ['audit', 'ls', '--until', '2026-02-30T00:00:00Z'],
       2,
-      'error: --until "2026-02-30T00:00:00Z" is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)\n',
+      'error: --until "2026-02-30T00:00:00Z" is not a date: February has 28 days\n',
+    ],
+    [
+      ['audit', 'ls', '--since', '1M'],
+      2,
+      'error: --since "1M": M is not a unit; write 1m for minutes (months are not a unit: use days, e.g. 30d, or a date)\n',
     ],
     [
       ['audit', 'ls', '--since', '2026-01-15T11:00:00Z', '--until', '2026-01-15T10:00:00Z'],

@@ -73,7 +73,8 @@ describe('svc records get: fixed system lines, the record own fields set apart',
       Date.parse(record.deleted_at) + 2 * HOUR,
     );
     expect(shown.stdout).toContain(`\ndeleted     ${record.deleted_at} (2 hours ago)\n`);
-    expect(shown.stdout).toContain(`\npurge at    ${record.purge_at} (in 30 days)\n`);
+    // 29 days 22 hours: whole days reached, never rounded up to 30 (attack22 F8).
+    expect(shown.stdout).toContain(`\npurge at    ${record.purge_at} (in 29 days)\n`);
     expect(shown.stdout).not.toMatch(/^purged /m);
   });
 

@@ -394,7 +394,19 @@ describe('svc roles assign / revoke', () => {
     ],
     [
       ['roles', 'assign', 'u', 'r', '--expires-at', '2030-02-30T00:00:00Z', '--justification', 'x'],
-      'error: --expires-at "2030-02-30T00:00:00Z" is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)',
+      'error: --expires-at "2030-02-30T00:00:00Z" is not a date: February has 28 days',
+    ],
+    [
+      ['roles', 'assign', 'u', 'r', '--expires-at', '2027-02-29T00:00:00Z', '--justification', 'x'],
+      'error: --expires-at "2027-02-29T00:00:00Z" is not a date: 2027 is not a leap year (February 2027 has 28 days)',
+    ],
+    [
+      ['roles', 'assign', 'u', 'r', '--expires-at', '2026-12-01', '--justification', 'x'],
+      'error: --expires-at "2026-12-01" is a date alone: add a time and a time zone, e.g. 2026-12-01T00:00:00Z',
+    ],
+    [
+      ['roles', 'assign', 'u', 'r', '--expires-in', '30s', '--justification', 'x'],
+      `error: --expires-in "30s": a grant's expiry is not counted in seconds; use m, h or d (30m, 8h, 7d), at least 1m`,
     ],
     [
       ['roles', 'assign', 'u', 'r', '--expires-at', '2030-01-01T00:00:00', '--justification', 'x'],

@@ -55,7 +55,7 @@ describe('durations and times', () => {
     ['8', '"8" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never'],
     ['1.5h', '"1.5h" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never'],
     ['-1h', '"-1h" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never'],
-    ['8s', '"8s" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never'],
+    ['8s', `"8s": a grant's expiry is not counted in seconds; use m, h or d (30m, 8h, 7d), at least 1m`],
     ['0d', 'a duration must be longer than zero, got "0d"'],
     ['366d', '"366d" is longer than 365 days; give an end time (expires at) instead'],
   ])('%j is refused: %s', (text, message) => {
@@ -78,9 +78,9 @@ describe('durations and times', () => {
   });
 
   it.each([
-    ['2026-01-15', 'not an ISO 8601 time with a time zone'],
+    ['2026-01-15', 'is a date alone: add a time and a time zone, e.g. 2026-01-15T00:00:00Z'],
     ['2026-01-15T10:00:00', 'not an ISO 8601 time with a time zone'],
-    ['2026-02-30T10:00:00Z', 'not an ISO 8601 time with a time zone'],
+    ['2026-02-30T10:00:00Z', 'is not a date: February has 28 days'],
     ['2026-01-15T09:30:00Z', 'is in the past'],
   ])('time %j is refused (%s)', (text, message) => {
     const parsed = parseTime(text, NOW);

@@ -87,20 +87,22 @@ const lines = (...rows: string[]) => `${rows.join('\n')}\n`;
 const TABLE = lines(
   'ID                                    SLUG              NAME              TIER        ROLE          CURRENCY  TIME ZONE            CREATED',
   '8ab23c1d-a27b-565a-ad8f-983ecf5fe016  acme-treasury     Acme Treasury     enterprise  tenant_admin  USD       America/New_York     2 years ago',
-  '5c59a2be-2bbe-51f5-b7c7-86876c08b908  acme-payments-eu  Acme Payments EU  pro         tenant_admin  EUR       Europe/Berlin        2 years ago',
-  '279352e3-51f6-5b0c-9f13-4a5563f8a965  acme-ledger-uk    Acme Ledger UK    free        tenant_admin  GBP       Europe/London        2 years ago',
-  'ae4e8baa-d428-5958-ad5e-78c9ba79890d  acme-apac         Acme APAC         pro         tenant_admin  JPY       Asia/Tokyo           2 years ago',
-  'fbbe4d31-beac-5b48-a287-2d8bcd45003b  acme-labs         Acme Labs         free        tenant_admin  USD       America/Los_Angeles  2 years ago',
+  '5c59a2be-2bbe-51f5-b7c7-86876c08b908  acme-payments-eu  Acme Payments EU  pro         tenant_admin  EUR       Europe/Berlin        22 months ago',
+  '279352e3-51f6-5b0c-9f13-4a5563f8a965  acme-ledger-uk    Acme Ledger UK    free        tenant_admin  GBP       Europe/London        22 months ago',
+  'ae4e8baa-d428-5958-ad5e-78c9ba79890d  acme-apac         Acme APAC         pro         tenant_admin  JPY       Asia/Tokyo           21 months ago',
+  'fbbe4d31-beac-5b48-a287-2d8bcd45003b  acme-labs         Acme Labs         free        tenant_admin  USD       America/Los_Angeles  20 months ago',
 );
 
 // At 80 columns the time zone and tier go, and ids are shortened (tenants are also known by slug).
+// (Created 20 to 24 months before the clock: whole months, never rounded up to "2 years" — attack22
+// F8 — which leaves no room for the currency at 80 columns.)
 const NARROW_TABLE = lines(
-  'ID       SLUG              NAME              ROLE          CURRENCY  CREATED',
-  '8ab23c…  acme-treasury     Acme Treasury     tenant_admin  USD       2 years ago',
-  '5c59a2…  acme-payments-eu  Acme Payments EU  tenant_admin  EUR       2 years ago',
-  '279352…  acme-ledger-uk    Acme Ledger UK    tenant_admin  GBP       2 years ago',
-  'ae4e8b…  acme-apac         Acme APAC         tenant_admin  JPY       2 years ago',
-  'fbbe4d…  acme-labs         Acme Labs         tenant_admin  USD       2 years ago',
+  'ID       SLUG              NAME              ROLE          CREATED',
+  '8ab23c…  acme-treasury     Acme Treasury     tenant_admin  2 years ago',
+  '5c59a2…  acme-payments-eu  Acme Payments EU  tenant_admin  22 months ago',
+  '279352…  acme-ledger-uk    Acme Ledger UK    tenant_admin  22 months ago',
+  'ae4e8b…  acme-apac         Acme APAC         tenant_admin  21 months ago',
+  'fbbe4d…  acme-labs         Acme Labs         tenant_admin  20 months ago',
 );
 
 const TSV = lines(
