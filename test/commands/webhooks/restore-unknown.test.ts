@@ -28,37 +28,41 @@ describe('listen --webhook W: a restore-secret whose outcome is unknown', () => 
   it.each([
     ['answered 200 text/plain', 'text'],
     ['its answers lost (503 after the change)', 'lost'],
-  ] as const)('%s: says it may be back and how to see it, never NOT put back', async (_label, how) => {
-    const { id } = await createWebhook(svc.sandbox(), `https://hooks.example/restore-${how}`);
-    const before = await webhookNow(svc.sandbox(), id);
-    expect(before.secret_rotated_at).toBeNull();
-    restoreAnswer = how;
-    const run = startInProcess(
-      ['webhooks', 'listen', '--port', '0', '--webhook', id],
-      { ...svc.env(), SVC_BASE_URL: proxy().url },
-      { now: Date.now() },
-    );
-    await run.waitForStderr(/delivers here/);
-    const session = (await webhookNow(svc.sandbox(), id)).secret_rotated_at;
-    run.interrupt();
-    const done = await run.done;
-    restoreAnswer = undefined;
-    const after = await webhookNow(svc.sandbox(), id);
-    // The sandbox made the restore: the secret is the one before the session.
-    expect([after.url, after.secret_rotated_at]).toEqual([before.url, before.secret_rotated_at]);
-    const why =
-      how === 'text'
-        ? `the server's answer to POST /v1/webhooks/${id}/restore-secret is not a JSON object (text/plain)`
-        : 'injected fault: the change was applied, the answer lost, so the outcome is unknown: the platform may have made this change';
-    expect([done.code, done.stderr.slice(done.stderr.indexOf('error:'))]).toEqual([
-      1,
-      `error: webhook ${id} has its URL back (https://hooks.example/restore-${how}), but whether its secret is the one it had ` +
-        `before this session is not known (${why}); see \`svc webhooks get ${id}\`: its secret_rotated_at is null once the ` +
-        `rotation is undone; only while it is still ${session}, undo it with: svc api POST /v1/webhooks/${id}/restore-secret ` +
-        '(once it is undone, that would undo an earlier rotation too)\n' +
-        'stopped after 0 request(s): 0 valid, 0 invalid\n',
-    ]);
-  }, 30_000);
+  ] as const)(
+    '%s: says it may be back and how to see it, never NOT put back',
+    async (_label, how) => {
+      const { id } = await createWebhook(svc.sandbox(), `https://hooks.example/restore-${how}`);
+      const before = await webhookNow(svc.sandbox(), id);
+      expect(before.secret_rotated_at).toBeNull();
+      restoreAnswer = how;
+      const run = startInProcess(
+        ['webhooks', 'listen', '--port', '0', '--webhook', id],
+        { ...svc.env(), SVC_BASE_URL: proxy().url },
+        { now: Date.now() },
+      );
+      await run.waitForStderr(/delivers here/);
+      const session = (await webhookNow(svc.sandbox(), id)).secret_rotated_at;
+      run.interrupt();
+      const done = await run.done;
+      restoreAnswer = undefined;
+      const after = await webhookNow(svc.sandbox(), id);
+      // The sandbox made the restore: the secret is the one before the session.
+      expect([after.url, after.secret_rotated_at]).toEqual([before.url, before.secret_rotated_at]);
+      const why =
+        how === 'text'
+          ? `the server's answer to POST /v1/webhooks/${id}/restore-secret is not a JSON object (text/plain)`
+          : 'injected fault: the change was applied, the answer lost, so the outcome is unknown: the platform may have made this change';
+      expect([done.code, done.stderr.slice(done.stderr.indexOf('error:'))]).toEqual([
+        1,
+        `error: webhook ${id} has its URL back (https://hooks.example/restore-${how}), but whether its secret is the one it had ` +
+          `before this session is not known (${why}); see \`svc webhooks get ${id}\`: its secret_rotated_at is null once the ` +
+          `rotation is undone; only while it is still ${session}, undo it with: svc api POST /v1/webhooks/${id}/restore-secret ` +
+          '(once it is undone, that would undo an earlier rotation too)\n' +
+          'stopped after 0 request(s): 0 valid, 0 invalid\n',
+      ]);
+    },
+    30_000,
+  );
 
   it('--json: the error says "outcome": "unknown"', async () => {
     const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/restore-json');
