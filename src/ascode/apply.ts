@@ -180,8 +180,9 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       unsaved.size > 0 ? `${n(unsaved.size)} of them created, their secret not saved` : undefined,
     async prepare(run, journal) {
       // The plan a run works from is kept beside its journal: a resumed run (after a crash, a
-      // SIGKILL, Ctrl-C) goes on with that plan, not a new one, so what the interrupted run had
-      // in flight is sent again with the same keys and answered from the platform's record.
+      // SIGKILL, Ctrl-C, or a run that finished with failures) goes on with that plan, not a new
+      // one, so what the earlier run had in flight is sent again with the same keys and answered
+      // from the platform's record.
       runJournal = journal;
       resumed = run.resumed;
       const kept = `${journal.path}.plan.json`;
@@ -197,9 +198,14 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
         const resumedFile = source !== undefined;
         source = undefined;
         if (resumedFile) doc = readPlanDocument(kept, keptBytes!);
+        // The journal says which run it kept: one that finished with failures, or one cut short.
+        const finished = journal.earlierFinish();
         const stale = resumedFile
           ? {
-              what: `the plan of the interrupted run of ${label}`,
+              what:
+                finished === undefined
+                  ? `the plan of the interrupted run of ${label}`
+                  : `the plan of the run of ${label} that finished at ${finished} with failures (its journal kept to re-run them)`,
               hint: `remove its journal (${journal.path}) and run svc apply again to plan anew`,
             }
           : { what: label, hint: 'run svc plan again and review the new plan' };
