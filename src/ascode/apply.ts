@@ -25,6 +25,7 @@ import { refuseBeyondGivenTenant } from './given-tenant.js';
 import { readLive } from './live.js';
 import { REFUSAL_REASONS, refusedNow, stopOnRefused } from './lockout.js';
 import { grantKey } from './model.js';
+import { withFileSpans } from './older-plan.js';
 import { markOwnReach } from './own-reach.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
 import { checkPlanTenants } from './plan-tenants.js';
@@ -196,8 +197,12 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
         steps = planSteps(doc, options.prune);
       } else {
         const resumedFile = source !== undefined;
+        if (resumedFile) {
+          doc = readPlanDocument(kept, keptBytes!);
+          // An older svc's kept plan: each grant's span, as its file (the same bytes) says it.
+          withFileSpans(doc, source!);
+        }
         source = undefined;
-        if (resumedFile) doc = readPlanDocument(kept, keptBytes!);
         // The journal says which run it kept: one that finished with failures, or one cut short.
         const finished = journal.earlierFinish();
         const stale = resumedFile
