@@ -268,8 +268,10 @@ export class ApiClient {
       ).catch((error: unknown) => {
         throw unknownIfLost(error);
       });
-      // Stopped since the last attempt, whose answer called for another: none is sent.
-      if (onTheWire && attempts > 0 && signal?.aborted) throw unknownIfLost(cut('before its next attempt')());
+      // Stopped: a request under a stop that lets sent ones finish starts nothing new, neither
+      // another attempt nor a first one (a row's follow-up: the check read, --extend's PATCH).
+      if (onTheWire && signal?.aborted)
+        throw unknownIfLost(cut(attempts > 0 ? 'before its next attempt' : 'before it was sent')());
       // A refresh a stop let finish says so (src/auth/refresh.ts): after a lost answer, still unknown.
       const token =
         options.auth === false
