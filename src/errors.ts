@@ -65,6 +65,8 @@ export interface SvcErrorOptions {
    * `details` (a file's problems, `[{file, line, message}]`). A command prints them as text itself.
    */
   details?: unknown;
+  /** `unknown`: the change this error is about may have been made all the same (SvcError.outcome). */
+  outcome?: 'unknown';
 }
 
 export class SvcError extends Error {
@@ -73,6 +75,7 @@ export class SvcError extends Error {
   readonly hint: string | undefined;
   readonly silent: boolean;
   readonly details: unknown;
+  readonly #outcome: 'unknown' | undefined;
 
   constructor(category: ErrorCategory, message: string, options: SvcErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -82,10 +85,21 @@ export class SvcError extends Error {
     this.hint = options.hint;
     this.silent = options.silent === true;
     this.details = options.details;
+    this.#outcome = options.outcome;
   }
 
   get exitCode(): number {
     return EXIT_CODES[this.category];
+  }
+
+  /**
+   * `unknown`: a change that may have been made all the same (every answer to it lost or a 5xx; a
+   * 2xx svc cannot read): `--json` says so (`"outcome": "unknown"`), as a bulk row does, so that a
+   * script can tell it from a failure after which nothing changed; a command's own error about such
+   * a change says it with the option. undefined for every other error.
+   */
+  get outcome(): 'unknown' | undefined {
+    return this.#outcome;
   }
 }
 

@@ -25,6 +25,7 @@ import { refuseBeyondGivenTenant } from './given-tenant.js';
 import { readLive } from './live.js';
 import { REFUSAL_REASONS, refusedNow, stopOnRefused } from './lockout.js';
 import { grantKey } from './model.js';
+import { withFileSpans } from './older-plan.js';
 import { markOwnReach } from './own-reach.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
 import { checkPlanTenants } from './plan-tenants.js';
@@ -184,8 +185,9 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       unsaved.size > 0 ? `${n(unsaved.size)} of them created, their secret not saved` : undefined,
     async prepare(run, journal) {
       // The plan a run works from is kept beside its journal: a resumed run (after a crash, a
-      // SIGKILL, Ctrl-C) goes on with that plan, not a new one, so what the interrupted run had
-      // in flight is sent again with the same keys and answered from the platform's record.
+      // SIGKILL, Ctrl-C, or a run that finished with failures) goes on with that plan, not a new
+      // one, so what the earlier run had in flight is sent again with the same keys and answered
+      // from the platform's record.
       runJournal = journal;
       resumed = run.resumed;
       const kept = `${journal.path}.plan.json`;
@@ -199,11 +201,20 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
         steps = planSteps(doc, options.prune);
       } else {
         const resumedFile = source !== undefined;
+        if (resumedFile) {
+          doc = readPlanDocument(kept, keptBytes!);
+          // An older svc's kept plan: each grant's span, as its file (the same bytes) says it.
+          withFileSpans(doc, source!);
+        }
         source = undefined;
-        if (resumedFile) doc = readPlanDocument(kept, keptBytes!);
+        // The journal says which run it kept: one that finished with failures, or one cut short.
+        const finished = journal.earlierFinish();
         const stale = resumedFile
           ? {
-              what: `the plan of the interrupted run of ${label}`,
+              what:
+                finished === undefined
+                  ? `the plan of the interrupted run of ${label}`
+                  : `the plan of the run of ${label} that finished at ${finished} with failures (its journal kept to re-run them)`,
               hint: `remove its journal (${journal.path}) and run svc apply again to plan anew`,
             }
           : { what: label, hint: 'run svc plan again and review the new plan' };

@@ -100,6 +100,20 @@ export function leftJournal(
   return `the run's result stands, but its journal ${journal.path} could not be removed (${why}): the same command would ${rerun}; remove it (\`rm ${pathWord(journal.path)}\`) before you run it again`;
 }
 
+/**
+ * A run that ended with every item tried keeps its journal for its failures: the journal says so
+ * (Journal.markFinished), so that a later run's words call it a finished run, not an interrupted
+ * one. A journal that cannot take the line (a full disk) is left as it is: the run's result stands,
+ * and the later words fall back to "interrupted" (what they said before svc kept the line).
+ */
+function keptFinished(journal: Journal): void {
+  try {
+    journal.markFinished();
+  } catch {
+    // the run's own outcome, said next, is what matters; its journal's words are a courtesy
+  }
+}
+
 /** Every item of a run with a known total was started and ended (none halted or left unread). */
 function everyItemEnded(end: RunEnd): boolean {
   const { summary } = end;
@@ -219,7 +233,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     if (summary.refused === summary.failed && summary.unknown === 0) {
       const left = leftJournal(journal, 'resume this run (its item tried again)');
       if (left !== undefined) ctx.out.warn(left);
-    }
+    } else keptFinished(journal);
     if (end.single instanceof OutcomeUnknownError) {
       throw end.single.withHint(
         `${runAgain('to settle it', journal.path)}: it sends the same idempotency key`,
@@ -235,7 +249,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
         'resume this run (the rows done said done, the failed ones tried again)',
       );
       if (left !== undefined) ctx.out.warn(left);
-    }
+    } else keptFinished(journal);
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
     const settle = settleUnknown(summary, journal.path);
     // Every failed row is a change not so now (changed_since): the file is right, and the same

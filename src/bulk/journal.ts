@@ -87,6 +87,14 @@ export class Journal {
   #broken: JournalWriteError | JournalChangedError | undefined;
   /** The file load() found and checked (refuseForeign), or undefined: a new one is made (#open). */
   #found: Stats | undefined;
+  /**
+   * When the last run of this journal finished, every item tried, some failed (finished()): its
+   * journal kept for the same command to take them up again; undefined when that run was cut
+   * short (Ctrl-C, a kill, a halt) or never said (a journal an earlier svc wrote).
+   */
+  #finishedAt: string | undefined;
+  /** This process wrote the resumed run's `resumed` line (start()). */
+  #resumedSaid = false;
 
   private constructor(path: string, owner: RunOwner, run: RunIdentity, now: () => number, disk: JournalDisk) {
     this.path = path;
@@ -149,9 +157,17 @@ export class Journal {
     for (const line of rest) {
       if (line.trim() === '') continue;
       try {
-        const entry = JSON.parse(line) as JournalEntry & { planned?: unknown; kept?: unknown };
+        const entry = JSON.parse(line) as JournalEntry & {
+          planned?: unknown;
+          kept?: unknown;
+          finished?: unknown;
+          resumed?: unknown;
+        };
         // A file kept beside the journal after its first line was written (keepBeside).
         journal.#kept.note(entry.kept);
+        // The last run's end: finished (markFinished), or taken up again since (start()).
+        if (typeof entry.finished === 'string') journal.#finishedAt = entry.finished;
+        if (entry.resumed !== undefined || typeof entry.key === 'string') journal.#finishedAt = undefined;
         // A page of items the run took (plan()): not an item done.
         if (Array.isArray(entry.planned)) {
           for (const key of entry.planned) if (typeof key === 'string') journal.#planned.add(key);
@@ -174,7 +190,11 @@ export class Journal {
     if (this.#started) {
       // A resumed run's journal is opened now, before anything is sent: one changed since it was
       // read is refused here (JournalChangedError), not at the first row's line, after that row.
-      this.#append(undefined);
+      // Its line (once) says the run is taken up again: cut short, no earlier finish is its end.
+      if (this.#resumedSaid || !this.run.resumed) this.#append(undefined);
+      else this.#append({ resumed: isoSeconds(this.#now()) });
+      this.#resumedSaid = true;
+      this.#finishedAt = undefined;
       return;
     }
     makeStoreDirectories(dirname(this.path));
@@ -305,6 +325,22 @@ export class Journal {
   record(key: string, detail?: Record<string, unknown>): void {
     this.#append({ key, status: 'ok', at: isoSeconds(this.#now()), ...(detail ? { detail } : {}) });
     this.#recorded.add(key);
+  }
+
+  /**
+   * Notes that the run finished, every item tried, and its journal is kept because some failed:
+   * a later run of the same command says it takes up a finished run's failures, not an interrupted
+   * run (earlierFinish). A line of its own, which an earlier svc's load() passes over.
+   */
+  markFinished(): void {
+    const at = isoSeconds(this.#now());
+    this.#append({ finished: at });
+    this.#finishedAt = at;
+  }
+
+  /** When the last run of this journal finished with failures (markFinished); undefined: cut short, or not said. */
+  earlierFinish(): string | undefined {
+    return this.#finishedAt;
   }
 
   recordFailure(key: string): void {

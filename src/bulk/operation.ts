@@ -388,7 +388,10 @@ function resuming(
   note?: string,
 ): string {
   const toDo = left === undefined ? '' : `, ${left.toLocaleString('en')} to do`;
-  const what = dryRun ? 'a dry run of resuming' : 'resuming';
+  // A run that finished with failures is taken up again for them; one cut short is resumed.
+  const finished = journal.earlierFinish();
+  const again = finished === undefined ? 'resuming' : 'taking up the failures of';
+  const what = dryRun ? `a dry run of ${again}` : again;
   // The run's start as its other lines give it: on the platform's clock (its anchor) when that was
   // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
   const anchor = journal.knownPlatformStart() ?? journal.knownAnchor();
@@ -396,7 +399,8 @@ function resuming(
     anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= CLOCK_SKEW_MS
       ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's)`
       : isoSeconds(journal.run.startedAtMs);
-  return `${what} the run started at ${started}: ${done.toLocaleString('en')} done${toDo} (journal ${journal.path})${note ? `; ${note}` : ''}`;
+  const ended = finished === undefined ? '' : ` (it finished at ${finished})`;
+  return `${what} the run started at ${started}${ended}: ${done.toLocaleString('en')} done${toDo} (journal ${journal.path})${note ? `; ${note}` : ''}`;
 }
 
 /** The items an earlier run finished (journal rows), then the source's others. */

@@ -1,5 +1,6 @@
 // Over 300 lines: one worker loop whose every outcome (journaled or not, halting, ordered, counted)
 // shares the run's state; the judgement of errors lives in ./judge.ts.
+import { SvcError } from '../errors.js';
 import { deriveIdempotencyKey } from '../http/idempotency.js';
 import { finishingSent } from '../http/retry.js';
 import type { Progress } from '../output/progress.js';
@@ -435,6 +436,12 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             if (error instanceof AcceptedUnreadError)
               summary.acceptedUnread = (summary.acceptedUnread ?? 0) + 1;
             result = { ...base, status: 'unknown', error: failure(error) };
+          } else if (stop.aborted && error instanceof SvcError && error.category === 'interrupted') {
+            // Stopped before its next request (nothing new is sent after a stop, src/http/client.ts):
+            // its row says what was and was not sent; the run ends stopped, and its resume tries it.
+            thrown = error;
+            left = true;
+            result = { ...base, status: 'failed', error: failure(error) };
           } else {
             thrown = error;
             if (definiteRefusal(error)) {

@@ -251,12 +251,26 @@ export class ApiClient {
       lostAnswer !== undefined && error instanceof InterruptedError
         ? new OutcomeUnknownError(error, undefined, idempotencyKey)
         : error;
+    // A stop where svc waits (or would wait) before an attempt: what was sent and what was not,
+    // never a bare "interrupted" (a change after an answer that may have been made: unknown).
+    const cut = (where: string) => () => {
+      const what = `${method} ${url.pathname}`;
+      const sent = attempts === 0 ? `${what} was not sent` : `${what} was not sent again`;
+      return new InterruptedError(
+        `interrupted ${where}: ${sent}${changes && lostAnswer === undefined ? '; nothing was changed' : ''}`,
+      );
+    };
     for (;;) {
-      await this.#waitForPause(signal).catch((error: unknown) => {
+      await this.#waitForPause(
+        signal,
+        cut("while waiting for the platform's rate limit (HTTP 429) to pass"),
+      ).catch((error: unknown) => {
         throw unknownIfLost(error);
       });
-      // Stopped since the last attempt, whose answer called for another: none is sent.
-      if (onTheWire && attempts > 0 && signal?.aborted) throw unknownIfLost(new InterruptedError());
+      // Stopped: a request under a stop that lets sent ones finish starts nothing new, neither
+      // another attempt nor a first one (a row's follow-up: the check read, --extend's PATCH).
+      if (onTheWire && signal?.aborted)
+        throw unknownIfLost(cut(attempts > 0 ? 'before its next attempt' : 'before it was sent')());
       // A refresh a stop let finish says so (src/auth/refresh.ts): after a lost answer, still unknown.
       const token =
         options.auth === false
@@ -307,11 +321,15 @@ export class ApiClient {
         }
         this.#tracer?.failure(error.message, msSince(started));
         retry++;
-        await this.#sleep(retryDelayMs(retry, undefined, this.#policy, this.#now()), signal).catch(
-          (interrupted: unknown) => {
-            throw unknownIfLost(interrupted);
-          },
-        );
+        await this.#sleep(
+          retryDelayMs(retry, undefined, this.#policy, this.#now()),
+          signal,
+          cut(
+            `while waiting to retry after ${error instanceof ConnectionTimeoutError ? 'no answer in time' : 'a connection failure'}`,
+          ),
+        ).catch((interrupted: unknown) => {
+          throw unknownIfLost(interrupted);
+        });
         continue;
       }
       const elapsed = msSince(started);
@@ -343,7 +361,7 @@ export class ApiClient {
         // A 5xx to a change may come after the change was made (408 and 429 say it was not).
         if (changes && status >= 500) lostAnswer ??= `HTTP ${status}`;
         // Stopped meanwhile (an answer a stop let finish): no retry to announce or wait for.
-        if (signal?.aborted) throw unknownIfLost(new InterruptedError());
+        if (signal?.aborted) throw unknownIfLost(cut(`after HTTP ${status}, before retrying`)());
         retry++;
         const delay = retryDelayMs(retry, retryAfter, this.#policy, this.#now());
         // A 429 pauses every request of this client (a bulk run's workers): said once per pause,
@@ -351,7 +369,12 @@ export class ApiClient {
         const paused = this.#pausedUntil > this.#now();
         if (status === 429) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + delay);
         if (!(status === 429 && paused)) this.#noteWait(status, delay, retry, maxRetries);
-        await this.#sleep(delay, signal).catch((error: unknown) => {
+        const after = `HTTP ${status}${status === 429 ? ', rate limited' : ''}`;
+        await this.#sleep(
+          delay,
+          signal,
+          cut(`while waiting ${Math.ceil(delay / 1000)} s to retry after ${after}`),
+        ).catch((error: unknown) => {
           throw unknownIfLost(error);
         });
         continue;
@@ -399,7 +422,11 @@ export class ApiClient {
           ) {
             inFlight.waits++;
             inFlight.waitedMs += delay;
-            await this.#sleep(delay, signal).catch((interrupted: unknown) => {
+            await this.#sleep(
+              delay,
+              signal,
+              cut('while waiting for its earlier attempt, still in progress on the platform'),
+            ).catch((interrupted: unknown) => {
               throw unknownIfLost(interrupted);
             });
             continue;
@@ -480,17 +507,18 @@ export class ApiClient {
     else this.config.onWait?.(note);
   }
 
-  async #waitForPause(signal: AbortSignal | undefined): Promise<void> {
+  async #waitForPause(signal: AbortSignal | undefined, cut: () => InterruptedError): Promise<void> {
     const wait = this.#pausedUntil - this.#now();
-    if (wait > 0) await this.#sleep(wait, signal);
+    if (wait > 0) await this.#sleep(wait, signal, cut);
   }
 
-  async #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  /** Waits `ms`; a stop ends it with `cut`'s error (what was sent, what not). */
+  async #sleep(ms: number, signal: AbortSignal | undefined, cut: () => InterruptedError): Promise<void> {
     if (ms <= 0) return;
     try {
       await this.#wait(ms, signal);
     } catch {
-      throw new InterruptedError();
+      throw cut();
     }
   }
 }

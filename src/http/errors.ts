@@ -127,7 +127,9 @@ export class InterruptedAfterSendingError extends InterruptedError {
  * change was sent with (a re-run under it gets the same answer).
  */
 export class OutcomeUnknownError extends SvcError {
-  readonly outcome = 'unknown';
+  override get outcome(): 'unknown' {
+    return 'unknown';
+  }
   /** The last attempt's answer (a 5xx), when one came; undefined when none did. */
   readonly answer: ApiError | undefined;
   /** The idempotency key every attempt carried (Idempotency-Key header), if one did. */

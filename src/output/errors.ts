@@ -1,5 +1,5 @@
 import { describeError, exitCodeFor, SvcError } from '../errors.js';
-import { answerOf, OutcomeUnknownError } from '../http/errors.js';
+import { answerOf } from '../http/errors.js';
 import { redactDeep, redactText } from '../http/redact.js';
 import { systemReason } from '../system/system-errors.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
@@ -12,7 +12,10 @@ export interface ErrorReport {
   status?: number;
   request_id?: string;
   details?: unknown;
-  /** `unknown`: a change whose answers were all lost or 5xx (the platform may have made it). */
+  /**
+   * `unknown`: a change whose answers were all lost or 5xx, or that the server accepted (2xx) in an
+   * answer svc cannot read: the platform may have made it (SvcError.outcome).
+   */
   outcome?: string;
 }
 
@@ -29,10 +32,20 @@ export function errorReport(error: unknown): ErrorReport {
   if (answer) {
     report.status = answer.status;
     if (answer.requestId) report.request_id = answer.requestId;
-  }
+  } else if (acceptedStatus(error) !== undefined) report.status = acceptedStatus(error);
   if (error.details !== undefined) report.details = error.details;
-  if (error instanceof OutcomeUnknownError) report.outcome = error.outcome;
+  if (error.outcome !== undefined) report.outcome = error.outcome;
   return report;
+}
+
+/**
+ * The 2xx a change was accepted with in an answer svc cannot read (AcceptedUnreadError's `status`),
+ * which --json carries as a bulk row's error does (`"status": 201, "outcome": "unknown"`); the text
+ * line's hint says it in words (`the server answered 201`).
+ */
+function acceptedStatus(error: SvcError): number | undefined {
+  const { status } = error as { status?: unknown };
+  return error.outcome === 'unknown' && typeof status === 'number' ? status : undefined;
 }
 
 /** What to do about a system error no command worded, by its code. */
@@ -111,13 +124,14 @@ export function renderError(
     report.hint = report.hint ? `${options.suggestion}; ${report.hint}` : options.suggestion;
   if (options.json) return `${escapeJsonForTerminal(JSON.stringify({ error: report }))}\n`;
   const facts: string[] = [];
-  if (report.status !== undefined) facts.push(`HTTP ${report.status}`);
+  const answer = answerOf(error);
+  if (answer) facts.push(`HTTP ${report.status}`);
   // The API's own error code; not svc's category, which would read as one (`HTTP 400, usage`).
   const apiCode = error instanceof SvcError ? error.code : undefined;
-  if (report.status !== undefined && apiCode) facts.push(report.code);
+  if (answer && apiCode) facts.push(report.code);
   if (report.request_id) facts.push(`request ${report.request_id}`);
   // An API's details go on the line; svc's own (a file's problems) were printed by the command.
-  const details = answerOf(error) ? detailText(report.message, report.details) : '';
+  const details = answer ? detailText(report.message, report.details) : '';
   let line = `error: ${report.message}${details}`;
   if (facts.length > 0) line += ` (${facts.join(', ')})`;
   if (report.hint) line += `; ${report.hint}`;

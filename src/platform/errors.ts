@@ -432,6 +432,11 @@ export class AcceptedUnreadError extends InvalidResponseError {
     super(message, options);
   }
 
+  /** Unknown unless `done`: the server took the change, so it may have been made (--json says it). */
+  override get outcome(): 'unknown' | undefined {
+    return this.done ? undefined : 'unknown';
+  }
+
   /**
    * The same error, settled as the verb knows how (a keyed creation: re-run with its key; review21
    * F4), after what the answer was: one rule for an unknown outcome however it became one.

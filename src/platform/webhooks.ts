@@ -121,6 +121,8 @@ export class Webhooks {
       path: webhookPaths.restoreSecret(id),
       schema: Webhook,
       notFound: WebhookNotFoundError,
+      // Its secret_rotated_at, back to the rotation's before, says whether an unread answer's was made.
+      check: shownBy('webhooks get', id),
     } as const;
     return this.transport.call(operation, options);
   }

@@ -57,6 +57,22 @@ describe('1: a deleted mark dated after the answer is a deletion scheduled, not 
     );
   });
 
+  it('roles delete --json, the same answer: the error says "outcome": "unknown" and the 200 it was taken with', async () => {
+    const id = await customRole(sandbox(), 'd22-future-json');
+    const role = (await admin(sandbox(), 'GET', `/v1/roles/${id}`)).body;
+    headers = {};
+    fake = () => ({ ...role, deleted_at: iso(Date.now() + 30 * DAY) });
+    const r = await svc.run(['roles', 'delete', 'd22-future-json', '--yes', '--json'], via());
+    unknown(r);
+    const { error } = JSON.parse(r.stderr);
+    expect([error.code, error.exit_code, error.status, error.outcome]).toEqual([
+      'invalid_response',
+      1,
+      200,
+      'unknown',
+    ]);
+  });
+
   it('a mark after the Date header (both long past): exit 1; one within its second: ✓', async () => {
     const { id } = await createWebhook(sandbox(), 'https://h.example/d20-date');
     headers = { date: 'Sun, 01 Mar 2026 10:00:00 GMT' };

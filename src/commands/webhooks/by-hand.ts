@@ -26,3 +26,21 @@ export function restoreCommands(target: Target, webhook: string, url: string, se
 export function restoreSecretCommand(target: Target, webhook: string): string {
   return svcCommand(target, `api POST ${shellWord(webhookPaths.restoreSecret(webhook))}`);
 }
+
+/**
+ * What to do after a restore-secret whose outcome is unknown (its answer lost or unreadable): look
+ * before running it again, since restore-secret undoes rotations as a stack, so a second one after
+ * a first that was made would undo an earlier rotation too. W's secret_rotated_at says which: the
+ * one before the session's rotation once it is undone, the session's while it is not.
+ */
+export function restoreUnknownHint(
+  target: Target,
+  webhook: string,
+  rotatedAt: { before: string | null; session: string | null },
+): string {
+  return (
+    `see \`${svcCommand(target, `webhooks get ${shellWord(webhook)}`)}\`: its secret_rotated_at is ${rotatedAt.before ?? 'null'} ` +
+    `once the rotation is undone; only while it is still ${rotatedAt.session ?? 'null'}, undo it with: ` +
+    `${restoreSecretCommand(target, webhook)} (once it is undone, that would undo an earlier rotation too)`
+  );
+}

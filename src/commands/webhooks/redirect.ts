@@ -13,7 +13,7 @@ import { platformTime } from '../../platform/clock.js';
 import type { Platform } from '../../platform/index.js';
 import { unabandoned } from '../../system/interrupts.js';
 import { shellWord } from '../../system/shell-words.js';
-import { restoreCommands, restoreSecretCommand } from './by-hand.js';
+import { restoreCommands, restoreSecretCommand, restoreUnknownHint } from './by-hand.js';
 
 /**
  * `svc webhooks listen --webhook W`: the webhook delivers to the listener while it runs, as
@@ -209,6 +209,20 @@ export async function redirectWebhook(
     try {
       await platform.webhooks.restoreSecret(webhook, own());
     } catch (error) {
+      if (error instanceof SvcError && error.outcome === 'unknown') {
+        throw new SvcError(
+          'failure',
+          `${why}; webhook ${webhook}'s URL was not changed, and whether its secret's rotation was undone is not known (${describeError(error)})`,
+          {
+            code: error.code,
+            outcome: 'unknown',
+            hint: restoreUnknownHint(ctx.settings(), webhook, {
+              before: original.secret_rotated_at,
+              session: rotated.secret_rotated_at,
+            }),
+          },
+        );
+      }
       throw new SvcError(
         'failure',
         `${why}; webhook ${webhook}'s URL was not changed, but its secret is still rotated (undoing that failed: ${describeError(error)})`,
@@ -348,6 +362,21 @@ function sessionRedirection(
             {
               code: 'secret_not_restored',
               hint: `give its receiver a new secret${signs ? ' before then' : ''}: ${svcCommand(target, `webhooks rotate-secret ${shellWord(webhook)} --secret-file <new file>`)}`,
+            },
+          );
+        }
+        if (error instanceof SvcError && error.outcome === 'unknown') {
+          throw new SvcError(
+            'failure',
+            `webhook ${webhook} has its URL back (${urlInWords(original.url)}), but whether its secret is the one it had before ` +
+              `this session is not known (${describeError(error)})`,
+            {
+              code: error.code,
+              outcome: 'unknown',
+              hint: restoreUnknownHint(target, webhook, {
+                before: original.secret_rotated_at,
+                session: rotated.secret_rotated_at,
+              }),
             },
           );
         }

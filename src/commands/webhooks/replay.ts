@@ -517,8 +517,8 @@ export function replayCommand(make: MakeContext): Command {
         'the same command after a failure, Ctrl-C (exit 130) or a closed stdout (exit 141) resumes the run,\n' +
         'with the same idempotency keys, and nothing is replayed twice (a row the earlier run did is a\n' +
         'skipped row, reason journal, "done in an earlier run"; with --dlq every entry it did, and each\n' +
-        'entry it had taken that left the queue while it was stopped is a skipped row saying what became\n' +
-        'of it, while_stopped; with --wait one replayed then, maybe by the stopped run itself, has its\n' +
+        'entry it had taken that left the queue before the resumed run is a skipped row saying what became\n' +
+        'of it, while_stopped; with --wait one replayed then, maybe by the earlier run itself, has its\n' +
         'delivery followed: failed, it is a failed row, exit 7; recovered since, by a later replay, it is\n' +
         'delivered; one whose delivery cannot be read, a 503, is a failed row saying so, delivery_unread,\n' +
         'exit 7, and stays owed: the same command follows it again; the entry its delivery put back in\n' +
@@ -531,7 +531,7 @@ export function replayCommand(make: MakeContext): Command {
         'send it again, another run never does); an entry another run replayed or discarded first is a\n' +
         'skipped row saying so (already_replayed, already_discarded). --dry-run lists what would be\n' +
         'replayed; whether they are delivered is known only when they are sent (with --wait, a replay\n' +
-        'made already, by the stopped run or while it was stopped, is read as it is: failed, it would fail).\n\n' +
+        'made already, by the earlier run or since, is read as it is: failed, it would fail).\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
         'and an event already delivered or replayed, or a delivery whose status svc does not know (it may\n' +
         'have been delivered: note unknown_status), is replayed again with a warning and a note on its row.\n' +

@@ -60,7 +60,7 @@ describe('svc apply of a plan whose expiries have passed', () => {
     expect(await writes(svc.sandbox())).toBe(before);
   });
 
-  it('a resumed run (-f) whose expires_in counted from a start long gone: refused, exit 6, nothing sent, the way out named', async () => {
+  it('a re-run (-f) of a finished run whose expires_in counted from a start long gone: refused, exit 6, nothing sent, the run said finished, the way out named', async () => {
     const state = join(dir, 'state-resumed');
     const env = { SVC_BASE_URL: proxy().url, SVC_STATE_DIR: state, SVC_MAX_RETRIES: '0' };
     const file = writeFile(
@@ -83,11 +83,11 @@ describe('svc apply of a plan whose expiries have passed', () => {
     expect(r.code, r.stderr).toBe(6);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(
       new RegExp(
-        `^error: the plan of the interrupted run of ${literal(file)} has aged out: 1 of its grant\\(s\\) would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; remove its journal \\(${literal(join(state, 'journals', journal!))}\\) and run svc apply again to plan anew$`,
+        `^error: the plan of the run of ${literal(file)} that finished at ${TIME} with failures \\(its journal kept to re-run them\\) has aged out: 1 of its grant\\(s\\) would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; remove its journal \\(${literal(join(state, 'journals', journal!))}\\) and run svc apply again to plan anew$`,
       ),
     );
     expect(await writes(svc.sandbox())).toBe(before);
-    // Only the grant not yet made is listed: the one the interrupted run made is not this run's.
+    // Only the grant not yet made is listed: the one the earlier run made is not this run's.
     expect(r.stderr).toContain(`grant tenant_viewer to ${user(3)}`);
     expect(r.stderr).not.toContain(user(4));
   });

@@ -61,7 +61,7 @@ async function stoppedRun() {
 }
 
 const note =
-  '2 entries the stopped run had listed left the queue while it was stopped (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none were replayed again\n';
+  '2 entries the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none were replayed again\n';
 
 describe('replay --dlq resumed after entries it had taken left the queue while it was stopped', () => {
   it('text: a row for each, saying what became of it, skipped and counted; exit 0', async () => {
@@ -76,8 +76,8 @@ describe('replay --dlq resumed after entries it had taken left the queue while i
       [
         `skipped\t${e1.delivery_id}\t${made}\t${e1.event_type}\tdelivered\tdone in an earlier run (replayed as ${made}); not followed then (interrupted): delivered now`,
         `ok\t${e4.delivery_id}\t${new4}\t${e4.event_type}\tdelivered\t`,
-        `skipped\t${e2.delivery_id}\t\t${e2.event_type}\t\tleft the queue while the run was stopped: discarded at ${run.discardedAt}, not by this run`,
-        `skipped\t${e3.delivery_id}\t${run.replayedAs}\t${e3.event_type}\tdelivered\tleft the queue while the run was stopped: replayed as ${run.replayedAs}, by another run or by an attempt of that run whose answer was lost`,
+        `skipped\t${e2.delivery_id}\t\t${e2.event_type}\t\tleft the queue before this run: discarded at ${run.discardedAt}, not by this run`,
+        `skipped\t${e3.delivery_id}\t${run.replayedAs}\t${e3.event_type}\tdelivered\tleft the queue before this run: replayed as ${run.replayedAs}, by another run or by an attempt of that run whose answer was lost`,
       ].join('\n') + '\n',
     );
     expect(lines).toHaveLength(4);

@@ -26,7 +26,7 @@ const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10
 const svc = bulkRunner(sandbox);
 
 const journals = () => journalFiles(svc.journals);
-const stopped = (what: string) => `left the queue while the run was stopped: ${what}`;
+const stopped = (what: string) => `left the queue before this run: ${what}`;
 const byWhom = 'by another run or by an attempt of that run whose answer was lost';
 
 const cutRun = () => cutReplayRun(sandbox(), svc);
@@ -58,7 +58,7 @@ describe('replay --dlq --wait resumed: entries replayed while it was stopped are
       `resuming the run started at ${run.started}: 1 done, 1 to do (journal ${run.path})\n` +
         '0 replayed and delivered, 1 skipped, 1 failed in T\n' +
         // Said though the run failed, as when it ends well (review s12-f #5).
-        '1 entry the stopped run had listed left the queue while it was stopped (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n' +
+        '1 entry the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n' +
         // Its entry, dead-lettered again, is newer than the run: a new run's, or replayed by name.
         `1 entry dead-lettered since the run started (${run.started}) is not part of it: run the same command again to replay them (a new run)\n` +
         `error: 1 of 2 item(s) failed: ${as} 5xx_server_error (the target had an internal error: check its logs); the replays were made and their deliveries failed: 1 is dead-lettered: once the target is fixed, replay it with \`svc webhooks replay ${run.webhook} ${as}\`; --ndjson prints one result per item\n`,
@@ -150,7 +150,7 @@ describe('replay --dlq resumed when its stopped run journaled nothing and every 
       expect(timeless(again.stderr)).toBe(
         `resuming the run started at ${run.started}: 0 done, 2 to do (journal ${run.path})\n` +
           '✓ 0 replayed and delivered, 2 skipped in T\n' +
-          '2 entries the stopped run had listed left the queue while it was stopped (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none were replayed again\n',
+          '2 entries the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none were replayed again\n',
       );
       expect(journals()).toEqual([]);
       await run.target.close();

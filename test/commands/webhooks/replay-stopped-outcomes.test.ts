@@ -37,7 +37,7 @@ const proxy = useLossyProxy(sandbox, {
 });
 
 const journals = () => journalFiles(svc.journals);
-const stopped = (what: string) => `left the queue while the run was stopped: ${what}`;
+const stopped = (what: string) => `left the queue before this run: ${what}`;
 const byWhom = 'by another run or by an attempt of that run whose answer was lost';
 const failedText =
   'its delivery failed: 5xx_server_error: the target answered 500 Internal Server Error; the target had an internal error: check its logs';
@@ -82,7 +82,7 @@ describe('replay --dlq --wait resumed: the delivery of an entry replayed while i
     expect(timeless(again.stderr)).toBe(
       `resuming the run started at ${run.started}: 1 done, 1 to do (journal ${run.path})\n` +
         '✓ 0 replayed and delivered, 2 skipped in T\n' +
-        '1 entry the stopped run had listed left the queue while it was stopped (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n',
+        '1 entry the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n',
     );
     expect(journals()).toEqual([]);
     await run.target.close();

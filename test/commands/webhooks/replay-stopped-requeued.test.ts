@@ -84,13 +84,13 @@ describe('replay --dlq --wait resumed: replays of its entries back in the queue 
     expect(again.stdout).toBe(
       [
         `skipped\t${run.e1.delivery_id}\t${run.made}\t${run.e1.event_type}\tdelivered\tdone in an earlier run (replayed as ${run.made}); not followed then (interrupted): delivered now`,
-        `failed\t${run.e2.delivery_id}\t${as}\t${run.e2.event_type}\tfailed\tleft the queue while the run was stopped: replayed as ${as}, by another run or by an attempt of that run whose answer was lost; its delivery failed: 5xx_server_error: the target answered 500 Internal Server Error; the target had an internal error: check its logs`,
+        `failed\t${run.e2.delivery_id}\t${as}\t${run.e2.event_type}\tfailed\tleft the queue before this run: replayed as ${as}, by another run or by an attempt of that run whose answer was lost; its delivery failed: 5xx_server_error: the target answered 500 Internal Server Error; the target had an internal error: check its logs`,
       ].join('\n') + '\n',
     );
     expect(timeless(again.stderr)).toBe(
       `resuming the run started at ${started}: 1 done, 1 to do (journal ${run.path})\n` +
         '0 replayed and delivered, 1 skipped, 1 failed in T\n' +
-        '1 entry the stopped run had listed left the queue while it was stopped (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n' +
+        '1 entry the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n' +
         `1 entry dead-lettered since the run started (${started}) is not part of it: run the same command again to replay them (a new run)\n` +
         `error: 1 of 2 item(s) failed: ${as} 5xx_server_error (the target had an internal error: check its logs); the replays were made and their deliveries failed: 1 is dead-lettered: once the target is fixed, replay it with \`svc webhooks replay ${run.webhook} ${as}\`; --ndjson prints one result per item\n`,
     );

@@ -39,7 +39,7 @@ const proxy = useLossyProxy(sandbox, {
 });
 
 const journals = () => journalFiles(svc.journals);
-const stopped = (what: string) => `left the queue while the run was stopped: ${what}`;
+const stopped = (what: string) => `left the queue before this run: ${what}`;
 const byWhom = 'by another run or by an attempt of that run whose answer was lost';
 
 /** A cut run (through the proxy) whose second entry is then replayed, and delivered, by another run. */
@@ -77,7 +77,7 @@ describe('replay --dlq --wait resumed: a delivery it follows that cannot be read
     expect(timeless(cut.stderr)).toBe(
       `resuming the run started at ${run.started}: 1 done, 1 to do (journal ${run.path})\n` +
         '0 replayed and delivered, 1 skipped, 1 failed in T\n' +
-        '1 entry the stopped run had listed left the queue while it was stopped (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n' +
+        '1 entry the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n' +
         `${JSON.stringify({
           error: {
             code: 'partial_failure',

@@ -71,5 +71,5 @@ function stoppedText(
     already_delivered: `its event was delivered${row.delivered_by ? ` by ${row.delivered_by}` : ''}`,
     not_found: 'no such entry any more',
   }[row.reason ?? ''];
-  return what && `left the queue while the run was stopped: ${what}`;
+  return what && `left the queue before this run: ${what}`;
 }

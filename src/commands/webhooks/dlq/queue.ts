@@ -719,7 +719,7 @@ export class QueueSnapshot {
     if (count === 0) return;
     const [entries, was] = count === 1 ? ['entry', 'was'] : ['entries', 'were'];
     ctx.out.info(
-      `${count.toLocaleString('en')} ${entries} the stopped run had listed left the queue while it was stopped (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none ${was} ${done} again`,
+      `${count.toLocaleString('en')} ${entries} the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none ${was} ${done} again`,
     );
   }
 

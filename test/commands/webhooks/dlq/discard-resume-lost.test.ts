@@ -22,7 +22,7 @@ let losing = false;
 const proxy = useLossyProxy(sandbox, { lose: (method) => (losing && method === 'DELETE' ? 'drop' : false) });
 
 const note =
-  '2 entries the stopped run had listed left the queue while it was stopped (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none were discarded again\n';
+  '2 entries the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none were discarded again\n';
 
 describe('a resumed `dlq discard --all` run after lost answers', () => {
   it.each(['ndjson', 'plain'] as const)(
@@ -68,14 +68,17 @@ describe('a resumed `dlq discard --all` run after lost answers', () => {
           rows
             .map(
               (r) =>
-                `skipped\t${r.entry_id}\t${r.delivery_id}\t${r.event_type}\t${r.discarded_at}\tleft the queue while the run was stopped: discarded at ${r.discarded_at}, by an attempt of that run whose answer was lost, or by another run\n`,
+                `skipped\t${r.entry_id}\t${r.delivery_id}\t${r.event_type}\t${r.discarded_at}\tleft the queue before this run: discarded at ${r.discarded_at}, by an attempt of that run whose answer was lost, or by another run\n`,
             )
             .join(''),
         );
       }
       const [resuming, ...after] = again.stderr.replace(/ in [\d.]+ s\n/, ' in T\n').split('\n');
       expect(resuming).toMatch(
-        new RegExp(`^resuming the run started at \\S+Z: 0 done, 2 to do \\(journal .*${journal}\\)$`),
+        // The first run finished (exit 7, its journal kept to settle them): not said to be resumed.
+        new RegExp(
+          `^taking up the failures of the run started at \\S+Z \\(it finished at \\S+Z\\): 0 done, 2 to do \\(journal .*${journal}\\)$`,
+        ),
       );
       expect(after.join('\n')).toBe(`✓ 0 discarded, 2 skipped in T\n${note}`);
       // Settled: the journal is gone, and the next run is a new one with nothing to do.
