@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/system/run.js';
 import { bulkUser } from '../helpers/bulk.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { requestCount, useSandbox } from '../helpers/sandbox.js';
 import { bash, createCustomRole, sandboxEnv, svc } from '../helpers/svc.js';
 
 const sandbox = useSandbox({ users: 500 });
@@ -152,6 +152,42 @@ describe.skipIf(process.platform !== 'linux')(
         expect([r.code, r.stderr]).toEqual([0, '']);
         expect(r.stdout).toContain('tenant_admin');
       }
+    });
+  },
+);
+
+/**
+ * A limit in the window where a bulk run starts, reads and locks its journal, then is killed by
+ * SIGABRT (exit 134, no word of svc's, the lock left: review21c F3), measured per Node (session 22,
+ * src/http/address-space.ts): Node 20 maps its Wasm parser's reservation, then libuv cannot map a
+ * thread's stack; Node 24's V8 cannot grow its heap. Not measured on another Node: skipped there.
+ */
+const ABORT_WINDOW_KIB = ({ '20': 11_500_000, '24': 1_450_000 } as Record<string, number>)[
+  process.versions.node.split('.')[0]!
+];
+
+describe.skipIf(process.platform !== 'linux' || ABORT_WINDOW_KIB === undefined)(
+  `a bulk run under \`ulimit -v ${ABORT_WINDOW_KIB}\` (too little for it, enough to start)`,
+  () => {
+    it('is refused in svc’s words before it sends or locks anything: exit 1, no lock, no journal', async () => {
+      const file = join(work, 'ulimit-v.csv');
+      let text = 'user,role\n';
+      for (let i = 1; i <= 100; i++) text += `${bulkUser(i)},tenant_reviewer\n`;
+      writeFileSync(file, text);
+      const state = mkdtempSync(join(work, 'state-'));
+      const before = await requestCount(sandbox());
+      const r = await bash(
+        `ulimit -v ${ABORT_WINDOW_KIB}; svc roles assign --file "${file}" --concurrency 16 --expires-in 8h --justification "quarterly review"`,
+        { env: { ...env, SVC_STATE_DIR: state } },
+      );
+      const needed = process.versions.node.startsWith('20.') ? 12_000_000 : 1_600_000;
+      expect([r.code, r.stdout, r.stderr]).toEqual([
+        1,
+        '',
+        `error: this bulk run needs about ${needed === 12_000_000 ? '12' : '1.6'} GB of virtual address space, and this process may use ${ABORT_WINDOW_KIB!.toLocaleString('en')} KiB (ulimit -v); nothing was sent; raise the limit for svc (\`ulimit -v unlimited\`, or at least \`ulimit -v ${needed}\`: ${needed.toLocaleString('en')} KiB), then run the command again\n`,
+      ]);
+      expect(readdirSync(state, { recursive: true })).toEqual([]);
+      expect(await requestCount(sandbox())).toBe(before);
     });
   },
 );

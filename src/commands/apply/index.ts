@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { type ApplyOptions, applyPlan } from '../../ascode/apply.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { refuseShortAddressSpace } from '../../http/address-space.js';
 import { BULK_CONCURRENCY, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { ACCESS_FILE_DURATIONS as DURATIONS, runAnchor } from '../platform-clock.js';
@@ -32,6 +33,7 @@ export function parseApply(plan: unknown, flags: Record<string, unknown>): Apply
 }
 
 export async function runApply(ctx: Context, options: ApplyFlags): Promise<void> {
+  refuseShortAddressSpace();
   await applyPlan(ctx, {
     ...options,
     confirm: (question, refusal) => confirmDestructive(ctx, question, refusal),

@@ -18,6 +18,7 @@ import { readInput } from '../../bulk/readers.js';
 import type { BulkItem } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, UsageError } from '../../errors.js';
+import { refuseShortAddressSpace } from '../../http/address-space.js';
 import { answerOf } from '../../http/errors.js';
 import { platformTime } from '../../platform/clock.js';
 import { InvalidExpiryError } from '../../platform/errors.js';
@@ -70,6 +71,7 @@ export const parseFileBulkFlags = (flags: Record<string, unknown>): BulkFlags =>
 /** Validate the whole file, then plan (--dry-run) or run every row through the bulk operation. */
 export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
   const tenant = requireTenant(ctx);
+  refuseShortAddressSpace();
   const platform = await ctx.platform();
   const limits = options.limits ?? BULK_INPUT_LIMITS;
   sayReadingTerminal(

@@ -10,6 +10,7 @@ import type { BulkItem, Worker } from '../../bulk/runner.js';
 import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, OutputCutError, PartialFailureError, SvcError, UsageError } from '../../errors.js';
+import { refuseShortAddressSpace } from '../../http/address-space.js';
 import { path } from '../../http/path.js';
 import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
@@ -125,6 +126,7 @@ const about = (t: Target) => ({
 });
 
 export async function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
+  refuseShortAddressSpace();
   const platform = await ctx.platform();
   const { webhook } = options;
   const hook = await refuseDisabledWebhook(platform, webhook);

@@ -6,6 +6,7 @@ import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
+import { refuseShortAddressSpace } from '../../../http/address-space.js';
 import { counted } from '../../../output/format.js';
 import type { Column } from '../../../output/output.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
@@ -92,6 +93,7 @@ const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
 ];
 
 export async function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {
+  refuseShortAddressSpace();
   const platform = await ctx.platform();
   const { webhook } = options;
   const queue = options.all
