@@ -153,6 +153,19 @@ describe.skipIf(process.platform !== 'linux')(
         expect(r.stdout).toContain('tenant_admin');
       }
     });
+
+    it('`svc auth status` says the same, not "server unreachable" (review21c F8)', async () => {
+      const r = await bash('ulimit -v 8000000; svc auth status', { env });
+      if (process.versions.node.startsWith('20.') || r.code !== 0) {
+        expect([r.code, r.stdout.split('\n')[2], r.stderr]).toEqual([
+          1,
+          "status\tunknown (svc's HTTP client could not reserve its memory)",
+          "error: svc's HTTP client could not reserve its memory: it needs about 12 GB of virtual address space, and this process may use 8,000,000 KiB (ulimit -v); nothing was sent; raise the limit for svc (`ulimit -v unlimited`, or at least `ulimit -v 12000000`: 12,000,000 KiB), then run the command again\n",
+        ]);
+      } else {
+        expect([r.code, r.stdout.split('\n')[2], r.stderr]).toEqual([0, 'status\tlogged in', '']);
+      }
+    });
   },
 );
 
