@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/system/run.js';
 import { bulkUser } from '../helpers/bulk.js';
-import { requestCount, useSandbox } from '../helpers/sandbox.js';
+import { call, requestCount, useSandbox } from '../helpers/sandbox.js';
 import { bash, createCustomRole, sandboxEnv, svc } from '../helpers/svc.js';
 
 const sandbox = useSandbox({ users: 500 });
@@ -131,6 +131,31 @@ describe.skipIf(process.platform === 'win32')(
       const r = await svc(['roles', 'ls', '--json'], { env: home({ SVC_CONFIG_DIR: undefined }) });
       expect([r.code, r.stderr]).toEqual([0, '']);
     });
+
+    // review21c F5: `login --device` showed its code and waited for the user's approval, and only
+    // then found it could not keep the login. Spawned: HOME is the process's.
+    it.each([
+      ['--device', ['login', '--device']],
+      ['--no-browser', ['login', '--no-browser']],
+    ])(
+      'svc login %s says the login cannot be stored before it shows a code or a page, exit 1',
+      async (_way, argv) => {
+        const oauth = async () =>
+          Object.entries((await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>)
+            .filter(([key]) => /^POST \/v1\/oauth\//.test(key))
+            .reduce((sum, [, n]) => sum + n, 0);
+        const before = await oauth();
+        const r = await svc([...argv, '--client-id', 'svc-cli'], {
+          env: home({ SVC_CONFIG_DIR: undefined, SVC_TOKEN: undefined }),
+        });
+        expect([r.code, r.stdout, r.stderr]).toEqual([
+          1,
+          '',
+          "error: the login was not completed: /dev/null/.config/svc/credentials.json cannot be written (ENOTDIR: not a directory, stat '/dev/null/.config/svc'); no tokens were asked for, so no session was opened and nothing was changed; make room on its disk (or make it writable), then run `svc login` again\n",
+        ]);
+        expect(await oauth()).toBe(before);
+      },
+    );
   },
 );
 
