@@ -4,13 +4,13 @@
 
 import { Command, Option } from 'commander';
 import type { CallerAuthority } from '../../api/holds.js';
+import { runBulkCommand } from '../../bulk/command.js';
 import type { Journal } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, OutputCutError, PartialFailureError, SvcError, UsageError } from '../../errors.js';
-import { refuseShortAddressSpace } from '../../http/address-space.js';
 import { path } from '../../http/path.js';
 import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
@@ -125,8 +125,11 @@ const about = (t: Target) => ({
   ...(t.event_id === undefined ? {} : { event_id: t.event_id }),
 });
 
-export async function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
-  refuseShortAddressSpace();
+export function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
+  return runBulkCommand(() => replay(ctx, options));
+}
+
+async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
   const platform = await ctx.platform();
   const { webhook } = options;
   const hook = await refuseDisabledWebhook(platform, webhook);

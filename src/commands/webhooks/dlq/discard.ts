@@ -1,12 +1,12 @@
 import { Command, Option } from 'commander';
 import type { CallerAuthority } from '../../../api/holds.js';
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
+import { runBulkCommand } from '../../../bulk/command.js';
 import type { Journal } from '../../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
-import { refuseShortAddressSpace } from '../../../http/address-space.js';
 import { counted } from '../../../output/format.js';
 import type { Column } from '../../../output/output.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
@@ -92,8 +92,11 @@ const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
   },
 ];
 
-export async function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {
-  refuseShortAddressSpace();
+export function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {
+  return runBulkCommand(() => discard(ctx, options));
+}
+
+async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
   const platform = await ctx.platform();
   const { webhook } = options;
   const queue = options.all
