@@ -21,6 +21,7 @@ import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { useUnicodeMarks } from './output/symbols.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
+import { inCommand } from './system/command-scope.js';
 import { interruptHandler } from './system/interrupts.js';
 import { releaseLostTerminals, standardTerminals } from './system/lost-terminal.js';
 import { VERSION } from './version.js';
@@ -236,24 +237,27 @@ async function closedAfterwards(ctx: Context): Promise<boolean> {
   return ctx.out.stdoutClosed;
 }
 
+interface RunCliOptions {
+  /** The runtime a command gets (the binary's main() passes src/runtime's runtimeFor). */
+  runtimeFor?: (command: CommandEntry | undefined) => Partial<ContextDeps>;
+  /**
+   * Told a failed command's exit code once it is known, before the command's context is closed:
+   * the binary sets it as the process's, so a loop that drains during the close (an ended
+   * standard input at a prompt) ends with it, never 0 after an error line (review20c F8).
+   */
+  onFailure?: (code: number) => void;
+}
+
 /**
  * Runs one svc command line and returns its exit code. Used by the real binary and by
- * in-process tests alike.
+ * in-process tests alike. In a scope of its own (system/command-scope.ts): what the command is
+ * (a bulk command has --concurrency) is known to the words of its errors, the last line's too.
  */
-export async function runCli(
-  argv: string[],
-  deps: ContextDeps,
-  options: {
-    /** The runtime a command gets (the binary's main() passes src/runtime's runtimeFor). */
-    runtimeFor?: (command: CommandEntry | undefined) => Partial<ContextDeps>;
-    /**
-     * Told a failed command's exit code once it is known, before the command's context is closed:
-     * the binary sets it as the process's, so a loop that drains during the close (an ended
-     * standard input at a prompt) ends with it, never 0 after an error line (review20c F8).
-     */
-    onFailure?: (code: number) => void;
-  } = {},
-): Promise<number> {
+export function runCli(argv: string[], deps: ContextDeps, options: RunCliOptions = {}): Promise<number> {
+  return inCommand(() => runCommandLine(argv, deps, options));
+}
+
+async function runCommandLine(argv: string[], deps: ContextDeps, options: RunCliOptions): Promise<number> {
   const failed = (code: number): number => {
     options.onFailure?.(code);
     return code;

@@ -26,7 +26,11 @@ export interface DeviceFlowOptions {
   clientId: string;
   clientSecret: string | undefined;
   scopes: string[];
-  /** Runs before each poll that may open a session at the server: throws to stop there. */
+  /**
+   * Runs before a code is asked for and shown (the user's time is asked for only when its end can
+   * be kept: review21c F5) and before each poll that may open a session at the server: throws to
+   * stop there.
+   */
   beforeExchange?: () => void;
 }
 
@@ -100,6 +104,7 @@ export async function authorizeWithDevice(
   const requestedScope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
   const secrets = options.clientSecret ? [options.clientSecret] : [];
   let codes: DeviceCodes;
+  options.beforeExchange?.();
   try {
     const { data } = await api.request<unknown>({
       method: 'POST',

@@ -27,8 +27,10 @@ export interface BrowserFlowOptions {
   /** What the browser is told once it all succeeded: `login` ("Logged in") or `authorize` ("Authorized"). */
   kind: 'login' | 'authorize';
   /**
-   * Runs just before the code is exchanged (which opens a session at the server): throws to stop
-   * there, e.g. when the tokens could not be stored (browser-login.ts, loginStorable).
+   * Runs before the login page is shown (the user's time is asked for only when its end can be
+   * kept: review21c F5) and again just before the code is exchanged (which opens a session at
+   * the server): throws to stop there, e.g. when the tokens could not be stored
+   * (browser-login.ts, loginStorable).
    */
   beforeExchange?: () => void;
   /**
@@ -149,6 +151,7 @@ export async function authorizeWithBrowser<T>(
   const issuers = [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin];
   const ssh = overSsh(ctx);
   const openBrowser = options.openBrowser && !ssh;
+  options.beforeExchange?.();
   const receiver = await startLoopback({
     ...(options.port === undefined ? {} : { port: options.port }),
     state,

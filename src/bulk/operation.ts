@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import type { SvcError } from '../errors.js';
+import { refuseShortAddressSpace } from '../http/address-space.js';
 import { attemptsOnTheWire, finishingSent } from '../http/retry.js';
 import type { Column } from '../output/output.js';
 import { createProgress } from '../output/progress.js';
@@ -172,6 +173,9 @@ function ownerOf(ctx: Context, verb: { kind: string; identity: unknown[] }): Run
 
 async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promise<BulkSummary | undefined> {
   const now = () => ctx.clock.now();
+  // A run that will not fit in the address space is refused before it holds its journal's lock:
+  // its verb refused it before sending anything, unless it came here another way.
+  refuseShortAddressSpace();
   // Read while descriptors are left: a row failing EMFILE says the limit (fileErrorReason).
   openFilesLimit();
   const owner = ownerOf(ctx, verb);

@@ -4,6 +4,7 @@
 import { redactUrlsInText } from '../api/secret-names.js';
 import { categoryForStatus, InterruptedError, SvcError, type SvcErrorOptions } from '../errors.js';
 import { sym } from '../output/symbols.js';
+import { hasConcurrency } from '../system/command-scope.js';
 import { httpDate } from './http-date.js';
 import { MAX_REDACT_DEPTH, redactText } from './redact.js';
 import { largestPartHint } from './too-large.js';
@@ -336,9 +337,9 @@ function rateLimitHint(retryAfter: string | string[] | undefined, waitsAtMostMs?
     waitsAtMostMs === undefined
       ? "svc's retries ran out"
       : `asks for a longer wait than svc makes by itself (${waitsAtMostMs / 1000} s)`;
-  // A lower --concurrency cannot shorten a wait the server asks for: only waiting helps.
-  const easier =
-    waitsAtMostMs === undefined ? '; a bulk run (--file) goes easier with a lower --concurrency' : '';
+  // A lower --concurrency cannot shorten a wait the server asks for: only waiting helps. Said only
+  // where the running command has the flag (review21c F7, command-scope.ts).
+  const easier = waitsAtMostMs === undefined && hasConcurrency() ? ' with a lower --concurrency' : '';
   return `the server limits how fast it is called and ${why}: ${when} and run the command again${easier}`;
 }
 

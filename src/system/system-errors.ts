@@ -3,6 +3,7 @@
  * imports of svc's own: output/errors.ts words one that reached the top with it.
  */
 import { readFileSync } from 'node:fs';
+import { hasConcurrency } from './command-scope.js';
 
 /** The reason in words: `no space left on device`, not the code and the call; out of descriptors with the limit and the fix. */
 export function systemReason(error: unknown): string {
@@ -39,15 +40,17 @@ export function outOfDescriptors(error: unknown): string | undefined {
 /**
  * Out of file descriptors, with the limit and the fix (attack21 F3: a bulk run's rows failed as
  * `EMFILE: too many open files, open '…/credentials.json'`): a run at a high --concurrency under a
- * small `ulimit -n` (a container's, launchd's) holds a socket per row in flight.
+ * small `ulimit -n` (a container's, launchd's) holds a socket per row in flight. "lower
+ * --concurrency" only where the running command has it (review21c F7, command-scope.ts).
  */
 function tooManyOpenFiles(code: 'EMFILE' | 'ENFILE'): string {
+  const lower = hasConcurrency() ? 'lower --concurrency or ' : '';
   if (code === 'ENFILE')
-    return "too many open files on this system (the kernel's limit, not this process's): lower --concurrency or raise fs.file-max";
+    return `too many open files on this system (the kernel's limit, not this process's): ${lower}raise fs.file-max`;
   // The limit is read before the descriptors run out where it matters (a bulk run); elsewhere it may
   // not be known then, and is not shown as a "?" (review21c F7).
   const limit = openFilesLimit();
-  return `too many open files (${limit === undefined ? 'this process’s limit, ulimit -n' : `ulimit -n ${limit}`}): lower --concurrency or raise the limit`;
+  return `too many open files (${limit === undefined ? 'this process’s limit, ulimit -n' : `ulimit -n ${limit}`}): ${lower}raise the limit`;
 }
 
 let limitRead: { soft: number | undefined } | undefined;

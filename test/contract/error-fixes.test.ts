@@ -78,7 +78,7 @@ describe('a rate limit that outlasts the retries', () => {
       ? [1, 2, 3].map((n) => `rate limited (HTTP 429); retrying in 7 s (${n} of 3)\n`)
       : [];
     expect(r.stderr).toBe(
-      `${waits.join('')}error: slow down (HTTP 429, rate_limited); the server limits how fast it is called and svc's retries ran out: ${fix}; a bulk run (--file) goes easier with a lower --concurrency\n`,
+      `${waits.join('')}error: slow down (HTTP 429, rate_limited); the server limits how fast it is called and svc's retries ran out: ${fix}\n`,
     );
   });
 });

@@ -169,7 +169,7 @@ describe('a copy that cannot be removed (out of file descriptors)', () => {
     const dir = join(snap.path, '..');
     expect(snap.remove()).toMatch(
       new RegExp(
-        `^svc's private copy of ${file} \\(0600\\) could not be removed \\(too many open files \\(ulimit -n (\\d+)\\): lower --concurrency or raise the limit\\); remove it: rm -r ${dir}$`,
+        `^svc's private copy of ${file} \\(0600\\) could not be removed \\(too many open files \\(ulimit -n (\\d+)\\): raise the limit\\); remove it: rm -r ${dir}$`,
       ),
     );
     realSnapshotDisk.remove(dir, snap.path);

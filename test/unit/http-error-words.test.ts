@@ -13,6 +13,7 @@ import {
   stillRunning,
 } from '../../src/http/errors.js';
 import { MAX_REDACT_DEPTH } from '../../src/http/redact.js';
+import { withConcurrency } from '../../src/system/command-scope.js';
 
 const hintOf = (retryAfter: string | string[] | undefined, waitsAtMostMs?: number) =>
   apiErrorFrom(
@@ -29,7 +30,6 @@ const hintOf = (retryAfter: string | string[] | undefined, waitsAtMostMs?: numbe
 
 describe('a 429 that is still one after the retries', () => {
   const ranOut = "the server limits how fast it is called and svc's retries ran out";
-  const easier = '; a bulk run (--file) goes easier with a lower --concurrency';
   it.each<[string, string | string[] | undefined, string]>([
     ['seconds', '5', 'wait 5 s (the server asks for that in Retry-After)'],
     ['seconds with spaces', ' 12 ', 'wait 12 s (the server asks for that in Retry-After)'],
@@ -61,13 +61,24 @@ describe('a 429 that is still one after the retries', () => {
       'wait a minute',
     ],
   ])('Retry-After %s', (_name, retryAfter, when) => {
-    expect(hintOf(retryAfter)).toBe(`${ranOut}: ${when} and run the command again${easier}`);
+    expect(hintOf(retryAfter)).toBe(`${ranOut}: ${when} and run the command again`);
   });
 
-  it('a wait longer than svc makes by itself says so, and no lower --concurrency helps it', () => {
-    expect(hintOf('120', 60_000)).toBe(
-      'the server limits how fast it is called and asks for a longer wait than svc makes by itself (60 s): wait 120 s (the server asks for that in Retry-After) and run the command again',
+  // review21c F7: "lower --concurrency" only where the running command has the flag.
+  it('in a bulk command (it has --concurrency): run it again with a lower one', async () => {
+    expect(await withConcurrency(async () => hintOf('5'))).toBe(
+      `${ranOut}: wait 5 s (the server asks for that in Retry-After) and run the command again with a lower --concurrency`,
     );
+    expect(hintOf('5')).toBe(
+      `${ranOut}: wait 5 s (the server asks for that in Retry-After) and run the command again`,
+    );
+  });
+
+  it('a wait longer than svc makes by itself says so, and no lower --concurrency helps it', async () => {
+    const words =
+      'the server limits how fast it is called and asks for a longer wait than svc makes by itself (60 s): wait 120 s (the server asks for that in Retry-After) and run the command again';
+    expect(hintOf('120', 60_000)).toBe(words);
+    expect(await withConcurrency(async () => hintOf('120', 60_000))).toBe(words);
   });
 });
 

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { type ApplyOptions, applyPlan } from '../../ascode/apply.js';
+import { runBulkCommand } from '../../bulk/command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { BULK_CONCURRENCY, parseBulkFlags } from '../bulk-flags.js';
@@ -31,13 +32,15 @@ export function parseApply(plan: unknown, flags: Record<string, unknown>): Apply
   };
 }
 
-export async function runApply(ctx: Context, options: ApplyFlags): Promise<void> {
-  await applyPlan(ctx, {
-    ...options,
-    confirm: (question, refusal) => confirmDestructive(ctx, question, refusal),
-    anchor: (platform, run, journal) =>
-      runAnchor(ctx, platform, run.startedAtMs, DURATIONS, (compute) => journal.anchor(compute)),
-  });
+export function runApply(ctx: Context, options: ApplyFlags): Promise<void> {
+  return runBulkCommand(() =>
+    applyPlan(ctx, {
+      ...options,
+      confirm: (question, refusal) => confirmDestructive(ctx, question, refusal),
+      anchor: (platform, run, journal) =>
+        runAnchor(ctx, platform, run.startedAtMs, DURATIONS, (compute) => journal.anchor(compute)),
+    }),
+  );
 }
 
 export default function applyCommand(make: MakeContext): Command {

@@ -5,6 +5,7 @@ import { reloginHint } from '../../auth/refresh.js';
 import { loginCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError } from '../../errors.js';
+import { HTTP_CLIENT_SHORT } from '../../http/address-space.js';
 import { ConnectionError, ConnectionTimeoutError } from '../../http/errors.js';
 import { inWholeSeconds, maskSecret } from '../../output/format.js';
 import type { CallerIdentity } from '../../platform/me.js';
@@ -165,6 +166,9 @@ function scopesText(credential: AuthStatus['credential']): string | undefined {
 
 function statusText(loggedIn: boolean | null, failure: SvcError | undefined): string {
   if (loggedIn !== null) return loggedIn ? 'logged in' : 'not logged in';
+  // The HTTP client that could not start under a `ulimit -v` reached no server (review21c F8): its
+  // failure's own short words, as every other command says them.
+  if (failure?.code === 'address_space_limit') return `unknown (${HTTP_CLIENT_SHORT})`;
   const unreachable = failure instanceof ConnectionError || failure instanceof ConnectionTimeoutError;
   return `unknown (${unreachable ? 'server unreachable' : 'the check failed'})`;
 }

@@ -5,6 +5,7 @@ import { grantsPermission } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { isoSeconds, serverTime } from '../../api/time.js';
 import { checkInput, type LineVerdict } from '../../bulk/check.js';
+import { runBulkCommand } from '../../bulk/command.js';
 import {
   BULK_INPUT_LIMITS,
   type BulkInputLimits,
@@ -68,7 +69,11 @@ export const parseFileBulkFlags = (flags: Record<string, unknown>): BulkFlags =>
   parseBulkFlags(flags, 'file');
 
 /** Validate the whole file, then plan (--dry-run) or run every row through the bulk operation. */
-export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
+export function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
+  return runBulkCommand(() => bulkFile(ctx, kind, options));
+}
+
+async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
   const tenant = requireTenant(ctx);
   const platform = await ctx.platform();
   const limits = options.limits ?? BULK_INPUT_LIMITS;

@@ -4,6 +4,7 @@
 
 import { Command, Option } from 'commander';
 import type { CallerAuthority } from '../../api/holds.js';
+import { runBulkCommand } from '../../bulk/command.js';
 import type { Journal } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
@@ -124,7 +125,11 @@ const about = (t: Target) => ({
   ...(t.event_id === undefined ? {} : { event_id: t.event_id }),
 });
 
-export async function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
+export function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
+  return runBulkCommand(() => replay(ctx, options));
+}
+
+async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
   const platform = await ctx.platform();
   const { webhook } = options;
   const hook = await refuseDisabledWebhook(platform, webhook);

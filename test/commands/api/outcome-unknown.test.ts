@@ -195,7 +195,7 @@ describe('a Retry-After longer than svc waits (finding 11)', () => {
         'rate limited (HTTP 429); retrying in 30 s (1 of 3)',
         'rate limited (HTTP 429); retrying in 30 s (2 of 3)',
         'rate limited (HTTP 429); retrying in 30 s (3 of 3)',
-        "error: slow down (HTTP 429, rate_limited); the server limits how fast it is called and svc's retries ran out: wait 30 s (the server asks for that in Retry-After) and run the command again; a bulk run (--file) goes easier with a lower --concurrency\n",
+        "error: slow down (HTTP 429, rate_limited); the server limits how fast it is called and svc's retries ran out: wait 30 s (the server asks for that in Retry-After) and run the command again\n",
       ].join('\n'),
     );
     const json = await runInProcess(['api', '/v1/r30', '--json'], env(server), { clock: virtualClock() });

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { CallerAuthority } from '../../../api/holds.js';
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
+import { runBulkCommand } from '../../../bulk/command.js';
 import type { Journal } from '../../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../../bulk/runner.js';
@@ -91,7 +92,11 @@ const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
   },
 ];
 
-export async function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {
+export function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {
+  return runBulkCommand(() => discard(ctx, options));
+}
+
+async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
   const platform = await ctx.platform();
   const { webhook } = options;
   const queue = options.all
