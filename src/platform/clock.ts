@@ -13,7 +13,16 @@ export const CLOCK_SKEW_MS = 60_000;
  * is used.
  */
 export function platformTime(platform: Platform, machineMs: number): number {
-  const offset = platform.serverClockOffsetMs;
-  if (offset === undefined || Math.abs(offset) <= CLOCK_SKEW_MS) return machineMs;
-  return machineMs + offset;
+  return timeAtOffset(platform.serverClockOffsetMs, machineMs);
+}
+
+/**
+ * platformTime's rule for an offset already in hand (HttpClient.serverClockOffsetMs): the
+ * machine's time moved by it when it is more than CLOCK_SKEW_MS, else the machine's time. The
+ * Context measures the relative times a terminal shows ("in 60 minutes") with it, so they agree
+ * with what svc counted expiries from and with the status the platform gives.
+ */
+export function timeAtOffset(offsetMs: number | undefined, machineMs: number): number {
+  if (offsetMs === undefined || Math.abs(offsetMs) <= CLOCK_SKEW_MS) return machineMs;
+  return machineMs + offsetMs;
 }
