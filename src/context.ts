@@ -28,6 +28,7 @@ import type { ApiClient } from './http/client.js';
 import { SecretRegistry } from './http/redact.js';
 import type { Env, IOStreams } from './output/io.js';
 import { Output, type OutputMode } from './output/output.js';
+import { timeAtOffset } from './platform/clock.js';
 import type { Platform } from './platform/index.js';
 import { findTenant } from './platform/tenant-ref.js';
 import type { Browser } from './system/browser.js';
@@ -201,7 +202,19 @@ export function createContext(
     });
   if (requestLimits === 'now') readLimits();
   const secrets = new SecretRegistry();
-  const out = new Output(deps.io, mode, () => clock.now(), secrets, { wide: globals.wide === true });
+  // The API client once made: its answers' Date headers tell the platform's clock.
+  let madeClient: ApiClient | undefined;
+  // Relative times on a terminal ("expires in 60 minutes") are measured from the platform's time
+  // once an answer told it (timeAtOffset, the rule --expires-in and --since count by): a grant's
+  // expiry and an entry's time are the platform's, and a machine clock hours off must not make a
+  // 1 h grant "expire in 4 hours" beside the status the platform gives.
+  const out = new Output(
+    deps.io,
+    mode,
+    () => timeAtOffset(madeClient?.serverClockOffsetMs, clock.now()),
+    secrets,
+    { wide: globals.wide === true },
+  );
   const debug = envSwitch(deps.env, 'SVC_DEBUG') || globals.debug === true;
   const allowInsecureHttp =
     envSwitch(deps.env, 'SVC_ALLOW_INSECURE_HTTP') || globals.allowInsecureHttp === true;
@@ -396,6 +409,7 @@ export function createContext(
           },
           ...(debug ? { debug: (text: string) => out.stderr(text) } : {}),
         });
+        madeClient = made;
         return made;
       })();
       return client;

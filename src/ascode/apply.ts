@@ -1,10 +1,12 @@
 // Over 300 lines: applying a plan is one run (the plan checked unchanged, its journal, the changes
 // in order with their rows, the saved plan kept or removed) whose steps share that run's state.
+
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { Chalk } from 'chalk';
 import type { Anchor } from '../api/expiry.js';
 import { thirdPartyClientOf } from '../api/holds.js';
+import { serverTime } from '../api/time.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
 import type { BulkItem } from '../bulk/runner.js';
@@ -14,7 +16,7 @@ import { SvcError, UsageError } from '../errors.js';
 import type { Column } from '../output/output.js';
 import { reasonLines } from '../output/problems.js';
 import { escapeForTerminal } from '../output/sanitize.js';
-import { platformTime } from '../platform/clock.js';
+import { platformTime, shortenedSpans } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
 import { fromPipe } from '../system/cut-short.js';
 import { PLAN_INPUT_LIMIT, readInputBytes, sayReadingTerminal } from '../system/input.js';
@@ -160,6 +162,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   let resumed = false;
   /** The revocations of a saved plan whose grant expired since, as the plan showed (./drift.ts). */
   let expired: ReadonlyMap<string, string> = new Map();
+  /** A resumed run's word on the grants it still makes, counted from its first start (shortenedSpans). */
+  let spansNote: string | undefined;
   /** Creations whose secret could not be saved, by their step's key: made, with their ids. */
   const unsaved = new Map<string, Unsaved>();
   const work = stepWorker(platform, () => secrets, {
@@ -171,6 +175,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   });
 
   const verb: BulkVerb<Step, Row> = {
+    resumeNote: () => spansNote,
     kind: 'apply',
     identity: [
       createHash('sha256').update(bytes).digest('hex'),
@@ -221,6 +226,18 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
         const since = await unchangedSince(ctx, platform, doc!, stale, { run, journal }, options.prune);
         expired = since.expired;
         steps = planSteps(doc!, options.prune, since.done, expired);
+        // The interrupted run's grants still to make end as its plan says, counted from its start.
+        const spans = steps.some(
+          (s) => !s.data.done && !journal.has(s.key) && s.data.change.grant?.expires_in !== undefined,
+        );
+        if (resumedFile && spans) {
+          spansNote = shortenedSpans(
+            serverTime(doc!.anchor),
+            platformTime(platform, ctx.clock.now()),
+            'expires_in',
+            journal.path,
+          );
+        }
       }
       const plan = doc!;
       stopOnRefused(ctx, plan, options.prune);

@@ -128,7 +128,10 @@ export interface BulkVerb<T, R extends Row> {
    * `prepare` counts what is left to do.
    */
   fromJournal?: (key: string, detail: Record<string, unknown>) => BulkItem<T>;
-  /** After prepare, what the resumed run's first line adds to its count of what is left (a doubt about it). */
+  /**
+   * After prepare, what the resumed run's first line adds to its count of what is left: a doubt
+   * about it, or how what is left differs from a new run's (grants counted from the first start).
+   */
   resumeNote?: () => string | undefined;
   /**
    * How an item an earlier run finished is doing now, for a resumed run's journal row: e.g. a
@@ -228,8 +231,20 @@ async function runLocked<T, R extends Row>(
     if (left !== undefined) ctx.out.warn(left);
     return undefined;
   }
-  if (verb.fromJournal && journal.run.resumed)
-    ctx.out.info(resuming(journal, earlier.length, left, verb.dryRun, verb.resumeNote?.()));
+  // Every resumed run says so first (attack22 F4: a grants file's and an apply's did not): which
+  // run, how much is done and left. A verb without fromJournal counts all its items in `left`.
+  // With --json a failed run's stderr stays its one error object (a verb that had no such line
+  // before keeps that): a note that matters (grants cut short) is then a warning.
+  if (journal.run.resumed) {
+    const done = verb.fromJournal ? earlier.length : journal.earlier().length;
+    const toDo = verb.fromJournal || left === undefined ? left : Math.max(0, left - done);
+    const note = verb.resumeNote?.();
+    if (verb.fromJournal || ctx.out.mode !== 'json') {
+      ctx.out.info(resuming(journal, done, toDo, verb.dryRun, note));
+    } else if (note !== undefined) {
+      ctx.out.warn(`${resuming(journal, done, toDo, verb.dryRun)}: ${note}`);
+    }
+  }
   // Nothing left to do but show what the earlier run did: nothing to ask.
   if (!verb.dryRun && !((earlier.length > 0 || owed > 0) && left === 0)) await verb.confirm?.(left);
   if (!verb.dryRun) await beforeSending(verb, () => journal.start());
@@ -399,12 +414,13 @@ function resuming(
   // The run's start as its other lines give it: on the platform's clock (its anchor) when that was
   // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
   const anchor = journal.knownPlatformStart() ?? journal.knownAnchor();
+  // Its finish is the machine's time (Journal.markFinished): said beside the machine's start.
+  const ended = finished === undefined ? '' : `it finished at ${finished}`;
   const started =
     anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= CLOCK_SKEW_MS
-      ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's)`
-      : isoSeconds(journal.run.startedAtMs);
-  const ended = finished === undefined ? '' : ` (it finished at ${finished})`;
-  return `${what} the run started at ${started}${ended}: ${done.toLocaleString('en')} done${toDo} (journal ${journal.path})${note ? `; ${note}` : ''}`;
+      ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's${ended && `; ${ended}`})`
+      : `${isoSeconds(journal.run.startedAtMs)}${ended && ` (${ended})`}`;
+  return `${what} the run started at ${started}: ${done.toLocaleString('en')} done${toDo} (journal ${journal.path})${note ? `; ${note}` : ''}`;
 }
 
 /** The items an earlier run finished (journal rows), then the source's others. */

@@ -110,11 +110,40 @@ export async function journalAnchor(
   const { resumed, startedAtMs } = journal.run;
   await learnPlatformClock(platform);
   const machineMs = resumed ? startedAtMs : ctx.clock.now();
-  // A resumed run's warning says the clocks as they are now too, not only at its first start.
+  return runAnchor(
+    ctx,
+    platform,
+    machineMs,
+    what,
+    (compute) => journal.anchor(compute),
+    resumedOffsetMs(ctx, platform, journal),
+  ).use();
+}
+
+/**
+ * How far the platform's clock is off this machine's now, for a resumed run (undefined for a new
+ * one, or when no answer told it): its warning says the clocks as they are, not only as they were
+ * at its first start (attack22 F4).
+ */
+function resumedOffsetMs(ctx: Context, platform: Platform, journal: Journal): number | undefined {
+  if (!journal.run.resumed || platform.serverClockOffsetMs === undefined) return undefined;
   const now = ctx.clock.now();
-  const nowOffsetMs =
-    resumed && platform.serverClockOffsetMs !== undefined ? platformTime(platform, now) - now : undefined;
-  return runAnchor(ctx, platform, machineMs, what, (compute) => journal.anchor(compute), nowOffsetMs).use();
+  return platformTime(platform, now) - now;
+}
+
+/**
+ * The anchor of a bulk run that grants for spans (roles assign --file, svc apply -f): runAnchor
+ * over the journal's, with the gap said as it is now for a resumed run (resumedOffsetMs).
+ */
+export function grantRunAnchor(ctx: Context, platform: Platform, journal: Journal, what: string): Anchor {
+  return runAnchor(
+    ctx,
+    platform,
+    journal.run.startedAtMs,
+    what,
+    (compute) => journal.anchor(compute),
+    resumedOffsetMs(ctx, platform, journal),
+  );
 }
 
 /** The time a single grant's --expires-in counts from (durationAnchor). */

@@ -46,6 +46,7 @@ import {
   mayResend,
   parseRetryAfter,
   type RetryPolicy,
+  retryAfterBase,
   retryDelayMs,
 } from './retry.js';
 import { closeDispatcher, exchange, type Headers, type Outcome } from './send.js';
@@ -355,15 +356,17 @@ export class ApiClient {
         }
       }
       const retryAfter = header(outcome.headers, 'retry-after');
+      // A Retry-After date is on the server's clock: measured from this answer's Date.
+      const answeredAt = retryAfterBase(header(outcome.headers, 'date'), this.#now());
       // A wait longer than svc makes cannot end in success: the answer is the result.
-      const tooLong = beyondCap(retryAfter, this.#policy, this.#now());
+      const tooLong = beyondCap(retryAfter, this.#policy, answeredAt);
       if (status >= 400 && isRetryableStatus(method, status, resendable) && retry < maxRetries && !tooLong) {
         // A 5xx to a change may come after the change was made (408 and 429 say it was not).
         if (changes && status >= 500) lostAnswer ??= `HTTP ${status}`;
         // Stopped meanwhile (an answer a stop let finish): no retry to announce or wait for.
         if (signal?.aborted) throw unknownIfLost(cut(`after HTTP ${status}, before retrying`)());
         retry++;
-        const delay = retryDelayMs(retry, retryAfter, this.#policy, this.#now());
+        const delay = retryDelayMs(retry, retryAfter, this.#policy, answeredAt);
         // A 429 pauses every request of this client (a bulk run's workers): said once per pause,
         // by the request that starts it, not again by each worker answered 429 within it.
         const paused = this.#pausedUntil > this.#now();
@@ -397,7 +400,7 @@ export class ApiClient {
         error.lostAnswer = lostAnswer;
         error.notUtf8 = outcome.notUtf8;
         if (tooLong && status === 429) {
-          const askedMs = parseRetryAfter(retryAfter, this.#now()) ?? 0;
+          const askedMs = parseRetryAfter(retryAfter, answeredAt) ?? 0;
           error.waitBeyondCap = {
             askedMs,
             capMs: this.#policy.retryAfterCapMs,

@@ -52,7 +52,21 @@ export function beyondCap(retryAfter: string | undefined, policy: RetryPolicy, n
   return asked !== undefined && asked > policy.retryAfterCapMs;
 }
 
-/** Milliseconds to wait according to a Retry-After value, or undefined when it is absent or unreadable. */
+/**
+ * The time a Retry-After given as an HTTP-date is measured from: the same answer's Date, since both
+ * are the server's clock (RFC 9110 §10.2.3); this machine's `nowMs` only when the answer has no
+ * readable Date. Measured from this machine's clock, a server 5 h ahead asking for 3 s read as a
+ * 5 h wait (given up at once), and one behind as none (attack22 F3).
+ */
+export function retryAfterBase(date: string | undefined, nowMs: number): number {
+  const answered = httpDate(date, nowMs);
+  return Number.isNaN(answered) ? nowMs : answered;
+}
+
+/**
+ * Milliseconds to wait according to a Retry-After value, or undefined when it is absent or
+ * unreadable; `nowMs` is the time an HTTP-date is measured from (retryAfterBase).
+ */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();

@@ -1,3 +1,5 @@
+import { isoSeconds } from '../api/time.js';
+import { timeSpan } from '../output/format.js';
 import type { Platform } from './index.js';
 
 /** How far the platform's clock and this machine's may differ before svc counts from the platform's. */
@@ -13,7 +15,34 @@ export const CLOCK_SKEW_MS = 60_000;
  * is used.
  */
 export function platformTime(platform: Platform, machineMs: number): number {
-  const offset = platform.serverClockOffsetMs;
-  if (offset === undefined || Math.abs(offset) <= CLOCK_SKEW_MS) return machineMs;
-  return machineMs + offset;
+  return timeAtOffset(platform.serverClockOffsetMs, machineMs);
+}
+
+/**
+ * platformTime's rule for an offset already in hand (HttpClient.serverClockOffsetMs): the
+ * machine's time moved by it when it is more than CLOCK_SKEW_MS, else the machine's time. The
+ * Context measures the relative times a terminal shows ("in 60 minutes") with it, so they agree
+ * with what svc counted expiries from and with the status the platform gives.
+ */
+export function timeAtOffset(offsetMs: number | undefined, machineMs: number): number {
+  if (offsetMs === undefined || Math.abs(offsetMs) <= CLOCK_SKEW_MS) return machineMs;
+  return machineMs + offsetMs;
+}
+
+/**
+ * What a resumed run's first line adds when the grants it still has to make count `spans` from its
+ * first start (`anchorMs`, kept in its journal: README, the requests are the first run's, keys and
+ * all) and that start is more than CLOCK_SKEW_MS behind the platform's time `nowMs`: how much sooner
+ * each grant made now ends than its span from now, and the way to the full span (attack22 F4: a
+ * 1 h row resumed 40 minutes later was granted for 20 minutes without a word).
+ */
+export function shortenedSpans(
+  anchorMs: number,
+  nowMs: number,
+  spans: string,
+  journalPath: string,
+): string | undefined {
+  const late = nowMs - anchorMs;
+  if (late <= CLOCK_SKEW_MS) return undefined;
+  return `the grants still to make count ${spans} from that start (${isoSeconds(anchorMs)} on the platform's clock, ${timeSpan(late)} ago), so each ends ${timeSpan(late)} sooner than its span from now; for the full span, remove the journal ${journalPath} and run the command again`;
 }

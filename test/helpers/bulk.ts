@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import type { Role } from '../../src/api/schemas/roles.js';
 import type { JournalDisk } from '../../src/bulk/journal-disk.js';
 import type { Clock } from '../../src/context.js';
@@ -184,4 +184,17 @@ export function confirming(yes: boolean): Prompter & { asked: string[] } {
     return yes;
   };
   return { asked, input: fail, password: fail, select: fail, confirm };
+}
+
+/**
+ * A resumed run's stderr after its first line, which must say it resumes ("resuming the run
+ * started at …": every resumed bulk run says so first since session 22, attack22 F4; "taking up
+ * the failures of the run …" when that run finished with failures, truth22 3).
+ */
+export function afterResuming(stderr: string): string {
+  const [first, ...rest] = stderr.split('\n');
+  expect(first).toMatch(
+    /^(?:resuming|taking up the failures of) the run started at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\b.*: \d+ done, \d+ to do \(journal /,
+  );
+  return rest.join('\n');
 }

@@ -131,6 +131,15 @@ export async function advanceClock(sandbox: Sandbox, seconds: number): Promise<v
   expect(r.status, r.text).toBe(200);
 }
 
+/**
+ * Sets the sandbox's clock to `ms` (back too, which the route does not allow): a test asserting a
+ * terminal's relative times ("2 years ago") puts the platform's clock at its own FIXED_NOW, since
+ * svc measures them from the platform's time once it is more than a minute off (attack22 F1).
+ */
+export function setSandboxClock(sandbox: Sandbox, ms: number): void {
+  sandbox.state.clock.advance(ms - sandbox.state.clock.now());
+}
+
 /** The sandbox's time (its clock moves with POST /_sandbox/clock), in ms. */
 export async function sandboxNow(sandbox: Sandbox): Promise<number> {
   return Date.parse((await call(sandbox, 'GET', '/_sandbox/clock')).body.now);

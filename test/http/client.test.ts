@@ -116,8 +116,10 @@ describe('ApiClient', () => {
     const clock = virtualClock();
     const t = await target((_req, res, _b, hit) => {
       if (hit === 1) return json(res, 503, {}, { 'retry-after': '1' });
+      // The date is the server's, measured from its Date (attack22 F3): both on the test's clock.
       const date = new Date(clock.now() + 1000).toUTCString();
-      if (hit === 2) return json(res, 503, {}, { 'retry-after': date });
+      if (hit === 2)
+        return json(res, 503, {}, { 'retry-after': date, date: new Date(clock.now()).toUTCString() });
       json(res, 200, { done: true });
     });
     const { data } = await client(t.url, { now: clock.now, sleep: clock.sleep }).get<{ done: boolean }>(

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { BULK_CONCURRENCY, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { ACCESS_FILE_DURATIONS as DURATIONS, runAnchor } from '../platform-clock.js';
+import { ACCESS_FILE_DURATIONS as DURATIONS, grantRunAnchor } from '../platform-clock.js';
 
 export type ApplyFlags = Omit<ApplyOptions, 'confirm' | 'anchor'>;
 
@@ -37,8 +37,7 @@ export function runApply(ctx: Context, options: ApplyFlags): Promise<void> {
     applyPlan(ctx, {
       ...options,
       confirm: (question, refusal) => confirmDestructive(ctx, question, refusal),
-      anchor: (platform, run, journal) =>
-        runAnchor(ctx, platform, run.startedAtMs, DURATIONS, (compute) => journal.anchor(compute)),
+      anchor: (platform, _run, journal) => grantRunAnchor(ctx, platform, journal, DURATIONS),
     }),
   );
 }

@@ -20,13 +20,13 @@ import type { BulkItem } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, UsageError } from '../../errors.js';
 import { answerOf } from '../../http/errors.js';
-import { platformTime } from '../../platform/clock.js';
+import { platformTime, shortenedSpans } from '../../platform/clock.js';
 import { InvalidExpiryError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { sayReadingTerminal } from '../../system/input.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
-import { refusePastExpiresAt, runAnchor } from '../platform-clock.js';
+import { grantRunAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import {
   columns,
   earlierRun,
@@ -105,11 +105,10 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
     // once for them all (prepare), not once per row.
     let passed: { count: number; first?: { counted: Counted; at: string } } = { count: 0 };
     let journalPath = '';
+    let spansToSend = false;
     const expired = (counted: Counted, at: string) => expiryPassed(counted, at, anchor?.ms ?? 0, journalPath);
     const rulesAt = (run: RunIdentity, journal: Journal): RowRules => {
-      anchor ??= runAnchor(ctx, platform, run.startedAtMs, 'durations (expires_in, --expires-in) were', (c) =>
-        journal.anchor(c),
-      );
+      anchor ??= grantRunAnchor(ctx, platform, journal, 'durations (expires_in, --expires-in) were');
       const used = anchor;
       journalPath = journal.path;
       passed = { count: 0 };
@@ -119,7 +118,11 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
         tenant: { id: tenantId, ref: tenant },
         defaults: options.defaults,
         anchorMs: used.ms,
-        onDuration: () => used.use(),
+        onDuration: (done) => {
+          used.use();
+          // A row still to send counts its span from the first start: a resumed run says so.
+          if (!done) spansToSend = true;
+        },
         nowMs: platformTime(platform, ctx.clock.now()),
         // A row's key in the run is its line (items below).
         journal: { path: journal.path, done: (line) => journal.has(String(line)) },
@@ -187,6 +190,16 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
         return left;
       },
       ...(stdin ? { empty: `Nothing to ${WORDS[kind].act}: standard input has no rows.` } : {}),
+      // A resumed run's rows still to send count their spans from its first start (the journal's).
+      resumeNote: () =>
+        spansToSend && anchor
+          ? shortenedSpans(
+              anchor.ms,
+              platformTime(platform, ctx.clock.now()),
+              'expires_in (and --expires-in)',
+              journalPath,
+            )
+          : undefined,
       items: (run, journal) =>
         items(input.path, input.name, rulesAt(run, journal), caller, {
           linked: (row) => orderLinked(kind, options.extend === true, row),

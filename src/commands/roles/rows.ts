@@ -70,8 +70,11 @@ export interface RowRules {
    * differs from this machine's (src/commands/platform-clock.ts); kept in the journal for a resume.
    */
   anchorMs: number;
-  /** Said when a row counts a duration from anchorMs (the one warning of a platform clock that differs). */
-  onDuration?: () => void;
+  /**
+   * Said when a row counts a duration from anchorMs (the one warning of a platform clock that
+   * differs); `done`: the row is one an earlier run of a resumed run finished (not sent again).
+   */
+  onDuration?: (done: boolean) => void;
   /** The platform's time now. */
   nowMs: number;
   /**
@@ -136,7 +139,7 @@ function rowExpiry(
   if (!expiry) return undefined;
   const at = cached(options, expiry, (e) => expiresAt(e, options.anchorMs));
   if (expiry.kind !== 'in' || at === null) return { at };
-  options.onDuration?.();
+  options.onDuration?.(done);
   const counted = { text: expiry.text, flag: inText.value === undefined };
   if (!done && serverTime(at) <= options.nowMs) {
     if (options.passed) {

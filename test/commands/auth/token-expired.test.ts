@@ -4,7 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useSandboxContext } from '../../helpers/sandbox.js';
+import { advanceClock, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext({}, { tenant: false });
 let env: Record<string, string | undefined> = {};
@@ -24,7 +24,8 @@ describe('svc auth token of an expired token', () => {
     // Live: printed.
     const live = await svc.run(['-p', 'exp', 'auth', 'token'], { env, now: Date.now() });
     expect([live.code, live.stdout]).toEqual([0, `${short.token}\n`]);
-    // Two minutes later (svc's clock): expired.
+    // Two minutes later (on the platform's clock, the one it expires on, and svc's): expired.
+    await advanceClock(svc.sandbox(), 120);
     const r = await svc.run(['-p', 'exp', 'auth', 'token'], { env, now: Date.now() + 120_000 });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
@@ -37,7 +38,7 @@ describe('svc auth token of an expired token', () => {
     const expired = svc.sandbox().issueToken('usr_admin', { expiresInSeconds: -60 });
     const r = await svc.run(['auth', 'token'], {
       env: { ...env, SVC_TOKEN: expired.token, SVC_BASE_URL: svc.sandbox().url },
-      now: Date.now(),
+      now: await sandboxNow(svc.sandbox()),
     });
     expect([r.code, r.stdout]).toEqual([3, '']);
     expect(r.stderr).toMatch(
@@ -45,7 +46,7 @@ describe('svc auth token of an expired token', () => {
     );
     const json = await svc.run(['auth', 'token', '--json'], {
       env: { ...env, SVC_TOKEN: expired.token, SVC_BASE_URL: svc.sandbox().url },
-      now: Date.now(),
+      now: await sandboxNow(svc.sandbox()),
     });
     expect([json.code, json.stdout]).toEqual([3, '']);
     expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'token_expired', exit_code: 3 });
@@ -56,5 +57,35 @@ describe('svc auth token of an expired token', () => {
       env: { ...env, SVC_TOKEN: 'svc_sk_notreallyakey0123456789', SVC_BASE_URL: svc.sandbox().url },
     });
     expect([r.code, r.stdout]).toEqual([0, 'svc_sk_notreallyakey0123456789\n']);
+  });
+
+  // attack22 F2: `exp` is judged on the platform's clock (one GET /v1/me tells it), as every
+  // expiry svc judges; this machine's clock hours off neither refuses a live token nor passes a dead one.
+  it("judges exp on the platform's clock: this machine 3 h ahead prints a live token; the platform 3 h ahead refuses it", async () => {
+    const token = svc.sandbox().issueToken('usr_admin', { expiresInSeconds: 3600 }).token;
+    const run = (now: number) =>
+      svc.run(['auth', 'token'], { env: { ...env, SVC_TOKEN: token, SVC_BASE_URL: svc.sandbox().url }, now });
+    const ahead = await run((await sandboxNow(svc.sandbox())) + 3 * 3_600_000);
+    expect(ahead).toEqual({ code: 0, stdout: `${token}\n`, stderr: '' });
+
+    const machine = await sandboxNow(svc.sandbox());
+    await advanceClock(svc.sandbox(), 3 * 3600);
+    const behind = await run(machine);
+    expect([behind.code, behind.stdout]).toEqual([3, '']);
+    expect(behind.stderr).toMatch(
+      /^error: SVC_TOKEN expired at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ on the platform's clock \(3 h ahead of this machine's\); svc prints no token the platform will refuse; SVC_TOKEN overrides any stored login: unset it, or set it to a valid token\n$/,
+    );
+  });
+
+  it("says the judgement is this machine's clock's when the platform cannot be asked", async () => {
+    const expired = svc.sandbox().issueToken('usr_admin', { expiresInSeconds: -60 });
+    const r = await svc.run(['auth', 'token'], {
+      env: { ...env, SVC_TOKEN: expired.token, SVC_BASE_URL: 'http://127.0.0.1:9', SVC_MAX_RETRIES: '0' },
+      now: await sandboxNow(svc.sandbox()),
+    });
+    expect([r.code, r.stdout]).toEqual([3, '']);
+    expect(r.stderr).toMatch(
+      /^error: SVC_TOKEN expired at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ on this machine's clock \(the platform's could not be read\); svc prints no token that has expired; SVC_TOKEN overrides any stored login: unset it, or set it to a valid token\n$/,
+    );
   });
 });

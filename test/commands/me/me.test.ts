@@ -17,9 +17,13 @@ const HOUR = 3600_000;
 /** What the viewer may do in the tenant of the call (/v1/me permissions, a sandbox addition). */
 const VIEWING = [...BUILTIN_ROLE_DEFINITIONS.tenant_viewer.permissions].sort();
 
-/** A viewer's token (one tenant, expiring in an hour of real time) and the clock 20 minutes in. */
+/**
+ * A viewer's token (one tenant, expiring in an hour) and the clocks 20 minutes in: the platform's
+ * moved too, since a terminal's relative times count from it (attack22 F1).
+ */
 function viewer() {
   const { token, expiresAt } = svc.sandbox().issueToken('usr_viewer');
+  svc.sandbox().state.clock.advance(20 * 60_000);
   return { token, expiresAt, now: Date.parse(expiresAt) - HOUR + 20 * 60_000 };
 }
 

@@ -57,7 +57,11 @@ describe('roles assign --file --expires-in when the platform clock passes the ex
 
     const again = await svc.run([...argv, ...flags], { env });
     expect([again.code, again.stdout]).toEqual([2, '']);
-    expect(again.stderr).toBe(`error: ${passed}, for 4 rows still to grant; nothing was sent; ${hint}\n`);
+    // The clocks as they are now (the platform 2 h ahead since the jump), then the refusal.
+    expect(again.stderr).toBe(
+      "warning: the platform's clock is 2 h ahead of this machine's (in step when the run first started); durations (expires_in, --expires-in) were counted from the platform's time then\n" +
+        `error: ${passed}, for 4 rows still to grant; nothing was sent; ${hint}\n`,
+    );
     expect(grants).toBe(3);
 
     // The hint holds: without the journal the same command is a new run, counted from its start.

@@ -5,7 +5,9 @@
  * How to write a verb test:
  * 1. `const svc = useSandboxContext()` at the top of the file (test/helpers/sandbox.ts): a
  *    sandbox, temporary config/state/cache directories, the admin's token in Acme Treasury,
- *    NO_COLOR, and the clock at FIXED_NOW so relative times are exact.
+ *    NO_COLOR, and the clock at FIXED_NOW so relative times are exact. A terminal's relative
+ *    times count from the platform's clock once an answer says it is more than a minute off, so
+ *    a test of them sets the sandbox's clock there too (`setSandboxClock(svc.sandbox(), FIXED_NOW)`).
  * 2. For output, make a Context per case and call the verb's run function with what its parse
  *    function makes of the flags: `const { ctx, stdout, stderr } = svc.context({ globals, tty,
  *    columns })`, then `await runX(ctx, parseX(flags))`. Assert the *whole* stdout and stderr,
@@ -17,13 +19,15 @@
  * Prompts: `svc.context({ tty: true, answers: [...] })` answers them in order; an unexpected
  * prompt fails the test.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseTenantsLs, runTenantsLs } from '../../../src/commands/tenants/ls.js';
 import type { GlobalOptions } from '../../../src/context.js';
 import { DEMO_ORG } from '../../../src/sandbox/seed.js';
-import { call, requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+import { FIXED_NOW } from '../../helpers/context.js';
+import { call, requestCount, setSandboxClock, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
+beforeAll(() => setSandboxClock(svc.sandbox(), FIXED_NOW));
 
 const TENANTS = [
   [

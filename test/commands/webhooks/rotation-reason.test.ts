@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ndjson } from '../../helpers/context.js';
-import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { advanceClock, call, useSandboxContext } from '../../helpers/sandbox.js';
 import { admin, TENANT } from '../../helpers/webhooks.js';
 
 // Session 19: a webhook still signing with the secret an API key (or OAuth client) that is gone was
@@ -40,6 +40,8 @@ describe('svc webhooks get of a webhook whose secret went to a revoked key', () 
     const disabled = `the API key ${key} it was set up through was revoked; someone who holds exception.read without an end date can enable it again, and then owns it`;
     const warning = `warning: webhook ${id}: ${reason}: svc webhooks rotate-secret ${id} --secret-file PATH\n`;
     const flags = mode === 'json' ? ['--json'] : mode === 'ndjson' ? ['--ndjson'] : [];
+    // Five minutes later on both clocks: a terminal's relative times count from the platform's (attack22 F1).
+    await advanceClock(sandbox, 300);
     const r = await svc.run(['webhooks', 'get', id, ...flags], {
       ...(mode === 'tty' ? { tty: true, columns: 400 } : {}),
       now: Date.parse(at) + 5 * MINUTE,
