@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { lchownSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { lchownSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
 import { writeOwnFile } from '../system/output-file.js';
@@ -46,18 +46,28 @@ const pidFile = (target: string) => `${target}.lock-pid`;
 /** The targets this process holds the lock of: a holder with our own mark is alive only if among them. */
 const heldHere = new Set<string>();
 
-/** Whether the pid file names a holder of this very lock (`seen`) that is sure to be gone. */
+/**
+ * Whether the pid file names a holder of this very lock (`seen`) that is sure to be gone: its mark
+ * whole (pid, start, boot and PID namespace: a mark with a part unknown, as svc writes it where
+ * there is no /proc, may be another machine's on a shared home, and is watched), of this boot and
+ * namespace, its process ended; the lock's inode its; and the pid file written since the lock was
+ * made (the lock's birth time and the pid file's mtime, both of this file system: an inode reused
+ * by a lock made after the pid file, as an older svc's take-over leaves it, is not that holder's).
+ */
 function holderGone(target: string, seen: Seen): boolean {
   let text: string;
+  let written: number;
   try {
     text = readFileSync(pidFile(target), 'utf8');
+    written = statSync(pidFile(target)).mtimeMs;
   } catch {
     return false;
   }
-  const written = new RegExp(`^(${MARK_WORD}) ino=(\\d+)\n$`).exec(text);
-  if (written === null || Number(written[2]) !== seen.ino) return false;
-  const mark = markOfWord(written[1]!);
-  if (mark === undefined) return false;
+  const word = new RegExp(`^(${MARK_WORD}) ino=(\\d+)\n$`).exec(text);
+  if (word === null || Number(word[2]) !== seen.ino) return false;
+  if (!(seen.bornMs > 0 && written >= seen.bornMs)) return false;
+  const mark = markOfWord(word[1]!);
+  if (mark?.boot === undefined || mark.pidns === undefined || mark.start === undefined) return false;
   const judged = judgeMark(mark, heldHere.has(target));
   return judged.runs === false && judged.sure;
 }
@@ -86,12 +96,14 @@ interface Seen {
   ino: number;
   dev: number;
   mtimeMs: number;
+  /** When it was made (0 where the file system keeps no birth time). */
+  bornMs: number;
 }
 
 function seenLock(lock: string): Seen | undefined {
   try {
-    const { ino, dev, mtimeMs } = statSync(lock);
-    return { ino, dev, mtimeMs };
+    const { ino, dev, mtimeMs, birthtimeMs } = statSync(lock);
+    return { ino, dev, mtimeMs, bornMs: birthtimeMs };
   } catch {
     return undefined;
   }
@@ -111,6 +123,8 @@ const sameSeen = (a: Seen | undefined, b: Seen | undefined) =>
  * refreshed since) is put back.
  */
 function takeOverStale(lock: string, judged: Seen): void {
+  // Looked at again just before the move: a lock taken over and made anew since is not moved.
+  if (!sameSeen(seenLock(lock), judged)) return;
   const aside = `${lock}.${process.pid}.stale`;
   try {
     renameSync(lock, aside);
@@ -118,11 +132,14 @@ function takeOverStale(lock: string, judged: Seen): void {
     return; // gone already, or moved by another waiter: the next mkdir tells
   }
   if (!sameSeen(seenLock(aside), judged)) {
+    // Not the lock judged (made and refreshed in the instant between): given back by a mkdir, which,
+    // unlike a rename onto an empty directory, never replaces a lock another waiter made meanwhile.
     try {
-      renameSync(aside, lock);
+      mkdirSync(lock);
     } catch {
-      // a lock made meanwhile: ours is left aside, its holder's update finds it gone
+      // another lock there now: its holder is the one that goes on
     }
+    rmSync(aside, { recursive: true, force: true });
     return;
   }
   // The gone holder's pid file: left, it would name the lock made next until its holder writes its own.

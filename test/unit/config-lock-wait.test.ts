@@ -321,7 +321,15 @@ describe('withFileLock after a holder of this machine was killed', () => {
   });
 
   it.each([
-    ['of another PID namespace (another container)', (ino: number) => `1-1-x-4026531999 ino=${ino}`],
+    [
+      'of another PID namespace (another container)',
+      (ino: number) =>
+        `${markWord({ ...thisProcess(), pid: 1, start: '1', pidns: 'pid:[4026531999]' })} ino=${ino}`,
+    ],
+    [
+      'with parts unknown (written where there is no /proc: maybe another machine on a shared home)',
+      (ino: number) => `${gonePid()}-x-x-x ino=${ino}`,
+    ],
     [
       'of another lock (its inode is not this lock’s)',
       (ino: number) => `${markWord({ ...thisProcess(), pid: 999_999_9, start: '1' })} ino=${ino + 1}`,
@@ -343,6 +351,23 @@ describe('withFileLock after a holder of this machine was killed', () => {
       expect(said).toHaveLength(1);
     },
   );
+
+  it('watches a lock whose pid file was written before the lock was made (its inode reused by a later lock)', async () => {
+    const pid = gonePid();
+    const { dir, target } = leftBy((ino) => `${markWord({ ...thisProcess(), pid, start: '1' })} ino=${ino}`);
+    const born = statSync(`${target}.lock`).birthtimeMs;
+    utimesSync(`${target}.lock-pid`, (born - 5_000) / 1000, (born - 5_000) / 1000);
+    const said: string[] = [];
+    fastClock(2_000);
+    const result = await withFileLock(
+      dir,
+      target,
+      async () => 'written',
+      (message) => said.push(message),
+    );
+    expect(result).toBe('written');
+    expect(said).toHaveLength(1);
+  });
 
   it('never takes its own live lock for a gone holder’s (two writers in one process)', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
