@@ -32,8 +32,11 @@ needs('chromium').describe('svc login with a real browser', () => {
     const live = spawnSvc(['login'], env);
     await live.waitForStderr(/Waiting for the browser/);
     expect(live.stderr()).toContain('Opening the login page in your browser. If it does not open, visit:');
-    await expect.poll(() => existsSync(urlFile), { timeout: 10_000 }).toBe(true);
-    const url = readFileSync(urlFile, 'utf8');
+    // The "browser" is a process of its own: read what it wrote once it has written it (the file
+    // exists, empty, before its one write), with a bound far above need.
+    const written = () => (existsSync(urlFile) ? readFileSync(urlFile, 'utf8') : '');
+    await expect.poll(written, { timeout: 30_000 }).not.toBe('');
+    const url = written();
     expect(url).toBe((await printedLogin(live)).url);
 
     const page = await browser().newPage();

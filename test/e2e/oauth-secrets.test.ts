@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,23 @@ import {
 } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { svc } from '../helpers/svc.js';
+
+/**
+ * Every process's arguments, as `ps -eo args` lists them, read from /proc itself: procps is not
+ * among the tools .ci/run installs, and a fresh container may not have it.
+ */
+function processList(): string {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      } catch {
+        return ''; // ended since the listing
+      }
+    })
+    .join('\n');
+}
 
 /**
  * Canary secrets: a real client secret, access token and refresh token are followed through
@@ -81,8 +97,9 @@ describe('secrets never leak', () => {
     );
     const { url } = await printedLogin(live);
     const cmdline = readFileSync(`/proc/${live.child.pid}/cmdline`, 'utf8');
-    const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    const ps = processList();
     expect(cmdline).toContain('login');
+    expect(ps).toContain(`login --client-id ${clientId} --client-secret-file`);
     const { location } = await consent(url);
     const code = location!.searchParams.get('code')!;
     await fetch(location!);

@@ -100,29 +100,33 @@ needs('tmux').describe('svc roles on a terminal', () => {
   });
 
   it('a bulk run draws a progress bar on the terminal, then prints its summary', async () => {
-    // The bar must be on screen long enough to be seen (the screen is read every 50 ms): 160
-    // rows, each answered after 50 ms, take about a second at 8 at a time. (It used to take 1,500
-    // rows at full speed, 2 s of the sandbox's CPU; the bar's text is checked byte for byte in
-    // test/unit/output-render.test.ts.)
+    // The bar must be on screen until it is seen (the screen is read every 50 ms): one grant is
+    // held in the sandbox until then, so the run cannot end first however slow the screen reads
+    // are (it used to rely on 50 ms of latency a row; the bar's text is checked byte for byte in
+    // test/unit/output-render.test.ts).
     const rows = Array.from(
       { length: 160 },
       (_, i) => `usr_bulk_${String(i + 1).padStart(6, '0')},tenant_viewer,1h,tty`,
     );
     const csv = join(dir, 'grants.csv');
     writeFileSync(csv, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
-    sandbox().faults.update({ latency_ms: 50 });
+    const held = sandbox().faults.hold(
+      (method, url) => method === 'POST' && /^\/v1\/users\/[^/]+\/roles$/.test(url),
+    );
     try {
       // Results go to a file (tab-separated); the terminal shows stderr: the bar, redrawn in place.
       const t = await terminal(['roles', 'assign', '--file', csv, '--journal', join(dir, 'journal.ndjson')], {
         stdout: join(dir, 'out.tsv'),
       });
+      await held.arrived;
       const drawing = await t.waitFor(/granting \[[#.]{24}\] \d+\/160 \d+% · [\d,]+\/s/);
       expect(drawing).toMatch(/granting \[/);
+      held.release();
       const done = await t.waitFor('[exit 0]');
       expect(done).toMatch(/^✓ 160 granted in \d+\.\d s$/m);
       expect(done).not.toContain('granting [');
     } finally {
-      sandbox().faults.update({ latency_ms: 0 });
+      held.release();
     }
   });
 });

@@ -47,16 +47,19 @@ describe('idempotency keys on every POST', () => {
   });
 
   it('refuses a duplicate while the first is still running (409 idempotency_request_in_progress)', async () => {
-    sandbox().faults.update({ latency_ms: 400 });
+    // The first is held (its key registered) until the duplicate has been answered: never latency
+    // that is usually long enough.
+    const held = sandbox().faults.hold((method, url) => method === 'POST' && url === '/v1/exceptions');
     try {
       const slow = post({ title: 'd', idempotency_key: 'same-3' });
-      await new Promise((r) => setTimeout(r, 150));
+      await held.arrived;
       const duplicate = await post({ title: 'd', idempotency_key: 'same-3' });
       expect(duplicate.status).toBe(409);
       expect(duplicate.body.error.code).toBe('idempotency_request_in_progress');
+      held.release();
       expect((await slow).status).toBe(201);
     } finally {
-      sandbox().faults.update({ latency_ms: 0 });
+      held.release();
     }
     const after = await post({ title: 'd', idempotency_key: 'same-3' });
     expect(after.headers.get('idempotent-replayed')).toBe('true');
@@ -112,7 +115,8 @@ describe('idempotency keys on every POST', () => {
   });
 
   it('keeps the answer of a request whose client went away: the retry replays it, nothing is done twice', async () => {
-    sandbox().faults.update({ latency_ms: 300 });
+    // Held (its key registered) until the sandbox has seen its client go: the handler runs after that.
+    const held = sandbox().faults.hold((method, url) => method === 'POST' && url === '/v1/exceptions');
     const aborted = new AbortController();
     try {
       const first = fetch(`${sandbox().url}/v1/exceptions`, {
@@ -125,13 +129,20 @@ describe('idempotency keys on every POST', () => {
         },
         body: JSON.stringify({ title: 'gone', idempotency_key: 'abort-1' }),
       });
-      setTimeout(() => aborted.abort(), 100);
+      const { gone } = await held.arrived;
+      aborted.abort();
       await expect(first).rejects.toThrow();
-      await sleep(500);
+      await gone;
     } finally {
-      sandbox().faults.update({ latency_ms: 0 });
+      held.release();
     }
-    const retried = await post({ title: 'gone', idempotency_key: 'abort-1' });
+    // As a client does: while the first is still running, the retry is told so; then it gets its answer.
+    let retried = await post({ title: 'gone', idempotency_key: 'abort-1' });
+    for (let tries = 0; retried.status === 409 && tries < 1000; tries++) {
+      expect(retried.body.error.code).toBe('idempotency_request_in_progress');
+      await sleep(10);
+      retried = await post({ title: 'gone', idempotency_key: 'abort-1' });
+    }
     expect(retried.status).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
     expect(

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { ApiProblem } from '../problem.js';
@@ -50,9 +51,32 @@ function seeded(seed: number): () => number {
   };
 }
 
+export interface Arrival {
+  method: string;
+  url: string;
+  /** Resolves once the sandbox has seen the client's connection close (a client that went away). */
+  gone: Promise<void>;
+}
+
+/** A request `FaultInjector.hold` keeps in flight, where latency is spent, until the test releases it. */
+export interface HeldRequest {
+  /** Resolves once the request is held (its key registered): its method, its URL, and `gone`. */
+  arrived: Promise<Arrival>;
+  /** Lets the request go on to its handler; a hold no request reached yet is dropped. */
+  release(): void;
+}
+
 export class FaultInjector {
   config: FaultConfig;
   #random: () => number = Math.random;
+  /** Holds not yet released: waiting for their request, or holding it (`spent`). */
+  #holds: Array<{
+    matches: (method: string, url: string) => boolean;
+    spent: boolean;
+    arrive(request: Arrival): void;
+    released: Promise<void>;
+    release(): void;
+  }> = [];
   #tokens = 0;
   readonly #now: () => number;
   /** When the bucket was last refilled (set by update()). */
@@ -92,6 +116,46 @@ export class FaultInjector {
     if (this.#tokens < 1) return false;
     this.#tokens -= 1;
     return true;
+  }
+
+  /**
+   * For in-process tests: holds the next /v1 request `matches` picks (a faultable one, where latency
+   * is spent: after authentication and after its idempotency key is registered) until `release()`,
+   * so a request stays in flight exactly as long as the test needs, however slow a loaded machine
+   * makes either side — never latency that is "usually long enough". One request per hold; the
+   * sandbox releases every hold when it closes.
+   */
+  hold(matches: (method: string, url: string) => boolean = () => true): HeldRequest {
+    let arrive!: (request: Arrival) => void;
+    let release!: () => void;
+    const arrived = new Promise<Arrival>((resolve) => (arrive = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hold = { matches, spent: false, arrive, released, release: () => {} };
+    hold.release = () => {
+      const at = this.#holds.indexOf(hold);
+      if (at !== -1) this.#holds.splice(at, 1);
+      release();
+    };
+    this.#holds.push(hold);
+    return { arrived, release: hold.release };
+  }
+
+  /** Waits while a hold keeps this request; the hold is then spent. */
+  async held(method: string, url: string, socket: Socket): Promise<void> {
+    const hold = this.#holds.find((h) => !h.spent && h.matches(method, url));
+    if (!hold) return;
+    hold.spent = true;
+    const gone = new Promise<void>((resolve) => {
+      if (socket.destroyed) resolve();
+      else socket.once('close', () => resolve());
+    });
+    hold.arrive({ method, url, gone });
+    await hold.released;
+  }
+
+  /** Lets every held request go on, and drops the holds no request reached. */
+  releaseAll(): void {
+    for (const hold of this.#holds.splice(0)) hold.release();
   }
 
   /** Retry-After of injected failures: none when turned off (null), never an empty header. */
@@ -146,14 +210,18 @@ export function registerFaults(app: FastifyInstance, faults: FaultInjector): voi
 }
 
 /**
- * Added latency is spent as handler time — after authentication and after the idempotency key
+ * Added latency (and a test's hold) is spent as handler time — after authentication and after the idempotency key
  * is registered — like a slow backend.
  */
 export function registerLatency(app: FastifyInstance, faults: FaultInjector): void {
   app.addHook('preHandler', async (request) => {
+    if (request.routeOptions.config?.faultFree || !request.url.startsWith('/v1/')) return;
+    await faults.held(request.method, request.url, request.raw.socket);
     const ms = faults.config.latency_ms;
-    if (ms > 0 && !request.routeOptions.config?.faultFree && request.url.startsWith('/v1/')) await sleep(ms);
+    if (ms > 0) await sleep(ms);
   });
+  // A request a test left held must not keep the sandbox from closing.
+  app.addHook('preClose', async () => faults.releaseAll());
 }
 
 /** Registered after idempotency's onSend, so the real answer is stored before it is lost. */

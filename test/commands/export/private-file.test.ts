@@ -1,10 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { APAC, as, LABS, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
+import { fifoReader } from '../../helpers/fifo.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 // A file svc knows holds a secret — an export or a saved plan with a webhook URL's `?token=` —
@@ -252,27 +253,13 @@ describe('a plan creating an OAuth client whose redirect URI carries a secret', 
   });
 });
 
-/** A named pipe in the test's directory and a reader on it (`cat`): what came through, once it ends. */
+/** A named pipe in the test's directory and a reader on it (test/helpers/fifo.ts). */
 function pipeWithReader(name: string, owner?: number) {
   const fifo = join(dir, name);
   execFileSync('mkfifo', ['-m', '666', fifo]);
   if (owner !== undefined) chownSync(fifo, owner, owner);
-  const reader = spawn('cat', [fifo]);
-  let read = '';
-  reader.stdout.on('data', (d) => {
-    read += d;
-  });
-  const ended = new Promise<void>((resolve) => reader.on('close', () => resolve()));
-  return {
-    fifo,
-    /** What the reader got; a reader still waiting (nothing was written) is stopped. */
-    async read(): Promise<string> {
-      const timer = setTimeout(() => reader.kill(), 1_000);
-      await ended;
-      clearTimeout(timer);
-      return read;
-    },
-  };
+  const reader = fifoReader(fifo);
+  return { fifo, read: () => reader.read() };
 }
 
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -291,7 +278,7 @@ describe('svc plan --out and svc export -o onto a named pipe', () => {
     expect(plan.stderr).toBe(
       `error: --out ${theirs.fifo} is a named pipe that belongs to another user (uid 65534), so svc will not write into it; give a path of your own (a file that is not there yet, in a directory only you can write); nothing was written\n`,
     );
-    expect(await theirs.read()).toBe('');
+    expect(theirs.read()).toBe('');
 
     const exported = pipeWithReader('their-export.yaml', 65534);
     const ex = await svc.run(['export', '--tenant', 'acme-apac', '--only', 'webhooks', '-o', exported.fifo]);
@@ -299,7 +286,7 @@ describe('svc plan --out and svc export -o onto a named pipe', () => {
       2,
       `error: --output ${exported.fifo} is a named pipe that belongs to another user (uid 65534), so svc will not write into it; give a path of your own (a file that is not there yet, in a directory only you can write); nothing was written\n`,
     ]);
-    expect(await exported.read()).toBe('');
+    expect(exported.read()).toBe('');
   });
 
   it('the user’s own: written into, and the saved line does not claim 0600', async () => {
@@ -311,7 +298,7 @@ describe('svc plan --out and svc export -o onto a named pipe', () => {
       `plan saved to ${mine.fifo} (a webhook URL in it carries a secret; keep it private); `,
     );
     expect(plan.stderr).not.toContain('0600');
-    expect(JSON.parse(await mine.read()).svc_plan).toBe(1);
+    expect(JSON.parse(mine.read()).svc_plan).toBe(1);
 
     const made = await as(svc.sandbox(), APAC, 'POST', '/v1/webhooks', {
       url: 'https://relay8.example.com/in?token=tok_live_8888ffff9999',
@@ -324,6 +311,6 @@ describe('svc plan --out and svc export -o onto a named pipe', () => {
       `warning: acme-apac: the URL of webhook ${made.id} (https://relay8.example.com/in?token=[redacted]) carries a secret in it, and the file holds it as the platform has it: keep the file private\n`,
     );
     expect(ex.stderr).not.toContain('0600');
-    expect(await exported.read()).toContain('tok_live_8888ffff9999');
+    expect(exported.read()).toContain('tok_live_8888ffff9999');
   });
 });

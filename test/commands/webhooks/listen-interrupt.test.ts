@@ -1,6 +1,6 @@
 /**
- * `svc webhooks listen --webhook W` stopped at a bad moment, on a slow platform (the sandbox's
- * latency): a Ctrl-C during set-up (the GET, the rotation, the PATCH of the URL) never leaves W
+ * `svc webhooks listen --webhook W` stopped at a bad moment, while a request is in flight (held by
+ * the sandbox until the test lets it go, never latency that is usually long enough): a Ctrl-C during set-up (the GET, the rotation, the PATCH of the URL) never leaves W
  * changed silently (a change once sent finishes, and what took effect is undone, said, exit 130),
  * and a second Ctrl-C while W is being put back waits for that instead of abandoning it. The
  * second signal needs a process, so those tests spawn the binary.
@@ -9,12 +9,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startInProcess } from '../../helpers/context.js';
 import { spawnSvc } from '../../helpers/oauth.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { signalTaken } from '../../helpers/signals.js';
 import { createWebhook, webhookNow } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
-const latency = (ms: number) => call(svc.sandbox(), 'PUT', '/_sandbox/faults', { body: { latency_ms: ms } });
-afterEach(async () => {
-  await latency(0);
+const releases: Array<() => void> = [];
+/** Holds W's next request of `method` to `/v1/webhooks/W{suffix}` in the sandbox until released. */
+const hold = (id: string, method: string, suffix = '') => {
+  const held = svc.sandbox().faults.hold((m, url) => m === method && url === `/v1/webhooks/${id}${suffix}`);
+  releases.push(held.release);
+  return held;
+};
+afterEach(() => {
+  for (const release of releases.splice(0)) release();
 });
 
 const webhookOf = (id: string) => webhookNow(svc.sandbox(), id);
@@ -47,7 +54,7 @@ describe('listen --webhook W: Ctrl-C during set-up', () => {
     async (_, method, suffix, said) => {
       const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/setup');
       const before = await asItWas(id);
-      await latency(400);
+      const held = hold(id, method, suffix);
       const run = startInProcess(
         ['webhooks', 'listen', '--port', '0', '--webhook', id, '--debug'],
         svc.env(),
@@ -55,11 +62,10 @@ describe('listen --webhook W: Ctrl-C during set-up', () => {
           now: Date.now(),
         },
       );
-      await run.waitForStderr(new RegExp(`\\* ${method} \\S+/v1/webhooks/${id}${suffix}\\n`));
+      await held.arrived;
       run.interrupt();
-      // Cut in the slow request (its 400 ms already under way): what svc then does to undo it need
-      // not wait 400 ms a request too.
-      await latency(0);
+      // Cut while the request is in flight: then it is let go, and what svc does to undo it is not held.
+      held.release();
       const done = await run.done;
       expect(done.code, done.stderr).toBe(130);
       expect(done.stderr).not.toContain('✓');
@@ -73,7 +79,6 @@ describe('listen --webhook W: Ctrl-C during set-up', () => {
           done.stderr.indexOf('/rotate-secret'),
         );
       }
-      await latency(0);
       expect(await asItWas(id)).toEqual(before);
     },
     30_000,
@@ -90,39 +95,39 @@ describe('listen --webhook W: a second Ctrl-C (spawned)', () => {
     const live = spawnListen(id);
     try {
       await live.waitForStderr(/delivers here/);
-      await latency(500);
+      const checked = hold(id, 'GET');
       live.child.kill('SIGINT');
-      // The restore's first request (the GET that checks W) is on its way: Ctrl-C again.
-      await live.waitForStderr(new RegExp(`delivers here[^]*\\* GET \\S+/v1/webhooks/${id}\\n`));
+      // The restore's first request (the GET that checks W) is in flight: Ctrl-C again, and let it go
+      // only once svc has said it waits for the restore.
+      await checked.arrived;
       live.child.kill('SIGINT');
-      // The second Ctrl-C is in while that GET takes its 500 ms: the rest of the restore need not.
-      await latency(0);
+      await live.waitForStderr(/svc exits \(130\) once that is done\n/);
+      checked.release();
     } finally {
-      if (live.child.exitCode === null) setTimeout(() => live.child.kill('SIGKILL'), 15_000).unref();
+      if (live.child.exitCode === null) setTimeout(() => live.child.kill('SIGKILL'), 30_000).unref();
     }
     const result = await live.done;
     expect(result.code, result.stderr).toBe(130);
     expect(result.stderr).toContain(`putting webhook ${id} back; svc exits (130) once that is done\n`);
     expect(result.stderr).toContain(`✓ webhook ${id} is back: https://hooks.example/twice`);
-    await latency(0);
     expect(await asItWas(id)).toEqual(before);
   }, 30_000);
 
   it('during set-up: what took effect is undone before svc exits (130)', async () => {
     const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/twice-setup');
     const before = await asItWas(id);
-    await latency(500);
+    const patched = hold(id, 'PATCH');
     const live = spawnListen(id);
     try {
-      await live.waitForStderr(new RegExp(`\\* PATCH \\S+/v1/webhooks/${id}\\n`));
+      await patched.arrived;
+      // Two Ctrl-Cs while the PATCH is in flight; the second sent once the first is taken (two sent
+      // at once may arrive as one), the PATCH let go once svc has said it waits for the undoing.
+      await signalTaken(live.child, 'SIGINT');
       live.child.kill('SIGINT');
-      // Two signals sent at once may arrive as one: the PATCH takes 500 ms, this is well inside it.
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      live.child.kill('SIGINT');
-      // Both are in while the PATCH takes its 500 ms: the undoing need not wait 500 ms a request.
-      await latency(0);
+      await live.waitForStderr(/svc exits \(130\) once that is done\n/);
+      patched.release();
     } finally {
-      if (live.child.exitCode === null) setTimeout(() => live.child.kill('SIGKILL'), 15_000).unref();
+      if (live.child.exitCode === null) setTimeout(() => live.child.kill('SIGKILL'), 30_000).unref();
     }
     const result = await live.done;
     expect(result.code, result.stderr).toBe(130);
@@ -132,7 +137,6 @@ describe('listen --webhook W: a second Ctrl-C (spawned)', () => {
     expect(result.stderr).toContain(
       `interrupted while setting up: webhook ${id} had been pointed at the listener`,
     );
-    await latency(0);
     expect(await asItWas(id)).toEqual(before);
   }, 30_000);
 });

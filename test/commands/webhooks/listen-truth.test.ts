@@ -161,7 +161,8 @@ describe('listen: stopping, forwarding and times', () => {
     try {
       await live.waitForStderr(/delivers here/);
       await emit(svc.sandbox(), id, 1);
-      await expect.poll(() => slow.received.length, { timeout: 10_000 }).toBe(1);
+      // Through the spawned listener: a bound far above need (a spawned svc once ran 5 s late on CI).
+      await expect.poll(() => slow.received.length, { timeout: 30_000 }).toBe(1);
       live.child.kill('SIGINT');
       await live.waitForStderr(/waiting for 1 forward in flight \(Ctrl-C again to abandon it\)/);
       expect(live.stderr()).toContain(`✓ webhook ${id} is back: https://hooks.example/e`);
@@ -169,16 +170,17 @@ describe('listen: stopping, forwarding and times', () => {
       live.child.kill('SIGINT');
     } finally {
       // A failed step above must not leave the listener running after the test.
-      if (live.child.exitCode === null) setTimeout(() => live.child.kill('SIGKILL'), 5000).unref();
+      if (live.child.exitCode === null) setTimeout(() => live.child.kill('SIGKILL'), 30_000).unref();
     }
     const result = await live.done;
     expect(result.code, result.stderr).toBe(130);
     expect((await webhookOf(id)).url).toBe('https://hooks.example/e');
     expect((await secrets(id)).secret).toBe(secret);
-  }, 30_000);
+  }, 60_000);
 
   const body = '{"id":"evt_truth","type":"webhook.test","data":{}}';
-  const post = (url: string, abortAfterMs?: number) =>
+  /** A delivery to the listener; with `hangUp`, the sender gives up once that has settled. */
+  const post = (url: string, hangUp?: () => PromiseLike<unknown>) =>
     new Promise<number>((resolve) => {
       const headers = {
         'x-svc-signature': signatureHeader('whsec_truth', Math.floor(Date.now() / 1000), body),
@@ -188,17 +190,33 @@ describe('listen: stopping, forwarding and times', () => {
         res.on('end', () => resolve(res.statusCode ?? 0));
       });
       req.on('error', () => resolve(0));
-      if (abortAfterMs !== undefined) setTimeout(() => req.destroy(), abortAfterMs);
+      if (hangUp) void Promise.resolve(hangUp()).then(() => req.destroy());
       req.end(body);
     });
+  /** Once the target has received `count` forwards (a bound far above need). */
+  const forwarded = (target: Target, count: number) => () =>
+    expect.poll(() => target.received.length, { timeout: 30_000 }).toBe(count);
+  /**
+   * Turns of the event loop, each with its I/O phase, for the in-process listener to take in the
+   * hang-up the sender has just made on loopback (its socket's end, then its close): ordered by the
+   * loop, not by a duration.
+   */
+  const hangUpTaken = async () => {
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+  };
   const address = async (run: ReturnType<typeof listen>) =>
     (await run.waitForStderr(/listening on (http:\/\/\S+) /))[1]!;
 
   it('a forward answered after the sender hung up says the sender gave up first', async () => {
-    const late = await startTarget(() => ({ status: 200, delayMs: 600 }));
+    // The sender gives up once the forward has reached the target (never "after 150 ms", which a
+    // loaded machine can spend before the listener has the delivery); the target answers after that.
+    const held = gate();
+    const late = await startTarget(() => ({ status: 200, until: held.until }));
     targets.push(late);
     const run = listen(['--forward-to', late.url], { SVC_WEBHOOK_SECRET: 'whsec_truth' });
-    expect(await post(await address(run), 150)).toBe(0);
+    expect(await post(await address(run), forwarded(late, 1))).toBe(0);
+    await hangUpTaken();
+    held.open();
     await expect
       .poll(run.stdout, { timeout: 5000 })
       .toContain('→ 200 from the target, but the sender gave up first: it will retry');
@@ -221,8 +239,8 @@ describe('listen: stopping, forwarding and times', () => {
       });
       const url = await address(run);
       // The sender gives up, and only then is the listener stopped (the forward still running).
-      expect(await post(url, 150)).toBe(0);
-      await expect.poll(() => late.received.length, { timeout: 5000 }).toBe(1);
+      expect(await post(url, forwarded(late, 1))).toBe(0);
+      await hangUpTaken();
       run.interrupt();
       // Stopped (and waiting for the forward) before the target answers it.
       await run.waitForStderr(/waiting for 1 forward in flight/);
