@@ -28,26 +28,37 @@ export interface Span {
 }
 
 /**
+ * What a flag takes of parseSpan's grammar, for the months advice: `instead` ends it, what the flag
+ * takes besides a duration ("an end time", "a date"); `takes` says whether the flag takes a span
+ * (the `Nm` the advice would suggest); `minutes` is the flag's range in minutes, said when it does
+ * not (review22b F4: --since was told the grant-expiry range, 1m to 525600m).
+ */
+export interface SpanFlag {
+  instead: string;
+  takes: (span: Span) => boolean;
+  minutes: string;
+}
+
+/**
  * The one duration grammar of svc (attack22 F9): a whole number and a unit, `s`, `m`, `h` or `d`
  * (`30s`, `30m`, `8h`, `7d`), a space between them allowed, `S`, `H` and `D` read as `s`, `h` and
  * `d`; `M` is refused (minutes or months?), saying which. Each flag then judges the span with its
  * own bounds and units (parseDuration: a grant's expiry; timeSpec, src/commands/time-flags.ts:
- * --since/--until back from now), in its own words. `instead` ends the months advice: what the
- * flag takes besides a duration ("an end time", "a date"). Undefined: not of this grammar.
+ * --since/--until back from now), in its own words, and `flag` words the months advice with that
+ * flag's bounds. Undefined: not of this grammar.
  */
-export function parseSpan(raw: string, instead: string): Parsed<Span> | undefined {
+export function parseSpan(raw: string, flag: SpanFlag): Parsed<Span> | undefined {
   const match = /^(\d+)\s*([smhd])$/i.exec(raw.trim());
   if (!match) return undefined;
   if (match[2] === 'M') {
     // 6M reads as six months to most people; it was six minutes. The count as a number is
-    // suggested (no leading zeros) only when svc takes it (review17c C4: not 0m, not past 365 days).
+    // suggested (no leading zeros) only when this flag takes it (review17c C4, review22b F4).
     const count = match[1]!.replace(/^0+(?=\d)/, '');
-    const minutes = parseDuration(`${count}m`).ok
-      ? `write ${count}m for minutes`
-      : `minutes are m, from 1m to ${MAX_DURATION_DAYS * (UNIT_MS.d / UNIT_MS.m)}m`;
+    const asMinutes = { ms: Number(count) * UNIT_MS.m, unit: 'm' as const, text: `${count}m` };
+    const minutes = flag.takes(asMinutes) ? `write ${count}m for minutes` : `minutes are m, ${flag.minutes}`;
     return {
       ok: false,
-      message: `${quoted(raw)}: M is not a unit; ${minutes} (months are not a unit: use days, e.g. 30d, or ${instead})`,
+      message: `${quoted(raw)}: M is not a unit; ${minutes} (months are not a unit: use days, e.g. 30d, or ${flag.instead})`,
     };
   }
   const count = Number(match[1]);
@@ -64,7 +75,7 @@ export function parseSpan(raw: string, instead: string): Parsed<Span> | undefine
 export function parseDuration(raw: string): Parsed<Expiry> {
   const text = raw.trim();
   if (text.toLowerCase() === 'never') return { ok: true, value: { kind: 'never' } };
-  const span = parseSpan(raw, 'an end time');
+  const span = parseSpan(raw, GRANT_EXPIRY);
   if (span === undefined) {
     return {
       ok: false,
@@ -72,22 +83,31 @@ export function parseDuration(raw: string): Parsed<Expiry> {
     };
   }
   if (!span.ok) return span;
-  const { ms, unit } = span.value;
-  if (ms <= 0) return { ok: false, message: `a duration must be longer than zero, got ${quoted(raw)}` };
+  const problem = expiryProblem(span.value);
+  if (problem !== undefined) return { ok: false, message: problem(quoted(raw)) };
+  return { ok: true, value: { kind: 'in', ms: span.value.ms, text: span.value.text } };
+}
+
+/** What a grant's expiry does not take of a span, worded about the value as quoted; undefined: taken. */
+function expiryProblem({ ms, unit }: Span): ((value: string) => string) | undefined {
+  if (ms <= 0) return (value) => `a duration must be longer than zero, got ${value}`;
   if (unit === 's') {
-    return {
-      ok: false,
-      message: `${quoted(raw)}: a grant's expiry is not counted in seconds; use m, h or d (${DURATION_FORMS}), at least 1m`,
-    };
+    return (value) =>
+      `${value}: a grant's expiry is not counted in seconds; use m, h or d (${DURATION_FORMS}), at least 1m`;
   }
   if (ms > MAX_DURATION_DAYS * UNIT_MS.d) {
-    return {
-      ok: false,
-      message: `${quoted(raw)} is longer than ${MAX_DURATION_DAYS} days; give an end time (expires at) instead`,
-    };
+    return (value) =>
+      `${value} is longer than ${MAX_DURATION_DAYS} days; give an end time (expires at) instead`;
   }
-  return { ok: true, value: { kind: 'in', ms, text: span.value.text } };
+  return undefined;
 }
+
+/** A grant's expiry (parseDuration) as parseSpan's months advice words it. */
+const GRANT_EXPIRY: SpanFlag = {
+  instead: 'an end time',
+  takes: (span) => expiryProblem(span) === undefined,
+  minutes: `from 1m to ${MAX_DURATION_DAYS * (UNIT_MS.d / UNIT_MS.m)}m`,
+};
 
 /**
  * An ISO 8601 / RFC 3339 time with a time zone (`Z` or an offset) that names a real moment (no

@@ -101,8 +101,11 @@ const COLUMNS: Array<Column<Row>> = [
       r.secret_file ??
       r.secret ??
       heldUntil(r) ??
-      // A saved plan's revocation whose grant expired since, as the plan showed: not sent.
-      (r.reason === 'expired' ? `expired at ${r.expired_at}` : undefined) ??
+      // A saved plan's revocation whose grant is not held past the expiry the plan showed: expired or
+      // revoked, svc cannot tell (review22b F6); not sent.
+      (r.reason === 'ended'
+        ? `ended: not held, its planned expiry ${r.planned_expires_at} has passed; nothing sent`
+        : undefined) ??
       r.reason ??
       r.audit_trail_id,
   },

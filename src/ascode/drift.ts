@@ -174,10 +174,13 @@ function expiredAt(change: PlanChange, nowMs: number): string | undefined {
   return typeof held === 'string' && serverTime(held) <= nowMs ? held : undefined;
 }
 
-/** How a change's resource that is gone now went: a grant that reached its expiry ended. */
+/**
+ * How a change's resource that is gone now went: a grant past the expiry the plan showed ended, how
+ * svc cannot tell (the platform lists no ended grants: an expiry and a revocation look alike).
+ */
 function gone(change: PlanChange, nowMs: number): string {
   const held = expiredAt(change, nowMs);
-  return held !== undefined ? `ended (expired at ${held})` : 'was removed';
+  return held !== undefined ? `ended (not held; its planned expiry ${held} has passed)` : 'was removed';
 }
 
 function what(change: PlanChange): string {
@@ -193,7 +196,8 @@ function what(change: PlanChange): string {
  * A grant that reached the `expires_at` the plan recorded ended as the plan foresaw (attack22 F5):
  * for its revocation (a removal, sent only with --prune) that is no drift, since the grant is not
  * held either way and what apply leaves is what the plan showed; the revocation is not sent, and
- * its row says the grant expired. Any other change of such a grant (an extension, a shortening)
+ * its row says only what is known (review22b F6): the grant ended, its planned expiry passed, not
+ * that it expired (the platform lists no ended grants, so an expiry and a revocation look alike). Any other change of such a grant (an extension, a shortening)
  * would now be a new grant, not the change reviewed: drift. A grant the plan leaves alone that
  * expired is drift too: the file asks for it, and a plan made now would grant it again.
  */
@@ -219,13 +223,15 @@ export function checkDrift(
       }
       const now = current(change, have, created, nowMs);
       if (now.print === change.before) continue;
-      if (resumed && now.done) {
-        done.add(changeKey(tenant.id, change));
-        continue;
-      }
+      // Before a resumed run's done: a revocation not held past its planned expiry may have expired
+      // or been revoked, by the interrupted run or anyone, and is said alike (review22b F6).
       const ended = now.print === null && change.action === 'delete' ? expiredAt(change, nowMs) : undefined;
       if (ended !== undefined) {
         expired.set(changeKey(tenant.id, change), ended);
+        continue;
+      }
+      if (resumed && now.done) {
+        done.add(changeKey(tenant.id, change));
         continue;
       }
       const how =

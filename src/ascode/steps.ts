@@ -35,7 +35,7 @@ export interface Step {
   change: PlanChange;
   /** A resumed run found it made already (./drift.ts): reported, not sent. */
   done: boolean;
-  /** A saved plan's revocation whose grant expired since, at this time the plan showed (./drift.ts): not sent. */
+  /** A saved plan's revocation whose grant is not held past this expiry the plan showed (./drift.ts): not sent. */
   expired?: string;
   /** A role deletion: the users whose own revocation it ends (PlanChange.ended_by), holders it may end too. */
   ends?: string[];
@@ -217,7 +217,7 @@ export function stepWorker(
   return async ({ key, data }: BulkItem<Step>, call: WorkCall): Promise<Record<string, unknown>> => {
     const { tenant, change } = data;
     if (data.done) return gone('already_done');
-    if (data.expired !== undefined) return { ...gone('expired'), expired_at: data.expired };
+    if (data.expired !== undefined) return { ...gone('ended'), planned_expires_at: data.expired };
     const read = { tenant: tenant.id, signal: call.signal };
     // Every change carries the step's key: a resumed run, or a retry after a lost answer, is answered
     // from the platform's record (a DELETE retried without it would find its own work gone).

@@ -1,4 +1,4 @@
-import { parseInstant, parseSpan } from '../api/expiry.js';
+import { parseInstant, parseSpan, type SpanFlag } from '../api/expiry.js';
 import { isoInstant, isoSeconds, serverTime, UNIT_MS } from '../api/time.js';
 import { UsageError } from '../errors.js';
 import { quoted } from '../output/format.js';
@@ -11,6 +11,13 @@ import { quoted } from '../output/format.js';
  * much further back is no time the API takes (99999999d would be the year -271764).
  */
 const MAX_AGO_DAYS = 36_500;
+
+/** A time flag's durations, as parseSpan's months advice words them: 0m up to MAX_AGO_DAYS. */
+const AGO: SpanFlag = {
+  instead: 'a date',
+  takes: (span) => span.ms <= MAX_AGO_DAYS * UNIT_MS.d,
+  minutes: `up to ${MAX_AGO_DAYS * (UNIT_MS.d / UNIT_MS.m)}m`,
+};
 
 /** A time flag as given: an instant, or a duration back from a time learnt later (timeAt), and its text. */
 export type TimeSpec = { at: string } | { agoMs: number; text: string };
@@ -31,11 +38,11 @@ export function timeSpec(flag: string, raw: unknown): TimeSpec | undefined {
   if (raw === undefined) return undefined;
   const text = String(raw).trim();
   // The one duration grammar (parseSpan: `1H` as `1h`, `6M` refused with the months advice).
-  const ago = parseSpan(text, 'a date');
+  const ago = parseSpan(text, AGO);
   if (ago !== undefined) {
     if (!ago.ok) throw new UsageError(`${flag} ${ago.message}`);
     const agoMs = ago.value.ms;
-    if (!(agoMs <= MAX_AGO_DAYS * UNIT_MS.d)) {
+    if (!AGO.takes(ago.value)) {
       throw new UsageError(
         `${flag} ${quoted(text)} is too far back; give a duration up to ${MAX_AGO_DAYS}d (100 years), or an ISO 8601 time`,
       );

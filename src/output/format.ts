@@ -90,9 +90,9 @@ const YEAR = 365.25 * DAY;
 const MONTH = YEAR / 12;
 
 /**
- * The units of a relative time, largest first: each is used from two of it (119 s is "119
- * seconds", 2 minutes "2 minutes"; 35 h "35 hours", not "1 day"; 44 days, not "1 month"; 23
- * months, not "1 year"), so the count (relativeTime) is never less than two thirds of the distance.
+ * The units of a relative time, largest first: each is used from two of it, less its spare (SPARE:
+ * 118 s is "118 seconds", 119 s "2 minutes"; 35 h "35 hours", not "1 day"; 44 days, not "1 month";
+ * 23 months, not "1 year"), so the count (relativeTime) is never less than two thirds of the distance.
  */
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, size: number]> = [
   ['year', YEAR],
@@ -102,8 +102,13 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, size: number]> = [
   ['minute', MINUTE],
 ];
 
-/** How far short of a whole unit a distance may fall and still count it: a sixtieth of the unit. */
-const SHORT_BY = 1 / 60;
+/**
+ * How far short of a whole unit a distance may fall and still count it, in seconds: a sixtieth of
+ * the unit, never more than a minute (a second of a minute, a minute of an hour, a day, a month or
+ * a year): the moment between a grant's making and its showing. Not a sixtieth of any unit
+ * (review22b F5: that overstated 47 h 36 min as "2 days", 724.5 days as "2 years").
+ */
+const spare = (size: number) => Math.min(size / 60, MINUTE);
 
 let relativeFormat: Intl.RelativeTimeFormat | undefined;
 
@@ -111,10 +116,12 @@ let relativeFormat: Intl.RelativeTimeFormat | undefined;
  * "3 hours ago", "in 35 hours", "now"; input that is not a time passes through. The count is of
  * whole units the distance has reached, never rounded up (attack22 F8: 90 minutes of access was
  * "in 2 hours", 18 months "in 2 years"; how long a grant lasts is not to be overstated), with a
- * sixtieth of a unit to spare, so a grant of 8 hours made a moment ago (7 h 59 min 59.9 s) expires
- * "in 8 hours", one of 90 minutes "in 90 minutes", 2 h 59 min "in 2 hours". The one rule both
- * ways ("2 hours ago" for 2 h 59 min). Never calendar words ("tomorrow", "next year"): a count of
- * units is not a calendar day or year, so the count is always a number (`numeric: 'always'`).
+ * spare (a second of a minute, a minute of any larger unit), so a grant of 8 hours made a moment
+ * ago (7 h 59 min 59.9 s) expires "in 8 hours", one of 90 minutes "in 90 minutes", 2 h 59 min "in
+ * 2 hours": a distance is overstated by at most a second in minutes and a minute in larger units.
+ * The one rule both ways ("2 hours ago" for 2 h 59 min). Never calendar words ("tomorrow", "next
+ * year"): a count of units is not a calendar day or year, so the count is always a number
+ * (`numeric: 'always'`).
  */
 export function relativeTime(value: unknown, nowMs: number): string {
   if (typeof value !== 'string' && typeof value !== 'number') return cellText(value);
@@ -123,7 +130,7 @@ export function relativeTime(value: unknown, nowMs: number): string {
   const seconds = (then - nowMs) / 1000;
   if (Math.abs(seconds) < 10) return 'now';
   relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'always' });
-  const units = (size: number) => Math.floor(Math.abs(seconds) / size + SHORT_BY);
+  const units = (size: number) => Math.floor((Math.abs(seconds) + spare(size)) / size);
   const [unit, size] = UNITS.find(([, size]) => units(size) >= 2) ?? ['second', 1];
   return relativeFormat.format(Math.sign(seconds) * units(size), unit);
 }

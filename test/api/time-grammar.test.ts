@@ -79,6 +79,22 @@ describe('one duration grammar, each flag its own units and bounds', () => {
     );
   });
 
+  // review22b F4: the advice named the grant-expiry bound (1m to 525600m) for --since, which takes
+  // 0m and 600000m: what a flag is told is what that flag takes.
+  it.each([
+    ['600000M', 'write 600000m for minutes'],
+    ['0M', 'write 0m for minutes'],
+    ['52560000M', 'write 52560000m for minutes'],
+    ['52560001M', 'minutes are m, up to 52560000m'],
+  ])('--since %s is told the minutes --since takes', (raw, minutes) => {
+    expect(() => timeSpec('--since', raw)).toThrow(
+      `--since "${raw}": M is not a unit; ${minutes} (months are not a unit: use days, e.g. 30d, or a date)`,
+    );
+    const suggested = /write (\d+m) for minutes/.exec(minutes)?.[1];
+    if (suggested !== undefined) expect(timeSpec('--since', suggested)).toHaveProperty('agoMs');
+    else expect(() => timeSpec('--since', raw.replace('M', 'm'))).toThrow('is too far back');
+  });
+
   it('seconds: back from now, yes; a grant’s expiry says why not, in words', () => {
     expect(timeSpec('--since', '30s')).toEqual({ agoMs: 30_000, text: '30s' });
     expect(refused(parseDuration('30s'))).toBe(

@@ -72,8 +72,8 @@ describe('format', () => {
   const NOW = Date.parse('2026-06-15T12:00:00Z');
   const at = (seconds: number) => new Date(NOW + seconds * 1000).toISOString();
 
-  // Whole units reached (a sixtieth of one to spare), each unit from two of it: never rounded up
-  // (attack22 F8: 90 minutes was "in 2 hours", 18 months "in 2 years").
+  // Whole units reached (a sixtieth of one to spare, at most a minute), each unit from two of it:
+  // never rounded up (attack22 F8: 90 minutes was "in 2 hours", 18 months "in 2 years").
   it.each([
     [9, 'now'],
     [-9, 'now'],
@@ -101,11 +101,36 @@ describe('format', () => {
     [-60 * 86400, '60 days ago'],
     [61 * 86400, 'in 2 months'],
     [30 * 86400 + 43199, 'in 30 days'],
-    [517 * 86400, 'in 17 months'],
+    // A month is 30.4375 days, a year 365.25: 517 days is 16.99 months, 3 × 365 days 2.998 years.
+    [517 * 86400, 'in 16 months'],
+    [518 * 86400, 'in 17 months'],
     [548 * 86400, 'in 18 months'],
-    [730 * 86400, 'in 2 years'],
-    [-365 * 86400, '12 months ago'],
-    [-3 * 365 * 86400, '3 years ago'],
+    [730 * 86400, 'in 23 months'],
+    [-365 * 86400, '11 months ago'],
+    [-3 * 365 * 86400, '2 years ago'],
+    [-3 * 365.25 * 86400, '3 years ago'],
+    // review22b F5: the spare is a sixtieth of the unit and never more than a minute, so nothing is
+    // overstated by more (it was 24 min for days, 12 h for months, 6 days for years): 47 h 36 min
+    // was "in 2 days", 60 d 20 h "in 2 months", 724.5 days "in 2 years". Each unit's edge, either side.
+    [118.9, 'in 118 seconds'],
+    [119, 'in 2 minutes'],
+    [-119, '2 minutes ago'],
+    [2 * 3600 - 60, 'in 2 hours'],
+    [2 * 3600 - 60.1, 'in 119 minutes'],
+    [8 * 3600 - 60, 'in 8 hours'],
+    [8 * 3600 - 60.1, 'in 7 hours'],
+    [47 * 3600 + 36 * 60, 'in 47 hours'],
+    [48 * 3600 - 60.1, 'in 47 hours'],
+    [48 * 3600 - 60, 'in 2 days'],
+    [-(48 * 3600 - 60), '2 days ago'],
+    [7 * 86400 - 60.1, 'in 6 days'],
+    [60 * 86400 + 20 * 3600, 'in 60 days'],
+    [60.875 * 86400 - 60.1, 'in 60 days'],
+    [60.875 * 86400 - 60, 'in 2 months'],
+    [724.5 * 86400, 'in 23 months'],
+    [730.5 * 86400 - 60.1, 'in 23 months'],
+    [730.5 * 86400 - 60, 'in 2 years'],
+    [3 * 365.25 * 86400 - 60.1, 'in 2 years'],
   ])('relativeTime %i s from now is %j', (seconds, words) => {
     expect(relativeTime(at(seconds), NOW)).toBe(words);
   });

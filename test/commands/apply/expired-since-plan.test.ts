@@ -55,7 +55,7 @@ describe('a saved plan whose removals expired since, as it showed', () => {
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);
   });
 
-  it('is applied with --prune: the revocation is not sent, its row says the grant expired and when', async () => {
+  it('is applied with --prune: the revocation is not sent, its row says the grant ended and the planned expiry', async () => {
     const ends = await shortGrant('tenant_auditor', 3);
     const saved = join(dir, 'auditor.plan.json');
     const file = writeFile(dir, 'auditor.yaml', GRANTS('tenant_auditor', 4));
@@ -74,10 +74,28 @@ describe('a saved plan whose removals expired since, as it showed', () => {
       action: 'revoke',
       name: `${user(3)} tenant_auditor`,
       status: 'skipped',
-      reason: 'expired',
-      expired_at: ends,
+      reason: 'ended',
+      planned_expires_at: ends,
     });
     // One write: the grant of user 4; the revocation was not sent.
     expect(await writes(svc.sandbox())).toBe(before + 1);
+  });
+
+  // review22b F6: the platform lists no ended grants, so an expiry cannot be told from a revocation:
+  // the row says what is known (not held, the planned expiry passed), not "expired".
+  it('says of that revocation only what is known: not held, its planned expiry passed, nothing sent', async () => {
+    const ends = await shortGrant('tenant_auditor', 5);
+    const saved = join(dir, 'auditor-words.plan.json');
+    const file = writeFile(dir, 'auditor-words.yaml', GRANTS('tenant_auditor', 6));
+    expect((await svc.run(['plan', '-f', file, '--out', saved], real)).code).toBe(10);
+    await advanceClock(svc.sandbox(), 180);
+    const r = await svc.run(['apply', saved, '--yes', '--prune'], real);
+    expect([r.code, r.stdout]).toEqual([
+      0,
+      expect.stringContaining(
+        `\tacme-labs\tgrant\trevoke\t${user(5)} tenant_auditor\tskipped\t\tended: not held, its planned expiry ${ends} has passed; nothing sent\n`,
+      ),
+    ]);
+    expect(r.stdout).not.toContain('expired');
   });
 });

@@ -225,7 +225,7 @@ describe('a saved plan refused at apply time', () => {
     const r = await svc.run(['apply', saved, '--yes'], real);
     expect([r.code, r.stderr.split('\n')[0]]).toEqual([
       6,
-      `acme-labs: the grant of tenant_viewer to ${user(15)} ended (expired at ${ends}) since the plan`,
+      `acme-labs: the grant of tenant_viewer to ${user(15)} ended (not held; its planned expiry ${ends} has passed) since the plan`,
     ]);
   });
 });
