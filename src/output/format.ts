@@ -104,11 +104,14 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, size: number]> = [
 
 /**
  * How far short of a whole unit a distance may fall and still count it, in seconds: a sixtieth of
- * the unit, never more than a minute (a second of a minute, a minute of an hour, a day, a month or
- * a year): the moment between a grant's making and its showing. Not a sixtieth of any unit
- * (review22b F5: that overstated 47 h 36 min as "2 days", 724.5 days as "2 years").
+ * the unit, never more than a minute for minutes, hours and days (a second of a minute, a minute of
+ * an hour or a day: the moment between a grant's making and its showing), nor more than a day for
+ * months and years, which are average lengths (a calendar month is 28 to 31 days; 365 days is a
+ * quarter of a day short of the average year, and "11 months" for it would read as a wrong count).
+ * Not a sixtieth of any unit (review22b F5: that overstated 47 h 36 min as "2 days", 724.5 days as
+ * "2 years").
  */
-const spare = (size: number) => Math.min(size / 60, MINUTE);
+const spare = (size: number) => Math.min(size / 60, size >= MONTH ? DAY : MINUTE);
 
 let relativeFormat: Intl.RelativeTimeFormat | undefined;
 
@@ -118,7 +121,8 @@ let relativeFormat: Intl.RelativeTimeFormat | undefined;
  * "in 2 hours", 18 months "in 2 years"; how long a grant lasts is not to be overstated), with a
  * spare (a second of a minute, a minute of any larger unit), so a grant of 8 hours made a moment
  * ago (7 h 59 min 59.9 s) expires "in 8 hours", one of 90 minutes "in 90 minutes", 2 h 59 min "in
- * 2 hours": a distance is overstated by at most a second in minutes and a minute in larger units.
+ * 2 hours": a distance is overstated by at most a second in minutes, a minute in hours and days,
+ * and half a day in months (a day in years), whose lengths are averages.
  * The one rule both ways ("2 hours ago" for 2 h 59 min). Never calendar words ("tomorrow", "next
  * year"): a count of units is not a calendar day or year, so the count is always a number
  * (`numeric: 'always'`).

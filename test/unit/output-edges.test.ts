@@ -101,17 +101,19 @@ describe('format', () => {
     [-60 * 86400, '60 days ago'],
     [61 * 86400, 'in 2 months'],
     [30 * 86400 + 43199, 'in 30 days'],
-    // A month is 30.4375 days, a year 365.25: 517 days is 16.99 months, 3 × 365 days 2.998 years.
-    [517 * 86400, 'in 16 months'],
+    // A month is 30.4375 days, a year 365.25 (averages): 517 days is 16.99 months, 3 × 365 days 2.998
+    // years; within a month's spare (12 h 10 min 30 s) and a year's (a day) they count whole.
+    [517 * 86400, 'in 17 months'],
     [518 * 86400, 'in 17 months'],
     [548 * 86400, 'in 18 months'],
-    [730 * 86400, 'in 23 months'],
-    [-365 * 86400, '11 months ago'],
-    [-3 * 365 * 86400, '2 years ago'],
+    [730 * 86400, 'in 2 years'],
+    [-365 * 86400, '12 months ago'],
+    [-3 * 365 * 86400, '3 years ago'],
     [-3 * 365.25 * 86400, '3 years ago'],
-    // review22b F5: the spare is a sixtieth of the unit and never more than a minute, so nothing is
-    // overstated by more (it was 24 min for days, 12 h for months, 6 days for years): 47 h 36 min
-    // was "in 2 days", 60 d 20 h "in 2 months", 724.5 days "in 2 years". Each unit's edge, either side.
+    // review22b F5: the spare is a sixtieth of the unit and never more than a minute for minutes,
+    // hours and days, nor more than a day for months and years (average lengths), so nothing is
+    // overstated by more (it was 24 min for days, 6 days for years): 47 h 36 min was "in 2 days",
+    // 724.5 days "in 2 years". Each unit's edge, either side.
     [118.9, 'in 118 seconds'],
     [119, 'in 2 minutes'],
     [-119, '2 minutes ago'],
@@ -124,13 +126,13 @@ describe('format', () => {
     [48 * 3600 - 60, 'in 2 days'],
     [-(48 * 3600 - 60), '2 days ago'],
     [7 * 86400 - 60.1, 'in 6 days'],
-    [60 * 86400 + 20 * 3600, 'in 60 days'],
-    [60.875 * 86400 - 60.1, 'in 60 days'],
-    [60.875 * 86400 - 60, 'in 2 months'],
+    [60 * 86400 + 8 * 3600, 'in 60 days'],
+    [60.875 * 86400 - 43830.1, 'in 60 days'],
+    [60.875 * 86400 - 43830, 'in 2 months'],
     [724.5 * 86400, 'in 23 months'],
-    [730.5 * 86400 - 60.1, 'in 23 months'],
-    [730.5 * 86400 - 60, 'in 2 years'],
-    [3 * 365.25 * 86400 - 60.1, 'in 2 years'],
+    [729.5 * 86400 - 0.1, 'in 23 months'],
+    [729.5 * 86400, 'in 2 years'],
+    [3 * 365.25 * 86400 - 86400.1, 'in 2 years'],
   ])('relativeTime %i s from now is %j', (seconds, words) => {
     expect(relativeTime(at(seconds), NOW)).toBe(words);
   });
