@@ -153,7 +153,10 @@ export function useCutSweep(sandbox: () => Sandbox) {
 export function verdict(c: CutCase, r: CutRun): string[] {
   const wrong: string[] = [];
   const said = r.stdout + r.stderr;
-  const claims = /✓/.test(r.stderr) || r.stdout.trim() !== '';
+  // A result row on stdout claims a change unless it is a failed row that says nothing was changed.
+  const claims =
+    /✓/.test(r.stderr) ||
+    r.stdout.split('\n').some((line) => line.trim() !== '' && !/^failed\t.*nothing was changed/.test(line));
   const owned = /may have|was made|may still|check with|svc \S+ (get|ls)|already/i.test(said);
   if (r.changed && !claims && !owned) wrong.push('changed, but the output says only that it was interrupted');
   if (!r.changed && claims && !/may have|may not/i.test(said))
