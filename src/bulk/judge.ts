@@ -75,6 +75,7 @@ export function outcomeUnknown(error: unknown): boolean {
   return (
     error instanceof OutcomeUnknownError ||
     error instanceof NotShownYetError ||
+    error instanceof CheckStoppedError ||
     (error instanceof AcceptedUnreadError && !doneUnread(error))
   );
 }
@@ -123,6 +124,18 @@ export class UndoneSinceError extends ItemError {
 export class NotShownYetError extends ItemError {
   constructor(message: string, hint: string) {
     super('failure', message, { code: 'not_shown_yet', hint });
+  }
+}
+
+/**
+ * An item the platform answered from its record (its change made), whose read of what holds now a
+ * stop left unsent (nothing new is sent after a stop, src/http/client.ts): made, whether it is
+ * still so not read. Like NotShownYetError, neither done nor undone since: the outcome is unknown,
+ * never "failed" (review22a F3); not journaled, so the resumed run asks again and reads then.
+ */
+export class CheckStoppedError extends ItemError {
+  constructor(message: string, hint: string) {
+    super('interrupted', message, { code: 'interrupted', hint });
   }
 }
 

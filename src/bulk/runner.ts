@@ -8,6 +8,7 @@ import { AcceptedUnreadError, doneUnread, GoneAfterLostAnswerError } from '../pl
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import {
+  CheckStoppedError,
   definiteRefusal,
   failure,
   haltsTheRun,
@@ -435,6 +436,8 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             thrown = error;
             if (error instanceof AcceptedUnreadError)
               summary.acceptedUnread = (summary.acceptedUnread ?? 0) + 1;
+            // Made, its check stopped before it was sent: the run ends stopped, its resume reads it.
+            if (error instanceof CheckStoppedError) left = true;
             result = { ...base, status: 'unknown', error: failure(error) };
           } else if (stop.aborted && error instanceof SvcError && error.category === 'interrupted') {
             // Stopped before its next request (nothing new is sent after a stop, src/http/client.ts):

@@ -16,7 +16,7 @@ import type { Platform } from '../platform/index.js';
 import type { Sleep } from '../system/clock.js';
 import { LAGGING_READ_WAITS_MS, readThroughLag } from '../system/lagging-reads.js';
 import { shellWord } from '../system/shell-words.js';
-import { ItemError, NotShownYetError, storedBy, UndoneSinceError } from './judge.js';
+import { CheckStoppedError, ItemError, NotShownYetError, storedBy, UndoneSinceError } from './judge.js';
 
 /** The grant: its user, and its role's id and name. */
 interface Grant {
@@ -102,11 +102,11 @@ async function assignmentNow(
     ofRole = listed.items.filter((a) => a.role_id === row.role.id);
   } catch (error) {
     if (!(error instanceof SvcError)) throw error;
-    throw new ItemError(
-      error.category,
-      `${then}, but whether it is still so could not be read: ${error.message}`,
-      { code: error.code ?? error.category, hint: 'run the same command again to check it again' },
-    );
+    const message = `${then}, but whether it is still so could not be read: ${error.message}`;
+    const hint = 'run the same command again to check it again';
+    // Stopped before the read was sent: the change is made, whether it is still so unknown.
+    if (error.category === 'interrupted') throw new CheckStoppedError(message, hint);
+    throw new ItemError(error.category, message, { code: error.code ?? error.category, hint });
   }
   const held = ofRole.find((a) => assignmentInForce(a.status) === 'held');
   if (held) return { held };

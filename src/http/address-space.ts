@@ -60,9 +60,11 @@ export const HTTP_CLIENT_SHORT = "svc's HTTP client could not reserve its memory
 
 /**
  * A bulk run that will not fit in this process's virtual address space (`ulimit -v` under what
- * BULK_RUN_NEEDS_KIB measured for this Node), refused before it reads, sends or locks anything,
- * in the words a request's failure uses (review21c F3: it was killed by SIGABRT, exit 134, no
- * word of svc's, its journal's lock left); undefined when it fits or is not known. Exit 1.
+ * BULK_RUN_NEEDS_KIB measured for this Node), refused before it locks its journal or sends a
+ * change, in the words a request's failure uses (review21c F3: it was killed by SIGABRT, exit
+ * 134, no word of svc's, its journal's lock left); undefined when it fits or is not known. Exit 1.
+ * Dry runs too (one was measured killed). It comes after the verb's usage checks (exit 2) and the
+ * reads they make (a role, a webhook): nothing was changed, not "nothing was sent" (review22a F2).
  */
 export function bulkRunShortfall(
   limitKiB: number | undefined = addressSpaceLimitKiB(),
@@ -70,11 +72,11 @@ export function bulkRunShortfall(
 ): SvcError | undefined {
   const needed = BULK_RUN_NEEDS_KIB[nodeVersion.split('.')[0]!];
   if (needed === undefined || limitKiB === undefined || limitKiB >= needed) return undefined;
-  const { message, hint } = addressSpaceWords('this bulk run needs', needed, limitKiB);
+  const { message, hint } = addressSpaceWords('this bulk run needs', needed, limitKiB, 'nothing was changed');
   return new SvcError('failure', message, { code: 'address_space_limit', hint });
 }
 
-/** Throws bulkRunShortfall's error: first thing in a bulk verb's run, and before its journal's lock. */
+/** Throws bulkRunShortfall's error: first thing in a bulk run (src/bulk/operation.ts), before its journal's lock. */
 export function refuseShortAddressSpace(): void {
   const short = bulkRunShortfall();
   if (short !== undefined) throw short;
@@ -85,6 +87,7 @@ function addressSpaceWords(
   what: string,
   neededKiB: number,
   limitKiB: number | undefined,
+  nothing = 'nothing was sent',
 ): { message: string; hint: string } {
   const gb = neededKiB / 1_000_000;
   const about = gb >= 10 ? gb.toFixed(0) : gb.toFixed(1);
@@ -93,7 +96,7 @@ function addressSpaceWords(
       limitKiB === undefined
         ? 'a limit on it (ulimit -v) is lower'
         : `this process may use ${limitKiB.toLocaleString('en')} KiB (ulimit -v)`
-    }; nothing was sent`,
+    }; ${nothing}`,
     hint: `raise the limit for svc (\`ulimit -v unlimited\`, or at least \`ulimit -v ${neededKiB}\`: ${neededKiB.toLocaleString('en')} KiB), then run the command again`,
   };
 }

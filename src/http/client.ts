@@ -243,13 +243,17 @@ export class ApiClient {
     // What became of the first attempt of this change whose answer was lost (it may have been
     // applied): a final error then says so, since it may describe the state that attempt left.
     let lostAnswer: string | undefined;
+    // A 409 "in progress" came: an attempt with this key runs on the platform and may make the
+    // change, so a stop from then on leaves the outcome unknown (never "nothing was changed").
+    // Apart from lostAnswer: the answer svc then takes is that attempt's own, not one to doubt.
+    let earlierRunning = false;
     const changes = !isSafeMethod(method);
     // A change without an idempotency key is sent again only after a failure that proves it was
     // not acted on (retry.ts): a second attempt could apply it twice.
     const resendable = mayResend(method, idempotencyKey !== undefined);
     // Ctrl-C during a wait after an attempt that may have been applied leaves the outcome unknown.
     const unknownIfLost = (error: unknown) =>
-      lostAnswer !== undefined && error instanceof InterruptedError
+      (lostAnswer !== undefined || earlierRunning) && error instanceof InterruptedError
         ? new OutcomeUnknownError(error, undefined, idempotencyKey)
         : error;
     // A stop where svc waits (or would wait) before an attempt: what was sent and what was not,
@@ -258,7 +262,7 @@ export class ApiClient {
       const what = `${method} ${url.pathname}`;
       const sent = attempts === 0 ? `${what} was not sent` : `${what} was not sent again`;
       return new InterruptedError(
-        `interrupted ${where}: ${sent}${changes && lostAnswer === undefined ? '; nothing was changed' : ''}`,
+        `interrupted ${where}: ${sent}${changes && lostAnswer === undefined && !earlierRunning ? '; nothing was changed' : ''}`,
       );
     };
     for (;;) {
@@ -412,6 +416,7 @@ export class ApiClient {
           throw new OutcomeUnknownError(error, undefined, idempotencyKey);
         }
         if (stillRunning(status, error.code)) {
+          earlierRunning = true;
           // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
           const delay = inFlightDelayMs(
             inFlight.waits + 1,

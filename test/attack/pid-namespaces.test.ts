@@ -103,9 +103,13 @@ it.skipIf(!unshare)(
     // The first run's first grant is held until the second has answered (the script marks it).
     const held = grants.hold();
     const answered = join(env.SVC_STATE_DIR!, '..', 'second-answered');
+    // A first run that ends before its lock (refused, crashed) ends the script, saying why.
     const script = `
-    "$0" "$1" roles assign --file "$2" --concurrency 1 >/dev/null 2>&1 & first=$!
-    until ls "$3"/roles-assign-*.lock >/dev/null 2>&1; do sleep 0.05; done
+    "$0" "$1" roles assign --file "$2" --concurrency 1 >/dev/null 2>"$4.first" & first=$!
+    until ls "$3"/roles-assign-*.lock >/dev/null 2>&1; do
+      kill -0 $first 2>/dev/null || { wait $first; echo "the first run ended before its lock, exit $?: $(cat "$4.first")" >&2; exit 1; }
+      sleep 0.05
+    done
     "$0" "$1" roles assign --file "$2" --concurrency 1; echo "second=$?"; : > "$4"
     wait $first; echo "first=$?"`;
     const flags = unshare!.filter((flag) => flag !== '--mount-proc');
@@ -118,8 +122,16 @@ it.skipIf(!unshare)(
         timeoutMs: 60_000,
       },
     );
-    await held.arrived;
-    while (!existsSync(answered)) await sleep(50);
+    // review22a F6: each wait also watches the script's end, so a run that died early fails the
+    // test at once with its words, not at the 90 s timeout with none.
+    let over = false;
+    const ended = running.then((r) => {
+      over = true;
+      throw new Error(`the script ended early (exit ${r.code}): ${r.stdout}${r.stderr}`);
+    });
+    await Promise.race([held.arrived, ended]);
+    while (!existsSync(answered) && !over) await sleep(50);
+    if (!existsSync(answered)) await ended;
     held.release();
     const both = await running;
     expect(both.stdout).toBe('second=6\nfirst=0\n');

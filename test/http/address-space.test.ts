@@ -55,7 +55,7 @@ describe('a bulk run that will not fit in the address space', () => {
       const error = bulkRunShortfall(limit, node);
       expect(error).toMatchObject({ code: 'address_space_limit', exitCode: 1 });
       expect(renderError(error, { json: false, debug: false })).toBe(
-        `error: this bulk run needs about ${gb} GB of virtual address space, and this process may use ${shown} KiB (ulimit -v); nothing was sent; raise the limit for svc (\`ulimit -v unlimited\`, or at least \`ulimit -v ${needed}\`: ${needed.toLocaleString('en')} KiB), then run the command again\n`,
+        `error: this bulk run needs about ${gb} GB of virtual address space, and this process may use ${shown} KiB (ulimit -v); nothing was changed; raise the limit for svc (\`ulimit -v unlimited\`, or at least \`ulimit -v ${needed}\`: ${needed.toLocaleString('en')} KiB), then run the command again\n`,
       );
     },
   );

@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import { type ApplyOptions, applyPlan } from '../../ascode/apply.js';
-import { runBulkCommand } from '../../bulk/command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { withConcurrency } from '../../system/command-scope.js';
 import { BULK_CONCURRENCY, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { ACCESS_FILE_DURATIONS as DURATIONS, grantRunAnchor } from '../platform-clock.js';
@@ -33,7 +33,7 @@ export function parseApply(plan: unknown, flags: Record<string, unknown>): Apply
 }
 
 export function runApply(ctx: Context, options: ApplyFlags): Promise<void> {
-  return runBulkCommand(() =>
+  return withConcurrency(() =>
     applyPlan(ctx, {
       ...options,
       confirm: (question, refusal) => confirmDestructive(ctx, question, refusal),

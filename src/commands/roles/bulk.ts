@@ -5,7 +5,6 @@ import { grantsPermission } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { isoSeconds, serverTime } from '../../api/time.js';
 import { checkInput, type LineVerdict } from '../../bulk/check.js';
-import { runBulkCommand } from '../../bulk/command.js';
 import {
   BULK_INPUT_LIMITS,
   type BulkInputLimits,
@@ -23,6 +22,7 @@ import { answerOf } from '../../http/errors.js';
 import { platformTime, shortenedSpans } from '../../platform/clock.js';
 import { InvalidExpiryError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
+import { withConcurrency } from '../../system/command-scope.js';
 import { sayReadingTerminal } from '../../system/input.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
@@ -70,7 +70,7 @@ export const parseFileBulkFlags = (flags: Record<string, unknown>): BulkFlags =>
 
 /** Validate the whole file, then plan (--dry-run) or run every row through the bulk operation. */
 export function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
-  return runBulkCommand(() => bulkFile(ctx, kind, options));
+  return withConcurrency(() => bulkFile(ctx, kind, options));
 }
 
 async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {

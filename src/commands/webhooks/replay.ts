@@ -4,7 +4,6 @@
 
 import { Command, Option } from 'commander';
 import type { CallerAuthority } from '../../api/holds.js';
-import { runBulkCommand } from '../../bulk/command.js';
 import type { Journal } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
@@ -14,6 +13,7 @@ import { InterruptedError, OutputCutError, PartialFailureError, SvcError, UsageE
 import { path } from '../../http/path.js';
 import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
+import { withConcurrency } from '../../system/command-scope.js';
 import { shellWord } from '../../system/shell-words.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
@@ -126,7 +126,7 @@ const about = (t: Target) => ({
 });
 
 export function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
-  return runBulkCommand(() => replay(ctx, options));
+  return withConcurrency(() => replay(ctx, options));
 }
 
 async function replay(ctx: Context, options: ReplayOptions): Promise<void> {

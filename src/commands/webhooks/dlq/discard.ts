@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CallerAuthority } from '../../../api/holds.js';
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
-import { runBulkCommand } from '../../../bulk/command.js';
 import type { Journal } from '../../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../../bulk/runner.js';
@@ -9,6 +8,7 @@ import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { counted } from '../../../output/format.js';
 import type { Column } from '../../../output/output.js';
+import { withConcurrency } from '../../../system/command-scope.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
@@ -93,7 +93,7 @@ const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
 ];
 
 export function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {
-  return runBulkCommand(() => discard(ctx, options));
+  return withConcurrency(() => discard(ctx, options));
 }
 
 async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
