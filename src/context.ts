@@ -213,7 +213,7 @@ export function createContext(
     mode,
     () => timeAtOffset(madeClient?.serverClockOffsetMs, clock.now()),
     secrets,
-    { wide: globals.wide === true },
+    { wide: globals.wide === true, machineNow: () => clock.now() },
   );
   const debug = envSwitch(deps.env, 'SVC_DEBUG') || globals.debug === true;
   const allowInsecureHttp =

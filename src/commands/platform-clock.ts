@@ -5,6 +5,7 @@ import { lookupMayFail, UsageError } from '../errors.js';
 import { timeSpan } from '../output/format.js';
 import { CLOCK_SKEW_MS, platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
+import type { CallOptions } from '../platform/transport.js';
 import { durationsGiven, type TimeFlags, timesAt } from './time-flags.js';
 
 /** What an access file's durations are, in runAnchor's warning (svc plan, svc apply -f). */
@@ -60,10 +61,10 @@ function gap(offsetMs: number): string {
  * Learns the platform's clock when no answer the command had (a role lookup) told it yet: one
  * cheap GET /v1/me. Without it (no Date header, the look refused), this machine's clock is used.
  */
-export async function learnPlatformClock(platform: Platform): Promise<void> {
+export async function learnPlatformClock(platform: Platform, options?: CallOptions): Promise<void> {
   if (platform.serverClockOffsetMs !== undefined) return;
   try {
-    await platform.me.get();
+    await platform.me.get(options);
   } catch (error) {
     if (!lookupMayFail(error)) throw error;
   }

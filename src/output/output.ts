@@ -52,7 +52,17 @@ function dropRank(optional: boolean | number | undefined): number {
  * every label, so scripts see the same lines every time. A `url` field (a URL or a list of them)
  * shows a host that is not ASCII beside its punycode form on a terminal (hosts.ts).
  */
-export type Field = [label: string, value: unknown, kind?: 'text' | 'time' | 'url', presence?: 'optional'];
+/**
+ * A record's field. `time`: a time of the platform's, its relative time measured from the
+ * platform's clock once svc knows it; `machine-time`: one svc stamped on this machine's clock (an
+ * OAuth token's expiry, from `expires_in` at receipt), measured from this machine's clock.
+ */
+export type Field = [
+  label: string,
+  value: unknown,
+  kind?: 'text' | 'time' | 'machine-time' | 'url',
+  presence?: 'optional',
+];
 
 /** How many rows a table buffers before it prints a chunk when the list streams. */
 const TABLE_CHUNK = 500;
@@ -67,6 +77,7 @@ export class Output {
   readonly mode: OutputMode;
   readonly io: IOStreams;
   readonly #now: () => number;
+  readonly #machineNow: () => number;
   readonly #chalkOut: ChalkInstance;
   readonly #chalkErr: ChalkInstance;
   readonly #secrets: SecretRegistry | undefined;
@@ -89,7 +100,7 @@ export class Output {
     mode: OutputMode,
     now: () => number,
     secrets?: SecretRegistry,
-    options: { wide?: boolean } = {},
+    options: { wide?: boolean; machineNow?: () => number } = {},
   ) {
     this.io = io;
     // JSON is the same whatever the locale: its text keeps svc's marks as they are.
@@ -97,6 +108,7 @@ export class Output {
     this.#wide = options.wide === true;
     this.mode = mode;
     this.#now = now;
+    this.#machineNow = options.machineNow ?? now;
     this.#secrets = secrets;
     const machine = mode === 'json' || mode === 'ndjson';
     this.#chalkOut = new Chalk({ level: io.colorStdout && !machine ? 1 : 0 });
@@ -363,15 +375,17 @@ export class Output {
       .map(([label, v, kind]) => [cellText(label), v, kind] as const);
     if (this.mode === 'plain') {
       for (const [label, v, kind] of labelled) {
-        await this.write(`${label}\t${kind === 'time' ? rfc3339(v) : cellText(v)}\n`, options);
+        const time = kind === 'time' || kind === 'machine-time';
+        await this.write(`${label}\t${time ? rfc3339(v) : cellText(v)}\n`, options);
       }
       return;
     }
     const width = Math.max(...labelled.map(([label]) => textWidth(label)));
     for (const [label, v, kind] of labelled) {
+      const now = kind === 'time' ? this.#now : kind === 'machine-time' ? this.#machineNow : undefined;
       const text =
-        kind === 'time' && v
-          ? `${rfc3339(v)} (${relativeTime(v, this.#now())})`
+        now && v
+          ? `${rfc3339(v)} (${relativeTime(v, now())})`
           : cellText(kind === 'url' ? withAsciiHosts(v) : v) || '-';
       await this.write(`${this.#chalkOut.bold(padToWidth(label, width))}  ${text}\n`, options);
     }

@@ -124,7 +124,12 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
           : null,
       ],
       ['token', status.credential?.token],
-      ['expires', status.credential?.expires_at, 'time'],
+      // A stored OAuth token's expiry is this machine's (expires_in at receipt), a JWT's exp the platform's.
+      [
+        'expires',
+        status.credential?.expires_at,
+        status.credential?.kind === 'oauth' ? 'machine-time' : 'time',
+      ],
       ['scopes', scopesText(status.credential)],
       ...(status.credential?.client_id
         ? ([

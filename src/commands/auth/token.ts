@@ -45,6 +45,9 @@ export async function runAuthToken(ctx: Context): Promise<void> {
   await ctx.out.write(`${token}\n`);
 }
 
+/** How long `auth token` waits for the platform's clock before judging on this machine's. */
+const CLOCK_LOOKUP_MS = 5_000;
+
 /**
  * The platform's time now (learnPlatformClock, platformTime) and the words a refusal says of it:
  * nothing more when the two clocks agree, the gap when they do not, and this machine's clock when
@@ -56,7 +59,9 @@ async function platformClock(ctx: Context): Promise<{ now: number; said: string 
   let platform: Platform | undefined;
   try {
     platform = await ctx.platform();
-    await learnPlatformClock(platform);
+    // Best effort, bounded: one attempt of a few seconds (a script's `$(svc auth token)` must not
+    // wait out a slow platform's retries only to have svc judge on this machine's clock anyway).
+    await learnPlatformClock(platform, { timeoutMs: CLOCK_LOOKUP_MS, maxRetries: 0 });
   } catch (error) {
     if (!lookupMayFail(error)) throw error;
   }
@@ -80,7 +85,8 @@ export function tokenCommand(make: MakeContext): Command {
     .description(
       'Print a valid access token for the profile (refreshed first when it is about to expire). A stored\n' +
         'credential is printed only when the base URL in use is the origin it was issued for (exit 3 otherwise).\n' +
-        "A token svc knows has expired (a JWT past its exp on the platform's clock, read with one GET /v1/me:\n" +
+        "A token svc knows has expired (a JWT past its exp on the platform's clock, read with one GET /v1/me\n" +
+        "of at most 5 s, else this machine's clock:\n" +
         'a --with-token login, SVC_TOKEN) is not printed: exit 3, with how to log in again.',
     )
     .addHelpText(

@@ -4,7 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { advanceClock, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { advanceClock, call, requestCount, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext({}, { tenant: false });
 let env: Record<string, string | undefined> = {};
@@ -87,5 +87,27 @@ describe('svc auth token of an expired token', () => {
     expect(r.stderr).toMatch(
       /^error: SVC_TOKEN expired at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ on this machine's clock \(the platform's could not be read\); svc prints no token that has expired; SVC_TOKEN overrides any stored login: unset it, or set it to a valid token\n$/,
     );
+  });
+});
+
+describe('svc auth token asks the platform its clock once, briefly', () => {
+  it('a 503 to the clock lookup is not retried: no retry notice, judged on this machine’s clock (review22c F2)', async () => {
+    const live = svc.sandbox().issueToken('usr_admin', { expiresInSeconds: 3600 });
+    const faults = await call(svc.sandbox(), 'PUT', '/_sandbox/faults', {
+      body: { fail_rate: 1, fail_status: 503 },
+    });
+    expect(faults.status, faults.text).toBe(200);
+    try {
+      const before = await requestCount(svc.sandbox());
+      const r = await svc.run(['auth', 'token'], {
+        env: { ...env, SVC_TOKEN: live.token, SVC_BASE_URL: svc.sandbox().url },
+        now: Date.now(),
+      });
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, `${live.token}\n`, '']);
+      // One attempt: the lookup's 503 is not retried (before: the client's retries, up to minutes on a slow platform).
+      expect((await requestCount(svc.sandbox())) - before).toBe(1);
+    } finally {
+      await call(svc.sandbox(), 'PUT', '/_sandbox/faults', { body: { fail_rate: 0 } });
+    }
   });
 });
