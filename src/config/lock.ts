@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { lchownSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { lchownSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
 import { writeOwnFile } from '../system/output-file.js';
@@ -136,6 +136,10 @@ function takeOverStale(lock: string, judged: Seen): void {
     // unlike a rename onto an empty directory, never replaces a lock another waiter made meanwhile.
     try {
       mkdirSync(lock);
+      // With the moved lock's times: its holder's refresh checks the mtime is its own, and would
+      // otherwise take the lock as compromised, stop refreshing it, and leave it behind.
+      const moved = statSync(aside);
+      utimesSync(lock, moved.atime, moved.mtime);
     } catch {
       // another lock there now: its holder is the one that goes on
     }
