@@ -74,6 +74,15 @@ describe('finishRun: a halt', () => {
       exit: 3,
       code: 'key_revoked',
     });
+    // A 401 whose body names no code: unauthenticated.
+    const bare = new ApiError({ status: 401, message: 'token expired' });
+    const noCode = end({ summary: summary({ total: 2, ok: 2, stopped: true, halted: bare }) });
+    expect(finish(noCode.run, VERB, { code: true }).error).toEqual({
+      message: 'token expired',
+      hint: RESUME,
+      exit: 3,
+      code: 'unauthenticated',
+    });
   });
 
   it('a journal that could not be written: exit 1, the changes it lacks counted, how to go on', () => {
@@ -471,11 +480,14 @@ describe('finishDryRun: checks the server did not answer', () => {
   });
 
   it('all answered in words svc does not know: a dry run again is answered the same', () => {
-    expect(dry(summary({ ok: 1498, unknown: 2, unknownWords: 2 })).error?.hint).toBe(
-      NOT_CHECKED(
+    // No rows at hand (none given): the count alone.
+    expect(dry(summary({ ok: 1498, unknown: 2, unknownWords: 2 })).error).toEqual({
+      message: '2 of 1,500 item(s) could not be checked',
+      hint: NOT_CHECKED(
         'the server answered their checks in words svc does not know (each row says which); a dry run again is answered the same',
       ),
-    );
+      exit: 1,
+    });
   });
 
   it('some unanswered, some in unknown words, some rows would fail: each said', () => {
