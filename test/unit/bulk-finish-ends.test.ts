@@ -131,6 +131,15 @@ describe('finishRun: a source that could not be read further', () => {
     expect(removed).toEqual([]);
   });
 
+  it("an error that is not svc's own (a raw read error): thrown as it is", () => {
+    const unread = new Error('EIO: i/o error, read');
+    const { run } = end({ summary: summary({ total: 5, ok: 5, unread }) });
+    expect(finish(run)).toEqual({
+      stderr: '5 granted in 2.3 s\n',
+      error: { message: 'EIO: i/o error, read', hint: undefined, exit: 1 },
+    });
+  });
+
   it('without a hint: how to resume; a total known: the items not started counted', () => {
     const unread = new SvcError('not_found', 'the queue is gone');
     const { run } = end({ total: 8, summary: summary({ total: 5, ok: 5, unread }) });
@@ -322,6 +331,24 @@ describe('finishRun: a closed or failed stdout', () => {
       },
     });
     expect(removed).toEqual(['removed']);
+  });
+
+  it('closed after every item was done, some with an unknown outcome: that outcome (exit 7), not 141', () => {
+    const { run, removed } = end({
+      closed: true,
+      total: 1500,
+      unknowns: rows(9),
+      summary: summary({ ok: 1499, unknown: 1 }),
+    });
+    expect(finish(run)).toEqual({
+      stderr: '1,499 granted, 1 failed (1 with an unknown outcome) in 2.3 s\n',
+      error: {
+        message: `1 of 1,500 item(s) failed ${UNKNOWN}: line 9: why 9`,
+        hint: `${AGAIN} to settle them (journal /state/j.ndjson)${NDJSON}`,
+        exit: 7,
+      },
+    });
+    expect(removed).toEqual([]);
   });
 
   it.each<[string, Parameters<typeof end>[0]]>([
