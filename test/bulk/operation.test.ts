@@ -343,4 +343,42 @@ describe('runBulkOperation', () => {
     });
     expect(existsSync(dir)).toBe(false);
   });
+
+  it('a dry run says it is checking, not doing, on its bar', async () => {
+    const many = Array.from({ length: 30 }, () => 'ok');
+    const { stderr } = await run(verb(many, { dryRun: true }), {
+      tty: { stderr: true },
+      env: { NO_COLOR: '1' },
+    });
+    expect(stderr).toContain('\r\u001b[2Kchecking (dry run)');
+    expect(stderr).not.toContain('touching');
+  });
+
+  it("a resumed run of a verb whose done items leave its source starts with that run's start and counts; a dry run says it is one", async () => {
+    const journal = join(dirs().SVC_STATE_DIR!, 'queue.ndjson');
+    const first = await run(verb(['ok', 'fail'], { journal, identity: ['queue'] }));
+    expect(first.code).toBe(7);
+    // The done item left the source: only the failed one is left in it.
+    const resumed = (dryRun: boolean) =>
+      verb(['fail'], {
+        journal,
+        identity: ['queue'],
+        dryRun,
+        prepare: async () => 1,
+        items: () => [{ key: 'k1', line: 3, data: 'ok' }],
+        fromJournal: (key) => ({ key, data: 'ok' }),
+        resumeNote: () => 'the queue may have changed since',
+      });
+    const start = '2026-01-15T12:00:00Z';
+    const said = `the run started at ${start}: 1 done, 1 to do (journal ${journal}); the queue may have changed since\n`;
+    const dry = await run(resumed(true));
+    expect([dry.code, dry.stderr]).toEqual([
+      0,
+      `a dry run of resuming ${said}dry run: 1 would be touched, 1 would be skipped, 0 would fail; nothing was changed\n`,
+    ]);
+    expect(dry.stdout).toBe('\tk0\tskip\t\n3\tk1\ttouch\t\n');
+    const real = await run(resumed(false));
+    expect([real.code, real.stderr]).toEqual([0, `resuming ${said}✓ 1 touched, 1 skipped in 0.0 s\n`]);
+    expect(existsSync(journal)).toBe(false);
+  });
 });

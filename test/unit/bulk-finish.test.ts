@@ -3,75 +3,12 @@
 // (src/bulk/results.ts): the summary line, the error and its exit code, whether the journal is
 // kept, and the bytes of each output mode. Exact text throughout.
 import { describe, expect, it } from 'vitest';
-import { finishDryRun, finishRun, type RunEnd } from '../../src/bulk/finish.js';
+import type { RunEnd } from '../../src/bulk/finish.js';
 import { resultStream } from '../../src/bulk/results.js';
-import type { BulkSummary } from '../../src/bulk/runner.js';
-import { AuthError, exitCodeFor, SvcError } from '../../src/errors.js';
+import { AuthError, SvcError } from '../../src/errors.js';
 import type { Column } from '../../src/output/output.js';
+import { dry as dryRun, end, finish, summary, VERB } from '../helpers/bulk-end.js';
 import { testContext } from '../helpers/context.js';
-
-const VERB: {
-  words: { act: string; done: string };
-  describe(row: never): string;
-  retryHint?: string;
-} = {
-  words: { act: 'grant', done: 'granted' },
-  describe: (row: never) => `line ${(row as { line: number }).line}: ${(row as { why: string }).why}`,
-};
-
-function summary(extra: Partial<BulkSummary> = {}): BulkSummary {
-  return {
-    total: 1500,
-    ok: 1500,
-    failed: 0,
-    skipped: 0,
-    unknown: 0,
-    unsettled: 0,
-    refused: 0,
-    blocked: 0,
-    stopped: false,
-    elapsedMs: 2345,
-    ...extra,
-  };
-}
-
-function end(extra: Partial<RunEnd> = {}) {
-  const removed: string[] = [];
-  // Journal.remove(): undefined once removed (a reason when it could not be: journal-unremovable.test.ts).
-  const journal = {
-    path: '/state/j.ndjson',
-    remove: (): string | undefined => {
-      removed.push('removed');
-      return undefined;
-    },
-  };
-  const run = {
-    summary: summary(),
-    total: undefined,
-    failures: [],
-    unknowns: [],
-    journal,
-    closed: false,
-    single: undefined,
-    ...extra,
-  } as unknown as RunEnd;
-  return { run, removed };
-}
-
-/** The error finishRun throws (or undefined), as the user sees it. */
-function finish(run: RunEnd, verb = VERB, json = false) {
-  const t = testContext(json ? { globals: { json: true } } : {});
-  let error: SvcError | undefined;
-  try {
-    finishRun(t.ctx, verb, run);
-  } catch (e) {
-    error = e as SvcError;
-  }
-  return {
-    stderr: t.stderr(),
-    error: error && { message: error.message, hint: error.hint, exit: exitCodeFor(error) },
-  };
-}
 
 describe('finishRun', () => {
   it.each<[string, Partial<RunEnd>]>([
@@ -238,18 +175,9 @@ describe('finishRun', () => {
 });
 
 describe('finishDryRun', () => {
-  const dry = (s: BulkSummary, failures: unknown[] = []) => {
-    const t = testContext();
-    let error: SvcError | undefined;
-    try {
-      finishDryRun(t.ctx, VERB, s, failures);
-    } catch (e) {
-      error = e as SvcError;
-    }
-    return {
-      stderr: t.stderr(),
-      error: error && { message: error.message, hint: error.hint, exit: exitCodeFor(error) },
-    };
+  const dry = (s: Parameters<typeof dryRun>[0], failures: unknown[] = []) => {
+    const { stderr, error } = dryRun(s, failures);
+    return { stderr, error };
   };
 
   it('counts what would happen and changes nothing', () => {
