@@ -370,15 +370,19 @@ describe('runBulkOperation', () => {
         resumeNote: () => 'the queue may have changed since',
       });
     const start = '2026-01-15T12:00:00Z';
-    const said = `the run started at ${start}: 1 done, 1 to do (journal ${journal}); the queue may have changed since\n`;
+    // The first run finished with a failure (exit 7): this one takes up its failures (truth22 3).
+    const said = `the run started at ${start} (it finished at ${start}): 1 done, 1 to do (journal ${journal}); the queue may have changed since\n`;
     const dry = await run(resumed(true));
     expect([dry.code, dry.stderr]).toEqual([
       0,
-      `a dry run of resuming ${said}dry run: 1 would be touched, 1 would be skipped, 0 would fail; nothing was changed\n`,
+      `a dry run of taking up the failures of ${said}dry run: 1 would be touched, 1 would be skipped, 0 would fail; nothing was changed\n`,
     ]);
     expect(dry.stdout).toBe('\tk0\tskip\t\n3\tk1\ttouch\t\n');
     const real = await run(resumed(false));
-    expect([real.code, real.stderr]).toEqual([0, `resuming ${said}✓ 1 touched, 1 skipped in 0.0 s\n`]);
+    expect([real.code, real.stderr]).toEqual([
+      0,
+      `taking up the failures of ${said}✓ 1 touched, 1 skipped in 0.0 s\n`,
+    ]);
     expect(existsSync(journal)).toBe(false);
   });
 });
