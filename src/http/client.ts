@@ -6,6 +6,7 @@ import { realSleep, type Sleep } from '../system/clock.js';
 import { encodeBody } from './body.js';
 import { ACCEPT_ENCODING } from './encoding.js';
 import {
+  type ApiError,
   answerLeavesOutcomeUnknown,
   apiErrorFrom,
   ConnectionError,
@@ -256,6 +257,11 @@ export class ApiClient {
       (lostAnswer !== undefined || earlierRunning) && error instanceof InterruptedError
         ? new OutcomeUnknownError(error, undefined, idempotencyKey)
         : error;
+    // After a 409 "in progress", a failure of this request that carries no answer of the platform's
+    // (a connection refused or out of descriptors, a 429 or 5xx to the retry) says nothing of that
+    // earlier attempt, which may make the change: the outcome is unknown (review22d F1).
+    const pending = <E extends ConnectionError | ConnectionTimeoutError | ApiError>(error: E) =>
+      earlierRunning && changes ? new OutcomeUnknownError(error, undefined, idempotencyKey) : error;
     // A stop where svc waits (or would wait) before an attempt: what was sent and what was not,
     // never a bare "interrupted" (a change after an answer that may have been made: unknown).
     const cut = (where: string) => () => {
@@ -314,7 +320,7 @@ export class ApiClient {
         if (!(error instanceof ConnectionError || error instanceof ConnectionTimeoutError)) {
           throw unknownIfLost(error);
         }
-        if (error instanceof ConnectionError && !error.retryable) throw error;
+        if (error instanceof ConnectionError && !error.retryable) throw pending(error);
         const mayHaveArrived = !(error instanceof ConnectionError && !error.mayHaveArrived);
         if (changes && mayHaveArrived) {
           lostAnswer ??=
@@ -322,7 +328,9 @@ export class ApiClient {
         }
         if (retry >= maxRetries || (mayHaveArrived && !resendable)) {
           // A change one of whose attempts may have reached the server: its outcome is unknown.
-          throw lostAnswer === undefined ? error : new OutcomeUnknownError(error, undefined, idempotencyKey);
+          throw lostAnswer === undefined
+            ? pending(error)
+            : new OutcomeUnknownError(error, undefined, idempotencyKey);
         }
         this.#tracer?.failure(error.message, msSince(started));
         retry++;
@@ -453,6 +461,9 @@ export class ApiClient {
             cause: error,
           });
         }
+        // 408, 429: this attempt was not acted on; a 5xx: it may have been. Either says nothing of
+        // the earlier attempt still running. Any other answer is that attempt's own (its stored answer).
+        if (status === 408 || status === 429 || status >= 500) throw pending(error);
         throw error;
       }
       // The server accepted a change, whatever its body turns out to be (a closed stdout must say so).

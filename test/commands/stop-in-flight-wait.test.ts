@@ -11,11 +11,19 @@ import { useSandboxContext } from '../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 let sent = 0;
+/** What the retry after the 409 meets: another 409 (the stop tests), or a 429 beyond svc's wait. */
+let then: 'in-progress' | 'rate-limited' = 'in-progress';
 const proxy = useLossyProxy(svc.sandbox, {
   lose: () => false,
   refuse: (method, path) => {
     if (method !== 'POST' || path !== '/v1/oauth/clients') return undefined;
     sent++;
+    if (sent > 1 && then === 'rate-limited')
+      return {
+        status: 429,
+        body: { error: { code: 'rate_limited', message: 'too many requests' } },
+        headers: { 'retry-after': '86400' },
+      };
     return {
       status: 409,
       body: {
@@ -58,5 +66,24 @@ describe('a stop while waiting for an earlier attempt still in progress (409)', 
     const r = await stoppedInFlightWait(['--json']);
     expect([r.code, sent]).toEqual([130, 1]);
     expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error).toMatchObject({ outcome: 'unknown' });
+  });
+});
+
+describe('after a 409 in progress, a retry refused without an answer about the earlier attempt', () => {
+  it('a 429 to the retry leaves the outcome unknown, with the key to re-run with (review22d F1)', async () => {
+    then = 'rate-limited';
+    sent = 0;
+    try {
+      const clock = { now: () => Date.now(), sleep: async () => {} };
+      const argv = ['oauth', 'create', '--name', 'inflight-429', '--redirect-uri', 'https://r.example/cb'];
+      argv.push('--scope', 'read:exceptions', '--idempotency-key', 'k-429', '--show-secret', '--json');
+      const r = await svc.run(argv, { clock, env: { SVC_BASE_URL: proxy().url } });
+      expect([r.code, r.stdout, sent]).toEqual([1, '', 2]);
+      const error = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
+      expect(error).toMatchObject({ outcome: 'unknown' });
+      expect(error.hint).toMatch(/--idempotency-key k-429/);
+    } finally {
+      then = 'in-progress';
+    }
   });
 });

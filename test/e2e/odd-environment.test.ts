@@ -234,11 +234,19 @@ const WINDOW_KIB = (
  * F5). A message saying so when there is none.
  */
 async function windowLimit([from, below]: [number, number]): Promise<number> {
-  const step = (below - from) / 6;
+  // Whole KiB (ulimit refuses a fraction, and svc would then run with no limit at all: review22d
+  // F2); the limit read back in the same shell, so a limit not set is never taken for one found.
+  const step = Math.ceil((below - from) / 6);
   const tried: string[] = [];
   for (let limit = from; limit < below; limit += step) {
-    const r = await bash(`ulimit -v ${limit}; svc roles ls`, { env });
+    const r = await bash(
+      `ulimit -v ${limit} || exit 97; [ "$(ulimit -v)" = ${limit} ] || exit 98; svc roles ls`,
+      {
+        env,
+      },
+    );
     if (r.code === 0) return limit;
+    if (r.code === 97 || r.code === 98) throw new Error(`ulimit -v ${limit} was not set: ${r.stderr.trim()}`);
     tried.push(`${limit}: exit ${r.code} ${r.stderr.split('\n')[0]!.slice(0, 120)}`);
   }
   throw new Error(

@@ -110,4 +110,20 @@ describe('svc auth token asks the platform its clock once, briefly', () => {
       await call(svc.sandbox(), 'PUT', '/_sandbox/faults', { body: { fail_rate: 0 } });
     }
   });
+
+  it('a clock lookup the platform does not answer is given up (bounded, never waited out): judged on this machine’s clock', async () => {
+    const live = svc.sandbox().issueToken('usr_admin', { expiresInSeconds: 3600 });
+    const held = svc.sandbox().faults.hold((method, url) => method === 'GET' && url.startsWith('/v1/me'));
+    try {
+      // No timeout of the lookup's own (the client's 30 s, then retries) would end this run within
+      // the test's time: it ends because the lookup is bounded. The bound itself is not asserted.
+      const r = await svc.run(['auth', 'token'], {
+        env: { ...env, SVC_TOKEN: live.token, SVC_BASE_URL: svc.sandbox().url, SVC_TIMEOUT: '600' },
+        now: Date.now(),
+      });
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, `${live.token}\n`, '']);
+    } finally {
+      held.release();
+    }
+  }, 30_000);
 });
