@@ -12,6 +12,7 @@ import { cellText, relativeTime, rfc3339 } from './format.js';
 import { withAsciiHosts } from './hosts.js';
 import type { IOStreams } from './io.js';
 import { type ColumnKind, fitTable, shortenId, type TableLayout, uniqueKeep, widenIds } from './layout.js';
+import { framePassed } from './progress.js';
 import { escapeForTerminal, escapeJsonForTerminal, jsonOneLine, oneLine } from './sanitize.js';
 import { STATUS_COLOURS } from './status.js';
 import { ellipsis, sym, useUnicodeMarks } from './symbols.js';
@@ -485,6 +486,7 @@ export class Output {
   #stderr(text: string): void {
     const err = this.io.stderr;
     if (err.destroyed || err.writableEnded) return;
+    framePassed(err);
     try {
       err.write(this.#redact(text));
     } catch {

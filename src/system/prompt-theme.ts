@@ -14,6 +14,12 @@ export function promptTheme(color: boolean) {
   const answered = sym.check === '✓' ? '✓' : '?';
   return {
     prefix: { idle: c.blue('?'), done: c.green(answered) },
+    /**
+     * The mark of a confirmation answered No: the question's own `?`, never the ✓ — at 80 columns
+     * a long question wraps and its first line, a green ✓ before "Revoke … from usr_lead", read
+     * as done (attack22b F4). Only a Yes gets the tick.
+     */
+    declined: c.blue('?'),
     spinner: {
       interval: 80,
       frames: ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'].map((frame) => c.yellow(frame)),

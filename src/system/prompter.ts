@@ -126,7 +126,23 @@ export function inquirerPrompter(
     confirm: (message, defaultValue = false) =>
       guard(async (context) => {
         const { default: confirm } = await import('@inquirer/confirm');
-        return confirm({ message: shown(message), default: defaultValue, theme }, context);
+        // Inquirer draws one prefix for every answer: the transformer (called with the answer
+        // before the answered line is drawn) picks the mark, a ✓ only for a Yes (promptTheme).
+        let said: boolean | undefined;
+        const prefix = {
+          idle: theme.prefix.idle,
+          get done() {
+            return said === false ? theme.declined : theme.prefix.done;
+          },
+        };
+        const transformer = (answer: boolean) => {
+          said = answer;
+          return answer ? 'Yes' : 'No';
+        };
+        return confirm(
+          { message: shown(message), default: defaultValue, transformer, theme: { ...theme, prefix } },
+          context,
+        );
       }),
     select: (message, choices) =>
       guard(async (context) => {

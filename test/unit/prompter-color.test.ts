@@ -36,6 +36,35 @@ async function ask<T>(
   return { answer: await answer, drawn };
 }
 
+// The answered line: a ✓ only for a Yes. A No had the green ✓ too, and a long question wrapped at
+// 80 columns left its first line reading as done (attack22b F4).
+describe('a confirmation answered', () => {
+  const question =
+    'Revoke payments-reconciliation-approver-apac from usr_lead in Acme Treasury (acme-treasury)?';
+  /** The answered question as last drawn (after the last cursor-to-column-1, before the next escape). */
+  const answered = (drawn: string) => drawn.slice(drawn.lastIndexOf('\u001b[G') + 3).split('\u001b[1A')[0];
+
+  it('at 80 columns No keeps the question mark on the first line; Yes gets the tick', async () => {
+    const no = await ask(false, (p) => p.confirm(question), 'n\r');
+    expect(no.answer).toBe(false);
+    expect(answered(no.drawn)).toBe(
+      '? Revoke payments-reconciliation-approver-apac from usr_lead in Acme Treasury\n(acme-treasury)? No',
+    );
+    const yes = await ask(false, (p) => p.confirm(question), 'y\r');
+    expect(yes.answer).toBe(true);
+    expect(answered(yes.drawn)).toBe(
+      '✓ Revoke payments-reconciliation-approver-apac from usr_lead in Acme Treasury\n(acme-treasury)? Yes',
+    );
+  });
+
+  it('with colour: a No (the default taken) is drawn with the blue question mark, never the green tick', async () => {
+    const no = await ask(true, (p) => p.confirm(question), '\r');
+    expect(no.answer).toBe(false);
+    expect(answered(no.drawn)).toMatch(/^\u001b\[34m\?\u001b\[39m \u001b\[1mRevoke /);
+    expect(no.drawn).not.toContain('\u001b[32m');
+  });
+});
+
 describe('inquirerPrompter colour', () => {
   it('without colour: a confirmation and its answer carry no SGR sequence', async () => {
     const r = await ask(false, (p) => p.confirm('Delete role evil_two?'), 'n\r');

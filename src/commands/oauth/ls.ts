@@ -16,7 +16,8 @@ export function lsCommand(make: MakeContext): Command {
       'List the OAuth clients registered in the tenant (oauth_client.manage). Secrets are never listed.\n' +
         'A list in a cell (scopes, redirect URIs) joins its items with ","; a comma inside one is written\n' +
         '%2C, so the cell splits back into its items. On a terminal, a redirect URI whose host is not\n' +
-        'ASCII (a look-alike of another) shows the host a browser reaches beside it: (host xn--...).',
+        'ASCII (a look-alike of another) shows the host a browser reaches in its place\n' +
+        '(https://xn--.../), which no cut of the column takes away; oauth get shows both.',
     )
     .addHelpText(
       'after',

@@ -1,5 +1,5 @@
 import type { OAuthClient } from '../../api/schemas/oauth.js';
-import { withAsciiHosts } from '../../output/hosts.js';
+import { asciiHostUrls } from '../../output/hosts.js';
 import type { Column, Field } from '../../output/output.js';
 import { nonEmpty } from '../kit.js';
 
@@ -27,7 +27,7 @@ export const CLIENT_COLUMNS: Array<Column<OAuthClient>> = [
   {
     header: 'redirect uris',
     value: (c) => c.redirect_uris,
-    table: (c) => withAsciiHosts(c.redirect_uris),
+    table: (c) => asciiHostUrls(c.redirect_uris),
     optional: true,
   },
   {

@@ -3,13 +3,13 @@
  * dead-letter entries), read by `ls`, `deliveries ls` and `dlq ls`.
  */
 import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
-import { withAsciiHosts } from '../../output/hosts.js';
+import { asciiHostUrls } from '../../output/hosts.js';
 import type { Column } from '../../output/output.js';
 import { lastErrorShown } from './delivery-state.js';
 
 export const WEBHOOK_COLUMNS: Array<Column<Webhook>> = [
   { header: 'id', value: (w) => w.id, kind: 'id' },
-  { header: 'url', value: (w) => w.url, table: (w) => withAsciiHosts(w.url) },
+  { header: 'url', value: (w) => w.url, table: (w) => asciiHostUrls(w.url) },
   { header: 'events', value: (w) => w.event_types.join(',') },
   { header: 'status', value: (w) => w.status, kind: 'status' },
   { header: 'attempts', value: (w) => w.max_attempts, optional: 2 },

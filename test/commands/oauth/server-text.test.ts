@@ -53,7 +53,9 @@ describe('a redirect URI with a host that is not ASCII (F9)', () => {
       /^redirect uris +https:\/\/p\u0430y\.example\/cb \(host xn--py-7kc\.example\)$/m,
     );
     const ls = await svc.run(['oauth', 'ls', '--wide'], { tty: true, columns: 300 });
-    expect(ls.stdout).toContain('https://p\u0430y.example/cb (host xn--py-7kc.example)');
+    // A table cell has the punycode host in place (a cut cannot take it away: attack22b F1).
+    expect(ls.stdout).toContain('https://xn--py-7kc.example/cb');
+    expect(ls.stdout).not.toContain('p\u0430y');
     const piped = await svc.run(['oauth', 'get', client.client_id]);
     expect(piped.stdout).toContain('redirect uris\thttps://p\u0430y.example/cb\n');
   });

@@ -1,0 +1,97 @@
+/**
+ * A look-alike redirect URI in a table cut to the terminal (attack22b F1): the mark "(host xn--…)"
+ * came after the URL and was the first thing a narrow URI column cut, so `https://pаy.example/…`
+ * (Cyrillic а) read the same as the real `https://pay.example/…`. A table cell now has the punycode
+ * host in place of the written one (asciiHostUrls, src/output/hosts.ts): any cut keeps the host the
+ * browser reaches, or none of it. Records keep the URL as written with the host beside it.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { asciiHostUrls, withAsciiHostInPlace } from '../../../src/output/hosts.js';
+import { createClient } from '../../helpers/oauth.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+import { createWebhook } from '../../helpers/webhooks.js';
+
+const svc = useSandboxContext();
+const FAKE = 'https://p\u0430y.example/oauth/callback/settlement-eu';
+const REAL = 'https://pay.example/oauth/callback/settlement-eu';
+
+describe('withAsciiHostInPlace', () => {
+  it('puts the punycode host in place of the written one and keeps the rest as written', () => {
+    expect(withAsciiHostInPlace(FAKE)).toBe('https://xn--py-7kc.example/oauth/callback/settlement-eu');
+    expect(withAsciiHostInPlace('https://u@p\u0430y.example:8443/cb?q=\u0430')).toBe(
+      'https://u@xn--py-7kc.example:8443/cb?q=\u0430',
+    );
+    expect(withAsciiHostInPlace(REAL)).toBe(REAL);
+    expect(withAsciiHostInPlace('not a url \u0430')).toBe('not a url \u0430');
+    expect(withAsciiHostInPlace('https://p\u0430y exa%mple/cb')).toBe(
+      '(host not a valid name) https://p\u0430y exa%mple/cb',
+    );
+    expect(asciiHostUrls([REAL, FAKE])).toEqual([
+      REAL,
+      'https://xn--py-7kc.example/oauth/callback/settlement-eu',
+    ]);
+  });
+});
+
+describe('oauth ls: a look-alike redirect URI cut to the terminal', () => {
+  const ids: Record<'fake' | 'real', string> = { fake: '', real: '' };
+  beforeAll(async () => {
+    const scopes = ['read:exceptions'];
+    ids.fake = (
+      await createClient(svc.sandbox(), { name: 'Payments fake', redirect_uris: [FAKE], scopes })
+    ).client_id;
+    ids.real = (
+      await createClient(svc.sandbox(), { name: 'Payments real', redirect_uris: [REAL], scopes })
+    ).client_id;
+  });
+
+  // Before: the look-alike's cell was `https://pаy.example/oauth/callback/settlem…`, the real one's to the letter.
+  it('at 120 columns the cut cell shows the host the browser reaches', async () => {
+    const ls = await svc.run(['oauth', 'ls'], { tty: true, columns: 120 });
+    expect(ls.code, ls.stderr).toBe(0);
+    expect(ls.stdout).toBe(
+      [
+        'CLIENT ID                     NAME           SCOPES           REDIRECT URIS                                PKCE  CREATED',
+        `${ids.fake}  Payments fake  read:exceptions  https://xn--py-7kc.example/oauth/callback/…  yes   now`,
+        `${ids.real}  Payments real  read:exceptions  https://pay.example/oauth/callback/settlem…  yes   now`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('at 80 columns the URI column is dropped, never cut to a look-alike', async () => {
+    const ls = await svc.run(['oauth', 'ls'], { tty: true, columns: 80 });
+    expect(ls.code, ls.stderr).toBe(0);
+    expect(ls.stdout).toBe(
+      [
+        'CLIENT ID                     NAME           SCOPES           PKCE  CREATED',
+        `${ids.fake}  Payments fake  read:exceptions  yes   now`,
+        `${ids.real}  Payments real  read:exceptions  yes   now`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('a second URI in the cell has its punycode host too; oauth get has the URI as written, the host beside', async () => {
+    const client = await createClient(svc.sandbox(), { name: 'Two', redirect_uris: [REAL, FAKE] });
+    const ls = await svc.run(['oauth', 'ls', '--wide'], { tty: true, columns: 120 });
+    const row = ls.stdout.split('\n').find((line) => line.startsWith(client.client_id)) ?? '';
+    expect(row).toContain(`${REAL},https://xn--py-7kc.example/oauth/callback/settlement-eu`);
+    const get = await svc.run(['oauth', 'get', client.client_id], { tty: true });
+    expect(get.stdout).toContain(`${REAL},${FAKE} (host xn--py-7kc.example)`);
+  });
+});
+
+describe('webhooks ls: a look-alike URL the platform keeps as given', () => {
+  it('at 80 columns the cut URL cell shows the punycode host', async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'https://example.com/hook');
+    svc.sandbox().state.webhooks.byId(id)!.url =
+      'https://ex\u0430mple.com/hooks/payments/settlement/callback';
+    const ls = await svc.run(['webhooks', 'ls'], { tty: true, columns: 80 });
+    expect(ls.code, ls.stderr).toBe(0);
+    const row =
+      ls.stdout.split('\n').find((line) => line.startsWith(id.slice(0, 6)) && line.includes('xn--')) ?? '';
+    expect(row).toMatch(/^wh_[0-9a-f]+… {2}https:\/\/xn--exmple-4nf\.com\/… {2}/);
+    expect(ls.stdout).not.toContain('ex\u0430mple');
+  });
+});
