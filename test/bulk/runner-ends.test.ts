@@ -155,6 +155,14 @@ describe('runItems: done, though its answer was lost or could not be read', () =
     expect(results).toEqual([{ line: 2, key: 'k0', status: 'ok', ...detail }]);
     expect(reread(path).get('k0')).toEqual(detail);
     expect(summary).toMatchObject({ total: 1, ok: 1, failed: 0, gone: 1 });
+    // Without a journal (or in a dry run): the same row, nothing recorded.
+    const bare = await run({
+      work: async () => {
+        throw error;
+      },
+    });
+    expect(bare.results).toEqual([{ line: 2, key: 'k0', status: 'ok', ...detail }]);
+    expect(bare.summary).toMatchObject({ ok: 1, gone: 1 });
   });
 
   it("a worker's own found_after_lost_answer is counted as gone", async () => {
