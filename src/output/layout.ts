@@ -83,6 +83,45 @@ export function uniqueWidth(values: Iterable<string>, ellipsis: string, least = 
   return Math.max(least, widest);
 }
 
+/**
+ * Every name a streamed table has shown in one name column, and the cut each shows at the column's
+ * width: a later chunk's name whose cut reads like another's makes the column wider (`widthFor`).
+ * One pass over each chunk; all names again only when the width changes.
+ */
+export class ShownNames {
+  readonly #names = new Set<string>();
+  #cuts = new Map<string, string>();
+  #width = -1;
+  readonly #ellipsis: string;
+
+  constructor(ellipsis: string) {
+    this.#ellipsis = ellipsis;
+  }
+
+  /** The width (at least `width`) at which `names` and every name shown before differ; the names count as shown. */
+  widthFor(names: string[], width: number): number {
+    if (width !== this.#width) this.#cutAt(width);
+    let alike = false;
+    for (const name of names) {
+      if (this.#names.has(name)) continue;
+      this.#names.add(name);
+      const cut = cutToWidth(name, width, this.#ellipsis);
+      const other = this.#cuts.get(cut);
+      if (other !== undefined && other !== name) alike = true;
+      else this.#cuts.set(cut, name);
+    }
+    if (!alike) return width;
+    const wanted = uniqueWidth(this.#names, this.#ellipsis, width);
+    this.#cutAt(wanted);
+    return wanted;
+  }
+
+  #cutAt(width: number): void {
+    this.#width = width;
+    this.#cuts = new Map([...this.#names].map((name) => [cutToWidth(name, width, this.#ellipsis), name]));
+  }
+}
+
 function total(widths: number[]): number {
   return widths.reduce((sum, w) => sum + w, 0) + GAP * Math.max(0, widths.length - 1);
 }
@@ -211,10 +250,12 @@ export function widenIds(
   terminalWidth: number,
 ): TableLayout {
   const idKeep = new Map([...layout.idKeep, ...keeps]);
-  const least = new Map(layout.least);
-  for (const [i, width] of widths)
-    if (columns[i]!.kind === 'name') least.set(i, Math.max(width, least.get(i) ?? 0));
   const next = layout.shown.map((i, at) => Math.max(layout.widths[at]!, widths.get(i) ?? 0));
+  // A name column is never cut narrower than it is now: the names shown differ at this width.
+  const least = new Map(layout.least);
+  layout.shown.forEach((i, at) => {
+    if (least.has(i)) least.set(i, next[at]!);
+  });
   cutToFit(layout.shown, next, columns, terminalWidth, least);
   return { shown: layout.shown, widths: next, idKeep, least };
 }

@@ -15,10 +15,10 @@ import {
   type ColumnKind,
   fitTable,
   namesOverflow,
+  ShownNames,
   shortenId,
   type TableLayout,
   uniqueKeep,
-  uniqueWidth,
   widenIds,
 } from './layout.js';
 import { escapeForTerminal, escapeJsonForTerminal, jsonOneLine, oneLine } from './sanitize.js';
@@ -281,7 +281,7 @@ export class Output {
     // Every id shown so far in each shortened id column: a later chunk's must not read alike.
     const shownIds = new Map<number, string[]>();
     // Every distinct value shown so far in each name column: a later chunk's must not read alike.
-    const shownNames = new Map<number, Set<string>>();
+    const shownNames = new Map<number, ShownNames>();
     const flush = async () => {
       if (chunk.length === 0) return;
       const first = layout === undefined;
@@ -296,10 +296,18 @@ export class Output {
         for (const cells of chunk) ids.push(cells[i]!);
         shownIds.set(i, ids);
       }
-      for (const i of layout.least.keys()) {
-        const names = shownNames.get(i) ?? new Set<string>();
-        for (const cells of chunk) names.add(cells[i]!);
-        shownNames.set(i, names);
+      if (first) {
+        // The first chunk's names differ at their widths (fitTable); they count as shown.
+        for (const i of layout.least.keys()) {
+          const at = layout.shown.indexOf(i);
+          if (at === -1) continue;
+          const names = new ShownNames(ellipsis(this.io.unicode));
+          names.widthFor(
+            chunk.map((cells) => cells[i]!),
+            layout.widths[at]!,
+          );
+          shownNames.set(i, names);
+        }
       }
       const { shown, widths, idKeep } = layout;
       const header = first ? shown.map((i) => this.#chalkOut.bold(head[i]!)) : undefined;
@@ -345,7 +353,7 @@ export class Output {
     layout: TableLayout,
     chunk: string[][],
     shownIds: Map<number, string[]>,
-    shownNames: Map<number, Set<string>>,
+    shownNames: Map<number, ShownNames>,
     fit: Array<{ kind: ColumnKind; dropRank: number }>,
     firstRow: number,
   ): TableLayout {
@@ -363,12 +371,13 @@ export class Output {
       );
     }
     // A name column cut as before must not make a name of this chunk read like one above.
-    for (const [i, least] of layout.least) {
+    for (const [i, names] of shownNames) {
       const at = layout.shown.indexOf(i);
-      if (at === -1) continue;
-      const seen = shownNames.get(i) ?? new Set<string>();
-      const wanted = uniqueWidth([...seen, ...chunk.map((cells) => cells[i]!)], mark, layout.widths[at]!);
-      if (wanted > layout.widths[at]! && wanted > least) widths.set(i, wanted);
+      const wanted = names.widthFor(
+        chunk.map((cells) => cells[i]!),
+        layout.widths[at]!,
+      );
+      if (wanted > layout.widths[at]!) widths.set(i, wanted);
     }
     if (keeps.size === 0 && widths.size === 0) return layout;
     if (keeps.size > 0) {
