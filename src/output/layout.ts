@@ -7,18 +7,22 @@
  * 2. id columns are shortened to a unique prefix with "…" (`dlq_31e3ec…`): a note on stderr says
  *    that `--wide` or a pipe shows them whole; columns dropped in step 1 that now fit come back,
  *    the most important first;
- * 3. text and time columns are cut with "…", the widest first, down to a few characters;
- *    `detail` columns (an error, a reason) are cut only after every other one.
+ * 3. text and name columns are cut with "…", the widest first, text down to a few characters,
+ *    a name (a role's, an audit action, an event type) only down to the width at which no two of
+ *    its column's values read alike (`payments-reconciliation-approver-e…` and `…-a…`, never two
+ *    `payments…`); `detail` columns (an error, a reason) are cut only after every other one.
  *
- * In steps 1 and 2 a text longer than 40 characters counts as 40: it will be cut anyway, and
- * dropping every optional column would not make it fit.
+ * In steps 1 and 2 a text longer than 40 characters counts as 40 (a name as its least width, if
+ * wider): it will be cut anyway, and dropping every optional column would not make it fit.
  *
- * Statuses and ids are never cut. `--wide` skips all of it: every column, full width.
+ * Statuses, ids and times are never cut: a time cut mid-value (`2026-11-2…`, `87 seconds …`) says
+ * neither the day nor the direction (attack22b F3). A table whose uncut columns do not fit is wider
+ * than the terminal rather than untrue. `--wide` skips all of it: every column, full width.
  */
 
-import { textWidth } from './width.js';
+import { cutToWidth, textWidth } from './width.js';
 
-export type ColumnKind = 'text' | 'time' | 'id' | 'status' | 'detail';
+export type ColumnKind = 'text' | 'name' | 'time' | 'id' | 'status' | 'detail';
 
 export interface ColumnFit {
   kind: ColumnKind;
@@ -33,6 +37,8 @@ export interface TableLayout {
   widths: number[];
   /** For id columns that were shortened: how many characters follow the id's type prefix. */
   idKeep: Map<number, number>;
+  /** For name columns: the least width at which no two of the values seen read alike. */
+  least: Map<number, number>;
 }
 
 /** The narrowest a cut text column gets ("Acme …"). */
@@ -63,6 +69,59 @@ export function uniqueKeep(ids: string[], least = MIN_ID_KEEP): number {
   return longest;
 }
 
+/**
+ * The least width (at least `least`, at most the widest value) at which `values`, each cut to it
+ * with `ellipsis`, are still told apart: a cut name must never look like another name of its column.
+ */
+export function uniqueWidth(values: Iterable<string>, ellipsis: string, least = MIN_TEXT): number {
+  const distinct = [...new Set(values)];
+  const widest = distinct.reduce((most, v) => Math.max(most, textWidth(v)), 0);
+  for (let width = least; width < widest; width++) {
+    const seen = new Set(distinct.map((v) => cutToWidth(v, width, ellipsis)));
+    if (seen.size === distinct.length) return width;
+  }
+  return Math.max(least, widest);
+}
+
+/**
+ * Every name a streamed table has shown in one name column, and the cut each shows at the column's
+ * width: a later chunk's name whose cut reads like another's makes the column wider (`widthFor`).
+ * One pass over each chunk; all names again only when the width changes.
+ */
+export class ShownNames {
+  readonly #names = new Set<string>();
+  #cuts = new Map<string, string>();
+  #width = -1;
+  readonly #ellipsis: string;
+
+  constructor(ellipsis: string) {
+    this.#ellipsis = ellipsis;
+  }
+
+  /** The width (at least `width`) at which `names` and every name shown before differ; the names count as shown. */
+  widthFor(names: string[], width: number): number {
+    if (width !== this.#width) this.#cutAt(width);
+    let alike = false;
+    for (const name of names) {
+      if (this.#names.has(name)) continue;
+      this.#names.add(name);
+      const cut = cutToWidth(name, width, this.#ellipsis);
+      const other = this.#cuts.get(cut);
+      if (other !== undefined && other !== name) alike = true;
+      else this.#cuts.set(cut, name);
+    }
+    if (!alike) return width;
+    const wanted = uniqueWidth(this.#names, this.#ellipsis, width);
+    this.#cutAt(wanted);
+    return wanted;
+  }
+
+  #cutAt(width: number): void {
+    this.#width = width;
+    this.#cuts = new Map([...this.#names].map((name) => [cutToWidth(name, width, this.#ellipsis), name]));
+  }
+}
+
 function total(widths: number[]): number {
   return widths.reduce((sum, w) => sum + w, 0) + GAP * Math.max(0, widths.length - 1);
 }
@@ -79,11 +138,23 @@ export function fitTable(
   const natural = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? ''))));
   const all = columns.map((_, i) => i);
   const idKeep = new Map<number, number>();
-  if (wide) return { shown: all, widths: natural, idKeep };
+  const least = new Map<number, number>();
+  if (wide) return { shown: all, widths: natural, idKeep, least };
+  for (const i of all) {
+    if (columns[i]!.kind === 'name')
+      least.set(
+        i,
+        uniqueWidth(
+          rows.map((r) => r[i] ?? ''),
+          ellipsis,
+        ),
+      );
+  }
   // Deciding which columns stay, a long text counts as COMFORTABLE wide: it is cut anyway, and
   // dropping every optional column would not make a 300-character permission list fit.
-  const cut = (i: number) => columns[i]!.kind !== 'id' && columns[i]!.kind !== 'status';
-  const comfortable = (i: number) => (cut(i) ? Math.min(natural[i]!, COMFORTABLE) : natural[i]!);
+  const cut = (i: number) => ['text', 'name', 'detail'].includes(columns[i]!.kind);
+  const comfortable = (i: number) =>
+    cut(i) ? Math.min(natural[i]!, Math.max(COMFORTABLE, least.get(i) ?? 0)) : natural[i]!;
   const fitsWith = (list: number[], width: (i: number) => number) => total(list.map(width)) <= terminalWidth;
 
   // 1. Optional columns, lowest rank first, rightmost first within a rank.
@@ -122,20 +193,40 @@ export function fitTable(
   }
   for (const i of idKeep.keys()) if (!shown.includes(i)) idKeep.delete(i);
 
-  // 3. Text and time columns cut, widest first; detail columns only once the others are at their minimum.
+  // 3. Text and name columns cut, widest first; detail columns only once the others are at their minimum.
   const widths = shown.map((i) => idWidth.get(i) ?? natural[i]!);
-  cutToFit(shown, widths, columns, terminalWidth);
-  return { shown, widths, idKeep };
+  cutToFit(shown, widths, columns, terminalWidth, least);
+  return { shown, widths, idKeep, least };
 }
 
-/** Step 3 of fitTable: cuts text and time columns (then detail ones) of `widths` until they fit. */
-function cutToFit(shown: number[], widths: number[], columns: ColumnFit[], terminalWidth: number): void {
+/**
+ * True when the table is wider than the terminal because a name column could be cut no further
+ * without two of its names reading alike: the terminal wraps its lines, and a note says why.
+ */
+export function namesOverflow(layout: TableLayout, terminalWidth: number): boolean {
+  if (total(layout.widths) <= terminalWidth) return false;
+  return [...layout.least].some(
+    ([i, least]) => least > MIN_TEXT && layout.widths[layout.shown.indexOf(i)] === least,
+  );
+}
+
+/**
+ * Step 3 of fitTable: cuts text and name columns (then detail ones) of `widths` until they fit, a
+ * name no narrower than its `least` width.
+ */
+function cutToFit(
+  shown: number[],
+  widths: number[],
+  columns: ColumnFit[],
+  terminalWidth: number,
+  least: Map<number, number>,
+): void {
   let excess = total(widths) - terminalWidth;
-  for (const pass of [['text', 'time'], ['detail']]) {
+  for (const pass of [['text', 'name'], ['detail']]) {
     while (excess > 0) {
       let widest = -1;
       shown.forEach((i, at) => {
-        if (!pass.includes(columns[i]!.kind) || widths[at]! <= MIN_TEXT) return;
+        if (!pass.includes(columns[i]!.kind) || widths[at]! <= Math.max(MIN_TEXT, least.get(i) ?? 0)) return;
         if (widest === -1 || widths[at]! > widths[widest]!) widest = at;
       });
       if (widest === -1) break;
@@ -146,9 +237,10 @@ function cutToFit(shown: number[], widths: number[], columns: ColumnFit[], termi
 }
 
 /**
- * The layout of a table's next chunk when its ids, shortened as before, would read like ids of
- * earlier chunks (already printed, so not to be changed): the id columns of `keeps` show that many
- * characters from now on, and the other columns are cut again to make room.
+ * The layout of a table's next chunk when its ids, shortened as before, or its names, cut as
+ * before, would read like ones of earlier chunks (already printed, so not to be changed): the id
+ * columns of `keeps` show that many characters from now on, the columns of `widths` (ids and names)
+ * are at least that wide, and the other columns are cut again to make room.
  */
 export function widenIds(
   layout: TableLayout,
@@ -159,6 +251,11 @@ export function widenIds(
 ): TableLayout {
   const idKeep = new Map([...layout.idKeep, ...keeps]);
   const next = layout.shown.map((i, at) => Math.max(layout.widths[at]!, widths.get(i) ?? 0));
-  cutToFit(layout.shown, next, columns, terminalWidth);
-  return { shown: layout.shown, widths: next, idKeep };
+  // A name column is never cut narrower than it is now: the names shown differ at this width.
+  const least = new Map(layout.least);
+  layout.shown.forEach((i, at) => {
+    if (least.has(i)) least.set(i, next[at]!);
+  });
+  cutToFit(layout.shown, next, columns, terminalWidth, least);
+  return { shown: layout.shown, widths: next, idKeep, least };
 }

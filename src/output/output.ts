@@ -11,7 +11,16 @@ import { redactText, type SecretRegistry } from '../http/redact.js';
 import { cellText, relativeTime, rfc3339 } from './format.js';
 import { withAsciiHosts } from './hosts.js';
 import type { IOStreams } from './io.js';
-import { type ColumnKind, fitTable, shortenId, type TableLayout, uniqueKeep, widenIds } from './layout.js';
+import {
+  type ColumnKind,
+  fitTable,
+  namesOverflow,
+  ShownNames,
+  shortenId,
+  type TableLayout,
+  uniqueKeep,
+  widenIds,
+} from './layout.js';
 import { framePassed } from './progress.js';
 import { escapeForTerminal, escapeJsonForTerminal, jsonOneLine, oneLine } from './sanitize.js';
 import { STATUS_COLOURS } from './status.js';
@@ -25,9 +34,10 @@ export interface Column<T> {
   value: (row: T) => unknown;
   /**
    * `time` values render relative on a terminal and as RFC 3339 otherwise; `id` columns are
-   * shortened to a unique prefix only when a terminal table would not fit otherwise; `status`
-   * values are coloured on a terminal and never cut; `detail` columns (an error, a reason) are
-   * cut last. See layout.ts for the order in which a table is fitted.
+   * shortened to a unique prefix only when a terminal table would not fit otherwise; `name`
+   * columns (a role's name, an audit action, an event type) are cut only as far as no two of the
+   * column's values read alike; `status` values are coloured on a terminal and never cut, nor are
+   * times; `detail` columns (an error, a reason) are cut last. See layout.ts for the order in which a table is fitted.
    */
   kind?: ColumnKind;
   /**
@@ -271,6 +281,8 @@ export class Output {
     const { renderTable } = await import('./table.js');
     // Every id shown so far in each shortened id column: a later chunk's must not read alike.
     const shownIds = new Map<number, string[]>();
+    // Every distinct value shown so far in each name column: a later chunk's must not read alike.
+    const shownNames = new Map<number, ShownNames>();
     const flush = async () => {
       if (chunk.length === 0) return;
       const first = layout === undefined;
@@ -278,11 +290,25 @@ export class Output {
       layout ??= fitTable(head, chunk, fit, this.io.columns, this.#wide, ellipsis(this.io.unicode), {
         leastKeep: chunk.length >= TABLE_CHUNK ? MANY_ROWS_KEEP : undefined,
       });
-      if (!first) layout = this.#widenedIds(layout, chunk, shownIds, fit, count - chunk.length + 1);
+      if (!first)
+        layout = this.#widenedIds(layout, chunk, shownIds, shownNames, fit, count - chunk.length + 1);
       for (const i of layout.idKeep.keys()) {
         const ids = shownIds.get(i) ?? [];
         for (const cells of chunk) ids.push(cells[i]!);
         shownIds.set(i, ids);
+      }
+      if (first) {
+        // The first chunk's names differ at their widths (fitTable); they count as shown.
+        for (const i of layout.least.keys()) {
+          const at = layout.shown.indexOf(i);
+          if (at === -1) continue;
+          const names = new ShownNames(ellipsis(this.io.unicode));
+          names.widthFor(
+            chunk.map((cells) => cells[i]!),
+            layout.widths[at]!,
+          );
+          shownNames.set(i, names);
+        }
       }
       const { shown, widths, idKeep } = layout;
       const header = first ? shown.map((i) => this.#chalkOut.bold(head[i]!)) : undefined;
@@ -302,6 +328,11 @@ export class Output {
       chunk = [];
       if (first && idKeep.size > 0) {
         this.info('(ids shortened to fit: --wide, a pipe or --json shows them whole)');
+      }
+      if (first && namesOverflow(layout, this.io.columns)) {
+        this.info(
+          '(the table is wider than the terminal: its names cut shorter would read alike; a pipe or --json shows them whole)',
+        );
       }
     };
     for await (const row of rows) {
@@ -323,26 +354,38 @@ export class Output {
     layout: TableLayout,
     chunk: string[][],
     shownIds: Map<number, string[]>,
+    shownNames: Map<number, ShownNames>,
     fit: Array<{ kind: ColumnKind; dropRank: number }>,
     firstRow: number,
   ): TableLayout {
     const keeps = new Map<number, number>();
     const widths = new Map<number, number>();
+    const mark = ellipsis(this.io.unicode);
     for (const [i, keep] of layout.idKeep) {
       const ids = chunk.map((cells) => cells[i]!);
       const wanted = uniqueKeep([...(shownIds.get(i) ?? []), ...ids], keep);
       if (wanted === keep) continue;
       keeps.set(i, wanted);
-      const mark = ellipsis(this.io.unicode);
       widths.set(
         i,
         ids.reduce((most, id) => Math.max(most, textWidth(shortenId(id, wanted, mark))), 0),
       );
     }
-    if (keeps.size === 0) return layout;
-    this.info(
-      `(ids show ${[...new Set(keeps.values())].join(' or ')} characters from row ${firstRow} on: fewer would read like an id above)`,
-    );
+    // A name column cut as before must not make a name of this chunk read like one above.
+    for (const [i, names] of shownNames) {
+      const at = layout.shown.indexOf(i);
+      const wanted = names.widthFor(
+        chunk.map((cells) => cells[i]!),
+        layout.widths[at]!,
+      );
+      if (wanted > layout.widths[at]!) widths.set(i, wanted);
+    }
+    if (keeps.size === 0 && widths.size === 0) return layout;
+    if (keeps.size > 0) {
+      this.info(
+        `(ids show ${[...new Set(keeps.values())].join(' or ')} characters from row ${firstRow} on: fewer would read like an id above)`,
+      );
+    }
     return widenIds(layout, keeps, widths, fit, this.io.columns);
   }
 

@@ -82,3 +82,28 @@ describe('shortened ids over several chunks', () => {
     expect(fake.stderr()).toBe('(ids shortened to fit: --wide, a pipe or --json shows them whole)\n');
   });
 });
+
+describe('names cut over several chunks (attack22b F2)', () => {
+  const actions: Array<Column<{ action: string; summary: string }>> = [
+    { header: 'action', value: (r) => r.action, kind: 'name' },
+    { header: 'summary', value: (r) => r.summary },
+  ];
+  it('a name of a later chunk that would read like one above makes its column wider from there on', async () => {
+    // 500 rows (the first chunk) of one action, then the other: cut as far as the first chunk alone
+    // allows (6 columns), `role.assignment_updated` would read `role.…` like `role.assigned`.
+    const list = [
+      ...Array.from({ length: 500 }, () => ({ action: 'role.assigned', summary: 's' })),
+      { action: 'role.assignment_updated', summary: 's' },
+    ];
+    const { out, fake } = table(10);
+    await out.list(list, actions);
+    const cellsOf = fake
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split('  ')[0]!.trimEnd());
+    expect(new Set(cellsOf.slice(1, 501))).toEqual(new Set(['role.…']));
+    expect(cellsOf[501]).toBe('role.assignm…');
+    expect(fake.stderr()).toBe('');
+  });
+});

@@ -233,7 +233,12 @@ describe('layout', () => {
       40,
       false,
     );
-    expect(shortened).toEqual({ shown: [0, 1], widths: [11, 27], idKeep: new Map([[0, 6]]) });
+    expect(shortened).toEqual({
+      shown: [0, 1],
+      widths: [11, 27],
+      idKeep: new Map([[0, 6]]),
+      least: new Map(),
+    });
     const dropped = fitTable(
       head,
       rows,
@@ -259,7 +264,7 @@ describe('layout', () => {
     expect(short.idKeep).toEqual(new Map());
   });
 
-  it('cuts the widest text or time column first', () => {
+  it('cuts the widest text column first, and never a time (attack22b F3)', () => {
     const head = ['A', 'B', 'C'];
     const rows = [['a'.repeat(12), 'b'.repeat(10), 'c'.repeat(8)]];
     const fit = [
@@ -267,7 +272,7 @@ describe('layout', () => {
       { kind: 'time' as const, dropRank: 0 },
       { kind: 'status' as const, dropRank: 0 },
     ];
-    expect(fitTable(head, rows, fit, 30, false).widths).toEqual([9, 9, 8]);
+    expect(fitTable(head, rows, fit, 30, false).widths).toEqual([8, 10, 8]);
   });
 });
 

@@ -169,6 +169,7 @@ describe('fitting a table (layout.ts)', () => {
       shown: [0, 2, 3],
       widths: [2, 2, 20],
       idKeep: new Map(),
+      least: new Map(),
     });
     expect(fitTable(head, rows, fit, 30, true).shown).toEqual([0, 1, 2, 3]);
   });

@@ -41,8 +41,8 @@ export function changeText(e: AuditTrailEntry): string | undefined {
 export const AUDIT_COLUMNS: Array<Column<AuditTrailEntry>> = [
   { header: 'id', value: (e) => e.id, kind: 'id' },
   { header: 'at', value: (e) => e.created_at, kind: 'time' },
-  { header: 'action', value: (e) => e.action },
-  { header: 'actor', value: (e) => e.actor },
+  { header: 'action', value: (e) => e.action, kind: 'name' },
+  { header: 'actor', value: (e) => e.actor, kind: 'name' },
   { header: 'summary', value: (e) => summaryText(e) },
   { header: 'justification', value: (e) => e.justification, optional: true },
   { header: 'request', value: (e) => e.request_id, kind: 'id', optional: true },

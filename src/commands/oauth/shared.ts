@@ -22,7 +22,7 @@ export const clientFields = (c: OAuthClient): Field[] => [
 
 export const CLIENT_COLUMNS: Array<Column<OAuthClient>> = [
   { header: 'client id', value: (c) => c.client_id, kind: 'id' },
-  { header: 'name', value: (c) => c.name },
+  { header: 'name', value: (c) => c.name, kind: 'name' },
   { header: 'scopes', value: (c) => c.scopes },
   {
     header: 'redirect uris',

@@ -13,7 +13,7 @@ export async function runProfilesLs(ctx: Context): Promise<void> {
     [
       // * the active profile; > the one in force instead of it (-p, SVC_PROFILE, or "default").
       { header: ' ', value: (r) => (r.active ? '*' : r.in_use ? '>' : '') },
-      { header: 'name', value: (r) => r.name },
+      { header: 'name', value: (r) => r.name, kind: 'name' },
       { header: 'base url', value: (r) => r.base_url },
       { header: 'tenant', value: (r) => r.tenant },
       { header: 'credential', value: (r) => r.credential },

@@ -26,13 +26,18 @@ export const WORDS = {
 export function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput>> {
   const time =
     kind === 'assign'
-      ? { header: 'expires', value: (r: RowOutput) => r.expires_at ?? (r.error ? '' : 'never') }
+      ? {
+          header: 'expires',
+          value: (r: RowOutput) => r.expires_at ?? (r.error ? '' : 'never'),
+          // A time: relative and whole on a terminal (never `2026-11-2…`), RFC 3339 in a pipe.
+          kind: 'time' as const,
+        }
       : { header: 'revoked', value: (r: RowOutput) => r.revoked_at, kind: 'time' as const };
   return [
     { header: 'line', value: (r) => r.line },
     { header: dryRun ? 'plan' : 'status', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
     { header: 'user', value: (r) => r.user, kind: 'id' },
-    { header: 'role', value: (r) => r.role },
+    { header: 'role', value: (r) => r.role, kind: 'name' },
     time,
     {
       // A revocation's own audit id exists only once it is made: a dry run shows the grant's,

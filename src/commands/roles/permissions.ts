@@ -5,7 +5,7 @@ import type { Column } from '../../output/output.js';
 import { examples, listVerb, type MakeContext } from '../kit.js';
 
 const PERMISSION_COLUMNS: Array<Column<PermissionEntry>> = [
-  { header: 'permission', value: (p) => p.name },
+  { header: 'permission', value: (p) => p.name, kind: 'name' },
   { header: 'description', value: (p) => p.description },
   { header: 'built-in roles', value: (p) => p.builtin_roles, optional: true },
   // organization: granted by org_role (org_admin) only; a custom role carrying it is refused.

@@ -25,7 +25,7 @@ import { shellWord } from '../../system/shell-words.js';
 /** A role is named in every command by id or name, so the id (a built-in role's is its name) may go first. */
 export const ROLE_COLUMNS: Array<Column<Role>> = [
   { header: 'id', value: (r) => r.id, kind: 'id', optional: 2 },
-  { header: 'name', value: (r) => r.name },
+  { header: 'name', value: (r) => r.name, kind: 'name' },
   { header: 'kind', value: (r) => r.kind },
   { header: 'permissions', value: (r) => r.permissions },
   { header: 'description', value: (r) => r.description, optional: true },
@@ -73,7 +73,7 @@ export const EXPIRES_COLUMN: Column<RoleAssignment> = {
 };
 
 export const ASSIGNMENT_COLUMNS: Array<Column<RoleAssignment>> = [
-  { header: 'role', value: (a) => a.role_name },
+  { header: 'role', value: (a) => a.role_name, kind: 'name' },
   { header: 'status', value: (a) => a.status, kind: 'status' },
   EXPIRES_COLUMN,
   { header: 'assigned by', value: (a) => a.assigned_by },

@@ -49,7 +49,7 @@ export async function runTrigger(ctx: Context, options: TriggerOptions): Promise
   if (ctx.out.isMachine) return ctx.out.json(data);
   await ctx.out.list(data.events, [
     { header: 'event', value: (e) => e.id, kind: 'id' },
-    { header: 'type', value: (e) => e.type },
+    { header: 'type', value: (e) => e.type, kind: 'name' },
     { header: 'deliveries', value: (e) => e.delivery_ids, kind: 'id' },
   ]);
   if (data.truncated)

@@ -32,10 +32,10 @@ export interface TenantsLsOptions extends ListingOptions {
 
 export const TENANT_COLUMNS: Array<Column<TenantSummary>> = [
   { header: 'id', value: (t) => t.id, kind: 'id' },
-  { header: 'slug', value: (t) => t.slug },
+  { header: 'slug', value: (t) => t.slug, kind: 'name' },
   { header: 'name', value: (t) => t.display_name },
   { header: 'tier', value: (t) => t.subscription_tier, optional: 3 },
-  { header: 'role', value: (t) => t.role, optional: 4 },
+  { header: 'role', value: (t) => t.role, kind: 'name', optional: 4 },
   { header: 'currency', value: (t) => t.default_currency, optional: 2 },
   { header: 'time zone', value: (t) => t.time_zone, optional: 1 },
   { header: 'created', value: (t) => t.created_at, kind: 'time' },

@@ -21,7 +21,7 @@ export interface UsersLsOptions extends ListingOptions {
 
 const COLUMNS: Array<Column<User>> = [
   { header: 'id', value: (u) => u.id, kind: 'id' },
-  { header: 'name', value: (u) => u.name },
+  { header: 'name', value: (u) => u.name, kind: 'name' },
   { header: 'email', value: (u) => u.email, optional: true },
 ];
 

@@ -23,7 +23,7 @@ export const WEBHOOK_COLUMNS: Array<Column<Webhook>> = [
  */
 export const DELIVERY_COLUMNS: Array<Column<WebhookDelivery>> = [
   { header: 'id', value: (d) => d.id, kind: 'id' },
-  { header: 'event', value: (d) => d.event_type },
+  { header: 'event', value: (d) => d.event_type, kind: 'name' },
   { header: 'status', value: (d) => d.status, kind: 'status' },
   { header: 'attempts', value: (d) => `${d.attempt_count}/${d.max_attempts}`, optional: 4 },
   { header: 'http', value: (d) => d.last_status_code, optional: 3 },
@@ -42,7 +42,7 @@ export const DELIVERY_COLUMNS: Array<Column<WebhookDelivery>> = [
 export const DLQ_COLUMNS: Array<Column<DlqEntry>> = [
   { header: 'id', value: (e) => e.id, kind: 'id' },
   { header: 'delivery', value: (e) => e.delivery_id, kind: 'id', optional: 3 },
-  { header: 'event', value: (e) => e.event_type },
+  { header: 'event', value: (e) => e.event_type, kind: 'name' },
   { header: 'attempts', value: (e) => e.attempt_count, optional: 2 },
   { header: 'http', value: (e) => e.last_status_code, optional: 4 },
   { header: 'error', value: (e) => e.last_error_code, kind: 'detail' },

@@ -110,7 +110,7 @@ export const replayColumns =
     { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
     { header: 'delivery', value: (r) => r.delivery_id ?? r.dlq_entry_id, kind: 'id' },
     { header: 'new delivery', value: (r) => madeBy(r), kind: 'id' },
-    { header: 'event', value: (r) => r.event_type },
+    { header: 'event', value: (r) => r.event_type, kind: 'name' },
     { header: 'outcome', value: (r) => r.delivery_status, kind: 'status', optional: true },
     { header: 'detail', kind: 'detail', value: (r) => detail(webhook, line, r) },
   ];

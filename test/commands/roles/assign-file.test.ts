@@ -75,9 +75,10 @@ describe('svc roles assign --file: output in every mode', () => {
       ];
       const expected = {
         table:
-          `LINE  STATUS  USER             ROLE    EXPIRES               AUDIT TRAIL ID                DETAIL\n` +
-          `2     ok      ${bulkUser(1)}  ${name}  ${until}  ${audit[0]}  -\n` +
-          `3     ok      ${bulkUser(2)}  ${name}  never                 ${audit[1]}  -\n`,
+          // On a terminal the expiry is a time as elsewhere, relative and whole (attack22b F3).
+          `LINE  STATUS  USER             ROLE    EXPIRES     AUDIT TRAIL ID                DETAIL\n` +
+          `2     ok      ${bulkUser(1)}  ${name}  in 8 hours  ${audit[0]}  -\n` +
+          `3     ok      ${bulkUser(2)}  ${name}  never       ${audit[1]}  -\n`,
         plain: `2\tok\t${bulkUser(1)}\t${name}\t${until}\t${audit[0]}\t\n3\tok\t${bulkUser(2)}\t${name}\tnever\t${audit[1]}\t\n`,
         json: `[\n${objects.map((o) => JSON.stringify(o)).join(',\n')}\n]\n`,
         ndjson: objects.map((o) => `${JSON.stringify(o)}\n`).join(''),

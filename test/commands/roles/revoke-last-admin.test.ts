@@ -68,10 +68,10 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     const table = await dryRun(slug, path, [], true);
     expect(table.code).toBe(7);
     expect(table.stdout.trimEnd().split('\n')).toEqual([
-      // 160 columns: the table fits the detail first.
-      'LINE  PLAN    USER             ROLE    REVOK…  GRANT AUDIT ID                DETAIL',
-      `2     revoke  ${bulkUser(1)}  tenan…  -       ${audit}  -`,
-      `3     fail    usr_admin        tenan…  -       ${seeded}  ${LAST(slug).slice(0, 82)}…`,
+      // 160 columns: the table fits the detail first; a time (its header too) is never cut.
+      'LINE  PLAN    USER             ROLE    REVOKED  GRANT AUDIT ID                DETAIL',
+      `2     revoke  ${bulkUser(1)}  tenan…  -        ${audit}  -`,
+      `3     fail    usr_admin        tenan…  -        ${seeded}  ${LAST(slug).slice(0, 81)}…`,
     ]);
     expect(table.stderr).toBe(summary);
 

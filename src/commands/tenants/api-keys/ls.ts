@@ -22,7 +22,7 @@ export async function runApiKeyList(ctx: Context, tenantRef: string | undefined)
     [
       { header: 'id', value: (k) => k.id, kind: 'id' },
       { header: 'kind', value: (k) => k.kind },
-      { header: 'name', value: (k) => k.name },
+      { header: 'name', value: (k) => k.name, kind: 'name' },
       { header: 'prefix', value: (k) => `${k.prefix}…` },
       { header: 'created', value: (k) => k.created_at, kind: 'time' },
       { header: 'revoked', value: (k) => k.revoked_at, kind: 'time' },

@@ -79,7 +79,7 @@ const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
   { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
   { header: 'entry', value: (r) => r.entry_id, kind: 'id' },
   { header: 'delivery', value: (r) => r.delivery_id, kind: 'id' },
-  { header: 'event', value: (r) => r.event_type },
+  { header: 'event', value: (r) => r.event_type, kind: 'name' },
   { header: 'discarded', value: (r) => r.discarded_at, kind: 'time' },
   // In the words `replay --dlq` uses for the same reasons; --json and --ndjson keep the reason codes.
   {
