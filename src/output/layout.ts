@@ -22,7 +22,7 @@
 
 import { cutToWidth, textWidth } from './width.js';
 
-export type ColumnKind = 'text' | 'name' | 'time' | 'id' | 'status' | 'detail';
+export type ColumnKind = 'text' | 'name' | 'url' | 'time' | 'id' | 'status' | 'detail';
 
 export interface ColumnFit {
   kind: ColumnKind;
@@ -37,7 +37,7 @@ export interface TableLayout {
   widths: number[];
   /** For id columns that were shortened: how many characters follow the id's type prefix. */
   idKeep: Map<number, number>;
-  /** For name columns: the least width at which no two of the values seen read alike. */
+  /** For name columns: the least width at which no two of the values seen read alike; for URL columns, their hosts whole (hostsEnd). */
   least: Map<number, number>;
 }
 
@@ -56,6 +56,18 @@ export function shortenId(id: string, keep: number, ellipsis = '…'): string {
   const prefix = ID_PREFIX.exec(id)?.[0] ?? '';
   const rest = id.slice(prefix.length);
   return rest.length <= keep + textWidth(ellipsis) ? id : `${prefix}${rest.slice(0, keep)}${ellipsis}`;
+}
+
+/**
+ * The width a URL cell keeps at least: up to the end of its last URL's host, and the ellipsis. Cut
+ * inside a host, `https://hooks.acme-treasury.com.relay.io` reads as `https://hooks.acme-treasury…`,
+ * another host (review22e H1); a cell shows a URL's host whole, or the column is dropped or left wide.
+ */
+function hostsEnd(cell: string): number {
+  let end = 0;
+  for (const match of cell.matchAll(/[a-z][a-z0-9+.-]*:\/\/[^/\s?#,]*/gi))
+    end = match.index + match[0].length;
+  return end === 0 ? MIN_TEXT : textWidth(cell.slice(0, end)) + 1;
 }
 
 /** The fewest characters (at least `least`) that keep every distinct id of the column distinct. */
@@ -149,10 +161,11 @@ export function fitTable(
           ellipsis,
         ),
       );
+    if (columns[i]!.kind === 'url') least.set(i, Math.max(...rows.map((r) => hostsEnd(r[i] ?? ''))));
   }
   // Deciding which columns stay, a long text counts as COMFORTABLE wide: it is cut anyway, and
   // dropping every optional column would not make a 300-character permission list fit.
-  const cut = (i: number) => ['text', 'name', 'detail'].includes(columns[i]!.kind);
+  const cut = (i: number) => ['text', 'name', 'url', 'detail'].includes(columns[i]!.kind);
   const comfortable = (i: number) =>
     cut(i) ? Math.min(natural[i]!, Math.max(COMFORTABLE, least.get(i) ?? 0)) : natural[i]!;
   const fitsWith = (list: number[], width: (i: number) => number) => total(list.map(width)) <= terminalWidth;
@@ -203,10 +216,19 @@ export function fitTable(
  * True when the table is wider than the terminal because a name column could be cut no further
  * without two of its names reading alike: the terminal wraps its lines, and a note says why.
  */
-export function namesOverflow(layout: TableLayout, terminalWidth: number): boolean {
+export function namesOverflow(layout: TableLayout, terminalWidth: number, columns: ColumnFit[]): boolean {
   if (total(layout.widths) <= terminalWidth) return false;
   return [...layout.least].some(
-    ([i, least]) => least > MIN_TEXT && layout.widths[layout.shown.indexOf(i)] === least,
+    ([i, least]) =>
+      columns[i]!.kind === 'name' && least > MIN_TEXT && layout.widths[layout.shown.indexOf(i)] === least,
+  );
+}
+
+/** True when the table is wider than the terminal because a URL column keeps its hosts whole (hostsEnd). */
+export function hostsOverflow(layout: TableLayout, terminalWidth: number, columns: ColumnFit[]): boolean {
+  if (total(layout.widths) <= terminalWidth) return false;
+  return [...layout.least].some(
+    ([i, least]) => columns[i]!.kind === 'url' && layout.widths[layout.shown.indexOf(i)] === least,
   );
 }
 
@@ -222,7 +244,7 @@ function cutToFit(
   least: Map<number, number>,
 ): void {
   let excess = total(widths) - terminalWidth;
-  for (const pass of [['text', 'name'], ['detail']]) {
+  for (const pass of [['text', 'name', 'url'], ['detail']]) {
     while (excess > 0) {
       let widest = -1;
       shown.forEach((i, at) => {

@@ -14,6 +14,7 @@ import type { IOStreams } from './io.js';
 import {
   type ColumnKind,
   fitTable,
+  hostsOverflow,
   namesOverflow,
   ShownNames,
   shortenId,
@@ -21,7 +22,6 @@ import {
   uniqueKeep,
   widenIds,
 } from './layout.js';
-import { framePassed } from './progress.js';
 import { escapeForTerminal, escapeJsonForTerminal, jsonOneLine, oneLine } from './sanitize.js';
 import { STATUS_COLOURS } from './status.js';
 import { ellipsis, sym, useUnicodeMarks } from './symbols.js';
@@ -329,9 +329,13 @@ export class Output {
       if (first && idKeep.size > 0) {
         this.info('(ids shortened to fit: --wide, a pipe or --json shows them whole)');
       }
-      if (first && namesOverflow(layout, this.io.columns)) {
+      if (first && namesOverflow(layout, this.io.columns, fit)) {
         this.info(
           '(the table is wider than the terminal: its names cut shorter would read alike; a pipe or --json shows them whole)',
+        );
+      } else if (first && hostsOverflow(layout, this.io.columns, fit)) {
+        this.info(
+          '(the table is wider than the terminal: its URLs are cut only after their hosts; a pipe or --json shows them whole)',
         );
       }
     };
@@ -529,7 +533,6 @@ export class Output {
   #stderr(text: string): void {
     const err = this.io.stderr;
     if (err.destroyed || err.writableEnded) return;
-    framePassed(err);
     try {
       err.write(this.#redact(text));
     } catch {

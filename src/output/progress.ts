@@ -40,18 +40,6 @@ function fitFrame(
   return cut(`${counts}${extra}`, max, mark);
 }
 
-/** The bar drawn on each stream, told when other text is written there (framePassed). */
-const bars = new WeakMap<Writable, () => void>();
-
-/**
- * Other text is written to `stream` (Output's stderr: a notice clears the bar's line and writes
- * below it): the frame on screen is no longer the bar's last line, so the next frame clears its
- * own row only and never goes up over that text, whatever the terminal's width did.
- */
-export function framePassed(stream: Writable): void {
-  bars.get(stream)?.();
-}
-
 export function createProgress(
   stream: Writable,
   enabled: boolean,
@@ -72,25 +60,7 @@ export function createProgress(
   let skipped = 0;
   let unknown = 0;
   let last = 0;
-  /** The columns the frame on screen takes (0: none shown). */
-  let drawn = 0;
-  const widthNow = () => {
-    const reported = (stream as { columns?: number }).columns;
-    return reported !== undefined && reported > 0 ? reported : columns;
-  };
-  /**
-   * What takes the frame on screen away. `\r\e[2K` clears one row; a terminal made narrower than
-   * the frame since it was drawn reflows it onto several (tmux, VTE, iTerm2, Windows Terminal), and
-   * the rows above the last stayed, stale counts under the next frame (attack22b F6): the cursor
-   * goes up to the frame's first row and clears to the end of the screen.
-   */
-  const clearing = () => {
-    const rows = Math.ceil(drawn / widthNow());
-    return rows > 1 ? `\r\u001b[${rows - 1}A\u001b[J` : '\r\u001b[2K';
-  };
-  bars.set(stream, () => {
-    drawn = 0;
-  });
+  let shown = false;
   const draw = (force: boolean) => {
     const now = Date.now();
     if (!force && now - last < FRAME_MS) return;
@@ -108,7 +78,8 @@ export function createProgress(
     // Read at each frame: a terminal resized during the run (SIGWINCH updates a TTY stream's
     // columns) gets the next frame at its new width. One column is left free: a line that fills
     // the last one leaves some terminals on the next row.
-    const width = widthNow();
+    const reported = (stream as { columns?: number }).columns;
+    const width = reported !== undefined && reported > 0 ? reported : columns;
     const frame = fitFrame(
       {
         label,
@@ -120,8 +91,8 @@ export function createProgress(
       Math.max(1, width - 1),
       mark,
     );
-    stream.write(`${clearing()}${frame}`);
-    drawn = Math.max(1, textWidth(frame));
+    stream.write(`\r\u001b[2K${frame}`);
+    shown = true;
   };
   return {
     tick(status) {
@@ -132,8 +103,7 @@ export function createProgress(
       draw(false);
     },
     done() {
-      bars.delete(stream);
-      if (drawn > 0) stream.write(clearing());
+      if (shown) stream.write('\r\u001b[2K');
     },
   };
 }

@@ -3,11 +3,10 @@
 // before svc goes on. The spawned pipe tests (test/attack/pipe-close.test.ts) see the same through
 // the binary; these see it in the module, where its mutation run can.
 import { Writable } from 'node:stream';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ClosedPipeError, SvcError } from '../../src/errors.js';
 import { SecretRegistry } from '../../src/http/redact.js';
 import { Output } from '../../src/output/output.js';
-import { createProgress } from '../../src/output/progress.js';
 import { sym, useUnicodeMarks } from '../../src/output/symbols.js';
 import { fakeIO } from '../helpers/context.js';
 
@@ -143,34 +142,6 @@ describe('the other writers', () => {
     const ndjson = fakeIO();
     await new Output(ndjson.io, 'ndjson', now).jsonAsItCame(text);
     expect(ndjson.stdout()).toBe(`${text}\n`);
-  });
-
-  // A narrower terminal's next frame clears the rows the last frame reflowed onto (attack22b F6),
-  // but only while that frame is the last thing on stderr: never up over a notice written since.
-  it('a notice under a progress bar: the next frame on a narrower terminal never goes up over it', () => {
-    vi.useFakeTimers({ now: 0 });
-    try {
-      const tty = fakeIO({ tty: true, env: { NO_COLOR: '1', TERM: 'xterm' } });
-      Object.assign(tty.io.stderr, { columns: 80 });
-      const progress = createProgress(tty.io.stderr, true, 40, 'granting');
-      vi.setSystemTime(1000);
-      progress.tick('ok');
-      new Output(tty.io, 'table', now).notice('stopping: 1 request in flight; interrupt again to stop now');
-      Object.assign(tty.io.stderr, { columns: 20 });
-      vi.setSystemTime(1200);
-      progress.tick('ok');
-      progress.done();
-      expect(tty.stderr()).toBe(
-        [
-          '\r\u001b[2Kgranting [#.......................] 1/40 2% · 1/s',
-          '\r\u001b[2Kstopping: 1 request in flight; interrupt again to stop now\n',
-          '\r\u001b[2Kgranting 2/40 5%',
-          '\r\u001b[2K',
-        ].join(''),
-      );
-    } finally {
-      vi.useRealTimers();
-    }
   });
 
   it('notice: clears a progress line first on a terminal that takes cursor control, never elsewhere', () => {

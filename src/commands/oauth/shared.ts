@@ -28,6 +28,7 @@ export const CLIENT_COLUMNS: Array<Column<OAuthClient>> = [
     header: 'redirect uris',
     value: (c) => c.redirect_uris,
     table: (c) => asciiHostUrls(c.redirect_uris),
+    kind: 'url',
     optional: true,
   },
   {

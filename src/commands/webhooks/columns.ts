@@ -9,7 +9,7 @@ import { lastErrorShown } from './delivery-state.js';
 
 export const WEBHOOK_COLUMNS: Array<Column<Webhook>> = [
   { header: 'id', value: (w) => w.id, kind: 'id' },
-  { header: 'url', value: (w) => w.url, table: (w) => asciiHostUrls(w.url) },
+  { header: 'url', value: (w) => w.url, table: (w) => asciiHostUrls(w.url), kind: 'url' },
   { header: 'events', value: (w) => w.event_types.join(',') },
   { header: 'status', value: (w) => w.status, kind: 'status' },
   { header: 'attempts', value: (w) => w.max_attempts, optional: 2 },

@@ -91,7 +91,25 @@ describe('webhooks ls: a look-alike URL the platform keeps as given', () => {
     expect(ls.code, ls.stderr).toBe(0);
     const row =
       ls.stdout.split('\n').find((line) => line.startsWith(id.slice(0, 6)) && line.includes('xn--')) ?? '';
-    expect(row).toMatch(/^wh_[0-9a-f]+… {2}https:\/\/xn--exmple-4nf\.com\/… {2}/);
+    expect(row).toMatch(/^wh_[0-9a-f]+… {2}https:\/\/xn--exmple-4nf\.com\/\S*… {2}/);
     expect(ls.stdout).not.toContain('ex\u0430mple');
+  });
+});
+
+describe('a URL cell is never cut inside its host (review22e H1)', () => {
+  it('webhooks ls at 70 and 80 columns: a host that extends the real one is shown whole', async () => {
+    const real = (await createWebhook(svc.sandbox(), 'https://hooks.acme-treasury.com/settlement/events')).id;
+    const relay = (
+      await createWebhook(svc.sandbox(), 'https://hooks.acme-treasury.com.cb-relay.io/settlement/events')
+    ).id;
+    for (const columns of [70, 80]) {
+      const ls = await svc.run(['webhooks', 'ls'], { tty: true, columns });
+      expect(ls.code, ls.stderr).toBe(0);
+      const rowOf = (id: string) =>
+        ls.stdout.split('\n').find((line) => line.startsWith(id.slice(0, 6))) ?? '';
+      // Each host whole: never `https://hooks.acme-treasury…` for both.
+      expect(rowOf(real)).toMatch(/https:\/\/hooks\.acme-treasury\.com\//);
+      expect(rowOf(relay)).toContain('https://hooks.acme-treasury.com.cb-relay.io');
+    }
   });
 });

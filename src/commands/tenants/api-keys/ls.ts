@@ -23,7 +23,8 @@ export async function runApiKeyList(ctx: Context, tenantRef: string | undefined)
       { header: 'id', value: (k) => k.id, kind: 'id' },
       { header: 'kind', value: (k) => k.kind },
       { header: 'name', value: (k) => k.name, kind: 'name' },
-      { header: 'prefix', value: (k) => `${k.prefix}…` },
+      // The prefix tells a leaked key's row: cut only as ids are, to a prefix unique in the column (review22e M1).
+      { header: 'prefix', value: (k) => `${k.prefix}…`, kind: 'id' },
       { header: 'created', value: (k) => k.created_at, kind: 'time' },
       { header: 'revoked', value: (k) => k.revoked_at, kind: 'time' },
       { header: 'status', value: keyStatus, kind: 'status' },
