@@ -77,6 +77,26 @@ async function failure(promise: Promise<unknown>): Promise<SvcError> {
   throw new Error('it did not fail');
 }
 
+/**
+ * withFileLock over a lock left as `held` left it, on a clock moving `stepMs` a reading: its result
+ * and what it said while waiting (the clock's mock restored).
+ */
+async function takeOver(
+  held: { dir: string; target: string },
+  stepMs: number,
+): Promise<{ result: string; said: string[] }> {
+  const said: string[] = [];
+  fastClock(stepMs);
+  const result = await withFileLock(
+    held.dir,
+    held.target,
+    async () => 'written',
+    (message) => said.push(message),
+  );
+  vi.restoreAllMocks();
+  return { result, said };
+}
+
 describe('withFileLock against another holder', () => {
   it('gives up after the wait with config_locked (exit 1) naming the lock to remove, having said once that it waits', async () => {
     const { dir, target } = heldLock(0);
@@ -130,16 +150,8 @@ describe('withFileLock against another holder', () => {
   });
 
   it('waits for a lock touched 12 s ago (still held), then takes it over once 15 s have passed', async () => {
-    const { dir, target } = heldLock(12_000);
-    const said: string[] = [];
-    fastClock(250);
-    const result = await withFileLock(
-      dir,
-      target,
-      async () => 'written',
-      (message) => said.push(message),
-    );
-    vi.restoreAllMocks();
+    const held = heldLock(12_000);
+    const { result, said } = await takeOver(held, 250);
     expect(result).toBe('written');
     expect(said).toHaveLength(1);
   });
@@ -148,20 +160,12 @@ describe('withFileLock against another holder', () => {
   // machine's clock. A home on NFS shared with a machine whose clock is off made a live holder's
   // lock look stale (two writers of credentials.json at once) and a dead one's fresh for ever.
   it('a lock’s mtime, however old, is no proof by itself: it is watched, said, and taken over once seen untouched for 15 s', async () => {
-    const { dir, target } = heldLock(3_600_000);
-    const said: string[] = [];
-    fastClock(250);
-    const result = await withFileLock(
-      dir,
-      target,
-      async () => 'written',
-      (message) => said.push(message),
-    );
-    vi.restoreAllMocks();
+    const held = heldLock(3_600_000);
+    const { result, said } = await takeOver(held, 250);
     expect(result).toBe('written');
     expect(said).toHaveLength(1);
     // Moved aside and removed: nothing of it left.
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(held.dir)).toEqual([]);
   });
 
   it('a live holder whose clock is 20 s behind (its lock looks 20 s old) is waited for, never taken over', async () => {
@@ -178,16 +182,8 @@ describe('withFileLock against another holder', () => {
   });
 
   it('a dead holder whose clock was a minute ahead (its lock looks fresh) is taken over once seen untouched for 15 s', async () => {
-    const { dir, target } = heldLock(-60_000);
-    const said: string[] = [];
-    fastClock(250);
-    const result = await withFileLock(
-      dir,
-      target,
-      async () => 'written',
-      (message) => said.push(message),
-    );
-    vi.restoreAllMocks();
+    const held = heldLock(-60_000);
+    const { result, said } = await takeOver(held, 250);
     expect(result).toBe('written');
     expect(said).toHaveLength(1);
   });
@@ -338,15 +334,7 @@ describe('withFileLock after a holder of this machine was killed', () => {
   ])(
     'watches a lock whose pid file names a holder %s: said waiting, taken over once untouched 15 s',
     async (_, word) => {
-      const { dir, target } = leftBy(word);
-      const said: string[] = [];
-      fastClock(2_000);
-      const result = await withFileLock(
-        dir,
-        target,
-        async () => 'written',
-        (message) => said.push(message),
-      );
+      const { result, said } = await takeOver(leftBy(word), 2_000);
       expect(result).toBe('written');
       expect(said).toHaveLength(1);
     },
@@ -354,17 +342,10 @@ describe('withFileLock after a holder of this machine was killed', () => {
 
   it('watches a lock whose pid file was written before the lock was made (its inode reused by a later lock)', async () => {
     const pid = gonePid();
-    const { dir, target } = leftBy((ino) => `${markWord({ ...thisProcess(), pid, start: '1' })} ino=${ino}`);
-    const born = statSync(`${target}.lock`).birthtimeMs;
-    utimesSync(`${target}.lock-pid`, (born - 5_000) / 1000, (born - 5_000) / 1000);
-    const said: string[] = [];
-    fastClock(2_000);
-    const result = await withFileLock(
-      dir,
-      target,
-      async () => 'written',
-      (message) => said.push(message),
-    );
+    const held = leftBy((ino) => `${markWord({ ...thisProcess(), pid, start: '1' })} ino=${ino}`);
+    const born = statSync(`${held.target}.lock`).birthtimeMs;
+    utimesSync(`${held.target}.lock-pid`, (born - 5_000) / 1000, (born - 5_000) / 1000);
+    const { result, said } = await takeOver(held, 2_000);
     expect(result).toBe('written');
     expect(said).toHaveLength(1);
   });
