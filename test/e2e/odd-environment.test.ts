@@ -223,9 +223,17 @@ describe.skipIf(process.platform !== 'linux')(
  * thread's stack; Node 24's V8 cannot grow its heap. Not measured on another Node: skipped there.
  * [from, below]: the window's measured start, and the need svc refuses under (BULK_RUN_NEEDS_KIB).
  */
-const WINDOW_KIB = (
-  { '20': [11_500_000, 12_000_000], '24': [1_450_000, 1_600_000] } as Record<string, [number, number]>
-)[process.versions.node.split('.')[0]!];
+const WINDOW_KIB = ({ '20': [11_500_000, 12_000_000] } as Record<string, [number, number]>)[
+  process.versions.node.split('.')[0]!
+];
+// Node 24's window (1,450,000 to 1,600,000 KiB, where its V8 heap runs out) is narrower than what some
+// commands need just to load: under it CI's Node 24 leg saw `svc apply -f` itself killed by V8
+// (SIGABRT) before any word of svc's, so no exact words can be checked there. svc's refusal on Node 24
+// (src/http/address-space.ts) is measured, not tested here.
+if (process.versions.node.startsWith('24.'))
+  console.warn(
+    'skipped: the `ulimit -v` window tests on Node 24 (its window is narrower than some commands need to load; tested on Node 20)',
+  );
 
 /**
  * The lowest limit from the window's start, up in steps below the need, under which svc starts and
