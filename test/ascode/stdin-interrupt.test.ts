@@ -3,10 +3,10 @@
  * not ended (a slow producer, a paste): session 20 made only the bulk files' read abortable, and
  * these waited for standard input's end. Spawned: a real SIGINT to a process is the point.
  */
-import { spawn } from 'node:child_process';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { spawnSvc } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { BIN, baseEnv, ROOT, sandboxEnv } from '../helpers/svc.js';
+import { sandboxEnv } from '../helpers/svc.js';
 
 const sandbox = useSandbox();
 const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
@@ -17,25 +17,18 @@ const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
  * set before any command runs). Then SIGINT; the exit code and what svc wrote.
  */
 async function interruptedWhileReading(args: string[]) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(env), cwd: ROOT });
+  const live = spawnSvc(args, env, null);
   onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (live.child.exitCode === null && live.child.signalCode === null) live.child.kill('SIGKILL');
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const comment = `# ${'x'.repeat(1021)}\n`;
   await new Promise<void>((resolve, reject) =>
-    child.stdin.write(`tenants:\n${comment.repeat(1024)}`, (error) => (error ? reject(error) : resolve())),
+    live.child.stdin.write(`tenants:\n${comment.repeat(1024)}`, (error) =>
+      error ? reject(error) : resolve(),
+    ),
   );
-  child.kill('SIGINT');
-  return { code: await exited, stdout, stderr };
+  live.child.kill('SIGINT');
+  return live.done;
 }
 
 /** How many requests other than GETs the sandbox has answered, by its own counts. */

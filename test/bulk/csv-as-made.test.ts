@@ -4,24 +4,15 @@
  * (every line after it is still checked), a value with an unquoted comma, JSON named .csv, CSV
  * named .json, and a workbook given as a CSV file.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type InputEvent, readInput } from '../../src/bulk/readers.js';
+import type { InputEvent } from '../../src/bulk/readers.js';
+import { inputReader, problems, records } from '../helpers/input-events.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-csv-made-'));
-async function read(name: string, content: string | Buffer): Promise<InputEvent[]> {
-  const path = join(dir, name);
-  writeFileSync(path, content);
-  const events: InputEvent[] = [];
-  for await (const event of readInput(path, name)) events.push(event);
-  return events;
-}
-const records = (events: InputEvent[]) =>
-  events.flatMap((e) => (e.kind === 'record' ? [[e.line, e.fields]] : []));
-const problems = (events: InputEvent[]) =>
-  events.flatMap((e) => (e.kind === 'problem' ? [[e.line, e.message]] : []));
+const read = inputReader(dir);
 const header = (events: InputEvent[]) => events.find((e) => e.kind === 'header');
 
 describe('CSV as spreadsheets write it (F3)', () => {

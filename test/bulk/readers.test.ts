@@ -2,26 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  detectFormat,
-  type InputEvent,
-  MAX_RECORD_BYTES,
-  readInput,
-  recordAt,
-} from '../../src/bulk/readers.js';
+import { detectFormat, MAX_RECORD_BYTES, readInput, recordAt } from '../../src/bulk/readers.js';
+import { inputReader, problems, records } from '../helpers/input-events.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-readers-'));
-async function read(name: string, content: string | Buffer): Promise<InputEvent[]> {
-  const path = join(dir, name);
-  writeFileSync(path, content);
-  const events: InputEvent[] = [];
-  for await (const event of readInput(path, name)) events.push(event);
-  return events;
-}
-const records = (events: InputEvent[]) =>
-  events.flatMap((e) => (e.kind === 'record' ? [[e.line, e.fields]] : []));
-const problems = (events: InputEvent[]) =>
-  events.flatMap((e) => (e.kind === 'problem' ? [[e.line, e.message]] : []));
+const read = inputReader(dir);
 
 describe('readInput: CSV', () => {
   it('reads a BOM, CRLF and LF mixed, quoted fields and blank lines, with the line each record starts on', async () => {

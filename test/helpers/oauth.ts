@@ -194,8 +194,16 @@ export interface LiveSvc {
   done: Promise<SvcResult>;
 }
 
-/** Spawns the built svc and keeps hold of it (to answer its browser step, signal it, read /proc). */
-export function spawnSvc(args: string[], env: Record<string, string | undefined>, input = ''): LiveSvc {
+/**
+ * Spawns the built svc and keeps hold of it (to answer its browser step, signal it, read /proc).
+ * `input` is written to its standard input, which is then closed; `null` leaves it open (the test
+ * writes to `child.stdin`: a pipe that has not ended).
+ */
+export function spawnSvc(
+  args: string[],
+  env: Record<string, string | undefined>,
+  input: string | null = '',
+): LiveSvc {
   const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(env), cwd: ROOT });
   let out = '';
   let err = '';
@@ -213,7 +221,7 @@ export function spawnSvc(args: string[], env: Record<string, string | undefined>
       resolve({ code, stdout: out, stderr: err });
     });
   });
-  child.stdin.end(input);
+  if (input !== null) child.stdin.end(input);
   return {
     child,
     stdout: () => out,
