@@ -107,7 +107,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
     let journalPath = '';
     let spansToSend = false;
     const expired = (counted: Counted, at: string) => expiryPassed(counted, at, anchor?.ms ?? 0, journalPath);
-    const rulesAt = (run: RunIdentity, journal: Journal): RowRules => {
+    const rulesAt = (_run: RunIdentity, journal: Journal): RowRules => {
       anchor ??= grantRunAnchor(ctx, platform, journal, 'durations (expires_in, --expires-in) were');
       const used = anchor;
       journalPath = journal.path;
