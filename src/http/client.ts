@@ -16,7 +16,6 @@ import {
   stillInProgress,
   stillRunning,
 } from './errors.js';
-import { httpDate } from './http-date.js';
 import {
   type ApiResponse,
   type ClientConfig,
@@ -51,6 +50,7 @@ import {
   retryDelayMs,
 } from './retry.js';
 import { closeDispatcher, exchange, type Headers, type Outcome } from './send.js';
+import { answerClockOffset, speaksForPlatform } from './server-clock.js';
 import { createTracer, type Tracer } from './trace.js';
 import { type Dispatcher, ProxyRouter } from './undici.js';
 
@@ -104,16 +104,22 @@ export class ApiClient {
 
   /**
    * How far the server's clock is ahead of this machine's (ms; negative: behind), from the Date
-   * header of the latest answer (whole seconds), or undefined before any answer carried one.
+   * header of the latest answer that speaks for it (whole seconds: server-clock.ts, the base URL's
+   * origin, no 5xx, not a cached one), or undefined before any such answer carried one.
    */
   get serverClockOffsetMs(): number | undefined {
     return this.#serverClockOffsetMs;
   }
 
-  #learnServerClock(headers: Headers): void {
-    const date = header(headers, 'date');
-    const server = httpDate(date, this.#now());
-    if (Number.isFinite(server)) this.#serverClockOffsetMs = server - this.#now();
+  /** How far the clock behind one answer's Date is ahead of this machine's; undefined: none, or cached. */
+  clockOffsetOf(headers: Headers): number | undefined {
+    return answerClockOffset(header(headers, 'date'), header(headers, 'age'), this.#now());
+  }
+
+  #learnServerClock(url: URL, status: number, headers: Headers): void {
+    if (!speaksForPlatform(url, this.config.baseUrl, status)) return;
+    const offset = this.clockOffsetOf(headers);
+    if (offset !== undefined) this.#serverClockOffsetMs = offset;
   }
 
   get<T>(path: string, query?: Record<string, QueryValue>, options: Partial<RequestOptions> = {}) {
@@ -347,7 +353,7 @@ export class ApiClient {
       }
       const elapsed = msSince(started);
       this.#tracer?.response(outcome, elapsed);
-      this.#learnServerClock(outcome.headers);
+      this.#learnServerClock(url, outcome.status, outcome.headers);
 
       const { status } = outcome;
       // Never followed: the next hop would get the token, or be trusted as the API.

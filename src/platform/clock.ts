@@ -30,6 +30,15 @@ export function timeAtOffset(offsetMs: number | undefined, machineMs: number): n
 }
 
 /**
+ * timeAtOffset's inverse: a time on the server's clock (`serverMs`, a JWT's `exp`) as this machine's
+ * clock reads it, by the same rule (moved only when the clocks are more than CLOCK_SKEW_MS apart).
+ */
+export function machineTimeAtOffset(offsetMs: number | undefined, serverMs: number): number {
+  if (offsetMs === undefined || Math.abs(offsetMs) <= CLOCK_SKEW_MS) return serverMs;
+  return serverMs - offsetMs;
+}
+
+/**
  * What a resumed run's first line adds when the grants it still has to make count `spans` from its
  * first start (`anchorMs`, kept in its journal: README, the requests are the first run's, keys and
  * all) and that start is more than CLOCK_SKEW_MS behind the platform's time `nowMs`: how much sooner

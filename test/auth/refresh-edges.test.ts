@@ -40,8 +40,9 @@ function setup(
   const api = {
     request: async (options: { form: Record<string, string | undefined> }) => {
       forms.push(options.form);
-      return { data: answer(options.form) };
+      return { data: answer(options.form), headers: {} };
     },
+    clockOffsetOf: () => undefined,
   } as unknown as ApiClient;
   const warnings: string[] = [];
   const full: StoredCredential = {

@@ -77,8 +77,9 @@ describe('requestToken', () => {
     const api = {
       request: async (options: unknown) => {
         calls.push(options);
-        return { data: { access_token: 'a', token_type: 'bearer' } };
+        return { data: { access_token: 'a', token_type: 'bearer' }, headers: {} };
       },
+      clockOffsetOf: () => undefined,
     } as unknown as ApiClient;
     const form = { grant_type: 'authorization_code', client_id: 'client-1', code: 'c', code_verifier: 'v' };
     expect((await requestToken(api, 'http://127.0.0.1:9/token', form)).access_token).toBe('a');
@@ -277,6 +278,35 @@ describe('credentialFromTokens', () => {
       NOW,
     );
     expect(credential.expires_at).toBe('2027-01-15T08:00:00.000Z');
+  });
+
+  // review22d F4: the exp is on the issuer's clock; every stored OAuth expiry is this machine's.
+  it.each([
+    ['3 h ahead of this machine', 3 * 3_600_000, '2027-01-15T05:00:00.000Z'],
+    ['3 h behind', -3 * 3_600_000, '2027-01-15T11:00:00.000Z'],
+    ['within a minute (in step, as every clock rule of svc has it)', 59_000, '2027-01-15T08:00:00.000Z'],
+  ])('moves a JWT exp to this machine’s clock by the token endpoint’s Date: %s', (_, offset, expires) => {
+    const payload = Buffer.from(JSON.stringify({ exp: 1_800_000_000 })).toString('base64url');
+    const tokens = parseTokenResponse({
+      access_token: `eyJhbGciOiJub25lIn0.${payload}.sig`,
+      token_type: 'Bearer',
+    });
+    const credential = credentialFromTokens(
+      { ...tokens, issuerClockOffsetMs: offset },
+      { clientId: 'c', clientSecret: undefined, tokenUrl: 'u' },
+      NOW,
+    );
+    expect(credential.expires_at).toBe(expires);
+  });
+
+  it('an expires_in is counted from receipt on this machine’s clock, whatever the token endpoint’s', () => {
+    const tokens = parseTokenResponse({ access_token: 'acc', token_type: 'Bearer', expires_in: 3600 });
+    const credential = credentialFromTokens(
+      { ...tokens, issuerClockOffsetMs: 3 * 3_600_000 },
+      { clientId: 'c', clientSecret: undefined, tokenUrl: 'u' },
+      NOW,
+    );
+    expect(credential.expires_at).toBe('2026-01-15T13:00:00.000Z');
   });
 
   it('tokenUrl joins the base URL and the token path', () => {

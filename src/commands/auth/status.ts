@@ -124,7 +124,8 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
           : null,
       ],
       ['token', status.credential?.token],
-      // A stored OAuth token's expiry is this machine's (expires_in at receipt), a JWT's exp the platform's.
+      // A stored OAuth token's expiry is this machine's (expires_in at receipt, or the JWT's exp moved to
+      // this machine's clock by the token endpoint's Date: credentialFromTokens); a JWT's exp the platform's.
       [
         'expires',
         status.credential?.expires_at,
