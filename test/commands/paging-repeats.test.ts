@@ -13,9 +13,14 @@
  *    name, a picker's tenants) kept a repeat once without a word; one rule now says it once, a warning at the end of
  *    the run, for every verb but completion (a TAB press writes nothing on stderr).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Choice, Prompter } from '../../src/system/prompter.js';
+import { customRole } from '../helpers/bulk.js';
 import { ndjson } from '../helpers/context.js';
-import { pageAs } from '../helpers/paged-proxy.js';
+import { pageAs, rolesGainingOne } from '../helpers/paged-proxy.js';
 import { useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 
@@ -24,6 +29,7 @@ const proxy = useReshapingProxy(svc.sandbox);
 const through = () => ({ env: { SVC_BASE_URL: proxy().url } });
 const text = (lines: string[]) => `${lines.join('\n')}\n`;
 const printed = 'the list changed while svc read it: 1 item seen twice was printed once';
+const kept = 'warning: the list changed while svc read it: 1 item seen twice was kept once\n';
 
 async function everyUser(): Promise<string[]> {
   const lines = (await svc.run(['users', 'ls', '--all'])).stdout.trimEnd().split('\n');
@@ -81,5 +87,71 @@ describe('a --limit cut before a repeat further on its page (brief paging23 2)',
     const first = await svc.run(['users', 'ls', '--limit', '4'], through());
     const rest = await svc.run(['users', 'ls', '--all', '--cursor', cursorIn(first.stderr)], through());
     expect([rest.code, rest.stdout, rest.stderr]).toEqual([0, text(all.slice(4)), '']);
+  });
+});
+
+/**
+ * The verbs that read a list whole to find something in it: the roles of the tenant, read in
+ * offset pages of three, pages after the first seeing a role added at the list's head.
+ */
+describe('a lookup reading a list that changed while svc read it (brief paging23 3)', () => {
+  it('a bulk run says it once, a warning after its summary; its rows as they were', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-paging23-'));
+    try {
+      const file = join(dir, 'grants.csv');
+      writeFileSync(file, 'user,role,expires_in,justification\nusr_bulk_000001,tenant_viewer,never,t\n');
+      const argv = ['roles', 'assign', '--file', file, '--dry-run', '--ndjson'];
+      const direct = await svc.run(argv);
+      rolesGainingOne(proxy());
+      const r = await svc.run(argv, through());
+      expect([r.code, r.stdout, r.stderr]).toEqual([direct.code, direct.stdout, `${direct.stderr}${kept}`]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('roles holders of a role named, the same', async () => {
+    await customRole(svc.sandbox(), 'desk-paging23');
+    const argv = ['roles', 'holders', 'desk-paging23'];
+    const direct = await svc.run(argv);
+    rolesGainingOne(proxy());
+    const r = await svc.run(argv, through());
+    expect([r.code, r.stdout, r.stderr]).toEqual([direct.code, direct.stdout, `${direct.stderr}${kept}`]);
+  });
+
+  it('a picker offers each tenant once and the command says it at its end, the same', async () => {
+    const offered: string[] = [];
+    const refuse = () => Promise.reject(new Error('unexpected prompt'));
+    const prompter: Prompter = {
+      input: refuse,
+      password: refuse,
+      confirm: refuse,
+      select: async <T>(_message: string, choices: Array<Choice<T>>) => {
+        offered.push(...choices.map((c) => c.name));
+        return choices[0]!.value;
+      },
+    };
+    // As an org_admin with no tenant set, at a terminal: `tenants api-keys ls` asks which tenant.
+    const atTerminal = { tty: true, prompter, env: { SVC_TENANT: undefined, SVC_ORG: 'org_demo' } } as const;
+    const argv = ['tenants', 'api-keys', 'ls', '--json'];
+    const direct = await svc.run(argv, atTerminal);
+    const shown = offered.splice(0);
+    expect(shown.length).toBeGreaterThan(3);
+    pageAs(proxy(), 'offset-insert');
+    const r = await svc.run(argv, { ...atTerminal, env: { ...atTerminal.env, SVC_BASE_URL: proxy().url } });
+    expect([r.code, r.stdout, r.stderr, offered]).toEqual([
+      direct.code,
+      direct.stdout,
+      `${direct.stderr}${kept}`,
+      shown,
+    ]);
+  });
+
+  it('completion offers the names and writes nothing on stderr (a TAB press)', async () => {
+    const direct = await svc.run(['__complete', 'roles']);
+    rolesGainingOne(proxy());
+    const r = await svc.run(['__complete', 'roles'], through());
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, direct.stdout, '']);
+    expect(direct.stdout.split('\n').length).toBeGreaterThan(4);
   });
 });
