@@ -226,6 +226,25 @@ export function createContext(
   let change: string | undefined;
   let onlyCopy: string | undefined;
   const releases: Array<() => Promise<void>> = [];
+  /**
+   * The one rule of the lists a run reads whole to find something in them (a bulk run's roles, a
+   * role or tenant named, a picker's list; brief paging23 3): an item one repeated was kept once,
+   * and the list changed while svc read it (an unstable order can also leave an item out), so the
+   * run says it once, a warning after everything else it said. A command that said it itself
+   * (Platform.sayTwice: `export`, `plan`, `apply`, `roles ls`, `webhooks ls`) is not told again;
+   * nor is a TAB press (forCompletion), whose stderr lands in the prompt.
+   */
+  const sayKeptTwice = async () => {
+    const kept = madeClient?.keptTwice ?? 0;
+    if (kept === 0 || deps.deadlineMs !== undefined) return;
+    madeClient!.keptTwice = 0;
+    const { twiceNote } = await import('./http/paging.js');
+    try {
+      out.warn(twiceNote(kept, 'kept')!);
+    } catch {
+      // stderr is gone
+    }
+  };
 
   const ctx: Context = {
     io: deps.io,
@@ -444,6 +463,7 @@ export function createContext(
       releases.push(release);
     },
     async close() {
+      await sayKeptTwice();
       for (const release of releases.splice(0)) await release().catch(() => undefined);
       if (client) await (await client.catch(() => undefined))?.close();
     },

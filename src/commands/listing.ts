@@ -69,7 +69,7 @@ export class Listing<T, P extends Page<T> = Page<T>> {
   next: string | null | undefined;
   shown = 0;
   lastPage: P | undefined;
-  /** Items pages repeated of the pages before them, printed once (paging.ts CursorTrail.read). */
+  /** Items pages repeated of the items before them, printed once (paging.ts CursorTrail.read). */
   twice = 0;
 
   constructor(
@@ -99,14 +99,20 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       // A page of another server's size (a first page too), or a link as it was written, may hold
       // more than --limit lets print: the listing stops within it, and its cursor continues there
       // (paging.ts cursorWithin), after the last item printed: the items of the page left out
-      // before it as repeats of the page before are counted too, or the next command would
-      // print one again (R21d-2).
+      // before it as repeats are counted too, or the next command would print one again
+      // (R21d-2), and the ones left out after it are named, for the next command has no page
+      // before to compare them with (brief paging23 2).
       const rest = page.items.slice(skipOf(asked));
       const items = rest.filter((item) => !twice.has(item));
-      const within =
-        limit !== undefined && items.length > left
-          ? cursorWithin(asked, rest.indexOf(items[left - 1]!) + 1)
-          : undefined;
+      let within: string | undefined;
+      if (limit !== undefined && items.length > left) {
+        const cut = rest.indexOf(items[left - 1]!) + 1;
+        within = cursorWithin(
+          asked,
+          cut,
+          rest.slice(cut).filter((item) => twice.has(item)),
+        );
+      }
       this.next = within ?? page.next_cursor ?? null;
       for (const item of within === undefined ? items : items.slice(0, left)) {
         this.shown++;

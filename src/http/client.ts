@@ -87,6 +87,13 @@ export class ApiClient {
   /** The tenant slug's id, once resolved (config.resolveTenant). */
   #tenantResolved: Promise<string> | undefined;
   #serverClockOffsetMs: number | undefined;
+  /**
+   * Items the lists read whole through this client (platform/transport.ts all()) repeated of the
+   * items before them and kept once, not said yet: the run says so once (Platform.sayTwice, or at
+   * its end: Context.close), whichever Platform over this client read them (a tenant slug's
+   * lookup has its own).
+   */
+  keptTwice = 0;
 
   constructor(config: ClientConfig) {
     this.config = config;

@@ -54,14 +54,17 @@ export class Platform {
   }
 
   /**
-   * Tells `say` the one note of the items the lists this run read whole repeated of their pages
-   * before, each read once (a list that changed while svc read it: Transport.seenTwice), in the
-   * words `ls` uses (paging.ts twiceNote): `printed` once by a listing, `kept` once by a command
-   * that prints none of them (`svc export`, `plan`, `apply`). Nothing when none repeated. A
-   * command says it once, at its end.
+   * Tells `say` the one note of the items the lists this run read whole repeated of the items
+   * before them, each read once (a list that changed while svc read it: ApiClient.keptTwice), in
+   * the words `ls` uses (paging.ts twiceNote): `printed` once by a listing (`roles ls`), `kept`
+   * once by a command that prints none of them (`svc export`, `plan`, `apply`), where its output
+   * places it best. Nothing when none repeated; what is said is not said again. Every other
+   * command is told by the one rule at the end of the run (Context.close: a warning).
    */
   sayTwice(say: (note: string) => void, done: 'printed' | 'kept'): void {
-    const note = twiceNote(this.#transport.seenTwice, done);
+    const api = this.#transport.api;
+    const note = twiceNote(api.keptTwice, done);
+    api.keptTwice = 0;
     if (note !== undefined) say(note);
   }
 

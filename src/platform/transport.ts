@@ -109,12 +109,6 @@ export class Transport {
   readonly svc: CommandLine;
   /** The same without the run's tenant, for commands about the credential (`svc me`, `svc tenants ls`). */
   readonly svcAnyTenant: CommandLine;
-  /**
-   * Items the lists read whole (all()) repeated of their pages before and were read once, over the
-   * run (paging.ts CursorTrail.read): a command that reads them says so once (paging.ts twiceNote).
-   */
-  seenTwice = 0;
-
   /** `settings`: where the run acts (`ctx.settings()`); without them, hints name bare `svc` lines. */
   constructor(
     readonly api: ApiClient,
@@ -171,8 +165,9 @@ export class Transport {
       },
       {
         repeats: operation.repeats,
+        // Said once by the run (ApiClient.keptTwice).
         twice: (count) => {
-          this.seenTwice += count;
+          this.api.keptTwice += count;
         },
       },
     );

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ndjson } from '../helpers/context.js';
-import { pageAs } from '../helpers/paged-proxy.js';
+import { pageAs, rolesGainingOne } from '../helpers/paged-proxy.js';
 import { type Exchange, useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 
@@ -250,18 +250,7 @@ describe('export, plan and apply over a list that changed while svc read it (bri
 describe('roles ls over a list that changed while svc read it (brief paging22 2)', () => {
   it('prints every role once and says so, exit 0', async () => {
     const direct = await svc.run(['roles', 'ls']);
-    proxy().rewrite((method, path) =>
-      method === 'GET' && path.startsWith('/v1/roles?') ? '/v1/roles?limit=200' : path,
-    );
-    // Offset pages of three; pages after the first see a role added at the list's head.
-    proxy().reshape((x: Exchange) => {
-      const url = new URL(x.path, 'http://x');
-      if (x.method !== 'GET' || url.pathname !== '/v1/roles' || x.status !== 200) return;
-      const all = (x.body as { items: Array<{ id: string }> }).items;
-      const from = Number(url.searchParams.get('offset') ?? 0);
-      if (from > 0) all.unshift({ ...all[0]!, id: 'role_new' });
-      x.body = { items: all.slice(from, from + 3), has_more: from + 3 < all.length, next_offset: from + 3 };
-    });
+    rolesGainingOne(proxy());
     const r = await svc.run(['roles', 'ls'], through());
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,

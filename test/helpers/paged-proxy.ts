@@ -16,6 +16,15 @@ export type PagedShape =
   | 'offset-insert'
   // … PAGE items a page whatever the limit asked (a server that ignores it: a page larger than asked)
   | 'offset-insert-fixed'
+  // … PAGE items a page whatever the limit, pages after the first seeing the list's second item a
+  // second time, after its fifth (an item indexed again under a changed sort key before its old
+  // entry went, a join listing a row twice): page 2 is [a3, a4, a1] (brief paging23 2)
+  | 'offset-twice'
+  // the server's own cursor (opaque, an offset inside), PAGE items a page whatever the limit, over
+  // the list of 'offset-insert': page 2 starts with the last item of page 1 (brief paging23 1)
+  | 'cursor-insert'
+  // … over the list of 'offset-twice': page 2 is [a3, a4, a1] (brief paging23 1, 2)
+  | 'cursor-twice'
   | 'stripe'
   | 'link'
   | 'hal'
@@ -75,14 +84,19 @@ export function pageAs(proxy: ReshapingProxy, shape: PagedShape): void {
     const all = page.items;
     const zero = shape === 'pages-zero-count';
     const pageNo = Number(url.searchParams.get('page') ?? (zero ? 0 : 1));
+    const fixed = ['pages-fixed', 'offset-insert-fixed', 'offset-twice', 'cursor-insert', 'cursor-twice'];
     const size =
       shape === 'pages-shrink' && pageNo > 1
         ? PAGE - 1
-        : shape === 'pages-fixed' || shape === 'offset-insert-fixed'
+        : fixed.includes(shape)
           ? PAGE
           : Math.min(PAGE, Number(url.searchParams.get('limit') ?? PAGE));
     const after = url.searchParams.get('starting_after');
     let from = Number(url.searchParams.get('offset') ?? 0);
+    // The server's cursor: an offset it does not show (base64url of `o:N`).
+    const opaque = shape === 'cursor-insert' || shape === 'cursor-twice';
+    const cursor = url.searchParams.get('cursor');
+    if (opaque && cursor !== null) from = Number(Buffer.from(cursor, 'base64url').toString().slice(2));
     const numbered = [
       'pages',
       'pages-said-zero',
@@ -102,13 +116,16 @@ export function pageAs(proxy: ReshapingProxy, shape: PagedShape): void {
     if (zero) from = pageNo * size;
     if (after !== null && shape !== 'ignores-starting-after') from = all.findIndex((i) => i.id === after) + 1;
     // Pages after the first see the list with an item at its head: a copy of the first, another id.
-    const inserting = shape === 'offset-insert' || shape === 'offset-insert-fixed';
+    const inserting =
+      shape === 'offset-insert' || shape === 'offset-insert-fixed' || shape === 'cursor-insert';
     if (inserting && from > 0) all.unshift({ ...all[0], id: 'usr_0_new' });
+    if ((shape === 'offset-twice' || shape === 'cursor-twice') && from > 0) all.splice(5, 0, all[1]!);
     page.items = all.slice(from, from + size);
     if (shape === 'pages-short-mid' && pageNo === 2) page.items = page.items.slice(1);
     delete page.next_cursor;
     const more = from + size < all.length;
-    if (shape === 'offset' || inserting) {
+    if (opaque && more) page.next_cursor = Buffer.from(`o:${from + size}`).toString('base64url');
+    if ((shape === 'offset' || inserting || shape === 'offset-twice') && !opaque) {
       Object.assign(page, { has_more: more, next_offset: from + size });
     }
     if (shape === 'stripe' || shape === 'ignores-starting-after') page.has_more = more;
@@ -155,5 +172,24 @@ export function pageAs(proxy: ReshapingProxy, shape: PagedShape): void {
       if (from > 0) page.items = [];
       Object.assign(page, { has_more: true }, from === 0 ? { next_offset: PAGE } : {});
     }
+  });
+}
+
+/**
+ * The tenant's roles as another server lists them: offset pages of three, pages after the first
+ * seeing a role added at the list's head (a copy of the first, another id), so page 2 starts with
+ * the last role of page 1 (brief paging22 2, paging23 3).
+ */
+export function rolesGainingOne(proxy: ReshapingProxy): void {
+  proxy.rewrite((method, path) =>
+    method === 'GET' && path.startsWith('/v1/roles?') ? '/v1/roles?limit=200' : path,
+  );
+  proxy.reshape((x: Exchange) => {
+    const url = new URL(x.path, 'http://x');
+    if (x.method !== 'GET' || url.pathname !== '/v1/roles' || x.status !== 200) return;
+    const all = (x.body as { items: Array<{ id: string }> }).items;
+    const from = Number(url.searchParams.get('offset') ?? 0);
+    if (from > 0) all.unshift({ ...all[0]!, id: 'role_new' });
+    x.body = { items: all.slice(from, from + 3), has_more: from + 3 < all.length, next_offset: from + 3 };
   });
 }

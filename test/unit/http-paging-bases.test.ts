@@ -86,17 +86,18 @@ describe('CursorTrail.read: a numbered page repeating the page before (fix-list2
     ]);
   });
 
-  it('the next page of other items passes; pages of a server cursor or starting_after repeating some items are not left out', () => {
+  it('the next page of other items passes; pages of a server cursor or starting_after repeating some items have them left out (brief paging23 1)', () => {
     const trail = new CursorTrail();
     trail.read(items(3), undefined);
     trail.read(items(3, 3), 'svc-page:page=2&per_page=3');
-    // Keyset pages (the place after an item) are not shifted by a changed list: some repeats pass.
-    expect(trail.read(items(3, 5), 'c3').size).toBe(0);
-    expect(trail.read(items(3, 7), 'svc-page:starting_after=it_7').size).toBe(0);
+    // A server's cursor may be an offset inside, or its list may list an item twice: printed once.
+    expect([...trail.read(items(3, 5), 'c3')]).toEqual([{ id: 'it_5' }]);
+    expect([...trail.read(items(3, 7), 'svc-page:starting_after=it_7')]).toEqual([{ id: 'it_7' }]);
+    // The first item of a page asked again by a cut (#skip) was printed by the command before: not counted.
     expect(trail.read(items(3, 9), 'svc-page:cursor=c4#skip=1').size).toBe(0);
     trail.read(['text', 'text'], 'svc-page:page=3&per_page=3');
     trail.read(['text'], 'svc-page:page=4&per_page=3');
-    expect(trail.twice).toBe(0);
+    expect(trail.twice).toBe(2);
   });
 
   // brief paging22 3: a server ignoring its cursor printed the page twice before the cursor loop.
@@ -119,10 +120,11 @@ describe('CursorTrail.read: a numbered page repeating the page before (fix-list2
     ]);
   });
 
-  it('a link, and a dead-letter drain (counted once), are not stopped by a whole repeat', () => {
+  it('a link, and a dead-letter drain (counted once), are not stopped by a whole repeat; a link page has its repeats left out', () => {
     const linked = new CursorTrail();
     linked.read(items(3), undefined);
-    expect(linked.read(items(3), 'svc-page:link=/v1/users?page=2').size).toBe(0);
+    expect(linked.read(items(3), 'svc-page:link=/v1/users?page=2').size).toBe(3);
+    expect(linked.twice).toBe(3);
     const drain = new CursorTrail(undefined, 'counted once');
     drain.read(items(3), undefined);
     expect(drain.read(items(3), 'c1').size).toBe(0);

@@ -1,0 +1,157 @@
+/**
+ * Lists read from servers that hand an item back twice (brief paging23), through the proxy that
+ * pages the sandbox's users three at a time whatever the limit asked (test/helpers/paged-proxy.ts):
+ * 1. a page of the server's own cursor repeating *some* items of the pages before (an offset inside
+ *    an opaque cursor, over a list gaining a user at its head; a user listed a second time further
+ *    on) was printed as it came: a row twice, exit 0, no word. Every item is now printed once, and
+ *    the note of every listing says so;
+ * 2. `--limit 4` cut page 2 ([a3, a4, a1]) after a3: its cursor named the page with `#skip=1`, and
+ *    the next command, with no page before to compare, printed a1 again. The cursor now names the
+ *    items of the page after the cut already printed (`&printed=`), and the next command leaves
+ *    them out;
+ * 3. the verbs reading a list whole to look something up (a bulk run's roles, `roles holders` by
+ *    name, a picker's tenants) kept a repeat once without a word; one rule now says it once, a warning at the end of
+ *    the run, for every verb but completion (a TAB press writes nothing on stderr).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Choice, Prompter } from '../../src/system/prompter.js';
+import { customRole } from '../helpers/bulk.js';
+import { ndjson } from '../helpers/context.js';
+import { pageAs, rolesGainingOne } from '../helpers/paged-proxy.js';
+import { useReshapingProxy } from '../helpers/reshaping-proxy.js';
+import { useSandboxContext } from '../helpers/sandbox.js';
+
+const svc = useSandboxContext({ users: 12 });
+const proxy = useReshapingProxy(svc.sandbox);
+const through = () => ({ env: { SVC_BASE_URL: proxy().url } });
+const text = (lines: string[]) => `${lines.join('\n')}\n`;
+const printed = 'the list changed while svc read it: 1 item seen twice was printed once';
+const kept = 'warning: the list changed while svc read it: 1 item seen twice was kept once\n';
+
+async function everyUser(): Promise<string[]> {
+  const lines = (await svc.run(['users', 'ls', '--all'])).stdout.trimEnd().split('\n');
+  expect(lines).toHaveLength(21);
+  return lines;
+}
+const idsOf = (out: string) => ndjson(out).map((user) => (user as { id: string }).id);
+const cursorIn = (stderr: string) => /--cursor (\S+)/.exec(stderr)?.[1]?.replace(/^'|'$/g, '') ?? '';
+
+describe("pages of the server's own cursor repeating some items of the pages before (brief paging23 1)", () => {
+  it.each([
+    ['gaining a user at its head (page 2 starts with the last of page 1)', 'cursor-insert'],
+    ['listing a user a second time on page 2, after two others', 'cursor-twice'],
+  ] as const)('a list %s: every user printed once, and said, exit 0', async (_what, shape) => {
+    const all = await everyUser();
+    const ids = idsOf((await svc.run(['users', 'ls', '--all', '--ndjson'])).stdout);
+    pageAs(proxy(), shape);
+    const r = await svc.run(['users', 'ls', '--all'], through());
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, text(all), `${printed}\n`]);
+    const api = await svc.run(['api', '/v1/users', '--paginate', '--ndjson'], through());
+    expect([api.code, idsOf(api.stdout), api.stderr]).toEqual([0, ids, `${printed}\n`]);
+  });
+});
+
+describe('a --limit cut before a repeat further on its page (brief paging23 2)', () => {
+  it.each([
+    ['offset pages', 'offset-twice', 'svc-page:offset=3'],
+    ["the server's cursor", 'cursor-twice', 'svc-page:cursor=bzoz'],
+  ] as const)(
+    '%s: the next command prints the items after the last printed, none again',
+    async (_what, shape, page) => {
+      const all = await everyUser();
+      const [, second] = idsOf((await svc.run(['users', 'ls', '--limit', '2', '--ndjson'])).stdout);
+      pageAs(proxy(), shape);
+      // Page 2 is [a3, a4, a1]: --limit 4 prints a0 … a3 and stops after a3, a1 still ahead on the page.
+      const first = await svc.run(['users', 'ls', '--limit', '4'], through());
+      expect([first.code, first.stdout, first.stderr.split('\n')[0]]).toEqual([
+        0,
+        text(all.slice(0, 4)),
+        printed,
+      ]);
+      const cursor = cursorIn(first.stderr);
+      const next = await svc.run(['users', 'ls', '--limit', '2', '--cursor', cursor], through());
+      expect([cursor, next.code, next.stdout]).toEqual([
+        `${page}#skip=1&printed=${second}`,
+        0,
+        text(all.slice(4, 6)),
+      ]);
+    },
+  );
+
+  it('--all from that cursor prints the rest of the list, each once, and nothing to say', async () => {
+    const all = await everyUser();
+    pageAs(proxy(), 'offset-twice');
+    const first = await svc.run(['users', 'ls', '--limit', '4'], through());
+    const rest = await svc.run(['users', 'ls', '--all', '--cursor', cursorIn(first.stderr)], through());
+    expect([rest.code, rest.stdout, rest.stderr]).toEqual([0, text(all.slice(4)), '']);
+  });
+});
+
+/**
+ * The verbs that read a list whole to find something in it: the roles of the tenant, read in
+ * offset pages of three, pages after the first seeing a role added at the list's head.
+ */
+describe('a lookup reading a list that changed while svc read it (brief paging23 3)', () => {
+  it('a bulk run says it once, a warning after its summary; its rows as they were', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-paging23-'));
+    try {
+      const file = join(dir, 'grants.csv');
+      writeFileSync(file, 'user,role,expires_in,justification\nusr_bulk_000001,tenant_viewer,never,t\n');
+      const argv = ['roles', 'assign', '--file', file, '--dry-run', '--ndjson'];
+      const direct = await svc.run(argv);
+      rolesGainingOne(proxy());
+      const r = await svc.run(argv, through());
+      expect([r.code, r.stdout, r.stderr]).toEqual([direct.code, direct.stdout, `${direct.stderr}${kept}`]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('roles holders of a role named, the same', async () => {
+    await customRole(svc.sandbox(), 'desk-paging23');
+    const argv = ['roles', 'holders', 'desk-paging23'];
+    const direct = await svc.run(argv);
+    rolesGainingOne(proxy());
+    const r = await svc.run(argv, through());
+    expect([r.code, r.stdout, r.stderr]).toEqual([direct.code, direct.stdout, `${direct.stderr}${kept}`]);
+  });
+
+  it('a picker offers each tenant once and the command says it at its end, the same', async () => {
+    const offered: string[] = [];
+    const refuse = () => Promise.reject(new Error('unexpected prompt'));
+    const prompter: Prompter = {
+      input: refuse,
+      password: refuse,
+      confirm: refuse,
+      select: async <T>(_message: string, choices: Array<Choice<T>>) => {
+        offered.push(...choices.map((c) => c.name));
+        return choices[0]!.value;
+      },
+    };
+    // As an org_admin with no tenant set, at a terminal: `tenants api-keys ls` asks which tenant.
+    const atTerminal = { tty: true, prompter, env: { SVC_TENANT: undefined, SVC_ORG: 'org_demo' } } as const;
+    const argv = ['tenants', 'api-keys', 'ls', '--json'];
+    const direct = await svc.run(argv, atTerminal);
+    const shown = offered.splice(0);
+    expect(shown.length).toBeGreaterThan(3);
+    pageAs(proxy(), 'offset-insert');
+    const r = await svc.run(argv, { ...atTerminal, env: { ...atTerminal.env, SVC_BASE_URL: proxy().url } });
+    expect([r.code, r.stdout, r.stderr, offered]).toEqual([
+      direct.code,
+      direct.stdout,
+      `${direct.stderr}${kept}`,
+      shown,
+    ]);
+  });
+
+  it('completion offers the names and writes nothing on stderr (a TAB press)', async () => {
+    const direct = await svc.run(['__complete', 'roles']);
+    rolesGainingOne(proxy());
+    const r = await svc.run(['__complete', 'roles'], through());
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, direct.stdout, '']);
+    expect(direct.stdout.split('\n').length).toBeGreaterThan(4);
+  });
+});

@@ -1,0 +1,128 @@
+// Items a listing has printed, kept for the whole listing (brief paging23), in-process against
+// src/http/paging.ts: a repeat anywhere is left out and counted once; a cursor cut within a page
+// names the repeats after the cut (`&printed=`) and the next command leaves them out, uncounted;
+// and what the keys of 100,000 items cost.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { CursorTrail, cursorWithin, followPage, skipOf } from '../../src/http/paging.js';
+
+const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ id: `it_${from + i}` }));
+const it_ = (n: number) => ({ id: `it_${n}` });
+
+describe('CursorTrail.read: every item printed once, wherever its repeat comes (brief paging23 1)', () => {
+  it.each([
+    ['offset pages', (n: number) => `svc-page:offset=${n}`],
+    ["the server's cursor", (n: number) => `c${n}`],
+    ['starting_after', (n: number) => `svc-page:starting_after=it_${n - 1}`],
+    ['links', (n: number) => `svc-page:link=/items?offset=${n}`],
+  ])('%s: a repeat two pages back, and one further on a page, are left out and counted', (_, at) => {
+    const trail = new CursorTrail();
+    trail.read(items(3), undefined);
+    expect([...trail.read([it_(3), it_(4), it_(5)], at(3))]).toEqual([]);
+    expect([...trail.read([it_(6), it_(1), it_(7)], at(6))]).toEqual([it_(1)]);
+    expect([...trail.read([it_(8), it_(9), it_(4)], at(9))]).toEqual([it_(4)]);
+    expect(trail.twice).toBe(2);
+  });
+
+  it('an item twice within one page: its second is left out', () => {
+    const trail = new CursorTrail();
+    const page = [it_(0), it_(1), { ...it_(0) }];
+    expect([...trail.read(page, undefined)]).toEqual([page[2]]);
+    expect(trail.twice).toBe(1);
+  });
+
+  it('a dead-letter drain (counted once) is passed every entry', () => {
+    const trail = new CursorTrail(undefined, 'counted once');
+    trail.read(items(3), undefined);
+    expect(trail.read([it_(0), it_(3)], 'c1').size).toBe(0);
+    expect(trail.twice).toBe(0);
+  });
+});
+
+describe('a cursor cut within a page names the repeats after the cut (brief paging23 2)', () => {
+  const grant = { user_id: 'usr_1', role_id: 'fx desk,eu', audit_trail_id: 'aud_1' };
+
+  it('cursorWithin writes their keys, each URI-encoded, once each', () => {
+    expect(cursorWithin('svc-page:offset=3', 1, [it_(1), { ...it_(1) }, grant, { name: 'no key' }])).toBe(
+      'svc-page:offset=3#skip=1&printed=it_1,usr_1%20fx%20desk%2Ceu%20aud_1',
+    );
+    expect(cursorWithin('c2', 2, [it_(1)])).toBe('svc-page:cursor=c2#skip=2&printed=it_1');
+    expect(cursorWithin(undefined, 2, [])).toBe('svc-page:cursor=#skip=2');
+  });
+
+  it('the next command leaves them out of that page, uncounted (its command before said them), and a cut again carries them on', () => {
+    const cursor = 'svc-page:offset=3#skip=1&printed=it_1,usr_1%20fx%20desk%2Ceu%20aud_1';
+    expect(skipOf(cursor)).toBe(1);
+    expect(followPage({ path: '/items', query: { cursor } })).toEqual({
+      path: '/items',
+      query: { offset: 3 },
+    });
+    const trail = new CursorTrail(cursor);
+    const page = [it_(3), it_(4), it_(1), grant, it_(5), it_(6)];
+    const repeated = trail.read(page, cursor);
+    expect([[...repeated], trail.twice]).toEqual([[it_(1), grant], 0]);
+    // --limit 1: it_4 printed; the cut is after it, and both repeats are still ahead on the page.
+    const rest = page.slice(1);
+    expect(
+      cursorWithin(
+        cursor,
+        1,
+        rest.slice(1).filter((item) => repeated.has(item)),
+      ),
+    ).toBe('svc-page:offset=3#skip=2&printed=it_1,usr_1%20fx%20desk%2Ceu%20aud_1');
+    // The same key later in the listing is a repeat this listing saw: counted.
+    expect([...trail.read([it_(7), it_(1)], 'svc-page:offset=9')]).toEqual([it_(1)]);
+    expect(trail.twice).toBe(1);
+  });
+
+  it('a key that does not decode makes the cursor not svc’s own (sent as it is, as any other)', () => {
+    const cursor = 'svc-page:offset=3#skip=1&printed=%E0%A4%A';
+    expect(skipOf(cursor)).toBe(0);
+    expect(followPage({ path: '/items', query: { cursor } })).toEqual({ path: '/items', query: { cursor } });
+  });
+});
+
+describe('the keys of 100,000 items (brief paging23 1: ids only)', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  /** What a listing of 100,000 items in pages of 200, each parsed from JSON text as an answer is, leaves held (MB). */
+  const held = (item: (n: number) => object): number => {
+    gc();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const trail = new CursorTrail();
+    for (let page = 0; page < 500; page++) {
+      const text = JSON.stringify(Array.from({ length: 200 }, (_, i) => item(page * 200 + i)));
+      trail.read(JSON.parse(text) as object[], page === 0 ? undefined : `c${page}`);
+    }
+    gc();
+    gc();
+    const used = process.memoryUsage().heapUsed - before;
+    expect(trail.twice).toBe(0);
+    return used / 1024 / 1024;
+  };
+  const hex = (n: number) => n.toString(16).padStart(24, '0');
+
+  it('users: their ids alone (measured 7 MB), never the items', () => {
+    const mb = held((n) => ({
+      id: `usr_${hex(n)}`,
+      email: `user.${n}@acme.example`,
+      display_name: `User ${n}`,
+      status: 'active',
+      created_at: '2026-01-01T00:00:00Z',
+    }));
+    expect(mb).toBeLessThan(16);
+  });
+
+  it('grants: their keys as one string each (measured 11 MB; 26 MB as ropes over the fields)', () => {
+    const mb = held((n) => ({
+      user_id: `usr_${hex(n)}`,
+      role_id: 'tenant_viewer',
+      audit_trail_id: `aud_${hex(n)}`,
+      assigned_at: '2026-01-01T00:00:00Z',
+      status: 'active',
+    }));
+    expect(mb).toBeLessThan(20);
+  });
+});
