@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
 import { writeOwnFile } from '../system/output-file.js';
 import { judgeMark, MARK_WORD, markOfWord, markWord } from '../system/processes.js';
-import { type Seen, sameSeen, seenLock, takeOverStale } from './lock-takeover.js';
+import { type Seen, STALE_MS, sameSeen, seenLock, takeOverStale } from './lock-takeover.js';
 import { ensurePrivateDir, heirOf } from './store-directory.js';
 
 /**
@@ -25,7 +25,6 @@ import { ensurePrivateDir, heirOf } from './store-directory.js';
  * A holder refreshes the lock's mtime every UPDATE_MS; a lock a waiter has seen untouched for
  * STALE_MS (its own time, watching) is abandoned.
  */
-const STALE_MS = 15_000;
 const UPDATE_MS = 3_000;
 /** How long a writer waits for another process's lock. */
 const LOCK_WAIT_MS = 40_000;
@@ -144,17 +143,19 @@ export async function withFileLock<T>(
           hint: 'make room on its disk (or make it writable), then run the command again; nothing was changed',
         });
       }
-      // The same lock with the same mtime since the watch began: untouched for that long.
-      const seen = seenLock(`${target}.lock`);
+      // A holder of this machine known gone (its pid file), or the same lock with the same mtime
+      // since the watch began: untouched for that long. Taken over when no other take-over is in
+      // progress (takeOverStale's marker), else judged again at the next poll.
+      const lock = `${target}.lock`;
+      const seen = seenLock(lock);
       if (seen !== undefined && holderGone(target, seen)) {
-        takeOverStale(`${target}.lock`, seen);
-        watched = undefined;
-        continue;
-      }
-      if (watched === undefined || !sameSeen(seen, watched.lock)) {
+        if (takeOverStale(lock, seen, (now) => holderGone(target, now))) {
+          watched = undefined;
+          continue;
+        }
+      } else if (watched === undefined || !sameSeen(seen, watched.lock)) {
         watched = seen && { lock: seen, since: Date.now() };
-      } else if (Date.now() - watched.since >= STALE_MS) {
-        takeOverStale(`${target}.lock`, watched.lock);
+      } else if (Date.now() - watched.since >= STALE_MS && takeOverStale(lock, watched.lock)) {
         watched = undefined;
         continue;
       }
