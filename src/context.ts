@@ -32,7 +32,7 @@ import { timeAtOffset } from './platform/clock.js';
 import type { Platform } from './platform/index.js';
 import { findTenant } from './platform/tenant-ref.js';
 import type { Browser } from './system/browser.js';
-import { type Clock, realSleep } from './system/clock.js';
+import { type Clock, realSleep, realTimer } from './system/clock.js';
 import { inquirerPrompter, type Prompter } from './system/prompter.js';
 import { VERSION } from './version.js';
 
@@ -189,6 +189,7 @@ export function createContext(
   const clock: Required<Clock> = {
     now: given ? () => given.now() : Date.now,
     sleep: given?.sleep ? (ms, signal) => given.sleep!(ms, signal) : realSleep,
+    timer: given?.timer ? (ms, expire) => given.timer!(ms, expire) : realTimer,
   };
   const mode = outputMode(globals, deps.io);
   let limits:
@@ -417,6 +418,7 @@ export function createContext(
             : {}),
           now: () => clock.now(),
           sleep: clock.sleep,
+          timer: clock.timer,
           secrets,
           onChange: ({ method, path, status, requestId, created }) => {
             const what = created ? `: created ${created}` : '';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { StoredCredential } from '../config/store.js';
 import { heirOf } from '../config/store-directory.js';
 import { writeOwnFile } from '../system/output-file.js';
 
@@ -63,6 +64,30 @@ export function abandonedBy(dir: string, profile: string, refreshToken: string):
   if (note.refresh_token_sha256 === digest(refreshToken)) return note;
   clearAbandoned(dir, profile);
   return undefined;
+}
+
+/**
+ * The mark a refresh sets on its credential just before it is sent (`refresh_sent`): a process
+ * killed (SIGKILL, an OOM kill, a power cut) between sending it and saving the answer runs nothing
+ * on its way out, so no note is written then; the mark is written before, and the save of the
+ * answer, which replaces the credential, takes it off with no write of its own. One write more
+ * per refresh.
+ */
+export function sentMark(refreshToken: string, nowMs: number): AbandonedNote {
+  return {
+    refresh_token_sha256: digest(refreshToken),
+    pid: process.pid,
+    at: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  };
+}
+
+/** The mark of a refresh of `credential`'s very refresh token that was sent and whose answer was never saved. */
+export function sentUnsaved(credential: StoredCredential): AbandonedNote | undefined {
+  const mark = credential.refresh_sent;
+  const token = credential.refresh_token;
+  return mark !== undefined && token !== undefined && mark.refresh_token_sha256 === digest(token)
+    ? mark
+    : undefined;
 }
 
 /** Forgets `profile`'s note (its session refreshed and saved since). Best effort. */

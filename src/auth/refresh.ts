@@ -1,4 +1,4 @@
-// About 300 lines: one refresh under the lock, from the proof that its tokens can be kept to what a stop
+// About 350 lines: one refresh under the lock, from the proof that its tokens can be kept to what a stop
 // (attack21 F6) and a second stop say; the token endpoint itself is in ./token-endpoint.ts.
 import { serverTime } from '../api/time.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';
@@ -8,7 +8,7 @@ import { OutcomeUnknownError } from '../http/errors.js';
 import { finishingSent } from '../http/retry.js';
 import { lastWordOnExit } from '../system/interrupts.js';
 import { shellWord } from '../system/shell-words.js';
-import { abandonedBy, clearAbandoned, noteAbandoned } from './abandoned-refresh.js';
+import { abandonedBy, clearAbandoned, noteAbandoned, sentMark, sentUnsaved } from './abandoned-refresh.js';
 import type { CredentialSource } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
 
@@ -176,6 +176,15 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
           { code: 'refresh_abandoned', hint: reloginHint(deps.loginCommand(), stored) },
         );
       }
+      // One sent by a run that never saved its answer: killed (nothing runs on the way out of a
+      // SIGKILL, an OOM kill or a power cut), or unable to write it.
+      const unsavedBy = sentUnsaved(stored);
+      if (unsavedBy) {
+        throw new AuthError(
+          `the session of profile "${profile}" is not refreshed: svc process ${unsavedBy.pid} sent its refresh at ${unsavedBy.at} and never saved the answer (it was killed, or could not write it), so the platform may have spent the stored refresh token; svc does not send it again (a refresh token used twice makes the platform revoke the login)`,
+          { code: 'refresh_abandoned', hint: reloginHint(deps.loginCommand(), stored) },
+        );
+      }
       const url = stored.token_url ?? deps.defaultTokenUrl();
       const stop = deps.signal;
       if (stop?.aborted) throw stoppedRefresh(profile, 'before');
@@ -185,6 +194,28 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         (reason) => `the session of profile "${profile}" was not refreshed: ${reason}`,
         'its refresh token was not used, so the login is kept: make room (or make the directory writable), then run the command again',
       );
+      // Marked sent before it is sent (sentMark): the save of its answer takes the mark off; a
+      // process killed before that leaves it, and the next run does not send the token again.
+      const refreshToken = stored.refresh_token;
+      await store
+        .setCredential(profile, { ...stored, refresh_sent: sentMark(refreshToken, deps.now()) })
+        .catch((error: unknown) => {
+          if (!(error instanceof SvcError)) throw error;
+          throw new SvcError(
+            'failure',
+            `the session of profile "${profile}" was not refreshed: ${error.message}`,
+            {
+              code: 'config_write',
+              hint: 'its refresh token was not used, so the login is kept: make room (or make the directory writable), then run the command again',
+              cause: error,
+            },
+          );
+        });
+      // Its outcome known here (not sent, refused, failed): the credential as it was, unmarked.
+      const unmark = () =>
+        store.setCredential(profile, stored).catch((error: unknown) => {
+          if (!(error instanceof SvcError)) throw error;
+        });
       let tokens: Awaited<ReturnType<typeof requestToken>>;
       // A stop while it is sent lets it finish (within --timeout): the platform may rotate the
       // refresh token as it answers, and a token lost so is every job's login on this profile
@@ -194,9 +225,8 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
           `stopping once the session of profile "${profile}" is refreshed and saved; interrupt again to stop now, at the risk of losing the login`,
         );
       stop?.addEventListener('abort', stopping, { once: true });
-      const spent = stored.refresh_token;
       const forget = lastWordOnExit(() => {
-        noteAbandoned(store.dir, profile, spent, deps.now());
+        noteAbandoned(store.dir, profile, refreshToken, deps.now());
         return abandonedRefresh(profile, deps.loginCommand());
       });
       try {
@@ -206,7 +236,7 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
           url,
           {
             grant_type: 'refresh_token',
-            refresh_token: stored.refresh_token,
+            refresh_token: refreshToken,
             client_id: stored.client_id,
             client_secret: stored.client_secret,
           },
@@ -216,8 +246,10 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         forget();
         stop?.removeEventListener('abort', stopping);
         // Stopped before it was sent again (a 429's wait): the refresh token was not spent.
-        if (error instanceof InterruptedError && !(error instanceof OutcomeUnknownError))
+        if (error instanceof InterruptedError && !(error instanceof OutcomeUnknownError)) {
+          await unmark();
           throw stoppedRefresh(profile, 'before');
+        }
         const code = oauthErrorCode(error);
         if (code !== undefined && DEFINITE_REFUSALS.has(code)) {
           // Before giving up, look again: another writer (an older svc that takes no lock) may have
@@ -240,8 +272,9 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             : reloginHint(deps.loginCommand(), stored),
         );
         if (failure instanceof AuthError && code && DEFINITE_REFUSALS.has(code)) {
-          // Recorded, not deleted: `auth token` and `auth status` then say the same, and a new login clears it.
-          // Unrecorded on a full disk: the refusal is still what this run reports.
+          // Recorded, not deleted (the mark taken off by the same write): `auth token` and `auth
+          // status` then say the same, and a new login clears it. Unrecorded on a full disk: the
+          // refusal is still what this run reports.
           await store
             .setCredential(profile, {
               ...stored,
@@ -250,7 +283,7 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             .catch((error: unknown) => {
               if (!(error instanceof SvcError)) throw error;
             });
-        }
+        } else await unmark();
         throw failure;
       }
       const next = credentialFromTokens(

@@ -86,5 +86,20 @@ export function checkCredentialsFile(path: string, file: Json): void {
     ) {
       throw malformed(path, `"refresh_refused" of ${which} is not an object of code, message and at`);
     }
+    const sent = credential.refresh_sent;
+    if (
+      sent !== undefined &&
+      !(
+        isObject(sent) &&
+        typeof sent.refresh_token_sha256 === 'string' &&
+        Number.isSafeInteger(sent.pid) &&
+        typeof sent.at === 'string'
+      )
+    ) {
+      throw malformed(
+        path,
+        `"refresh_sent" of ${which} is not an object of refresh_token_sha256, pid and at`,
+      );
+    }
   }
 }

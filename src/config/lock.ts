@@ -1,9 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { lchownSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { lchownSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
 import { writeOwnFile } from '../system/output-file.js';
 import { judgeMark, MARK_WORD, markOfWord, markWord } from '../system/processes.js';
+import { type Seen, STALE_MS, sameSeen, seenLock, takeOverStale } from './lock-takeover.js';
 import { ensurePrivateDir, heirOf } from './store-directory.js';
 
 /**
@@ -24,7 +25,6 @@ import { ensurePrivateDir, heirOf } from './store-directory.js';
  * A holder refreshes the lock's mtime every UPDATE_MS; a lock a waiter has seen untouched for
  * STALE_MS (its own time, watching) is abandoned.
  */
-const STALE_MS = 15_000;
 const UPDATE_MS = 3_000;
 /** How long a writer waits for another process's lock. */
 const LOCK_WAIT_MS = 40_000;
@@ -89,67 +89,18 @@ function waitNote(target: string): string {
   );
 }
 
+/** proper-lockfile's options for every lock of the store (exported for the take-over's tests). */
+export const LOCK_OPTIONS = {
+  realpath: false,
+  // Never stale by this machine's clock (takeOverStale judges it); the holder still refreshes every UPDATE_MS.
+  stale: Number.MAX_SAFE_INTEGER,
+  update: UPDATE_MS,
+  retries: 0,
+  // A lock taken over as stale while held: the work is short and the write re-reads, so go on.
+  onCompromised: () => {},
+};
+
 const held = new AsyncLocalStorage<ReadonlySet<string>>();
-
-/** The lock directory as seen: which one (a lock made since is another) and its mtime. */
-interface Seen {
-  ino: number;
-  dev: number;
-  mtimeMs: number;
-  /** When it was made (0 where the file system keeps no birth time). */
-  bornMs: number;
-}
-
-function seenLock(lock: string): Seen | undefined {
-  try {
-    const { ino, dev, mtimeMs, birthtimeMs } = statSync(lock);
-    return { ino, dev, mtimeMs, bornMs: birthtimeMs };
-  } catch {
-    return undefined;
-  }
-}
-
-const sameSeen = (a: Seen | undefined, b: Seen | undefined) =>
-  a !== undefined && b !== undefined && a.ino === b.ino && a.dev === b.dev && a.mtimeMs === b.mtimeMs;
-
-/**
- * Takes away a lock its waiter saw untouched for STALE_MS (`judged`): its holder refreshes it
- * every UPDATE_MS while it runs, so it is gone (killed, its machine down). Its mtime is compared
- * only with itself, never with this machine's clock: a home on NFS shared with a machine whose
- * clock is 20 s off made a live holder's lock look stale, and a dead one's fresh for ever, when
- * proper-lockfile judged it by `Date.now()` (two writers of credentials.json at once then lose a
- * refresh token, which revokes the session's family). It is first moved aside (atomic), so of two
- * waiters taking over one stale lock only one does; one that is not the lock judged (taken and
- * refreshed since) is put back.
- */
-function takeOverStale(lock: string, judged: Seen): void {
-  // Looked at again just before the move: a lock taken over and made anew since is not moved.
-  if (!sameSeen(seenLock(lock), judged)) return;
-  const aside = `${lock}.${process.pid}.stale`;
-  try {
-    renameSync(lock, aside);
-  } catch {
-    return; // gone already, or moved by another waiter: the next mkdir tells
-  }
-  if (!sameSeen(seenLock(aside), judged)) {
-    // Not the lock judged (made and refreshed in the instant between): given back by a mkdir, which,
-    // unlike a rename onto an empty directory, never replaces a lock another waiter made meanwhile.
-    try {
-      mkdirSync(lock);
-      // With the moved lock's times: its holder's refresh checks the mtime is its own, and would
-      // otherwise take the lock as compromised, stop refreshing it, and leave it behind.
-      const moved = statSync(aside);
-      utimesSync(lock, moved.atime, moved.mtime);
-    } catch {
-      // another lock there now: its holder is the one that goes on
-    }
-    rmSync(aside, { recursive: true, force: true });
-    return;
-  }
-  // The gone holder's pid file: left, it would name the lock made next until its holder writes its own.
-  rmSync(`${lock}-pid`, { force: true });
-  rmSync(aside, { recursive: true, force: true });
-}
 
 export async function withFileLock<T>(
   dir: string,
@@ -169,15 +120,6 @@ export async function withFileLock<T>(
   }
   // Loaded only when something is written.
   const lockfile = (await import('proper-lockfile')).default;
-  const options = {
-    realpath: false,
-    // Never stale by this machine's clock (takeOverStale judges it); the holder still refreshes every UPDATE_MS.
-    stale: Number.MAX_SAFE_INTEGER,
-    update: UPDATE_MS,
-    retries: 0,
-    // A lock taken over as stale while held: the work is short and the write re-reads, so go on.
-    onCompromised: () => {},
-  };
   // Another holder is waited for, up to ~40 s (longer than one token request with its retries);
   // any other failure (a missing or read-only directory) is reported at once. proper-lockfile's
   // own retries would retry every error for the whole 40 s. This machine's clock measures only
@@ -190,7 +132,7 @@ export async function withFileLock<T>(
   let release: () => Promise<void>;
   for (;;) {
     try {
-      release = await lockfile.lock(target, options);
+      release = await lockfile.lock(target, LOCK_OPTIONS);
       break;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -201,17 +143,19 @@ export async function withFileLock<T>(
           hint: 'make room on its disk (or make it writable), then run the command again; nothing was changed',
         });
       }
-      // The same lock with the same mtime since the watch began: untouched for that long.
-      const seen = seenLock(`${target}.lock`);
+      // A holder of this machine known gone (its pid file), or the same lock with the same mtime
+      // since the watch began: untouched for that long. Taken over when no other take-over is in
+      // progress (takeOverStale's marker), else judged again at the next poll.
+      const lock = `${target}.lock`;
+      const seen = seenLock(lock);
       if (seen !== undefined && holderGone(target, seen)) {
-        takeOverStale(`${target}.lock`, seen);
-        watched = undefined;
-        continue;
-      }
-      if (watched === undefined || !sameSeen(seen, watched.lock)) {
+        if (takeOverStale(lock, seen, (now) => holderGone(target, now))) {
+          watched = undefined;
+          continue;
+        }
+      } else if (watched === undefined || !sameSeen(seen, watched.lock)) {
         watched = seen && { lock: seen, since: Date.now() };
-      } else if (Date.now() - watched.since >= STALE_MS) {
-        takeOverStale(`${target}.lock`, watched.lock);
+      } else if (Date.now() - watched.since >= STALE_MS && takeOverStale(lock, watched.lock)) {
         watched = undefined;
         continue;
       }

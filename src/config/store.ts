@@ -44,6 +44,12 @@ export interface StoredCredential {
    */
   refresh_refused?: { code: string; message: string; at: string };
   /**
+   * Set just before a refresh of this credential is sent, and gone with the save of its answer
+   * (which replaces the credential): left, it says a process sent this refresh token and never
+   * saved what came back (killed: auth/abandoned-refresh.ts), so the token may be spent.
+   */
+  refresh_sent?: { refresh_token_sha256: string; pid: number; at: string };
+  /**
    * svc's id of the login this credential comes from (auth/session.ts), kept by its refreshes; a
    * new login gets a new one. Absent in credentials stored by older versions.
    */

@@ -319,6 +319,7 @@ export class ApiClient {
       try {
         outcome = await exchange(this.#dispatcher, method, url, headers, body, {
           timeoutMs: options.timeoutMs ?? this.config.timeoutMs ?? 30_000,
+          ...(this.config.timer ? { timer: this.config.timer } : {}),
           maxBytes: this.config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
           signal: onTheWire ? undefined : signal,
           proxy: way.proxy && { url: way.proxy, from: way.from },

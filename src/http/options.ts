@@ -1,6 +1,6 @@
 import type { CredentialSource } from '../auth/credentials.js';
 import type { Env } from '../output/io.js';
-import type { Sleep } from '../system/clock.js';
+import type { Sleep, Timer } from '../system/clock.js';
 import type { ApiClient } from './client.js';
 import type { SecretRegistry } from './redact.js';
 import type { ExpectedBody } from './response.js';
@@ -131,6 +131,8 @@ export interface ClientConfig {
   now?: () => number;
   /** Waits between attempts (default: real time); rejects when the signal aborts. */
   sleep?: Sleep;
+  /** Times each attempt's timeout (default: real time). */
+  timer?: Timer;
   random?: () => number;
   dispatcher?: Dispatcher;
   /** No answer is read past this many bytes (default 64 MiB, SVC_MAX_RESPONSE_BYTES). */

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { InterruptedError } from '../errors.js';
+import { realTimer, type Timer } from '../system/clock.js';
 import { outOfDescriptors } from '../system/system-errors.js';
 import { addressSpaceFailure } from './address-space.js';
 import { contentCodings, decodedBody, hasNoBody, isDecodeError } from './encoding.js';
@@ -26,6 +27,8 @@ export interface Outcome {
 
 export interface ExchangeOptions {
   timeoutMs: number;
+  /** Times `timeoutMs` (default: real time; a test's clock brings its own). */
+  timer?: Timer;
   /** The answer is read no further than this (ResponseTooLargeError). */
   maxBytes: number;
   /** Aborts the exchange (Ctrl-C). */
@@ -57,11 +60,10 @@ export async function exchange(
   // of requests (bulk runs) adds tens of megabytes.
   const controller = new AbortController();
   const timeout = { aborted: false };
-  const timer = setTimeout(() => {
+  const cancelTimer = (options.timer ?? realTimer)(limit, () => {
     timeout.aborted = true;
     controller.abort();
-  }, limit);
-  timer.unref();
+  });
   const forward = () => controller.abort();
   if (signal?.aborted) controller.abort();
   else if (signal) {
@@ -166,7 +168,7 @@ export async function exchange(
       mayHaveArrived: !NEVER_SENT.has(errorCode(error) ?? ''),
     });
   } finally {
-    clearTimeout(timer);
+    cancelTimer();
     signal?.removeEventListener('abort', forward);
   }
 }

@@ -11,7 +11,19 @@ export interface Clock {
   now(): number;
   /** Waits `ms`; rejects when `signal` aborts (Ctrl-C). Real time when a test's clock leaves it out. */
   sleep?: Sleep;
+  /** Calls `expire` after `ms` unless cancelled first (a request's timeout). Real time when left out. */
+  timer?: Timer;
 }
+
+/** Calls `expire` once `ms` have passed; the function returned cancels it. */
+export type Timer = (ms: number, expire: () => void) => () => void;
+
+/** A real timer that keeps no process alive (unref). */
+export const realTimer: Timer = (ms, expire) => {
+  const timer = setTimeout(expire, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
 
 /** Real waiting, for a clock that does not bring its own: rejects when `signal` aborts. */
 export const realSleep: Sleep = (ms, signal) => sleep(ms, undefined, signal ? { signal } : undefined);

@@ -281,10 +281,10 @@ describe('a refused refresh', () => {
   it('still reports the refusal when the disk is too full to record it', async () => {
     const { disk, full: diskFull } = fillableDisk();
     const { store, source, full } = setup(() => {
+      diskFull.write = true;
       throw refusal(400, 'invalid_grant');
     }, disk);
     await store.setCredential('p', full);
-    diskFull.write = true;
     const error = await source()
       .token()
       .catch((e: unknown) => e);
@@ -293,7 +293,11 @@ describe('a refused refresh', () => {
       message: 'the session of profile "p" could not be refreshed: refused: invalid_grant (invalid_grant)',
       code: 'invalid_grant',
     });
-    expect(store.credential('p')).toEqual(full);
+    // Neither recorded nor unmarked: the next run does not send the refresh token again either.
+    expect(store.credential('p')).toEqual({
+      ...full,
+      refresh_sent: expect.objectContaining({ pid: process.pid }),
+    });
   });
 });
 
@@ -319,12 +323,11 @@ describe('refreshed tokens', () => {
     'that could not be saved are used only while the file holds what they replaced, not once it holds %s',
     async (_, change, sent) => {
       const { disk, full: diskFull } = fillableDisk();
-      const { store, source, full, warnings } = setup(
-        () => ({ access_token: 'at-new', token_type: 'bearer', expires_in: 600, refresh_token: 'rt-new' }),
-        disk,
-      );
+      const { store, source, full, warnings } = setup(() => {
+        diskFull.write = true;
+        return { access_token: 'at-new', token_type: 'bearer', expires_in: 600, refresh_token: 'rt-new' };
+      }, disk);
       await store.setCredential('p', full);
-      diskFull.write = true;
       const s = source();
       expect(await s.token()).toBe('at-new');
       expect(warnings).toHaveLength(1);

@@ -191,4 +191,38 @@ describe('a stop during a token refresh', () => {
     expect(seen).toEqual([]);
     expect(await refreshStats()).toEqual({ ...before, ok: before.ok + 1 });
   });
+
+  // locks23 #3: a process killed (SIGKILL, an OOM kill, a power cut) once its refresh was sent runs
+  // nothing on its way out, so the second stop's note was never written: the next run sent the
+  // spent refresh token, the platform took it as stolen and revoked the login's family.
+  it('after a refresh whose process was killed (SIGKILL) once it was sent, the next run does not send the spent refresh token: it says what happened (exit 3)', async () => {
+    const { store, env, credential } = await expiredSession();
+    const before = await refreshStats();
+    seen.length = 0;
+    const live = spawnSvc(['-p', 'px', 'me'], env);
+    // Killed as its token request reaches the platform, which then refreshes the session.
+    atToken = async () => {
+      live.child.kill('SIGKILL');
+      await live.done;
+    };
+    const killed = await live.done;
+    expect([killed.code, killed.stdout, killed.stderr]).toEqual([null, '', '']);
+    // The platform has refreshed (rotated) the session: its answer had no one to go to.
+    for (let poll = 0; poll < 1_000 && (await refreshStats()).ok === before.ok; poll++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await refreshStats()).toEqual({ ...before, ok: before.ok + 1 });
+    expect(store.credential('px')?.refresh_token).toBe(credential.refresh_token);
+    // The next run on the profile: the stored refresh token is spent.
+    seen.length = 0;
+    const next = await runInProcess(['-p', 'px', 'me'], env, { now: Date.now() });
+    expect([next.code, next.stdout]).toEqual([3, '']);
+    expect(next.stderr).toMatch(
+      new RegExp(
+        `^error: the session of profile "px" is not refreshed: svc process ${live.child.pid} sent its refresh at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ and never saved the answer \\(it was killed, or could not write it\\), so the platform may have spent the stored refresh token; svc does not send it again \\(a refresh token used twice makes the platform revoke the login\\); run \`svc -p px login\` again\n$`,
+      ),
+    );
+    expect(seen).toEqual([]);
+    expect(await refreshStats()).toEqual({ ...before, ok: before.ok + 1 });
+  });
 });

@@ -262,21 +262,44 @@ describe('refreshing on a full disk', () => {
     await close();
   });
 
+  it('spends nothing when the mark of the refresh cannot be written (the disk filled after the proof): exit 1, the login kept', async () => {
+    const { disk, full: diskFull } = fillableDisk();
+    const { store, source, full, close } = setup({}, disk);
+    await store.setCredential('p', full);
+    diskFull.write = true;
+    onToken = () => ({
+      status: 200,
+      body: { access_token: 'at-new', token_type: 'bearer', expires_in: 600 },
+    });
+    const error = (await source.token().catch((e: unknown) => e)) as SvcError;
+    expect([error.exitCode, error.message, error.hint]).toEqual([
+      1,
+      `the session of profile "p" was not refreshed: cannot write ${store.credentialsPath}: ENOSPC: no space left on device, write`,
+      'its refresh token was not used, so the login is kept: make room (or make the directory writable), then run the command again',
+    ]);
+    expect(seen).toHaveLength(0);
+    expect(store.credential('p')).toEqual(full);
+    await close();
+  });
+
   it('a save that fails after the refresh: the run goes on with the new token, says once that a new login will be needed', async () => {
     const { disk, full: diskFull } = fillableDisk();
     const { store, source, full, warnings, close } = setup({}, disk);
     await store.setCredential('p', full);
-    // Room for the scratch write, none for the file itself (someone else filled the disk meanwhile).
-    diskFull.write = true;
-    onToken = () => ({
-      status: 200,
-      body: {
-        access_token: 'at-new',
-        token_type: 'bearer',
-        expires_in: 600,
-        refresh_token: 'rt-new-0123456789',
-      },
-    });
+    // Room for the scratch write and the mark of the refresh sent, none for the file once the
+    // refresh is on its way (someone else filled the disk meanwhile).
+    onToken = () => {
+      diskFull.write = true;
+      return {
+        status: 200,
+        body: {
+          access_token: 'at-new',
+          token_type: 'bearer',
+          expires_in: 600,
+          refresh_token: 'rt-new-0123456789',
+        },
+      };
+    };
     expect(await source.token()).toBe('at-new');
     // The rotated refresh token is not spent again by the same run: its new access token is used.
     expect(await source.token()).toBe('at-new');
@@ -285,7 +308,15 @@ describe('refreshing on a full disk', () => {
     expect(warnings).toEqual([
       `the refreshed login of profile "p" could not be saved (cannot write ${store.credentialsPath}: ENOSPC: no space left on device, write); this command goes on with it, but the next one will need \`svc -p p login\``,
     ]);
-    expect(store.credential('p')).toEqual(full);
+    // The spent refresh token, marked sent by this run: the next one does not send it again.
+    expect(store.credential('p')).toEqual({
+      ...full,
+      refresh_sent: {
+        refresh_token_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        pid: process.pid,
+        at: expect.any(String),
+      },
+    });
     await close();
   });
 });

@@ -30,6 +30,7 @@ import {
 } from '../../src/context.js';
 import { createIO, type Env, type IOStreams } from '../../src/output/io.js';
 import type { Browser } from '../../src/system/browser.js';
+import { realTimer } from '../../src/system/clock.js';
 import type { Choice, Prompter } from '../../src/system/prompter.js';
 
 /** "Now" in tests unless one says otherwise: relative times ("2 years ago") are then exact. */
@@ -52,6 +53,8 @@ export function virtualClock(start = FIXED_NOW): Required<Clock> & { waits: numb
       // Let sockets and timers run, as a real wait would.
       await new Promise((resolve) => setImmediate(resolve));
     },
+    // A request's timeout on the real clock: the waits this clock plays are of retries and polls.
+    timer: realTimer,
   };
 }
 

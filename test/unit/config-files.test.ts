@@ -114,6 +114,12 @@ describe('checkCredentialsFile', () => {
       { profiles: { p: { ...token, refresh_refused: refused } } },
       `"refresh_refused" of ${which} is not an object of code, message and at`,
     ]),
+    ...['sent', { refresh_token_sha256: 'h', pid: '1', at: 'a' }, { pid: 1, at: 'a' }].map(
+      (sent): [Record<string, unknown>, string] => [
+        { profiles: { p: { ...token, refresh_sent: sent } } },
+        `"refresh_sent" of ${which} is not an object of refresh_token_sha256, pid and at`,
+      ],
+    ),
   ])('%j: %s', (file, reason) => {
     expect(failure(() => checkCredentialsFile(PATH, file))).toEqual({
       type: 'ConfigError',
@@ -127,6 +133,7 @@ describe('checkCredentialsFile', () => {
     [{ profiles: { p: token } }],
     [{ profiles: { p: { ...token, type: 'oauth', refresh_token: 'r', expires_at: 'e', scope: 's' } } }],
     [{ profiles: { p: { ...token, refresh_refused: { code: 'invalid_grant', message: 'm', at: 't' } } } }],
+    [{ profiles: { p: { ...token, refresh_sent: { refresh_token_sha256: 'h', pid: 1, at: 't' } } } }],
   ])('accepts %j', (file) => {
     expect(() => checkCredentialsFile(PATH, file)).not.toThrow();
   });

@@ -111,19 +111,34 @@ describe('svc auth token asks the platform its clock once, briefly', () => {
     }
   });
 
-  it('a clock lookup the platform does not answer is given up (bounded, never waited out): judged on this machine’s clock', async () => {
+  // review22d F3: the case review22c F2 described, a platform that takes the lookup and does not
+  // answer. The run's request timers are the test's: the bound is what the lookup's timer was set
+  // to, and it ends the run when fired; no time passes (before, SVC_TIMEOUT's 600 s, then retries).
+  it('a clock lookup the platform does not answer is given up at 5 s (its timer, fired): judged on this machine’s clock', async () => {
     const live = svc.sandbox().issueToken('usr_admin', { expiresInSeconds: 3600 });
     const held = svc.sandbox().faults.hold((method, url) => method === 'GET' && url.startsWith('/v1/me'));
+    const timers: Array<{ ms: number; expire: () => void }> = [];
+    const clock = {
+      now: () => Date.now(),
+      timer: (ms: number, expire: () => void) => {
+        timers.push({ ms, expire });
+        return () => {};
+      },
+    };
     try {
-      // No timeout of the lookup's own (the client's 30 s, then retries) would end this run within
-      // the test's time: it ends because the lookup is bounded. The bound itself is not asserted.
-      const r = await svc.run(['auth', 'token'], {
+      const run = svc.run(['auth', 'token'], {
         env: { ...env, SVC_TOKEN: live.token, SVC_BASE_URL: svc.sandbox().url, SVC_TIMEOUT: '600' },
-        now: Date.now(),
+        clock,
       });
-      expect([r.code, r.stdout, r.stderr]).toEqual([0, `${live.token}\n`, '']);
+      await held.arrived;
+      expect(timers.map((t) => t.ms)).toEqual([5_000]);
+      timers[0]!.expire();
+      expect(await run).toEqual({ code: 0, stdout: `${live.token}\n`, stderr: '' });
+      // Given up, not retried: no other request's timer was set.
+      expect(timers).toHaveLength(1);
     } finally {
+      for (const timer of timers) timer.expire();
       held.release();
     }
-  }, 30_000);
+  });
 });
