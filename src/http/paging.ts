@@ -106,8 +106,10 @@ export class CursorTrail {
    * pages otherwise than its first page said (from 1, the first saying `page: 0`, answers page=1
    * with the first page again) or ignores the position asked for (fix-list21 3a), or a page of a
    * cursor (the server's `next_cursor`, `starting_after`) whose server ignores the cursor (brief
-   * paging22 3): the page after it would never be read, and the listing stops before printing it.
-   * A link (followed as written) is not stopped so.
+   * paging22 3), or a page of a link whose server links back to a page already read: the page
+   * after it would never be read, and the listing stops before printing it (a link page of only
+   * repeats was once printed as it came; left out, as every repeat now is, it looped printing
+   * nothing: review of paging23).
    *
    * A page asked again by a cursor of svc's own cut within it (cursorWithin): its first `#skip`
    * items were printed by the command before, and so were the items its `&printed=` names
@@ -139,7 +141,8 @@ export class CursorTrail {
     const at = own?.way === 'page' || own?.way === 'offset' ? own : undefined;
     // A cursor page: one svc asked with a cursor not its own (the server's), or starting_after.
     const cursorPage =
-      asked !== undefined && (own === undefined || own.way === 'starting_after' || own.way === 'cursor');
+      asked !== undefined &&
+      (own === undefined || own.way === 'starting_after' || own.way === 'cursor' || own.way === 'link');
     const whole =
       (at !== undefined || cursorPage) && before.size > 0 && [...before].every((key) => keys.has(key));
     if (!whole) {
@@ -204,6 +207,12 @@ function wholeRepeat(own: OwnPage | undefined, asked: string, first: string): Sv
       },
     );
   }
+  if (own?.way === 'link')
+    return new SvcError(
+      'failure',
+      `the page at the server's next link ${JSON.stringify(shownCut(own.path))} repeats the whole page before it (${shown}): the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete`,
+      { code: 'cursor_loop', hint: "the server's paging is broken: report it to its operator" },
+    );
   const [where, what] =
     own?.way === 'starting_after'
       ? [`the page after ${shownCut(own.id)} (starting_after)`, 'starting_after']

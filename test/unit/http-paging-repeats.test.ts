@@ -25,6 +25,14 @@ describe('CursorTrail.read: every item printed once, wherever its repeat comes (
     expect(trail.twice).toBe(2);
   });
 
+  it('a link page repeating the whole page before stops the listing (it looped printing nothing)', () => {
+    const trail = new CursorTrail();
+    trail.read(items(3), undefined);
+    expect(() => trail.read(items(3), 'svc-page:link=/items?page=1')).toThrow(
+      'the page at the server\'s next link "/items?page=1" repeats the whole page before it (it_0): the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete',
+    );
+  });
+
   it('an item twice within one page: its second is left out', () => {
     const trail = new CursorTrail();
     const page = [it_(0), it_(1), { ...it_(0) }];
