@@ -63,7 +63,7 @@ export function shortenId(id: string, keep: number, ellipsis = '…'): string {
  * inside a host, `https://hooks.acme-treasury.com.relay.io` reads as `https://hooks.acme-treasury…`,
  * another host (review22e H1); a cell shows a URL's host whole, or the column is dropped or left wide.
  */
-function hostsEnd(cell: string): number {
+export function hostsEnd(cell: string): number {
   let end = 0;
   for (const match of cell.matchAll(/[a-z][a-z0-9+.-]*:\/\/[^/\s?#,]*/gi))
     end = match.index + match[0].length;
@@ -71,8 +71,8 @@ function hostsEnd(cell: string): number {
 }
 
 /** The fewest characters (at least `least`) that keep every distinct id of the column distinct. */
-export function uniqueKeep(ids: string[], least = MIN_ID_KEEP): number {
-  const distinct = [...new Set(ids.filter((id) => id !== '' && id !== '-'))];
+export function uniqueKeep(ids: Iterable<string>, least = MIN_ID_KEEP): number {
+  const distinct = [...new Set(ids)].filter((id) => id !== '' && id !== '-');
   const longest = distinct.reduce((most, id) => Math.max(most, id.length), 0);
   for (let keep = least; keep < longest; keep++) {
     const seen = new Set(distinct.map((id) => shortenId(id, keep)));
@@ -93,45 +93,6 @@ export function uniqueWidth(values: Iterable<string>, ellipsis: string, least = 
     if (seen.size === distinct.length) return width;
   }
   return Math.max(least, widest);
-}
-
-/**
- * Every name a streamed table has shown in one name column, and the cut each shows at the column's
- * width: a later chunk's name whose cut reads like another's makes the column wider (`widthFor`).
- * One pass over each chunk; all names again only when the width changes.
- */
-export class ShownNames {
-  readonly #names = new Set<string>();
-  #cuts = new Map<string, string>();
-  #width = -1;
-  readonly #ellipsis: string;
-
-  constructor(ellipsis: string) {
-    this.#ellipsis = ellipsis;
-  }
-
-  /** The width (at least `width`) at which `names` and every name shown before differ; the names count as shown. */
-  widthFor(names: string[], width: number): number {
-    if (width !== this.#width) this.#cutAt(width);
-    let alike = false;
-    for (const name of names) {
-      if (this.#names.has(name)) continue;
-      this.#names.add(name);
-      const cut = cutToWidth(name, width, this.#ellipsis);
-      const other = this.#cuts.get(cut);
-      if (other !== undefined && other !== name) alike = true;
-      else this.#cuts.set(cut, name);
-    }
-    if (!alike) return width;
-    const wanted = uniqueWidth(this.#names, this.#ellipsis, width);
-    this.#cutAt(wanted);
-    return wanted;
-  }
-
-  #cutAt(width: number): void {
-    this.#width = width;
-    this.#cuts = new Map([...this.#names].map((name) => [cutToWidth(name, width, this.#ellipsis), name]));
-  }
 }
 
 function total(widths: number[]): number {
@@ -213,23 +174,30 @@ export function fitTable(
 }
 
 /**
- * True when the table is wider than the terminal because a name column could be cut no further
- * without two of its names reading alike: the terminal wraps its lines, and a note says why.
+ * Why a table is wider than the terminal, when its names or URLs are why (review22e L2): the name
+ * and URL columns held at their least width (no two names alike, every host whole), if cutting
+ * them to a few characters would have made the table fit; `cut` are those of them with a value
+ * longer than the column (`widest`: each column's widest value shown). undefined when the table
+ * fits, or when what cannot be cut (ids, times, statuses) is too wide whatever the names are.
  */
-export function namesOverflow(layout: TableLayout, terminalWidth: number, columns: ColumnFit[]): boolean {
-  if (total(layout.widths) <= terminalWidth) return false;
-  return [...layout.least].some(
-    ([i, least]) =>
-      columns[i]!.kind === 'name' && least > MIN_TEXT && layout.widths[layout.shown.indexOf(i)] === least,
+export function overflowCause(
+  layout: TableLayout,
+  terminalWidth: number,
+  columns: ColumnFit[],
+  widest: number[],
+): { held: number[]; cut: number[] } | undefined {
+  const excess = total(layout.widths) - terminalWidth;
+  if (excess <= 0) return undefined;
+  const widthOf = (i: number) => layout.widths[layout.shown.indexOf(i)]!;
+  const held = layout.shown.filter(
+    (i) =>
+      (columns[i]!.kind === 'name' || columns[i]!.kind === 'url') &&
+      widthOf(i) > MIN_TEXT &&
+      widthOf(i) <= (layout.least.get(i) ?? 0),
   );
-}
-
-/** True when the table is wider than the terminal because a URL column keeps its hosts whole (hostsEnd). */
-export function hostsOverflow(layout: TableLayout, terminalWidth: number, columns: ColumnFit[]): boolean {
-  if (total(layout.widths) <= terminalWidth) return false;
-  return [...layout.least].some(
-    ([i, least]) => columns[i]!.kind === 'url' && layout.widths[layout.shown.indexOf(i)] === least,
-  );
+  const room = held.reduce((sum, i) => sum + widthOf(i) - MIN_TEXT, 0);
+  if (held.length === 0 || room < excess) return undefined;
+  return { held, cut: held.filter((i) => (widest[i] ?? 0) > widthOf(i)) };
 }
 
 /**
@@ -259,25 +227,27 @@ function cutToFit(
 }
 
 /**
- * The layout of a table's next chunk when its ids, shortened as before, or its names, cut as
- * before, would read like ones of earlier chunks (already printed, so not to be changed): the id
- * columns of `keeps` show that many characters from now on, the columns of `widths` (ids and names)
- * are at least that wide, and the other columns are cut again to make room.
+ * The layout of a table's next chunk when its values need more room than the columns have (rows
+ * above, already printed, are not to be changed): the id columns of `keeps` show that many
+ * characters from now on, the columns of `widths` are at least that wide, `least` holds the least
+ * widths now known of name and URL columns (overflowCause), and the other columns are cut again to
+ * make room, a name or URL column never narrower than it is now.
  */
-export function widenIds(
+export function widenColumns(
   layout: TableLayout,
   keeps: Map<number, number>,
   widths: Map<number, number>,
+  least: Map<number, number>,
   columns: ColumnFit[],
   terminalWidth: number,
 ): TableLayout {
   const idKeep = new Map([...layout.idKeep, ...keeps]);
   const next = layout.shown.map((i, at) => Math.max(layout.widths[at]!, widths.get(i) ?? 0));
   // A name column is never cut narrower than it is now: the names shown differ at this width.
-  const least = new Map(layout.least);
+  const floors = new Map(layout.least);
   layout.shown.forEach((i, at) => {
-    if (least.has(i)) least.set(i, next[at]!);
+    if (floors.has(i)) floors.set(i, next[at]!);
   });
-  cutToFit(layout.shown, next, columns, terminalWidth, least);
+  cutToFit(layout.shown, next, columns, terminalWidth, floors);
   return { shown: layout.shown, widths: next, idKeep, least };
 }

@@ -1,27 +1,18 @@
 // Over 300 lines on purpose: the one writer of svc's output (tables, TSV, JSON, NDJSON, records,
 // messages) is one class whose modes share its private state — the streams, draining, a closed
 // pipe, colour and the secrets to redact; table fitting and formatting live beside it (layout.ts,
-// format.ts).
+// chunks.ts, format.ts).
 import { once } from 'node:events';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { reindentJsonChunks } from '../api/json-text.js';
 import { jsonAsTheyCame } from '../api/numbers-as-they-came.js';
 import { ClosedPipeError, type SvcError } from '../errors.js';
 import { redactText, type SecretRegistry } from '../http/redact.js';
+import { StreamedTable } from './chunks.js';
 import { cellText, relativeTime, rfc3339 } from './format.js';
 import { withAsciiHosts } from './hosts.js';
 import type { IOStreams } from './io.js';
-import {
-  type ColumnKind,
-  fitTable,
-  hostsOverflow,
-  namesOverflow,
-  ShownNames,
-  shortenId,
-  type TableLayout,
-  uniqueKeep,
-  widenIds,
-} from './layout.js';
+import { type ColumnKind, shortenId } from './layout.js';
 import { escapeForTerminal, escapeJsonForTerminal, jsonOneLine, oneLine } from './sanitize.js';
 import { STATUS_COLOURS } from './status.js';
 import { ellipsis, sym, useUnicodeMarks } from './symbols.js';
@@ -273,45 +264,26 @@ export class Output {
       }
       return count;
     }
-    let layout: TableLayout | undefined;
     let chunk: string[][] = [];
     const head = columns.map((c) => c.header.toUpperCase());
     const fit = columns.map((c) => ({ kind: c.kind ?? 'text', dropRank: dropRank(c.optional) }));
     // cli-table3 is only loaded for terminal tables.
     const { renderTable } = await import('./table.js');
-    // Every id shown so far in each shortened id column: a later chunk's must not read alike.
-    const shownIds = new Map<number, string[]>();
-    // Every distinct value shown so far in each name column: a later chunk's must not read alike.
-    const shownNames = new Map<number, ShownNames>();
+    // Laid out on the first chunk; each later one widened where its values need it (chunks.ts).
+    const table = new StreamedTable(head, fit, this.io.columns, this.#wide, ellipsis(this.io.unicode));
+    let first = true;
     const flush = async () => {
       if (chunk.length === 0) return;
-      const first = layout === undefined;
       // A full first chunk may be followed by thousands of rows: its ids keep 8 characters, not 6.
-      layout ??= fitTable(head, chunk, fit, this.io.columns, this.#wide, ellipsis(this.io.unicode), {
-        leastKeep: chunk.length >= TABLE_CHUNK ? MANY_ROWS_KEEP : undefined,
-      });
-      if (!first)
-        layout = this.#widenedIds(layout, chunk, shownIds, shownNames, fit, count - chunk.length + 1);
-      for (const i of layout.idKeep.keys()) {
-        const ids = shownIds.get(i) ?? [];
-        for (const cells of chunk) ids.push(cells[i]!);
-        shownIds.set(i, ids);
-      }
-      if (first) {
-        // The first chunk's names differ at their widths (fitTable); they count as shown.
-        for (const i of layout.least.keys()) {
-          const at = layout.shown.indexOf(i);
-          if (at === -1) continue;
-          const names = new ShownNames(ellipsis(this.io.unicode));
-          names.widthFor(
-            chunk.map((cells) => cells[i]!),
-            layout.widths[at]!,
-          );
-          shownNames.set(i, names);
-        }
-      }
+      const { layout, before, after } = table.next(
+        chunk,
+        count - chunk.length + 1,
+        chunk.length >= TABLE_CHUNK ? MANY_ROWS_KEEP : undefined,
+      );
+      for (const note of before) this.info(note);
       const { shown, widths, idKeep } = layout;
       const header = first ? shown.map((i) => this.#chalkOut.bold(head[i]!)) : undefined;
+      first = false;
       const cellOf = (cells: string[], i: number): string => {
         const keep = idKeep.get(i);
         const text = keep === undefined ? cells[i]! : shortenId(cells[i]!, keep, ellipsis(this.io.unicode));
@@ -326,18 +298,7 @@ export class Output {
         ),
       );
       chunk = [];
-      if (first && idKeep.size > 0) {
-        this.info('(ids shortened to fit: --wide, a pipe or --json shows them whole)');
-      }
-      if (first && namesOverflow(layout, this.io.columns, fit)) {
-        this.info(
-          '(the table is wider than the terminal: its names cut shorter would read alike; a pipe or --json shows them whole)',
-        );
-      } else if (first && hostsOverflow(layout, this.io.columns, fit)) {
-        this.info(
-          '(the table is wider than the terminal: its URLs are cut only after their hosts; a pipe or --json shows them whole)',
-        );
-      }
+      for (const note of after) this.info(note);
     };
     for await (const row of rows) {
       chunk.push(columns.map((c) => this.#cell(c, row)));
@@ -347,50 +308,6 @@ export class Output {
     await flush();
     if (count === 0 && options.empty) this.info(options.empty);
     return count;
-  }
-
-  /**
-   * `layout` for a later chunk of a table: where its ids, cut as before, would read like one shown
-   * above (or like each other), that id column shows more characters from `firstRow` on, and a note
-   * says so. Rows already on the screen cannot change.
-   */
-  #widenedIds(
-    layout: TableLayout,
-    chunk: string[][],
-    shownIds: Map<number, string[]>,
-    shownNames: Map<number, ShownNames>,
-    fit: Array<{ kind: ColumnKind; dropRank: number }>,
-    firstRow: number,
-  ): TableLayout {
-    const keeps = new Map<number, number>();
-    const widths = new Map<number, number>();
-    const mark = ellipsis(this.io.unicode);
-    for (const [i, keep] of layout.idKeep) {
-      const ids = chunk.map((cells) => cells[i]!);
-      const wanted = uniqueKeep([...(shownIds.get(i) ?? []), ...ids], keep);
-      if (wanted === keep) continue;
-      keeps.set(i, wanted);
-      widths.set(
-        i,
-        ids.reduce((most, id) => Math.max(most, textWidth(shortenId(id, wanted, mark))), 0),
-      );
-    }
-    // A name column cut as before must not make a name of this chunk read like one above.
-    for (const [i, names] of shownNames) {
-      const at = layout.shown.indexOf(i);
-      const wanted = names.widthFor(
-        chunk.map((cells) => cells[i]!),
-        layout.widths[at]!,
-      );
-      if (wanted > layout.widths[at]!) widths.set(i, wanted);
-    }
-    if (keeps.size === 0 && widths.size === 0) return layout;
-    if (keeps.size > 0) {
-      this.info(
-        `(ids show ${[...new Set(keeps.values())].join(' or ')} characters from row ${firstRow} on: fewer would read like an id above)`,
-      );
-    }
-    return widenIds(layout, keeps, widths, fit, this.io.columns);
   }
 
   /** Rows as JSON whatever the mode: an array streamed item by item, or one line each with --ndjson. */

@@ -24,6 +24,10 @@ const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
  */
 export function cutToWidth(text: string, width: number, ellipsis: string): string {
   if (textWidth(text) <= width) return text;
+  // Printable ASCII, most cells: a grapheme is a character of one column (the loop's answer,
+  // without segmenting every cell of every chunk a table prints).
+  if (PRINTABLE_ASCII.test(text))
+    return `${text.slice(0, Math.max(0, width - textWidth(ellipsis)))}${ellipsis}`;
   let kept = '';
   let used = textWidth(ellipsis);
   for (const { segment } of graphemes.segment(text)) {

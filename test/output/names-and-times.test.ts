@@ -121,7 +121,7 @@ describe('a name column is cut only to a width at which its values differ (attac
         '3     grant  usr_bulk_0…  payments-reconciliation-approver-a…  in 2 hours  -               -\n',
     );
     expect(r.stderr).toContain(
-      '(the table is wider than the terminal: its names cut shorter would read alike; a pipe or --json shows them whole)\n',
+      '(the table is wider than the terminal: the names in ROLE would read alike cut shorter; a pipe or --json shows them whole)\n',
     );
   });
 });
