@@ -267,7 +267,6 @@ export class Output {
     let chunk: string[][] = [];
     const head = columns.map((c) => c.header.toUpperCase());
     const fit = columns.map((c) => ({ kind: c.kind ?? 'text', dropRank: dropRank(c.optional) }));
-    // cli-table3 is only loaded for terminal tables.
     const { renderTable } = await import('./table.js');
     // Laid out on the first chunk; each later one widened where its values need it (chunks.ts).
     const table = new StreamedTable(head, fit, this.io.columns, this.#wide, ellipsis(this.io.unicode));

@@ -1,27 +1,14 @@
-import Table from 'cli-table3';
-import { cutToWidth } from './width.js';
-
-const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: '  ',
-};
+import { cutToWidth, padToWidth } from './width.js';
 
 /**
  * A borderless table in the style of gh: two spaces between columns, values cut with "…" (`ellipsis`)
- * when the terminal is narrow. `head` is omitted for continuation chunks of a streamed list.
+ * when the terminal is narrow, each line's trailing spaces dropped. `head` is omitted for
+ * continuation chunks of a streamed list.
+ *
+ * Drawn here rather than by cli-table3 (until session 23): every width is chosen by layout.ts and
+ * every cell cut before it is drawn, so a table is only cells padded to their widths; cli-table3
+ * measured each cell again with a regular expression built per call and filled a cell grid, most of
+ * a long table's time (20,000 rows at 80 columns: bench/RESULTS.md).
  */
 export function renderTable(
   head: string[] | undefined,
@@ -29,27 +16,19 @@ export function renderTable(
   widths: number[],
   ellipsis = '…',
 ): string {
-  const table = new Table({
-    head: head ?? [],
-    chars: BORDERLESS,
-    colWidths: widths,
-    style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [], compact: true },
-    wordWrap: false,
-    truncate: ellipsis,
-  });
-  table.push(...rows.map((cells) => cells.map((cell, i) => cutCell(cell, widths[i] ?? 0, ellipsis))));
-  return `${table
-    .toString()
-    .split('\n')
-    .map((line) => line.trimEnd())
-    .join('\n')}\n`;
+  const lines = (head === undefined || head.length === 0 ? rows : [head, ...rows]).map((cells) =>
+    widths
+      .map((width, i) => padToWidth(cutCell(cells[i] ?? '', width, ellipsis), width))
+      .join('  ')
+      .trimEnd(),
+  );
+  return lines.length === 0 ? '\n' : `${lines.join('\n')}\n`;
 }
 
 /**
- * `cell` cut to `width` columns, whole graphemes then `ellipsis`, before cli-table3 sees it:
- * cli-table3 cuts a UTF-16 unit at a time, which splits an emoji into half a surrogate pair (U+FFFD
- * on the screen) and a family or a flag into pieces. A cell with escapes (a coloured status) is
- * never cut (layout.ts).
+ * `cell` cut to `width` columns, whole graphemes then `ellipsis` (an emoji is never split into half
+ * a surrogate pair, a family or a flag into pieces). A cell with escapes (a coloured status) is
+ * never cut (layout.ts gives it its width).
  */
 function cutCell(cell: string, width: number, ellipsis: string): string {
   return cell.includes('\u001b') ? cell : cutToWidth(cell, width, ellipsis);

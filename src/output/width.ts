@@ -1,7 +1,7 @@
 /**
  * How wide text is on a terminal, and text cut to a width: the one measure of terminal tables,
- * records and the progress bar's label. It is string-width's, the measure cli-table3 pads and cuts
- * with, so a column svc sizes is the column cli-table3 draws: CJK and emoji take two columns,
+ * records and the progress bar's label. It is string-width's, and a table is sized, cut and padded
+ * with it (table.ts), so a column is as wide as it is drawn: CJK and emoji take two columns,
  * combining marks (a name written decomposed, NFD) none. Counting code points instead gave a column
  * of wide characters half the room it needed, and every such value was cut, `--wide` too
  * (findings-attack19 F1).
