@@ -409,15 +409,28 @@ function resuming(
   note?: string,
 ): string {
   const toDo = left === undefined ? '' : `, ${left.toLocaleString('en')} to do`;
-  // A run that finished with failures is taken up again for them; one cut short is resumed.
+  // A run that finished with failures is taken up again for them; one that finished with every
+  // item done (its journal left behind: it could not be removed) is shown again; one cut short, or
+  // whose end its journal does not say (a kill, a full disk, an earlier svc), is resumed.
   const finished = journal.earlierFinish();
-  const again = finished === undefined ? 'resuming' : 'taking up the failures of';
+  const allDone = journal.earlierAllDone();
+  const again =
+    finished !== undefined
+      ? 'taking up the failures of'
+      : allDone !== undefined
+        ? 'showing again'
+        : 'resuming';
   const what = dryRun ? `a dry run of ${again}` : again;
   // The run's start as its other lines give it: on the platform's clock (its anchor) when that was
   // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
   const anchor = journal.knownPlatformStart() ?? journal.knownAnchor();
   // Its finish is the machine's time (Journal.markFinished): said beside the machine's start.
-  const ended = finished === undefined ? '' : `it finished at ${finished}`;
+  const ended =
+    finished !== undefined
+      ? `it finished at ${finished}`
+      : allDone !== undefined
+        ? `it finished at ${allDone}, every item done`
+        : '';
   const started =
     anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= CLOCK_SKEW_MS
       ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's${ended && `; ${ended}`})`
