@@ -202,6 +202,9 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     // Shown failed (the contract's statuses), those whose outcome is unknown counted apart.
     const why = [
       summary.blocked ? `${n(summary.blocked)} not attempted: what they need failed` : '',
+      summary.stoppedRows
+        ? `${n(summary.stoppedRows)} stopped before ${summary.stoppedRows === 1 ? 'its' : 'their'} next request was sent`
+        : '',
       summary.unknown ? `${n(summary.unknown)} with an unknown outcome` : '',
       verb.madeThoughFailed?.() ?? '',
     ].filter(Boolean);
