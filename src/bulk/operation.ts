@@ -235,17 +235,16 @@ async function runLocked<T, R extends Row>(
   }
   // Every resumed run says so first (attack22 F4: a grants file's and an apply's did not): which
   // run, how much is done and left. A verb without fromJournal counts all its items in `left`.
-  // With --json a failed run's stderr stays its one error object (a verb that had no such line
-  // before keeps that): a note that matters (grants cut short) is then a warning.
+  // With --json, for every verb alike (a queue's too: it said the line as a note, session 23), a
+  // failed run's stderr stays its one error object: the line is said only when it carries a note
+  // that matters (grants cut short, a queue's doubt), then as a warning, in the same words.
   if (journal.run.resumed) {
     const done = verb.fromJournal ? earlier.length : journal.earlier().length;
     const toDo = verb.fromJournal || left === undefined ? left : Math.max(0, left - done);
     const note = verb.resumeNote?.();
-    if (verb.fromJournal || ctx.out.mode !== 'json') {
-      ctx.out.info(resuming(journal, done, toDo, verb.dryRun, note));
-    } else if (note !== undefined) {
-      ctx.out.warn(`${resuming(journal, done, toDo, verb.dryRun)}: ${note}`);
-    }
+    const line = resuming(journal, done, toDo, verb.dryRun, note);
+    if (ctx.out.mode !== 'json') ctx.out.info(line);
+    else if (note !== undefined) ctx.out.warn(line);
   }
   // Nothing left to do but show what the earlier run did: nothing to ask.
   if (!verb.dryRun && !((earlier.length > 0 || owed > 0) && left === 0)) await verb.confirm?.(left);
