@@ -419,7 +419,7 @@ function resuming(
       : allDone !== undefined
         ? 'showing again'
         : 'resuming';
-  const what = dryRun ? `a dry run of ${again}` : again;
+  const what = !dryRun ? again : again === 'showing again' ? `a dry run, ${again}` : `a dry run of ${again}`;
   // The run's start as its other lines give it: on the platform's clock (its anchor) when that was
   // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
   const anchor = journal.knownPlatformStart() ?? journal.knownAnchor();

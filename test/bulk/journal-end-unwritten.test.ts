@@ -97,6 +97,14 @@ describe('a finished run whose journal could not be removed', () => {
     const [mark] = marks(journal).slice(-1);
     expect(mark).toEqual({ all_done: expect.stringMatching(new RegExp(`^${ISO}$`)) });
 
+    // Its dry run reads the journal, changes nothing, and says the same.
+    const dry = await svc.run([...argv, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr.split('\n')[0]).toMatch(
+      new RegExp(
+        `^a dry run, showing again the run started at ${ISO} \\(it finished at ${literal(mark!.all_done as string)}, every item done\\): 2 done, 0 to do \\(journal ${literal(journal)}\\)$`,
+      ),
+    );
     const again = await svc.run(argv);
     expect(again.code, again.stderr).toBe(0);
     expect(timeless(again.stderr)).toMatch(
