@@ -216,13 +216,18 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
         }
         source = undefined;
         // The journal says which run it kept: one that finished with failures, or one cut short.
+        // Without a mark its end is not known (cut short, killed, a full disk, an earlier svc):
+        // never called interrupted (review22a F4).
         const finished = journal.earlierFinish();
+        const allDone = journal.earlierAllDone();
         const stale = resumedFile
           ? {
               what:
-                finished === undefined
-                  ? `the plan of the interrupted run of ${label}`
-                  : `the plan of the run of ${label} that finished at ${finished} with failures (its journal kept to re-run them)`,
+                finished !== undefined
+                  ? `the plan of the run of ${label} that finished at ${finished} with failures (its journal kept to re-run them)`
+                  : allDone !== undefined
+                    ? `the plan of the run of ${label} that finished at ${allDone} with every change applied (its journal left behind)`
+                    : `the plan of the earlier run of ${label}`,
               hint: `remove its journal (${journal.path}) and run svc apply again to plan anew`,
             }
           : { what: label, hint: 'run svc plan again and review the new plan' };

@@ -14,6 +14,7 @@ import {
   SvcError,
 } from '../errors.js';
 import { OutcomeUnknownError } from '../http/errors.js';
+import { fileErrorReason } from '../system/input.js';
 import { pathWord } from '../system/shell-words.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
@@ -89,28 +90,42 @@ function settleUnknown(summary: BulkSummary, journal: string): string {
  * Removes the journal of a run that is over. One that cannot be removed (a read-only disk) stays:
  * the run's result stands, and the returned line says where it is and what it makes the same
  * command do (`rerun`), which a new run of it would otherwise not (fix-files18 #3); undefined once
- * it is gone.
+ * it is gone. A run's journal left so is marked finished (`ended`: with failures, or every item
+ * done) where it can still take a line, so that the same command, run before it is removed, says
+ * it takes up a finished run, not that it resumes one cut short (review22a F4).
  */
 export function leftJournal(
   journal: Journal,
   rerun = 'print these results again and do nothing',
+  ended?: 'failures' | 'all_done',
 ): string | undefined {
   const why = journal.remove();
   if (why === undefined) return undefined;
+  if (ended !== undefined) {
+    try {
+      journal.markFinished(ended === 'failures');
+    } catch {
+      // A disk that takes no line either (read-only): the line below says to remove it first.
+    }
+  }
   return `the run's result stands, but its journal ${journal.path} could not be removed (${why}): the same command would ${rerun}; remove it (\`rm ${pathWord(journal.path)}\`) before you run it again`;
 }
 
 /**
  * A run that ended with every item tried keeps its journal for its failures: the journal says so
  * (Journal.markFinished), so that a later run's words call it a finished run, not an interrupted
- * one. A journal that cannot take the line (a full disk) is left as it is: the run's result stands,
- * and the later words fall back to "interrupted" (what they said before svc kept the line).
+ * one. A journal that cannot take the line (a full disk) is left as it is and the run's result
+ * stands, but the run says so, and what the same command will then say: that it resumes a run cut
+ * short (the words of a journal without the line; review22a F4).
  */
-function keptFinished(journal: Journal): void {
+function keptFinished(ctx: Context, journal: Journal): void {
   try {
     journal.markFinished();
-  } catch {
-    // the run's own outcome, said next, is what matters; its journal's words are a courtesy
+  } catch (error) {
+    const why = fileErrorReason(error instanceof SvcError && error.cause !== undefined ? error.cause : error);
+    ctx.out.warn(
+      `this run's end could not be written to its journal ${journal.path} (${why}): the same command will say it is resuming a run cut short, not taking up the failures of a finished run; what it does is the same`,
+    );
   }
 }
 
@@ -187,6 +202,9 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     // Shown failed (the contract's statuses), those whose outcome is unknown counted apart.
     const why = [
       summary.blocked ? `${n(summary.blocked)} not attempted: what they need failed` : '',
+      summary.stoppedRows
+        ? `${n(summary.stoppedRows)} stopped before ${summary.stoppedRows === 1 ? 'its' : 'their'} next request was sent`
+        : '',
       summary.unknown ? `${n(summary.unknown)} with an unknown outcome` : '',
       verb.madeThoughFailed?.() ?? '',
     ].filter(Boolean);
@@ -231,9 +249,9 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     // One named item that failed: its error, with its exit code. Keep the journal only when the
     // server may have done it (no definite answer), so the same command resends the same key.
     if (summary.refused === summary.failed && summary.unknown === 0) {
-      const left = leftJournal(journal, 'resume this run (its item tried again)');
+      const left = leftJournal(journal, 'resume this run (its item tried again)', 'failures');
       if (left !== undefined) ctx.out.warn(left);
-    } else keptFinished(journal);
+    } else keptFinished(ctx, journal);
     if (end.single instanceof OutcomeUnknownError) {
       throw end.single.withHint(
         `${runAgain('to settle it', journal.path)}: it sends the same idempotency key`,
@@ -247,9 +265,10 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
       const left = leftJournal(
         journal,
         'resume this run (the rows done said done, the failed ones tried again)',
+        'failures',
       );
       if (left !== undefined) ctx.out.warn(left);
-    } else keptFinished(journal);
+    } else keptFinished(ctx, journal);
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
     const settle = settleUnknown(summary, journal.path);
     // Every failed row is a change not so now (changed_since): the file is right, and the same
@@ -283,7 +302,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   // and the verb's error follows (keepJournal).
   if (verb.keepJournal?.()) countsBeforeError(ctx, line);
   else {
-    const left = leftJournal(journal);
+    const left = leftJournal(journal, undefined, 'all_done');
     ctx.out.success(line);
     if (left !== undefined) ctx.out.warn(left);
   }

@@ -93,6 +93,11 @@ export class Journal {
    * short (Ctrl-C, a kill, a halt) or never said (a journal an earlier svc wrote).
    */
   #finishedAt: string | undefined;
+  /**
+   * When the last run of this journal finished with every item done, its journal left behind
+   * because it could not be removed (markFinished(false)); undefined otherwise.
+   */
+  #allDoneAt: string | undefined;
   /** This process wrote the resumed run's `resumed` line (start()). */
   #resumedSaid = false;
 
@@ -161,13 +166,21 @@ export class Journal {
           planned?: unknown;
           kept?: unknown;
           finished?: unknown;
+          all_done?: unknown;
           resumed?: unknown;
         };
         // A file kept beside the journal after its first line was written (keepBeside).
         journal.#kept.note(entry.kept);
         // The last run's end: finished (markFinished), or taken up again since (start()).
-        if (typeof entry.finished === 'string') journal.#finishedAt = entry.finished;
-        if (entry.resumed !== undefined || typeof entry.key === 'string') journal.#finishedAt = undefined;
+        // (One of the two: the last says how the last run ended.)
+        if (typeof entry.finished === 'string')
+          [journal.#finishedAt, journal.#allDoneAt] = [entry.finished, undefined];
+        if (typeof entry.all_done === 'string')
+          [journal.#finishedAt, journal.#allDoneAt] = [undefined, entry.all_done];
+        if (entry.resumed !== undefined || typeof entry.key === 'string') {
+          journal.#finishedAt = undefined;
+          journal.#allDoneAt = undefined;
+        }
         // A page of items the run took (plan()): not an item done.
         if (Array.isArray(entry.planned)) {
           for (const key of entry.planned) if (typeof key === 'string') journal.#planned.add(key);
@@ -195,6 +208,7 @@ export class Journal {
       else this.#append({ resumed: isoSeconds(this.#now()) });
       this.#resumedSaid = true;
       this.#finishedAt = undefined;
+      this.#allDoneAt = undefined;
       return;
     }
     makeStoreDirectories(dirname(this.path));
@@ -328,19 +342,27 @@ export class Journal {
   }
 
   /**
-   * Notes that the run finished, every item tried, and its journal is kept because some failed:
-   * a later run of the same command says it takes up a finished run's failures, not an interrupted
-   * run (earlierFinish). A line of its own, which an earlier svc's load() passes over.
+   * Notes that the run finished, every item tried, and its journal is kept because some failed
+   * (`{"finished": T}`), or — `failures` false — left behind with every item done because it could
+   * not be removed (`{"all_done": T}`): a later run of the same command says it takes up a finished
+   * run's failures, or shows a finished run again, never that it resumes an interrupted one
+   * (earlierFinish, earlierAllDone). A line of its own, which an earlier svc's load() passes over.
+   * Throws JournalWriteError (a full disk): the caller says what the next run will then believe.
    */
-  markFinished(): void {
+  markFinished(failures = true): void {
     const at = isoSeconds(this.#now());
-    this.#append({ finished: at });
-    this.#finishedAt = at;
+    this.#append(failures ? { finished: at } : { all_done: at });
+    [this.#finishedAt, this.#allDoneAt] = failures ? [at, undefined] : [undefined, at];
   }
 
   /** When the last run of this journal finished with failures (markFinished); undefined: cut short, or not said. */
   earlierFinish(): string | undefined {
     return this.#finishedAt;
+  }
+
+  /** When the last run of this journal finished with every item done, its journal left behind (markFinished(false)). */
+  earlierAllDone(): string | undefined {
+    return this.#allDoneAt;
   }
 
   recordFailure(key: string): void {
@@ -354,11 +376,16 @@ export class Journal {
    * why (the OS's reason in words) is returned for the run to say (finish.ts, leftJournal).
    */
   remove(): string | undefined {
-    if (this.#fd !== undefined) closeSync(this.#fd);
+    // The file as this process left it: one that cannot be removed may still take a line (its
+    // finish, markFinished), appended only while it is that same file (#open).
+    if (this.#fd !== undefined) {
+      this.#found = fstatSync(this.#fd);
+      closeSync(this.#fd);
+    }
     this.#fd = undefined;
-    this.#found = undefined;
     try {
       this.#disk.remove(this.path);
+      this.#found = undefined;
       return undefined;
     } catch (error) {
       return fileErrorReason(error);

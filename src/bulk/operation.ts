@@ -235,17 +235,16 @@ async function runLocked<T, R extends Row>(
   }
   // Every resumed run says so first (attack22 F4: a grants file's and an apply's did not): which
   // run, how much is done and left. A verb without fromJournal counts all its items in `left`.
-  // With --json a failed run's stderr stays its one error object (a verb that had no such line
-  // before keeps that): a note that matters (grants cut short) is then a warning.
+  // With --json, for every verb alike (a queue's too: it said the line as a note, session 23), a
+  // failed run's stderr stays its one error object: the line is said only when it carries a note
+  // that matters (grants cut short, a queue's doubt), then as a warning, in the same words.
   if (journal.run.resumed) {
     const done = verb.fromJournal ? earlier.length : journal.earlier().length;
     const toDo = verb.fromJournal || left === undefined ? left : Math.max(0, left - done);
     const note = verb.resumeNote?.();
-    if (verb.fromJournal || ctx.out.mode !== 'json') {
-      ctx.out.info(resuming(journal, done, toDo, verb.dryRun, note));
-    } else if (note !== undefined) {
-      ctx.out.warn(`${resuming(journal, done, toDo, verb.dryRun)}: ${note}`);
-    }
+    const line = resuming(journal, done, toDo, verb.dryRun, note);
+    if (ctx.out.mode !== 'json') ctx.out.info(line);
+    else if (note !== undefined) ctx.out.warn(line);
   }
   // Nothing left to do but show what the earlier run did: nothing to ask.
   if (!verb.dryRun && !((earlier.length > 0 || owed > 0) && left === 0)) await verb.confirm?.(left);
@@ -409,15 +408,28 @@ function resuming(
   note?: string,
 ): string {
   const toDo = left === undefined ? '' : `, ${left.toLocaleString('en')} to do`;
-  // A run that finished with failures is taken up again for them; one cut short is resumed.
+  // A run that finished with failures is taken up again for them; one that finished with every
+  // item done (its journal left behind: it could not be removed) is shown again; one cut short, or
+  // whose end its journal does not say (a kill, a full disk, an earlier svc), is resumed.
   const finished = journal.earlierFinish();
-  const again = finished === undefined ? 'resuming' : 'taking up the failures of';
-  const what = dryRun ? `a dry run of ${again}` : again;
+  const allDone = journal.earlierAllDone();
+  const again =
+    finished !== undefined
+      ? 'taking up the failures of'
+      : allDone !== undefined
+        ? 'showing again'
+        : 'resuming';
+  const what = !dryRun ? again : again === 'showing again' ? `a dry run, ${again}` : `a dry run of ${again}`;
   // The run's start as its other lines give it: on the platform's clock (its anchor) when that was
   // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
   const anchor = journal.knownPlatformStart() ?? journal.knownAnchor();
   // Its finish is the machine's time (Journal.markFinished): said beside the machine's start.
-  const ended = finished === undefined ? '' : `it finished at ${finished}`;
+  const ended =
+    finished !== undefined
+      ? `it finished at ${finished}`
+      : allDone !== undefined
+        ? `it finished at ${allDone}, every item done`
+        : '';
   const started =
     anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= CLOCK_SKEW_MS
       ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's${ended && `; ${ended}`})`

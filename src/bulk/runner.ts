@@ -2,7 +2,7 @@
 // shares the run's state; the judgement of errors lives in ./judge.ts.
 import { SvcError } from '../errors.js';
 import { deriveIdempotencyKey } from '../http/idempotency.js';
-import { finishingSent } from '../http/retry.js';
+import { changeMade, finishingItem, finishingSent } from '../http/retry.js';
 import type { Progress } from '../output/progress.js';
 import { AcceptedUnreadError, doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
 import type { Journal } from './journal.js';
@@ -100,6 +100,11 @@ export interface BulkSummary {
   undoneSince?: number;
   /** Failed items that were not attempted because an item they need failed (counted in `failed`). */
   blocked: number;
+  /**
+   * Failed items a stop left before their next request, no change of theirs answered or lost
+   * (counted in `failed`; the resume tries them again); absent when there were none.
+   */
+  stoppedRows?: number;
   /**
    * Ok items known only from a retry that found the change made after the answer to an earlier
    * attempt was lost (reason gone_after_lost_answer, or a worker's FOUND_AFTER_LOST_ANSWER);
@@ -381,8 +386,10 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       } else {
         const attempt = journal?.attempts(item.key) ?? 0;
         let firstReplayed = false;
+        // The item's own: a stop before its next request knows whether a change of it was made.
+        const signal = finishingItem(requests);
         const call: WorkCall = {
-          signal: requests,
+          signal,
           idempotencyKey: deriveIdempotencyKey(item.shared ?? options.runId, item.key, String(attempt)),
           keyFor: (shared: string) => deriveIdempotencyKey(shared, item.key, String(attempt)),
           replayed: (response) => {
@@ -442,9 +449,30 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
           } else if (stop.aborted && error instanceof SvcError && error.category === 'interrupted') {
             // Stopped before its next request (nothing new is sent after a stop, src/http/client.ts):
             // its row says what was and was not sent; the run ends stopped, and its resume tries it.
+            // After a change of its own the platform answered (or may have made), the row is made
+            // or may be: its outcome unknown, never a failure (review22a F3); else it is failed,
+            // counted apart (stoppedRows: "stopped before their next request was sent").
             thrown = error;
             left = true;
-            result = { ...base, status: 'failed', error: failure(error) };
+            const changed = changeMade(signal);
+            if (changed === undefined) {
+              summary.stoppedRows = (summary.stoppedRows ?? 0) + 1;
+              result = { ...base, status: 'failed', error: failure(error) };
+            } else {
+              const said = failure(error);
+              const made =
+                changed === 'answered'
+                  ? 'the platform answered its change (HTTP 2xx)'
+                  : 'its change may have been made (an answer was lost, or an earlier attempt still ran)';
+              result = {
+                ...base,
+                status: 'unknown',
+                error: {
+                  ...said,
+                  message: `${made}, but the run stopped before its next request: ${said.message}`,
+                },
+              };
+            }
           } else {
             thrown = error;
             if (definiteRefusal(error)) {

@@ -277,12 +277,18 @@ export class ApiClient {
       earlierRunning && changes ? new OutcomeUnknownError(error, undefined, idempotencyKey) : error;
     // A stop where svc waits (or would wait) before an attempt: what was sent and what was not,
     // never a bare "interrupted" (a change after an answer that may have been made: unknown).
+    // An item's earlier request whose change may have been made (retry.ts finishingItem): then
+    // this one's stop is no proof that nothing was changed.
     const cut = (where: string) => () => {
       const what = `${method} ${url.pathname}`;
       const sent = attempts === 0 ? `${what} was not sent` : `${what} was not sent again`;
-      return new InterruptedError(
-        `interrupted ${where}: ${sent}${changes && lostAnswer === undefined && !earlierRunning ? '; nothing was changed' : ''}`,
-      );
+      const none = changes && lostAnswer === undefined && !earlierRunning && onTheWire?.changed === undefined;
+      return new InterruptedError(`interrupted ${where}: ${sent}${none ? '; nothing was changed' : ''}`);
+    };
+    // Of a bulk row's requests: a change of it may have been made (a 2xx answered it; or its answer
+    // was lost, or an earlier attempt of its key still ran), for the row's words after a stop.
+    const mayHaveChanged = (how: 'answered' | 'maybe') => {
+      if (onTheWire && changes && onTheWire.changed !== 'answered') onTheWire.changed = how;
     };
     for (;;) {
       await this.#waitForPause(
@@ -329,6 +335,7 @@ export class ApiClient {
       } catch (error) {
         // Ctrl-C once a change was sent: it may be made all the same.
         if (error instanceof InterruptedAfterSendingError) {
+          mayHaveChanged('maybe');
           throw new OutcomeUnknownError(error, undefined, idempotencyKey);
         }
         if (!(error instanceof ConnectionError || error instanceof ConnectionTimeoutError)) {
@@ -339,6 +346,7 @@ export class ApiClient {
         if (changes && mayHaveArrived) {
           lostAnswer ??=
             error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
+          mayHaveChanged('maybe');
         }
         if (retry >= maxRetries || (mayHaveArrived && !resendable)) {
           // A change one of whose attempts may have reached the server: its outcome is unknown.
@@ -364,6 +372,7 @@ export class ApiClient {
       this.#learnServerClock(url, outcome.status, outcome.headers);
 
       const { status } = outcome;
+      if (status >= 200 && status < 300) mayHaveChanged('answered');
       // Never followed: the next hop would get the token, or be trusted as the API.
       const redirect = redirectError(
         method,
@@ -388,7 +397,10 @@ export class ApiClient {
       const tooLong = beyondCap(retryAfter, this.#policy, answeredAt);
       if (status >= 400 && isRetryableStatus(method, status, resendable) && retry < maxRetries && !tooLong) {
         // A 5xx to a change may come after the change was made (408 and 429 say it was not).
-        if (changes && status >= 500) lostAnswer ??= `HTTP ${status}`;
+        if (changes && status >= 500) {
+          lostAnswer ??= `HTTP ${status}`;
+          mayHaveChanged('maybe');
+        }
         // Stopped meanwhile (an answer a stop let finish): no retry to announce or wait for.
         if (signal?.aborted) throw unknownIfLost(cut(`after HTTP ${status}, before retrying`)());
         retry++;
@@ -435,10 +447,12 @@ export class ApiClient {
         }
         // A 5xx may come after the change was made (or an earlier attempt was lost): unknown.
         if (changes && answerLeavesOutcomeUnknown(status, lostAnswer !== undefined)) {
+          mayHaveChanged('maybe');
           throw new OutcomeUnknownError(error, undefined, idempotencyKey);
         }
         if (stillRunning(status, error.code)) {
           earlierRunning = true;
+          mayHaveChanged('maybe');
           // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
           const delay = inFlightDelayMs(
             inFlight.waits + 1,

@@ -127,10 +127,46 @@ export function finishingSent(stop: AbortSignal): AbortSignal {
   return signal;
 }
 
-/** The signals made by finishingSent, each with its attempts on the wire now. */
-const finishing = new WeakMap<AbortSignal, { sent: number }>();
+/**
+ * What the requests of a finishingSent signal have done: attempts on the wire now (`sent`); of an
+ * item's (finishingItem), whether a change of it may have been made (`changed`: `answered`, a 2xx
+ * came; `maybe`, an attempt's answer was lost or an earlier one of its key was still running).
+ */
+export interface SentRequests {
+  sent: number;
+  changed?: 'answered' | 'maybe';
+}
+
+/** The signals made by finishingSent and finishingItem. */
+const finishing = new WeakMap<AbortSignal, SentRequests>();
 
 /** The attempts on the wire of a finishingSent signal's requests, undefined for another signal. */
-export function attemptsOnTheWire(signal: AbortSignal | undefined): { sent: number } | undefined {
+export function attemptsOnTheWire(signal: AbortSignal | undefined): SentRequests | undefined {
   return signal === undefined ? undefined : finishing.get(signal);
+}
+
+/**
+ * One item's requests under a finishingSent signal (a bulk row's): stopped with it, its attempts
+ * counted in its, and its own note of a change that may have been made, so a stop before the
+ * item's next request is said as what it is (src/bulk/runner.ts: made, or may be; never "nothing
+ * was changed"). Another signal is returned as it is.
+ */
+export function finishingItem(requests: AbortSignal): AbortSignal {
+  const all = finishing.get(requests);
+  if (all === undefined) return requests;
+  const signal = AbortSignal.any([requests]);
+  finishing.set(signal, {
+    get sent() {
+      return all.sent;
+    },
+    set sent(count: number) {
+      all.sent = count;
+    },
+  });
+  return signal;
+}
+
+/** How far a change of an item's requests (finishingItem) got, once one may have been made. */
+export function changeMade(signal: AbortSignal): SentRequests['changed'] {
+  return finishing.get(signal)?.changed;
 }

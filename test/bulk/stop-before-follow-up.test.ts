@@ -62,6 +62,10 @@ describe('a stop before a bulk row’s follow-up request', () => {
       },
     ]);
     expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.message).toBe('interrupted after 1 of 1');
+    // Counted apart among the failed: svc's own stop, not a refusal (truth22's note, review22a F3).
+    expect(r.stderr.split('\n')[1]).toMatch(
+      /^0 granted or extended, 1 failed \(1 stopped before its next request was sent\) in \d+\.\d s$/,
+    );
   });
 
   it('a grant answered from the record, its check read stopped: made, not failed; its outcome unknown, exit 130', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,12 +17,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
 
-// The first run's grant of user 3 is refused once (exit 7, its journal kept to resume).
+// The first run's grant of user 3 (or refuseUser) is refused once (exit 7, its journal kept to resume).
 let refuseOnce = false;
+let refuseUser = user(3);
 const proxy = useLossyProxy(svc.sandbox, {
   lose: () => false,
   refuse: (method, path) => {
-    if (!refuseOnce || method !== 'POST' || path !== `/v1/users/${user(3)}/roles`) return undefined;
+    if (!refuseOnce || method !== 'POST' || path !== `/v1/users/${refuseUser}/roles`) return undefined;
     refuseOnce = false;
     return refusal(503, 'unavailable');
   },
@@ -90,5 +91,35 @@ describe('svc apply of a plan whose expiries have passed', () => {
     // Only the grant not yet made is listed: the one the earlier run made is not this run's.
     expect(r.stderr).toContain(`grant tenant_viewer to ${user(3)}`);
     expect(r.stderr).not.toContain(user(4));
+  });
+
+  // review22a F4: a journal without its finished line (the disk was full at the run's end; an
+  // earlier svc; a kill) does not say how its run ended: never called "the interrupted run".
+  it('a re-run of a run whose journal does not say how it ended: "the plan of the earlier run", not "interrupted"', async () => {
+    const state = join(dir, 'state-unsaid');
+    const env = { SVC_BASE_URL: proxy().url, SVC_STATE_DIR: state, SVC_MAX_RETRIES: '0' };
+    const file = writeFile(
+      dir,
+      'unsaid.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-apac\n    grants:\n      - users: [${user(5)}, ${user(6)}]\n        role: tenant_viewer\n        expires_in: 1h\n        justification: short rota\n`,
+    );
+    refuseOnce = true;
+    refuseUser = user(5);
+    const first = await svc.run(['apply', '-f', file, '--yes', '--ndjson'], { ...real, env });
+    expect(first.code, first.stderr).toBe(7);
+    const [name] = readdirSync(join(state, 'journals')).filter((f) => f.endsWith('.ndjson'));
+    const journal = join(state, 'journals', name!);
+    // As a full disk at its end leaves it: every line but the finished one.
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    expect(lines.filter((l) => l.startsWith('{"finished":'))).toHaveLength(1);
+    writeFileSync(journal, lines.filter((l) => !l.startsWith('{"finished":')).join('\n'));
+    await twoHoursLater();
+    const r = await svc.run(['apply', '-f', file, '--yes'], { ...real, env });
+    expect(r.code, r.stderr).toBe(6);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(
+      new RegExp(
+        `^error: the plan of the earlier run of ${literal(file)} has aged out: 1 of its grant\\(s\\) would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; remove its journal \\(${literal(journal)}\\) and run svc apply again to plan anew$`,
+      ),
+    );
   });
 });

@@ -60,4 +60,32 @@ describe('roles assign --file resumed 40 minutes later, the platform 2 h ahead',
     const row = again.stdout.split('\n').find((line) => line.startsWith('4\tok\t'));
     expect(row?.split('\t')).toContain(isoSeconds(anchorMs + 3_600_000));
   });
+
+  // Session 23: with --json the line is a warning (it carries a note), in the words a terminal gets
+  // ("…(journal J); the grants still to make …"), not a second wording ("…(journal J): the …").
+  it('--json: the same line as a warning, in the same words', async () => {
+    grants = 0;
+    const role = `resumed-json-${Date.now()}`;
+    await customRole(sandbox(), role);
+    const rows = [4, 5, 6].map((n) => `${bulkUser(n)},${role},1h,r${n}`).join('\n');
+    const file = svc.file('resumed-json.csv', `user,role,expires_in,justification\n${rows}\n`);
+    const journal = join(svc.dir, 'resumed-json.journal');
+    const argv = ['roles', 'assign', '--file', file, '--concurrency', '1', '--journal', journal, '--json'];
+    const env = { SVC_BASE_URL: proxy().url };
+    const first = await svc.run(argv, { env });
+    expect(first.code, first.stderr).toBe(7);
+    const anchorMs = Date.parse(JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!).anchor);
+
+    await advanceClock(sandbox(), 2400);
+    const again = await svc.run(argv, { env });
+    expect(again.code, again.stderr).toBe(0);
+    const said = again.stderr.split('\n').filter((line) => line.includes('the run started at'));
+    expect(said).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^warning: taking up the failures of the run started at ${isoSeconds(anchorMs)} on the platform's clock \\(${TIME} on this machine's; it finished at ${TIME}\\): 2 done, 1 to do \\(journal ${journal}\\); the grants still to make count expires_in \\(and --expires-in\\) from that start \\(${isoSeconds(anchorMs)} on the platform's clock, 40 min ago\\), so each ends 40 min sooner than its span from now; for the full span, remove the journal ${journal} and run the command again$`,
+        ),
+      ),
+    ]);
+  });
 });

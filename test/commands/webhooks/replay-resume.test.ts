@@ -84,19 +84,17 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
       ndjson(first.stdout).map((r) => [r.delivery_id as string, r.new_delivery_id as string]),
     );
     expect(made.size).toBe(2);
-    const { path, started } = journal();
+    // The one journal the cut run left (removed by the run below).
+    expect(journal().path).toContain(svc.journals);
     for (const id of made.values()) {
       await until(async () => (await delivery(sandbox(), webhook, id)).status === 'delivered');
     }
 
+    // With --json the resuming line is said only as a warning with a note, as every bulk verb's
+    // (session 23); the rows say which were done (reason journal). On a terminal it is said.
     const again = await svc.run([...argv, '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(
-      new RegExp(
-        `^resuming the run started at ${started}: 2 done, 0 to do \\(journal .+\\)\n✓ 0 replayed and delivered, 2 skipped in [\\d.]+ s\n$`,
-      ),
-    );
-    expect(again.stderr).toContain(path);
+    expect(again.stderr).toMatch(/^✓ 0 replayed and delivered, 2 skipped in [\d.]+ s\n$/);
     const rows = JSON.parse(again.stdout) as Array<Record<string, unknown>>;
     expect(rows.map((r) => r.dlq_entry_id).sort()).toEqual(queued.map((e) => e.id).sort());
     for (const r of rows) {

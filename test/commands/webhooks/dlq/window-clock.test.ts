@@ -125,6 +125,17 @@ describe('a resumed DLQ run with the platform clock a few seconds off', () => {
     expect(ndjson(next.stdout).map((r) => [r.dlq_entry_id, r.status])).toEqual([[e2.id, 'ok']]);
   });
 
+  // Session 23: with --json a queue run's resuming line is said as every bulk verb's is, only
+  // when it carries a note, then as a warning in the same words (it was a note of its own).
+  it('--json: the line with its doubt is a warning, in the words a terminal gets', async () => {
+    const { argv, path, runs, old } = await oldJournal(false);
+    const again = await runs.run([...argv, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(timeless(again.stderr).split('\n')[0]).toBe(
+      `warning: resuming the run started at ${old.started_at}: 1 done, 0 to do (journal ${path}); 1 queued entry dead-lettered in the minute after it started may be ones it counted, but its journal, from an earlier svc, kept its start on this machine's clock only: not part of this run, it is left queued (said again at its end)`,
+    );
+  });
+
   it('a journal from before svc kept the platform clock, this machine 4 s ahead: an entry dead-lettered after the run started is left queued and named', async () => {
     const { webhook, argv, path, e1, e2, old, started } = await oldJournal(true, -4000);
     // Dead-lettered after the run started on the platform's clock, before its start on this machine's.
