@@ -16,7 +16,7 @@ import { type ColumnKind, shortenId } from './layout.js';
 import { escapeForTerminal, escapeJsonForTerminal, jsonOneLine, oneLine } from './sanitize.js';
 import { STATUS_COLOURS } from './status.js';
 import { ellipsis, sym, useUnicodeMarks } from './symbols.js';
-import { padToWidth, textWidth } from './width.js';
+import { cutToWidth, padToWidth, textWidth } from './width.js';
 
 export type OutputMode = 'table' | 'plain' | 'json' | 'ndjson';
 
@@ -281,7 +281,13 @@ export class Output {
       );
       for (const note of before) this.info(note);
       const { shown, widths, idKeep } = layout;
-      const header = first ? shown.map((i) => this.#chalkOut.bold(head[i]!)) : undefined;
+      // Cut before it is made bold: a cell with escapes is drawn whole (table.ts), and a header
+      // is wider than a text column cut to its least (review23b M1).
+      const header = first
+        ? shown.map((i, k) =>
+            this.#chalkOut.bold(cutToWidth(head[i]!, widths[k]!, ellipsis(this.io.unicode))),
+          )
+        : undefined;
       first = false;
       const cellOf = (cells: string[], i: number): string => {
         const keep = idKeep.get(i);

@@ -5,9 +5,10 @@
  * sandbox holds (whole, or as their 6-character prefix with "…"); everything else is literal.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseRolesLs, runRolesLs } from '../../src/commands/roles/ls.js';
 import { parseDeliveries, runDeliveries } from '../../src/commands/webhooks/deliveries/ls.js';
 import { parseDlq, runDlq } from '../../src/commands/webhooks/dlq/ls.js';
-import type { GlobalOptions } from '../../src/context.js';
+import type { Context, GlobalOptions } from '../../src/context.js';
 import { call, setSandboxClock, useSandboxContext } from '../helpers/sandbox.js';
 import { admin, createWebhook } from '../helpers/webhooks.js';
 
@@ -151,6 +152,30 @@ describe('svc webhooks dlq WEBHOOK fits the terminal', () => {
       await runDlq(plain.ctx, parseDlq(webhook, {}) as Parameters<typeof runDlq>[1]);
       expect(plain.stdout()).not.toContain('\u001b');
     }
+  });
+});
+
+describe('colour changes nothing but escapes (review23b M1: a bold header was drawn whole over a cut column)', () => {
+  const run = {
+    'svc webhooks dlq WEBHOOK': (ctx: Context) =>
+      runDlq(ctx, parseDlq(webhook, {}) as Parameters<typeof runDlq>[1]),
+    'svc roles ls --builtin': (ctx: Context) => runRolesLs(ctx, parseRolesLs({ builtin: true })),
+  };
+  it.each([
+    ['svc webhooks dlq WEBHOOK', 44],
+    ['svc roles ls --builtin', 28],
+  ] as const)('%s at %i columns', async (command, columns) => {
+    const colourful = svc.context({
+      tty: { stdout: true },
+      columns,
+      now,
+      env: { NO_COLOR: undefined, FORCE_COLOR: undefined },
+    });
+    const plain = svc.context({ tty: { stdout: true }, columns, now });
+    for (const { ctx } of [colourful, plain]) await run[command](ctx);
+    expect(colourful.stdout()).toContain('\u001b[1m');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escapes colour adds
+    expect(colourful.stdout().replace(/\u001b\[[0-9;]*m/g, '')).toBe(plain.stdout());
   });
 });
 
