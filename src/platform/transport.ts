@@ -1,6 +1,7 @@
 // Over 300 lines: the one path every platform call takes (send, check the answer's shape, what
 // it is about, whether a DELETE's answer says it is gone, whether it is a stored one, turn
 // failures into typed errors); split, each part would be read only beside the others.
+import type { CredentialSource } from '../auth/credentials.js';
 import {
   bareCommandLine,
   type CommandLine,
@@ -42,9 +43,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   maxRetries?: number;
-  /** Send this bearer credential instead of the profile's (to check a token before storing it). */
-  token?: string;
-  /** More values to keep out of --debug traces (e.g. the refresh token that came with `token`). */
+  /**
+   * Send this credential instead of the run's (a key asked about: src/auth/key-state.ts). The HTTP
+   * layer asks it for the token of the request's URL, so a stored one goes only to its origin.
+   */
+  credentials?: CredentialSource;
+  /** More values to keep out of --debug traces. */
   secrets?: string[];
   /**
    * The tenant of this call (X-Tenant-Id) instead of the profile's: commands that act in several
@@ -438,19 +442,15 @@ function pathId(operation: Operation): string {
 }
 
 function requestOptions(options: CallOptions): Partial<RequestOptions> {
-  const { token, ...rest } = options;
+  const { credentials, ...rest } = options;
   const request: Partial<RequestOptions> = {};
   if (rest.idempotencyKey !== undefined) request.idempotencyKey = rest.idempotencyKey;
   if (rest.signal !== undefined) request.signal = rest.signal;
   if (rest.timeoutMs !== undefined) request.timeoutMs = rest.timeoutMs;
   if (rest.maxRetries !== undefined) request.maxRetries = rest.maxRetries;
   if (rest.tenant !== undefined) request.tenant = rest.tenant;
-  if (token !== undefined) {
-    request.auth = false;
-    request.headers = { authorization: `Bearer ${token}` };
-  }
-  const secrets = [...(token === undefined ? [] : [token]), ...(rest.secrets ?? [])];
-  if (secrets.length > 0) request.secrets = secrets;
+  if (credentials !== undefined) request.credentials = credentials;
+  if (rest.secrets !== undefined && rest.secrets.length > 0) request.secrets = rest.secrets;
   return request;
 }
 
