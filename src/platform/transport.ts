@@ -7,6 +7,7 @@ import {
   type CommandLine,
   commandLine,
   inTenant,
+  profileOption,
   type TargetSettings,
 } from '../config/settings.js';
 import {
@@ -20,11 +21,13 @@ import {
 import { NotFoundError } from '../http/errors.js';
 import { nextCursorOf } from '../http/paging.js';
 import type { Headers } from '../http/send.js';
+import { sym } from '../output/symbols.js';
 import { ApiPromise, type ResponseMeta, type WithResponse } from './api-promise.js';
 import { findMismatch, type JsonSchema, type Mismatch } from './check.js';
 import { answerTime, type DeleteRule, deleteVerdict, noBody } from './delete-answer.js';
 import {
   AcceptedUnreadError,
+  type ForeignSources,
   GoneAfterLostAnswerError,
   InvalidResponseError,
   type LineHint,
@@ -119,13 +122,46 @@ export class Transport {
    */
   seenTwice = 0;
 
+  /** Where the run's tenant and organisation came from, for a 403 refusing one. */
+  readonly #settings: TargetSettings | undefined;
+
   /** `settings`: where the run acts (`ctx.settings()`); without them, hints name bare `svc` lines. */
   constructor(
     readonly api: ApiClient,
     settings?: TargetSettings,
   ) {
+    this.#settings = settings;
     this.svc = settings ? commandLine(settings) : bareCommandLine;
     this.svcAnyTenant = settings ? commandLine(inTenant(settings, undefined)) : bareCommandLine;
+  }
+
+  /**
+   * How to go without the tenant or organisation a 403 refused, by where it came from (attack23
+   * F4): a flag or the environment (the default words), the profile (its setting, or --tenant, and
+   * SVC_TOKEN unset when that token is the credential), or the command itself (a plan's or a
+   * file's tenant: nothing to drop, only another credential or tenant).
+   */
+  #foreign(options: CallOptions): ForeignSources {
+    const settings = this.#settings;
+    if (settings === undefined) return {};
+    const token = Boolean(this.api.config.env?.SVC_TOKEN?.trim());
+    const profile = profileOption(settings.profile);
+    const fromProfile = (key: 'tenant' | 'org') =>
+      token
+        ? `pass --${key} for SVC_TOKEN's credential, or unset SVC_TOKEN to use profile "${settings.profile}"${sym.apostrophe}s own login`
+        : `pass --${key}, or \`svc ${profile} config ${key === 'tenant' ? 'set tenant SLUG' : 'unset org'}\` for profile "${settings.profile}"`;
+    const { tenant: _t, org: _o, ...values } = settings.values;
+    const { tenant: _ts, org: _os, ...sources } = settings.sources;
+    return {
+      tenant:
+        typeof options.tenant === 'string'
+          ? null
+          : settings.sources.tenant === 'profile'
+            ? fromProfile('tenant')
+            : undefined,
+      org: settings.sources.org === 'profile' ? fromProfile('org') : undefined,
+      svcAnyTarget: commandLine({ ...settings, values, sources }),
+    };
   }
 
   /** One request whose answer is checked against `operation.schema`. */
@@ -183,12 +219,12 @@ export class Transport {
     try {
       yield* pages;
     } catch (error) {
-      throw this.#typed(error, operation);
+      throw this.#typed(error, operation, options);
     }
   }
 
   /** An API error as its typed class, with the fixes svc knows for this profile. */
-  #typed(error: unknown, operation: Operation): unknown {
+  #typed(error: unknown, operation: Operation, options: CallOptions): unknown {
     const { otherCredentialHint, missingTenantHint, userRequiredHint } = this.api.config;
     return withUserRequiredHint(
       withMissingTenantHint(
@@ -199,6 +235,7 @@ export class Transport {
           operation.lookIn,
           this.svc,
           this.svcAnyTenant,
+          this.#foreign(options),
         ),
         missingTenantHint,
       ),
@@ -225,7 +262,7 @@ export class Transport {
         ...(operation.idempotencyKey === false ? { idempotencyKey: false as const } : {}),
       });
     } catch (error) {
-      const typed = this.#typed(error, operation);
+      const typed = this.#typed(error, operation, options);
       // Nothing to delete, after an attempt whose answer was lost: most likely that attempt's doing.
       if (operation.method === 'DELETE' && typed instanceof NotFoundError && typed.lostAnswer !== undefined) {
         throw new GoneAfterLostAnswerError(typed as NotFoundError & { lostAnswer: string }, this.svc);
