@@ -312,8 +312,10 @@ export function warnAboutKey(
 /**
  * The command line that revokes a forgotten key: not `-p` of the profile that held it (it holds
  * no credential now, or another one, and a key may not list or revoke keys), but the platform it
- * was for (`--base-url`) whenever the run named the profile or the base URL, so that pasted with a
- * user's login it asks that platform, not the active profile's.
+ * was for whenever the run named the profile or the base URL, so that pasted it asks that
+ * platform, not the active profile's: `-p NAME` of a profile holding a user's login for that
+ * platform when there is one (the active profile's login, bound to another, would refuse a bare
+ * `--base-url`: attack23 F6), else `--base-url`.
  */
 function keyManagerLine(ctx: Context, origin?: string): (words: string) => string {
   const settings = ctx.settings();
@@ -321,12 +323,53 @@ function keyManagerLine(ctx: Context, origin?: string): (words: string) => strin
   const elsewhere = origin !== undefined && (here === undefined || new URL(here).origin !== origin);
   const named = elsewhere || settings.profileSource === 'flag' || settings.sources.base_url === 'flag';
   const base = elsewhere ? origin : here;
+  const target = base === undefined ? undefined : originOf(base);
+  const manager = named && target !== undefined ? userLoginAt(ctx, target) : undefined;
+  if (manager !== undefined) {
+    const own = ctx.store().profile(manager)?.base_url;
+    const there = own !== undefined && originOf(own) === target;
+    return commandLine({
+      ...settings,
+      profile: manager,
+      profileSource: 'flag',
+      values: there ? {} : { base_url: base },
+      sources: there ? {} : { base_url: 'flag' },
+    });
+  }
   return commandLine({
     ...settings,
     profileSource: 'default',
     values: base === undefined ? {} : { base_url: base },
     sources: named && base !== undefined ? { base_url: 'flag' } : {},
   });
+}
+
+/** A URL's origin; undefined for a base_url a hand edit left unreadable (it is refused where used). */
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A profile holding a user's login (OAuth, or a JWT; not an API key, which cannot revoke keys)
+ * stored for `origin`: the active profile when it does, else the first by name; undefined when
+ * none does.
+ */
+function userLoginAt(ctx: Context, origin: string): string | undefined {
+  const store = ctx.store();
+  const holds = (name: string): boolean => {
+    const credential = store.credential(name);
+    if (credential === undefined || (credential.type === 'token' && isApiKey(credential.access_token)))
+      return false;
+    const base = store.profile(name)?.base_url;
+    return (credential.origin ?? (base === undefined ? undefined : originOf(base))) === origin;
+  };
+  const active = store.activeProfile();
+  if (active !== undefined && holds(active)) return active;
+  return Object.keys(store.profiles()).sort().find(holds);
 }
 
 /**

@@ -80,6 +80,39 @@ describe('svc logout of a stored API key', () => {
     );
   });
 
+  // attack23 F6: the line named `--base-url` of the key's platform, which pasted ran under the
+  // active profile, whose login is bound to another platform: exit 3. A profile holding a user's
+  // login there is named instead, and the line pasted as it is revokes the key.
+  it("names a profile with a user's login on the key's platform, and pasted it revokes the key", async () => {
+    const { id, key } = await newKey();
+    const env = await storedKey(key);
+    const store = new ConfigStore(env.SVC_CONFIG_DIR);
+    const url = sandbox().url;
+    const login = (access_token: string, origin: string) => ({
+      type: 'token' as const,
+      access_token,
+      origin,
+      obtained_at: new Date().toISOString(),
+    });
+    await store.setProfileValues('key', { base_url: url, tenant: ACME });
+    await store.setCredential('key', login(key, new URL(url).origin));
+    await store.setProfileValues('admin', { base_url: url });
+    await store.setCredential('admin', login(sandbox().adminToken, new URL(url).origin));
+    await store.setProfileValues('elsewhere', { base_url: 'http://127.0.0.1:9' });
+    await store.setCredential('elsewhere', login(sandbox().adminToken, 'http://127.0.0.1:9'));
+    await store.setActiveProfile('elsewhere');
+    const { SVC_BASE_URL: _url, SVC_TENANT: _tenant, ...shell } = env;
+    const r = await runInProcess(['-p', 'key', 'logout'], shell);
+    expect(r.code, r.stderr).toBe(0);
+    const command = `svc -p admin tenants api-keys revoke acme-treasury ${id}`;
+    expect(r.stderr.split('\n')[1]).toBe(
+      `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with the login of a user who holds api_key.manage (a key cannot revoke keys): \`${command}\``,
+    );
+    const pasted = await runInProcess([...command.split(' ').slice(1), '--yes'], shell);
+    expect(pasted.code, pasted.stderr).toBe(0);
+    expect((await call(sandbox(), 'GET', '/v1/me', { token: key })).status).toBe(401);
+  });
+
   it('says the platform no longer accepts a key that was revoked', async () => {
     const { id, key } = await newKey();
     const revoked = await call(sandbox(), 'DELETE', `/v1/tenants/${ACME}/api-keys/${id}`, {
