@@ -2,7 +2,13 @@
 // implementation, createContext, which wires each seam lazily; apart, each would be read only
 // beside the other.
 import { canonicalTenantRef, isTenantId } from './api/tenant-id.js';
-import { type CredentialSource, credentialsFor, staticCredentials } from './auth/credentials.js';
+import {
+  type BindingOptions,
+  type CredentialSource,
+  credentialsFor,
+  staticCredentials,
+  storedCredentialsOf,
+} from './auth/credentials.js';
 import { clientLoginHint, loginHint, otherCredentialHint } from './auth/login-hint.js';
 import { tokenUrl } from './auth/token-endpoint.js';
 import type { JournalDisk } from './bulk/journal-disk.js';
@@ -125,6 +131,11 @@ export interface Context {
    */
   ownProfileSettings(): Settings;
   credentials(): CredentialSource;
+  /**
+   * The credential the profile stores, alone (SVC_TOKEN, which replaces it for requests, aside),
+   * bound to its origin as every request's is: a stored key asked about before it is forgotten.
+   */
+  storedCredentials(): CredentialSource;
   /** The API client for the resolved profile (made once, on first use). */
   api(): Promise<ApiClient>;
   /** The platform client (one method per API operation) over `api()`, made once on first use. */
@@ -222,6 +233,16 @@ export function createContext(
   let store: ConfigStore | undefined;
   let settings: Settings | undefined;
   let credentials: CredentialSource | undefined;
+  /** How a stored credential is bound to its origin (auth/credentials.ts). */
+  const binding: BindingOptions = {
+    profileBaseUrl: () => ctx.store().profile(ctx.settings().profile)?.base_url,
+    notice: (message) => out.warn(message),
+    // Its hint adds the --base-url of the origin asked for itself.
+    loginCommand: () => {
+      const { profile, profileSource } = ctx.settings();
+      return loginCommand({ profile, profileSource });
+    },
+  };
   let client: Promise<ApiClient> | undefined;
   let platform: Promise<Platform> | undefined;
   let change: string | undefined;
@@ -338,18 +359,11 @@ export function createContext(
                   warn: (message) => out.warn(message),
                   signal: deps.signal,
                 },
-            {
-              profileBaseUrl: () => ctx.store().profile(ctx.settings().profile)?.base_url,
-              notice: (message) => out.warn(message),
-              // Its hint adds the --base-url of the origin asked for itself.
-              loginCommand: () => {
-                const { profile, profileSource } = ctx.settings();
-                return loginCommand({ profile, profileSource });
-              },
-            },
+            binding,
           );
       return credentials;
     },
+    storedCredentials: () => storedCredentialsOf(ctx.store(), ctx.settings().profile, binding),
     api() {
       client ??= (async () => {
         const s = ctx.settings();

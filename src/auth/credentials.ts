@@ -1,3 +1,6 @@
+// Over 300 lines: every source of the bearer credential (SVC_TOKEN, a stored one, a refreshing
+// one) and the rules each stored one goes through (pinned to its session, sent only to its origin);
+// apart, the one rule of where a stored credential may go would be read in several files.
 import { profileOption } from '../config/settings.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
@@ -47,6 +50,11 @@ export interface BindingOptions {
   notice: (message: string) => void;
   /** The login command a hint suggests, keeping -p NAME when it was given: `svc -p f2 login`. */
   loginCommand: () => string;
+  /**
+   * false: a credential about to be forgotten (a key asked about before logout) is bound for this
+   * use only, by the same rule; nothing is written back, and nothing said.
+   */
+  record?: false;
 }
 
 /**
@@ -206,17 +214,12 @@ function boundToOrigin(
     const stored = store.credential(profile);
     // No credential: the source itself reports "not logged in".
     if (!stored) return;
-    const origin = stored.origin ?? (await bindOnFirstUse(store, profile, binding, target));
-    if (origin !== target.origin) {
-      const login = binding.loginCommand();
-      throw new AuthError(
-        `profile "${profile}" holds a credential for ${origin}, not for ${target.origin}; svc sends a stored credential only to the origin it was stored for`,
-        {
-          code: 'credential_origin_mismatch',
-          hint: `log in there with \`${login} --base-url ${target.origin}\` (${login === 'svc login' ? 'add' : 'or pass another'} -p NAME to keep this profile as it is), or set SVC_TOKEN`,
-        },
-      );
-    }
+    const origin =
+      stored.origin ??
+      (binding.record === false
+        ? firstUseOrigin(binding, target)
+        : await bindOnFirstUse(store, profile, binding, target));
+    sendOnlyToOwnOrigin(profile, origin, target, binding.loginCommand);
     allowed = origin;
   };
   return {
@@ -228,6 +231,85 @@ function boundToOrigin(
   };
 }
 
+/** A stored credential was about to go to another origin than its own: nothing was sent. Exit 3. */
+export class OriginMismatchError extends AuthError {
+  constructor(
+    /** The origin the credential was stored for, and the one it would have gone to. */
+    readonly origin: string,
+    readonly target: string,
+    profile: string,
+    login: string,
+  ) {
+    super(
+      `profile "${profile}" holds a credential for ${origin}, not for ${target}; svc sends a stored credential only to the origin it was stored for`,
+      {
+        code: 'credential_origin_mismatch',
+        hint: `log in there with \`${login} --base-url ${target}\` (${login === 'svc login' ? 'add' : 'or pass another'} -p NAME to keep this profile as it is), or set SVC_TOKEN`,
+      },
+    );
+  }
+}
+
+/**
+ * The one rule every use of a stored credential goes through (a request's, and a stored key asked
+ * about before it is forgotten): it is sent to the origin it was stored for, or nowhere.
+ */
+function sendOnlyToOwnOrigin(profile: string, origin: string, target: URL, login: () => string): void {
+  if (origin !== target.origin) throw new OriginMismatchError(origin, target.origin, profile, login());
+}
+
+/**
+ * The credential `profile` stores, alone (not SVC_TOKEN, which replaces it for requests), bound to
+ * its origin as a request's is: for asking about a stored API key before it is forgotten (logout,
+ * profiles rm), so the key goes to its own server or to none (attack23 F1).
+ */
+export function storedCredentialsOf(
+  store: ConfigStore,
+  profile: string,
+  binding: BindingOptions,
+): CredentialSource {
+  const stored = store.credential(profile);
+  return boundToOrigin(
+    {
+      ...staticCredentials(stored?.access_token, `profile "${profile}"`),
+      secrets: () => credentialSecrets(stored),
+    },
+    store,
+    profile,
+    { ...binding, record: false },
+  );
+}
+
+/**
+ * A credential svc no longer stores (a login replaced it) as a source bound to the origin it was
+ * stored for; one stored before svc recorded origins goes where the login that replaced it went.
+ */
+export function replacedCredentials(
+  credential: StoredCredential,
+  profile: string,
+  login: () => string,
+): CredentialSource {
+  const source = staticCredentials(
+    credential.access_token,
+    `the replaced credential of profile "${profile}"`,
+  );
+  const origin = credential.origin;
+  if (origin === undefined) return source;
+  return {
+    ...source,
+    async token(target) {
+      if (target) sendOnlyToOwnOrigin(profile, origin, target, login);
+      return source.token(target);
+    },
+  };
+}
+
+/** The origin a credential stored without one is bound to: its profile's base_url, else this use's. */
+function firstUseOrigin(binding: BindingOptions, target: URL): string {
+  const base = binding.profileBaseUrl();
+  return base ? new URL(base).origin : target.origin;
+}
+
 async function bindOnFirstUse(
   store: ConfigStore,
   profile: string,
@@ -235,7 +317,7 @@ async function bindOnFirstUse(
   target: URL,
 ): Promise<string> {
   const base = binding.profileBaseUrl();
-  const origin = base ? new URL(base).origin : target.origin;
+  const origin = firstUseOrigin(binding, target);
   let bound = origin;
   await store.withLock('credentials', async () => {
     const again = store.credential(profile);

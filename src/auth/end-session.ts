@@ -1,7 +1,7 @@
 // Over 300 lines: every way a session ends (logout, profiles rm, a login that replaces one) and
 // what each says of the revoke at the server; they share one revoke and one truthful outcome.
 import type { ConfFile } from '../config/disk.js';
-import { commandLine } from '../config/settings.js';
+import { commandLine, loginCommand } from '../config/settings.js';
 import type { StoredCredential } from '../config/store.js';
 import { invalidProfileName } from '../config/store.js';
 import type { Context } from '../context.js';
@@ -9,6 +9,7 @@ import { describeError, InterruptedError, readAfterChange, SvcError } from '../e
 import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../http/errors.js';
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
+import { replacedCredentials } from './credentials.js';
 import { decodeJwtClaims } from './jwt.js';
 import { askAboutKey, type KeyState } from './key-state.js';
 import type { Revocation } from './revocation.js';
@@ -44,9 +45,10 @@ export interface EndSessionOptions {
 export interface SessionEnd {
   removed: boolean;
   revocation: Revocation | { outcome: 'skipped' };
-  /** What kind of credential was removed, if one was, and its token (for the warnings). */
+  /** What kind of credential was removed, if one was, its token and origin (for the warnings). */
   credential: StoredCredential['type'] | undefined;
   token: string | undefined;
+  origin?: string | undefined;
   /** What the platform said of a stored API key before svc forgot it (undefined: not asked, or no answer). */
   key?: KeyState | undefined;
 }
@@ -71,11 +73,13 @@ export function unanswered(error: unknown): boolean {
 
 export async function endSession(ctx: Context, options: EndSessionOptions): Promise<SessionEnd> {
   const store = ctx.store();
-  // An API key has no session to end; asked about before it is forgotten, so the warning is true.
+  // An API key has no session to end; asked about before it is forgotten, so the warning is true:
+  // at its own server only (the stored credential, bound to its origin, not a raw token sent to
+  // the base URL in effect, whose 401 would say nothing of it: attack23 F1).
   const stored = store.credential(options.profile);
   const key =
     options.revoke && stored?.type === 'token' && isApiKey(stored.access_token)
-      ? await askAboutKey(() => ctx.platform(), stored.access_token).catch((error) => {
+      ? await askAboutKey(() => ctx.platform(), ctx.storedCredentials()).catch((error) => {
           throw error instanceof SvcError && error.category === 'interrupted'
             ? new InterruptedError(
                 `interrupted while asking the platform about the API key of profile "${options.profile}"; nothing was removed`,
@@ -140,7 +144,14 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
       );
     }
     return {
-      end: { removed, revocation, credential: credential?.type, token: credential?.access_token, key },
+      end: {
+        removed,
+        revocation,
+        credential: credential?.type,
+        token: credential?.access_token,
+        origin: credential?.origin,
+        key,
+      },
       refusal: refused,
     };
   });
@@ -190,7 +201,7 @@ export function warnAboutSession(ctx: Context, end: SessionEnd): void {
   } else if (revocation.outcome === 'skipped') {
     ctx.out.warn('the session was not revoked (--no-revoke): its refresh token stays valid until it expires');
   } else if (end.removed && end.credential === 'token') {
-    if (isApiKey(token)) warnAboutKey(ctx, token, end.key);
+    if (isApiKey(token)) warnAboutKey(ctx, token, end.key, undefined, end.origin);
     else ctx.out.warn('the token itself stays valid until it expires: svc only forgot it');
   }
 }
@@ -199,7 +210,8 @@ export function warnAboutSession(ctx: Context, end: SessionEnd): void {
  * What is known of a forgotten API key, for `logout --json` (`api_key`) and the lines alike, in one
  * shape: `revoked_or_unknown` (the platform refuses it for good: nothing to revoke), `valid` (it
  * acts: svc only forgot it), `stopped` (refused now, not revoked: it acts again once its issuer
- * holds its role without an end date), `unknown` (svc could not ask: it may still be valid); the
+ * holds its role without an end date), `unknown` (svc could not ask, or did not: another server is
+ * in effect, where a stored key is never sent; it may still be valid); the
  * key's id and tenant when the platform said them, and the command that revokes it (null when
  * nothing is left to revoke, or its id is not known: the lines then say how to find it).
  */
@@ -215,6 +227,8 @@ export interface ForgottenKey {
 const REVOKE_BY = 'with the login of a user who holds api_key.manage (a key cannot revoke keys)';
 
 export function forgottenKey(ctx: Context, key: KeyState | undefined, origin?: string): ForgottenKey {
+  // Not asked (another server is in effect): the commands go to the key's own server.
+  if (key?.state === 'elsewhere') origin = key.origin;
   if (key?.state === 'rejected')
     return {
       state: 'revoked_or_unknown',
@@ -249,14 +263,15 @@ export function forgottenKey(ctx: Context, key: KeyState | undefined, origin?: s
 /** The forgotten API key of a session ended (null: the credential removed was no API key). */
 export function sessionKey(ctx: Context, end: SessionEnd): ForgottenKey | null {
   if (!end.removed || end.credential !== 'token' || !isApiKey(end.token)) return null;
-  return forgottenKey(ctx, end.key);
+  return forgottenKey(ctx, end.key, end.origin);
 }
 
 /**
  * What becomes of a forgotten API key: nothing when the platform refuses it for good; else how to
  * revoke it — a live key, and a stopped one too (not revoked: it acts again once its issuer
  * holds its role without an end date, a routine re-grant). `what` names it (`the API key`, or
- * `the replaced API key` after a login); `origin` is the platform it is for when not this run's.
+ * `the replaced API key` after a login); `origin` is the platform it was stored for, named in the
+ * commands when it is not this run's.
  */
 export function warnAboutKey(
   ctx: Context,
@@ -281,10 +296,15 @@ export function warnAboutKey(
     );
     return;
   }
-  const svc = keyManagerLine(ctx, origin);
+  const svc = keyManagerLine(ctx, key?.state === 'elsewhere' ? key.origin : origin);
   const tenant = shellWord(facts.tenant ?? 'TENANT');
+  // Another server is in effect: svc did not send the key there, so it knows nothing of it.
+  const unasked =
+    key?.state === 'elsewhere'
+      ? `svc did not ask about it: it was stored for ${key.origin}, and the server in effect is ${key.here}, where svc does not send it`
+      : 'svc only forgot it';
   ctx.out.warn(
-    `${what} may still be valid: svc only forgot it; ${REVOKE_BY}, find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
+    `${what} may still be valid: ${unasked}; ${REVOKE_BY}, find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
       `in \`${svc(`tenants api-keys ls ${tenant}`)}\`, then revoke it with \`${svc(`tenants api-keys revoke ${tenant} KEY_ID`)}\``,
   );
 }
@@ -292,8 +312,10 @@ export function warnAboutKey(
 /**
  * The command line that revokes a forgotten key: not `-p` of the profile that held it (it holds
  * no credential now, or another one, and a key may not list or revoke keys), but the platform it
- * was for (`--base-url`) whenever the run named the profile or the base URL, so that pasted with a
- * user's login it asks that platform, not the active profile's.
+ * was for whenever the run named the profile or the base URL, so that pasted it asks that
+ * platform, not the active profile's: `-p NAME` of a profile holding a user's login for that
+ * platform when there is one (the active profile's login, bound to another, would refuse a bare
+ * `--base-url`: attack23 F6), else `--base-url`.
  */
 function keyManagerLine(ctx: Context, origin?: string): (words: string) => string {
   const settings = ctx.settings();
@@ -301,12 +323,53 @@ function keyManagerLine(ctx: Context, origin?: string): (words: string) => strin
   const elsewhere = origin !== undefined && (here === undefined || new URL(here).origin !== origin);
   const named = elsewhere || settings.profileSource === 'flag' || settings.sources.base_url === 'flag';
   const base = elsewhere ? origin : here;
+  const target = base === undefined ? undefined : originOf(base);
+  const manager = named && target !== undefined ? userLoginAt(ctx, target) : undefined;
+  if (manager !== undefined) {
+    const own = ctx.store().profile(manager)?.base_url;
+    const there = own !== undefined && originOf(own) === target;
+    return commandLine({
+      ...settings,
+      profile: manager,
+      profileSource: 'flag',
+      values: there ? {} : { base_url: base },
+      sources: there ? {} : { base_url: 'flag' },
+    });
+  }
   return commandLine({
     ...settings,
     profileSource: 'default',
     values: base === undefined ? {} : { base_url: base },
     sources: named && base !== undefined ? { base_url: 'flag' } : {},
   });
+}
+
+/** A URL's origin; undefined for a base_url a hand edit left unreadable (it is refused where used). */
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A profile holding a user's login (OAuth, or a JWT; not an API key, which cannot revoke keys)
+ * stored for `origin`: the active profile when it does, else the first by name; undefined when
+ * none does.
+ */
+function userLoginAt(ctx: Context, origin: string): string | undefined {
+  const store = ctx.store();
+  const holds = (name: string): boolean => {
+    const credential = store.credential(name);
+    if (credential === undefined || (credential.type === 'token' && isApiKey(credential.access_token)))
+      return false;
+    const base = store.profile(name)?.base_url;
+    return (credential.origin ?? (base === undefined ? undefined : originOf(base))) === origin;
+  };
+  const active = store.activeProfile();
+  if (active !== undefined && holds(active)) return active;
+  return Object.keys(store.profiles()).sort().find(holds);
 }
 
 /**
@@ -354,7 +417,7 @@ export async function endReplacedSession(
   replaced: StoredCredential | undefined,
   current?: string,
 ): Promise<PreviousSession | null> {
-  if (replaced?.type === 'token') return forgetReplacedToken(ctx, replaced, current);
+  if (replaced?.type === 'token') return forgetReplacedToken(ctx, profile, replaced, current);
   if (replaced?.type !== 'oauth' || !replaced.token_url) return null;
   const server = new URL(replaced.token_url).origin;
   const what = `the previous session of profile "${profile}"`;
@@ -428,6 +491,7 @@ async function keepSession(
  */
 async function forgetReplacedToken(
   ctx: Context,
+  profile: string,
   replaced: StoredCredential,
   current: string | undefined,
 ): Promise<PreviousSession | null> {
@@ -437,17 +501,16 @@ async function forgetReplacedToken(
     ctx.out.warn('the replaced token stays valid until it expires: svc only forgot it');
     return { outcome: 'forgotten', kind: 'token' };
   }
-  const here = ctx.settings().values.base_url;
-  const origin = replaced.origin;
-  const sameServer = origin === undefined || (here !== undefined && new URL(here).origin === origin);
-  // Never sent to another platform than the one it was stored for.
+  // Never sent to another platform than the one it was stored for (the HTTP layer's one rule).
   // The login is made: Ctrl-C while asking leaves the key said as one svc could not ask about.
-  const key = sameServer
-    ? await readAfterChange(
-        askAboutKey(() => ctx.platform(), token),
-        undefined,
-      )
-    : undefined;
-  warnAboutKey(ctx, token, key, 'the replaced API key', sameServer ? undefined : origin);
+  const credentials = replacedCredentials(replaced, profile, () => {
+    const { profileSource } = ctx.settings();
+    return loginCommand({ profile, profileSource });
+  });
+  const key = await readAfterChange(
+    askAboutKey(() => ctx.platform(), credentials),
+    undefined,
+  );
+  warnAboutKey(ctx, token, key, 'the replaced API key', replaced.origin);
   return { outcome: 'forgotten', kind: 'api_key' };
 }

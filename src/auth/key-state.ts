@@ -1,17 +1,22 @@
 import { SvcError } from '../errors.js';
 import { ApiError } from '../http/errors.js';
 import type { Platform } from '../platform/index.js';
+import { type CredentialSource, OriginMismatchError } from './credentials.js';
 
 /**
  * What the platform says of an API key, asked with the key itself (GET /v1/me, once, no retries):
  * live, with its id and tenant; stopped — refused (401) although not revoked, because its issuer
  * does not hold its role without an end date now, so it acts again once they do (the 401's
  * details say `state: "stopped"`, with the key's id and tenant (its slug when given, as a live key's), and its message why); or refused
- * for good (revoked, or unknown there). Shared by the commands that forget a key (logout,
- * profiles rm, a replacing login) and by a replayed creation, so each says the same of it.
+ * for good (revoked, or unknown there); or not asked, because the server in effect (`--base-url`,
+ * SVC_BASE_URL, an edited base_url) is not the one the key was stored for (`origin`): a stored key
+ * goes to its own server or to none, and another server's 401 says nothing of it (attack23 F1).
+ * Shared by the commands that forget a key (logout, profiles rm, a replacing login) and by a
+ * replayed creation, so each says the same of it.
  */
 export type KeyState =
   | { state: 'rejected' }
+  | { state: 'elsewhere'; origin: string; here: string }
   | { state: 'stopped'; id: string; tenant: string; reason: string }
   | { state: 'live'; id: string; tenant: string | undefined };
 
@@ -49,20 +54,28 @@ export function keyRefusal(error: unknown): KeyState | undefined {
 }
 
 /**
- * Asks the platform about `token` (an API key); undefined when it could not say (any failure but a
- * 401). Ctrl-C is no failure to say nothing of: it is thrown, and the command stops (a logout then
- * forgets nothing).
+ * Asks the platform about the key `credentials` holds; undefined when it could not say (any failure
+ * but a 401). The HTTP layer takes the key from `credentials` for the request's URL, so a stored
+ * key bound to another origin is not sent: `elsewhere`. Ctrl-C is no failure to say nothing of:
+ * it is thrown, and the command stops (a logout then forgets nothing).
  */
 export async function askAboutKey(
   platform: () => Promise<Platform>,
-  token: string,
+  credentials: CredentialSource,
 ): Promise<KeyState | undefined> {
   try {
-    const me = await (await platform()).me.get({ token, tenant: null, maxRetries: 0, timeoutMs: 5_000 });
+    const me = await (await platform()).me.get({
+      credentials,
+      tenant: null,
+      maxRetries: 0,
+      timeoutMs: 5_000,
+    });
     if (me.type !== 'api_key') return undefined;
     return { state: 'live', id: me.id, tenant: me.tenants[0]?.slug };
   } catch (error) {
     if (error instanceof SvcError && error.category === 'interrupted') throw error;
+    if (error instanceof OriginMismatchError)
+      return { state: 'elsewhere', origin: error.origin, here: error.target };
     return keyRefusal(error);
   }
 }

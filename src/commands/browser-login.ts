@@ -3,6 +3,7 @@
  * `svc login` and `svc oauth authorize --save` offer it: its flags, and storing its tokens.
  */
 import { type Command, Option } from 'commander';
+import { staticCredentials } from '../auth/credentials.js';
 import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../auth/flow.js';
 import { checkSecretFlags, type SecretFlags } from '../auth/secret-input.js';
 import { credentialFromTokens, type TokenSet } from '../auth/token-endpoint.js';
@@ -237,7 +238,8 @@ export async function storeLogin(
     const platform = await after.platform();
     // A profile tenant that is not one of this login's: the identity all the same, and the way out.
     const answer = await identityDespiteTenant(platform, settings, {
-      token: credential.access_token,
+      // The login just made at this server, asked about here.
+      credentials: staticCredentials(credential.access_token, 'the new login'),
       secrets: credential.refresh_token ? [credential.refresh_token] : [],
     });
     identity = answer.identity;

@@ -1,12 +1,13 @@
 import type { Command, Option } from 'commander';
 import { invisibleIn } from '../api/characters.js';
 import { tenantByRef } from '../api/tenant-id.js';
+import { decodeJwtClaims } from '../auth/jwt.js';
 import { decimal } from '../config/decimal.js';
 import { shownSetting } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { refuseCredentialAsId } from '../http/path.js';
-import { quoted } from '../output/format.js';
+import { maskSecret, quoted } from '../output/format.js';
 import { doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
 import { discardTypeAhead } from '../system/type-ahead.js';
 
@@ -134,7 +135,8 @@ export function profileAt(shown: string, stored: string | undefined, was = false
  * `-p` typo or an SVC_BASE_URL from another terminal. Said when the profile was named (-p,
  * SVC_PROFILE) or the base URL overrides a stored profile's (--base-url, SVC_BASE_URL); the
  * active profile's own server is what the user expects and goes unsaid, and so does what the
- * question already names.
+ * question already names. Who acts is said when SVC_TOKEN replaces a login the profile holds
+ * (attack23 F2): the change is made, and audited, as the token's identity, not the profile's.
  */
 function whereItActs(ctx: Context, asked: string): string | undefined {
   let settings: ReturnType<Context['settings']>;
@@ -144,19 +146,35 @@ function whereItActs(ctx: Context, asked: string): string | undefined {
     return undefined;
   }
   const url = settings.values.base_url;
-  if (url === undefined) return undefined;
   const named = settings.profileSource === 'flag' || settings.profileSource === 'env';
   const urlSource = settings.sources.base_url;
   const overridden =
     (urlSource === 'flag' || urlSource === 'env') &&
     ctx.store().profile(settings.profile)?.base_url !== undefined;
-  if (!named && !overridden) return undefined;
+  const parts: string[] = [];
   // A question that already names both (`sandbox start` replacing a profile) is left as it is.
-  if (asked.includes(url) && asked.includes(`"${settings.profile}"`)) return undefined;
-  const by = settings.profileSource === 'flag' ? 'from -p' : 'from SVC_PROFILE';
-  const profile = `profile "${settings.profile}"${named ? `, ${by}` : ''}`;
-  const server = overridden ? `${url} (from ${urlSource === 'flag' ? '--base-url' : 'SVC_BASE_URL'})` : url;
-  return `[on ${server}, ${profile}]`;
+  const namesBoth = url !== undefined && asked.includes(url) && asked.includes(`"${settings.profile}"`);
+  if (url !== undefined && (named || overridden) && !namesBoth) {
+    const by = settings.profileSource === 'flag' ? 'from -p' : 'from SVC_PROFILE';
+    const profile = `profile "${settings.profile}"${named ? `, ${by}` : ''}`;
+    const server = overridden ? `${url} (from ${urlSource === 'flag' ? '--base-url' : 'SVC_BASE_URL'})` : url;
+    parts.push(`on ${server}, ${profile}`);
+  }
+  // SVC_TOKEN alone (a profile without a login of its own, as in CI) is what the user set up.
+  const token = ctx.env.SVC_TOKEN?.trim();
+  if (token && ctx.store().credential(settings.profile) !== undefined)
+    parts.push(`as ${tokenIdentity(token)} from SVC_TOKEN, not the login of profile "${settings.profile}"`);
+  return parts.length === 0 ? undefined : `[${parts.join('; ')}]`;
+}
+
+/**
+ * Who a token acts as, for a question: a JWT's subject (`usr_lead`) when it is a plain id, else
+ * the token masked (`svc_sk_****0123`), never whole. The claim is read unverified: it is the
+ * token's own word, which the platform checks; a subject that is no plain id is not printed.
+ */
+function tokenIdentity(token: string): string {
+  const sub = decodeJwtClaims(token)?.sub;
+  return typeof sub === 'string' && /^[\w.@:-]{1,64}$/.test(sub) ? sub : maskSecret(token);
 }
 
 /**

@@ -51,7 +51,9 @@ __svc_words() {
 # Values svc knows at TAB time (profiles, tenants, roles, webhooks), or file or directory names;
 # quiet and quick on failure. Arguments: the kind, the word being completed and its lead (see
 # __svc_words), svc, then the profile, tenant, org and base URL options already on the line, so
-# the values are those of what the command will act on. A value comes from the server: it is
+# the values are those of what the command will act on. (NAME=value words typed before svc are
+# not among them: bash takes them off COMP_LINE and COMP_WORDS and does not set them, so no
+# completion function can see them; the README says so.) A value comes from the server: it is
 # never given to compgen -W (which would expand $(…) and backquotes in it) but compared here and
 # offered quoted (printf %q), so the word completes to the value itself. --protocol ${COMPLETE_PROTOCOL} tells svc so:
 # to a script without it (one written before, that used compgen -W) svc gives only values no shell expands.

@@ -23,18 +23,46 @@ __svc_unquote() {
   REPLY=\${(Q)1}
 }
 
+# The SVC_* variables typed before svc on the line (SVC_TENANT=acme-labs svc …), in \`assigned\`, as
+# the shell will pass them: they are the command's, so zsh neither puts them in words nor sets
+# them while it completes, and they are read from the line (the last command's, after any ; | &&).
+# False when one holds what TAB cannot know without running something ($…, backquotes, a leading
+# ~): then nothing is offered, rather than the values of another profile or tenant.
+__svc_assigned() {
+  assigned=()
+  local token start=1
+  for token in \${(z)LBUFFER}; do
+    case $token in
+      ('|'|'||'|'&&'|';'|'&'|'|&'|'&!'|'&|'|'('|')'|'{'|'}'|';;'|$'\\n') start=1 assigned=() ;;
+      (*)
+        if ((start)) && [[ $token =~ '^[A-Za-z_][A-Za-z0-9_]*=' ]]; then
+          if [[ $token == SVC_* ]]; then assigned+=("$token"); fi
+        else
+          start=0
+        fi
+        ;;
+    esac
+  done
+  for token in "\${assigned[@]}"; do
+    if [[ \${token#*=} == *[\\$\\\`]* || \${token#*=} == \\~* ]]; then return 1; fi
+  done
+  assigned=("\${(@Q)assigned}")
+}
+
 # Values svc knows at TAB time (profiles, tenants, roles, webhooks), or file or directory names;
 # quiet and quick on failure. Arguments: the kind, svc, then the profile, tenant, org and base URL
-# options already on the line, so the values are those of what the command will act on. compadd
-# quotes each value for the line: a value from the server is never evaluated.
+# options already on the line, so the values are those of what the command will act on (and the
+# SVC_* variables typed before it: __svc_assigned). compadd quotes each value for the line: a
+# value from the server is never evaluated.
 __svc_dynamic() {
   if [[ $1 == files ]]; then
     _files
   elif [[ $1 == dirs ]]; then
     _files -/
   else
-    local -a values
-    values=(\${(f)"$($2 "\${@[3,-1]}" __complete --protocol ${COMPLETE_PROTOCOL} $1 2>/dev/null)"})
+    local -a values assigned
+    __svc_assigned || return
+    values=(\${(f)"$(if ((\${#assigned})); then export "\${assigned[@]}"; fi; $2 "\${@[3,-1]}" __complete --protocol ${COMPLETE_PROTOCOL} $1 2>/dev/null)"})
     compadd -a values
   fi
 }

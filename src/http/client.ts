@@ -1,6 +1,7 @@
 // Over 300 lines on purpose: one request's life (headers, tenant, auth, retries, waiting on its
 // own in-flight request, an attempt whose answer was lost, errors) is one loop; the pieces that
 // stand alone are in their own files.
+import type { CredentialSource } from '../auth/credentials.js';
 import { AuthError, InterruptedError } from '../errors.js';
 import { realSleep, type Sleep } from '../system/clock.js';
 import { encodeBody } from './body.js';
@@ -249,7 +250,8 @@ export class ApiClient {
     // A signal that lets an attempt on the wire finish (retry.ts finishingSent) ends only the waits.
     const onTheWire = attemptsOnTheWire(signal);
     let attempts = 0;
-    this.#secrets.add(...this.config.credentials.secrets(), ...(options.secrets ?? []));
+    const credentials = options.credentials ?? this.config.credentials;
+    this.#secrets.add(...credentials.secrets(), ...(options.secrets ?? []));
     this.#secrets.learnRequest(options.form ?? options.body, options.headers);
     let renewed: string | undefined;
     let retry = 0;
@@ -306,7 +308,7 @@ export class ApiClient {
         options.auth === false
           ? undefined
           : (renewed ??
-            (await this.#token(url).catch((error: unknown) => {
+            (await this.#token(url, credentials).catch((error: unknown) => {
               throw unknownIfLost(error);
             })));
       if (token) headers.authorization = `Bearer ${token}`;
@@ -383,8 +385,8 @@ export class ApiClient {
         this.config.profileFlag,
       );
       if (redirect) throw redirect;
-      if (status === 401 && token && renewed === undefined && this.config.credentials.renew) {
-        const replacement = await this.config.credentials.renew(token);
+      if (status === 401 && token && renewed === undefined && credentials.renew) {
+        const replacement = await credentials.renew(token);
         if (replacement && replacement !== token) {
           renewed = replacement;
           continue;
@@ -482,10 +484,10 @@ export class ApiClient {
         // The caller's own Authorization header (auth: false; svc api -H) is not the profile's.
         if (status === 401 && headers.authorization) {
           const own = options.auth !== false;
-          const sent = own ? this.config.credentials.origin : 'the Authorization header given';
+          const sent = own ? credentials.origin : 'the Authorization header given';
           throw new AuthError(`${sent} was rejected: ${error.message}`, {
             code: error.code ?? 'unauthenticated',
-            ...(own ? { hint: this.config.loginHint } : {}),
+            ...(own && !options.credentials ? { hint: this.config.loginHint } : {}),
             cause: error,
           });
         }
@@ -534,10 +536,10 @@ export class ApiClient {
     if (!this.config.dispatcher) await closeDispatcher(this.#dispatcher);
   }
 
-  async #token(target: URL): Promise<string> {
-    const token = await this.config.credentials.token(target);
+  async #token(target: URL, credentials: CredentialSource): Promise<string> {
+    const token = await credentials.token(target);
     if (!token) {
-      throw new AuthError(`not logged in: ${this.config.credentials.origin} has no credential`, {
+      throw new AuthError(`not logged in: ${credentials.origin} has no credential`, {
         hint: this.config.loginHint,
       });
     }

@@ -41,6 +41,12 @@ export interface RequestOptions {
   idempotencyKey?: string | false;
   /** Send the bearer credential (default true). */
   auth?: boolean;
+  /**
+   * This request's credential instead of the client's (a key asked about: src/auth/key-state.ts).
+   * It is asked for the token of the request's own URL as the client's is, so a stored one goes
+   * only to its origin; after a 401 it is renewed only by its own `renew` (a key has none).
+   */
+  credentials?: CredentialSource;
   /** Override the tenant header; null leaves it out. */
   tenant?: string | null;
   timeoutMs?: number;

@@ -235,14 +235,37 @@ export function withEnableHint(error: unknown, webhook: string): unknown {
 }
 
 /**
- * The fix half of a 403 for a tenant or organisation the credential does not have, its `svc me`
- * without the tenant refused (`svcAnyTenant`).
+ * Where the run's tenant and organisation came from, for the 403 that refuses one (FOREIGN_HINTS):
+ * how to go without it, named after where it came from — `run without this --tenant or
+ * SVC_TENANT` (the default, for a flag or the environment), the profile's setting, or nothing
+ * when the command itself chose it (a saved plan's, a file's: attack23 F4) — and `svc WORDS` with
+ * neither, for the `svc me` that lists what the credential has.
  */
-const FOREIGN_HINTS: Readonly<Record<string, LineHint>> = {
-  tenant_forbidden: (svc) =>
-    `use a tenant your credential has (\`${svc('me')}\` lists them, run without this --tenant or SVC_TENANT), or a credential that has this tenant`,
-  org_forbidden: (svc) =>
-    `use an organisation your credential has (\`${svc('me')}\` shows it, run without this --org or SVC_ORG), or a credential that has this organisation`,
+export interface ForeignSources {
+  tenant?: string | null;
+  org?: string | null;
+  svcAnyTarget?: CommandLine;
+}
+
+const foreignHint = (what: string, has: string, way: string | null | undefined, fallback: string) =>
+  `use ${what} your credential has (${has}${way === null ? '' : `, ${way ?? fallback}`}), or a credential that has this ${what === 'a tenant' ? 'tenant' : 'organisation'}`;
+
+/** The fix half of a 403 for a tenant or organisation the credential does not have. */
+const FOREIGN_HINTS: Readonly<Record<string, (svc: CommandLine, from: ForeignSources) => string>> = {
+  tenant_forbidden: (svc, from) =>
+    foreignHint(
+      'a tenant',
+      `\`${svc('me')}\` lists them`,
+      from.tenant,
+      'run without this --tenant or SVC_TENANT',
+    ),
+  org_forbidden: (svc, from) =>
+    foreignHint(
+      'an organisation',
+      `\`${(from.svcAnyTarget ?? svc)('me')}\` shows it`,
+      from.org,
+      'run without this --org or SVC_ORG',
+    ),
 };
 
 /** The fix half of a change refused for the platform's first-party client. */
@@ -266,6 +289,7 @@ export function typedError(
   lookIn?: LineHint,
   svc: CommandLine = bareCommandLine,
   svcAnyTenant: CommandLine = svc,
+  from: ForeignSources = {},
 ): unknown {
   if (!(error instanceof ApiError)) return error;
   // A look-up this request needed first (the tenant's) found no route: not this operation's 404.
@@ -283,7 +307,7 @@ export function typedError(
     error.code === 'insufficient_role'
       ? missingRoleHint(error, otherCredential)
       : type === TenantForbiddenError && !error.hint
-        ? FOREIGN_HINTS[error.code ?? '']?.(svcAnyTenant)
+        ? FOREIGN_HINTS[error.code ?? '']?.(svcAnyTenant, from)
         : type === FirstPartyClientError && !error.hint
           ? firstPartyHint(svc)
           : type && type === notFound

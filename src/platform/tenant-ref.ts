@@ -114,11 +114,22 @@ export function tenantFrom(settings: Settings): string {
 
 /**
  * The warning of a command about the credential (`me`, `tenants ls`, `auth status`, a login) that
- * answered without the run's tenant because it is not one of the credential's.
+ * answered without the run's tenant because it is not one of the credential's. `token`: the
+ * credential is SVC_TOKEN's, not the profile's, so the profile's tenant is not what to change
+ * for it (attack23 F4): --tenant for the token, or SVC_TOKEN unset.
  */
-export function notYoursWarning(settings: Settings, tenants: readonly KnownTenant[] | undefined): string {
+export function notYoursWarning(
+  settings: Settings,
+  tenants: readonly KnownTenant[] | undefined,
+  token = false,
+): string {
   const slugs = (tenants ?? []).map((t) => t.slug);
   const from = tenantFrom(settings);
+  if (token && from.startsWith('profile ')) {
+    const one = slugs.length === 1 ? slugs[0]! : 'SLUG';
+    const theirs = slugs.length ? slugs.join(', ') : 'none';
+    return `the tenant ${quoted(settings.values.tenant ?? '')} of profile "${settings.profile}" is not one of those of the credential in SVC_TOKEN (${theirs}): pass --tenant ${one} with that token, or unset SVC_TOKEN to use the profile${sym.apostrophe}s own login`;
+  }
   const which =
     from === '--tenant'
       ? 'given by --tenant'

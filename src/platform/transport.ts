@@ -1,11 +1,13 @@
 // Over 300 lines: the one path every platform call takes (send, check the answer's shape, what
 // it is about, whether a DELETE's answer says it is gone, whether it is a stored one, turn
 // failures into typed errors); split, each part would be read only beside the others.
+import type { CredentialSource } from '../auth/credentials.js';
 import {
   bareCommandLine,
   type CommandLine,
   commandLine,
   inTenant,
+  profileOption,
   type TargetSettings,
 } from '../config/settings.js';
 import {
@@ -19,11 +21,13 @@ import {
 import { NotFoundError } from '../http/errors.js';
 import { nextCursorOf } from '../http/paging.js';
 import type { Headers } from '../http/send.js';
+import { sym } from '../output/symbols.js';
 import { ApiPromise, type ResponseMeta, type WithResponse } from './api-promise.js';
 import { findMismatch, type JsonSchema, type Mismatch } from './check.js';
 import { answerTime, type DeleteRule, deleteVerdict, noBody } from './delete-answer.js';
 import {
   AcceptedUnreadError,
+  type ForeignSources,
   GoneAfterLostAnswerError,
   InvalidResponseError,
   type LineHint,
@@ -42,9 +46,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   maxRetries?: number;
-  /** Send this bearer credential instead of the profile's (to check a token before storing it). */
-  token?: string;
-  /** More values to keep out of --debug traces (e.g. the refresh token that came with `token`). */
+  /**
+   * Send this credential instead of the run's (a key asked about: src/auth/key-state.ts). The HTTP
+   * layer asks it for the token of the request's URL, so a stored one goes only to its origin.
+   */
+  credentials?: CredentialSource;
+  /** More values to keep out of --debug traces. */
   secrets?: string[];
   /**
    * The tenant of this call (X-Tenant-Id) instead of the profile's: commands that act in several
@@ -109,13 +116,46 @@ export class Transport {
   readonly svc: CommandLine;
   /** The same without the run's tenant, for commands about the credential (`svc me`, `svc tenants ls`). */
   readonly svcAnyTenant: CommandLine;
+  /** Where the run's tenant and organisation came from, for a 403 refusing one. */
+  readonly #settings: TargetSettings | undefined;
+
   /** `settings`: where the run acts (`ctx.settings()`); without them, hints name bare `svc` lines. */
   constructor(
     readonly api: ApiClient,
     settings?: TargetSettings,
   ) {
+    this.#settings = settings;
     this.svc = settings ? commandLine(settings) : bareCommandLine;
     this.svcAnyTenant = settings ? commandLine(inTenant(settings, undefined)) : bareCommandLine;
+  }
+
+  /**
+   * How to go without the tenant or organisation a 403 refused, by where it came from (attack23
+   * F4): a flag or the environment (the default words), the profile (its setting, or --tenant, and
+   * SVC_TOKEN unset when that token is the credential), or the command itself (a plan's or a
+   * file's tenant: nothing to drop, only another credential or tenant).
+   */
+  #foreign(options: CallOptions): ForeignSources {
+    const settings = this.#settings;
+    if (settings === undefined) return {};
+    const token = Boolean(this.api.config.env?.SVC_TOKEN?.trim());
+    const profile = profileOption(settings.profile);
+    const fromProfile = (key: 'tenant' | 'org') =>
+      token
+        ? `pass --${key} for SVC_TOKEN's credential, or unset SVC_TOKEN to use profile "${settings.profile}"${sym.apostrophe}s own login`
+        : `pass --${key}, or \`svc ${profile} config ${key === 'tenant' ? 'set tenant SLUG' : 'unset org'}\` for profile "${settings.profile}"`;
+    const { tenant: _t, org: _o, ...values } = settings.values;
+    const { tenant: _ts, org: _os, ...sources } = settings.sources;
+    return {
+      tenant:
+        typeof options.tenant === 'string'
+          ? null
+          : settings.sources.tenant === 'profile'
+            ? fromProfile('tenant')
+            : undefined,
+      org: settings.sources.org === 'profile' ? fromProfile('org') : undefined,
+      svcAnyTarget: commandLine({ ...settings, values, sources }),
+    };
   }
 
   /** One request whose answer is checked against `operation.schema`. */
@@ -174,12 +214,12 @@ export class Transport {
     try {
       yield* pages;
     } catch (error) {
-      throw this.#typed(error, operation);
+      throw this.#typed(error, operation, options);
     }
   }
 
   /** An API error as its typed class, with the fixes svc knows for this profile. */
-  #typed(error: unknown, operation: Operation): unknown {
+  #typed(error: unknown, operation: Operation, options: CallOptions): unknown {
     const { otherCredentialHint, missingTenantHint, userRequiredHint } = this.api.config;
     return withUserRequiredHint(
       withMissingTenantHint(
@@ -190,6 +230,7 @@ export class Transport {
           operation.lookIn,
           this.svc,
           this.svcAnyTenant,
+          this.#foreign(options),
         ),
         missingTenantHint,
       ),
@@ -216,7 +257,7 @@ export class Transport {
         ...(operation.idempotencyKey === false ? { idempotencyKey: false as const } : {}),
       });
     } catch (error) {
-      const typed = this.#typed(error, operation);
+      const typed = this.#typed(error, operation, options);
       // Nothing to delete, after an attempt whose answer was lost: most likely that attempt's doing.
       if (operation.method === 'DELETE' && typed instanceof NotFoundError && typed.lostAnswer !== undefined) {
         throw new GoneAfterLostAnswerError(typed as NotFoundError & { lostAnswer: string }, this.svc);
@@ -433,19 +474,15 @@ function pathId(operation: Operation): string {
 }
 
 function requestOptions(options: CallOptions): Partial<RequestOptions> {
-  const { token, ...rest } = options;
+  const { credentials, ...rest } = options;
   const request: Partial<RequestOptions> = {};
   if (rest.idempotencyKey !== undefined) request.idempotencyKey = rest.idempotencyKey;
   if (rest.signal !== undefined) request.signal = rest.signal;
   if (rest.timeoutMs !== undefined) request.timeoutMs = rest.timeoutMs;
   if (rest.maxRetries !== undefined) request.maxRetries = rest.maxRetries;
   if (rest.tenant !== undefined) request.tenant = rest.tenant;
-  if (token !== undefined) {
-    request.auth = false;
-    request.headers = { authorization: `Bearer ${token}` };
-  }
-  const secrets = [...(token === undefined ? [] : [token]), ...(rest.secrets ?? [])];
-  if (secrets.length > 0) request.secrets = secrets;
+  if (credentials !== undefined) request.credentials = credentials;
+  if (rest.secrets !== undefined && rest.secrets.length > 0) request.secrets = rest.secrets;
   return request;
 }
 

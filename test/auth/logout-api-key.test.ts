@@ -4,12 +4,20 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { runInProcess } from '../helpers/context.js';
+import { answers, useHostileServer } from '../helpers/hostile.js';
 import { ACME, call, useSandbox } from '../helpers/sandbox.js';
 
 // Finding tenants 4 (s10): `svc logout` of a stored API key said "the API key itself stays
 // valid" when the platform had revoked it, and printed the placeholder KEY_ID and the tenant's
 // UUID although the key's id and the tenant's slug are one GET /v1/me away.
 const sandbox = useSandbox();
+const hostile = useHostileServer();
+/** A server that answers 503 to everything: the key's own server, down. */
+const unavailable = async () => {
+  const down = await hostile();
+  down.answer(answers.json(503, { error: { code: 'unavailable', message: 'down for maintenance' } }));
+  return down;
+};
 const dirs: string[] = [];
 let keys = 0;
 afterEach(() => {
@@ -26,17 +34,17 @@ async function newKey(): Promise<{ id: string; key: string }> {
   return created.body as { id: string; key: string };
 }
 
-async function storedKey(key: string) {
+async function storedKey(key: string, url = sandbox().url) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-logout-key-'));
   dirs.push(dir);
   // Stored as a login stores it: the ✓ line names the profile's own server (review17b R17b-3).
-  await new ConfigStore(dir).setProfileValues('default', { base_url: sandbox().url });
+  await new ConfigStore(dir).setProfileValues('default', { base_url: url });
   await new ConfigStore(dir).setCredential('default', {
     type: 'token',
     access_token: key,
     obtained_at: new Date().toISOString(),
   });
-  return { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sandbox().url, SVC_TENANT: ACME, NO_COLOR: '1' };
+  return { SVC_CONFIG_DIR: dir, SVC_BASE_URL: url, SVC_TENANT: ACME, NO_COLOR: '1' };
 }
 
 describe('svc logout of a stored API key', () => {
@@ -70,6 +78,39 @@ describe('svc logout of a stored API key', () => {
     expect(r.stderr.split('\n')[1]).toBe(
       `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with the login of a user who holds api_key.manage (a key cannot revoke keys): \`svc --base-url ${url} tenants api-keys revoke acme-treasury ${id}\``,
     );
+  });
+
+  // attack23 F6: the line named `--base-url` of the key's platform, which pasted ran under the
+  // active profile, whose login is bound to another platform: exit 3. A profile holding a user's
+  // login there is named instead, and the line pasted as it is revokes the key.
+  it("names a profile with a user's login on the key's platform, and pasted it revokes the key", async () => {
+    const { id, key } = await newKey();
+    const env = await storedKey(key);
+    const store = new ConfigStore(env.SVC_CONFIG_DIR);
+    const url = sandbox().url;
+    const login = (access_token: string, origin: string) => ({
+      type: 'token' as const,
+      access_token,
+      origin,
+      obtained_at: new Date().toISOString(),
+    });
+    await store.setProfileValues('key', { base_url: url, tenant: ACME });
+    await store.setCredential('key', login(key, new URL(url).origin));
+    await store.setProfileValues('admin', { base_url: url });
+    await store.setCredential('admin', login(sandbox().adminToken, new URL(url).origin));
+    await store.setProfileValues('elsewhere', { base_url: 'http://127.0.0.1:9' });
+    await store.setCredential('elsewhere', login(sandbox().adminToken, 'http://127.0.0.1:9'));
+    await store.setActiveProfile('elsewhere');
+    const { SVC_BASE_URL: _url, SVC_TENANT: _tenant, ...shell } = env;
+    const r = await runInProcess(['-p', 'key', 'logout'], shell);
+    expect(r.code, r.stderr).toBe(0);
+    const command = `svc -p admin tenants api-keys revoke acme-treasury ${id}`;
+    expect(r.stderr.split('\n')[1]).toBe(
+      `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with the login of a user who holds api_key.manage (a key cannot revoke keys): \`${command}\``,
+    );
+    const pasted = await runInProcess([...command.split(' ').slice(1), '--yes'], shell);
+    expect(pasted.code, pasted.stderr).toBe(0);
+    expect((await call(sandbox(), 'GET', '/v1/me', { token: key })).status).toBe(401);
   });
 
   it('says the platform no longer accepts a key that was revoked', async () => {
@@ -144,22 +185,21 @@ describe('svc logout of a stored API key', () => {
     expect(JSON.parse(r.stdout).api_key).toEqual(UNKNOWN_KEY);
   });
 
+  // Its own server answering 503 (it was another server in effect until attack23 F1: the key is
+  // never sent there now, test/auth/key-asked-elsewhere.test.ts).
   it('--json when the platform did not answer: no command without the id; the lines say how to find it', async () => {
     const { key } = await newKey();
-    const env = { ...(await storedKey(key)), SVC_BASE_URL: 'http://127.0.0.1:9' };
-    const r = await runInProcess(['logout', '--json'], env);
+    const down = await unavailable();
+    const r = await runInProcess(['logout', '--json'], await storedKey(key, down.url));
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).api_key).toEqual(UNKNOWN_KEY);
-    const text = await runInProcess(['logout'], {
-      ...(await storedKey(key)),
-      SVC_BASE_URL: 'http://127.0.0.1:9',
-    });
+    expect(down.seen.map((seen) => `${seen.method} ${seen.url}`)).toEqual(['GET /v1/me']);
+    const text = await runInProcess(['logout'], await storedKey(key, down.url));
     expect(text).toEqual({
       code: 0,
       stdout: '',
       stderr:
-        // The profile's own server, not the override (review17b R17b-3).
-        `✓ Logged out of profile "default" (${sandbox().url}): removed the credential\n` +
+        `✓ Logged out of profile "default" (${down.url}): removed the credential\n` +
         `warning: the API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… in \`svc tenants api-keys ls ${ACME}\`, then revoke it with \`svc tenants api-keys revoke ${ACME} KEY_ID\`\n`,
     });
   });

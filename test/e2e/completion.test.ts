@@ -419,6 +419,19 @@ describe('completion scripts in real shells', () => {
       }
     });
 
+    // attack23 F3: variables typed before svc on the line are the command's: fish sets them (and
+    // exports them) while it completes, so `svc __complete` sees them as the command will.
+    it('honours SVC_PROFILE and SVC_TENANT typed before svc on the line', async () => {
+      expect(await fish('SVC_PROFILE=labs svc webhooks get ', bare)).toEqual([labsWebhook]);
+      expect(await fish('SVC_TENANT=acme-labs svc roles get labs')).toEqual([LABS_ROLE]);
+      expect(
+        await fish(`SVC_CONFIG_DIR=${bare.SVC_CONFIG_DIR} SVC_PROFILE=labs svc webhooks get `, {
+          ...bare,
+          SVC_CONFIG_DIR: env.SVC_CONFIG_DIR!,
+        }),
+      ).toEqual([labsWebhook]);
+    });
+
     it('offers a value from the server as it is, and runs nothing in it', async () => {
       const { stdout } = await run(
         'fish',
@@ -480,6 +493,42 @@ describe('completion scripts in real shells', () => {
       await term.type(line);
       await term.send('Tab');
       await term.waitFor(expected);
+      await term.send('C-c');
+      await term.waitFor(/ready>\s*$/m);
+    });
+
+    // attack23 F3: zsh leaves `NAME=value` words before svc out of `words` and does not set them
+    // while completing: the script reads them from the line (LBUFFER), as the command will get them.
+    it.each([
+      ['SVC_TENANT=acme-labs svc roles get lab', () => LABS_ROLE.slice(3)],
+      ["echo hi; SVC_TENANT='acme-labs' svc roles get lab", () => LABS_ROLE.slice(3)],
+      ['SVC_TENANT=acme-labs svc webhooks get wh_', () => labsWebhook.slice(3)],
+      // Another config directory and profile; SVC_TENANT= set empty leaves the tenant to the profile.
+      ['SVC_CONFIG_DIR=BARE SVC_PROFILE=labs SVC_TENANT= svc roles get lab', () => LABS_ROLE.slice(3)],
+    ])('completes %j for the variables typed before svc', async (typed, rest) => {
+      const line = typed.replace('BARE', bare.SVC_CONFIG_DIR!);
+      const expected = `${line}${rest()}`;
+      await term.send('C-u');
+      await term.type(line);
+      await term.send('Tab');
+      await term.waitFor(expected);
+      await term.send('C-c');
+      await term.waitFor(/ready>\s*$/m);
+    });
+
+    it.each([
+      // A value TAB cannot know without running something: nothing is offered for another one.
+      'SVC_TENANT="$(echo acme-labs)" svc roles get tenant_ad',
+      'SVC_TENANT=$T svc roles get tenant_ad',
+      // Set for an earlier command on the line, not for svc: svc's own tenant (acme-treasury).
+      'SVC_TENANT=acme-labs true; svc roles get lab',
+    ])('offers nothing another tenant would not have: %j', async (line) => {
+      await term.send('C-u');
+      await term.type(line);
+      await term.send('Tab');
+      // Typed after TAB: the line shows it right after what was typed only if TAB wrote nothing.
+      await term.type('Z');
+      await term.waitFor(`${line}Z`);
       await term.send('C-c');
       await term.waitFor(/ready>\s*$/m);
     });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { staticCredentials } from '../../src/auth/credentials.js';
 import { exitCodeFor } from '../../src/errors.js';
 import {
   ApiKeyNotFoundError,
@@ -57,8 +58,10 @@ describe('platform.me and platform.oauth', () => {
     const { platform } = client();
     expect((await platform.me.get()).id).toBe('usr_admin');
     const other = sandbox().issueToken('usr_analyst').token;
-    expect((await platform.me.get({ token: other })).id).toBe('usr_analyst');
-    const rejected = await failure(platform.me.get({ token: 'not-a-token' }));
+    expect((await platform.me.get({ credentials: staticCredentials(other, 'test') })).id).toBe('usr_analyst');
+    const rejected = await failure(
+      platform.me.get({ credentials: staticCredentials('not-a-token', 'test') }),
+    );
     expect(exitCodeFor(rejected)).toBe(3);
   });
 

@@ -3,6 +3,7 @@
 // replacing login and `tenants api-keys create` print these states; each is decided here from the
 // platform's answer to GET /v1/me, so each input shape is pinned exactly.
 import { describe, expect, it } from 'vitest';
+import { OriginMismatchError, staticCredentials } from '../../src/auth/credentials.js';
 import { askAboutKey, keyRefusal } from '../../src/auth/key-state.js';
 import { AuthError, InterruptedError, SvcError } from '../../src/errors.js';
 import { ApiError } from '../../src/http/errors.js';
@@ -72,6 +73,7 @@ describe('keyRefusal', () => {
 });
 
 describe('askAboutKey', () => {
+  const key = staticCredentials('sk_test', 'test');
   const platformAnswering = (get: (options: unknown) => Promise<unknown>) => {
     const seen: unknown[] = [];
     const platform = {
@@ -91,17 +93,17 @@ describe('askAboutKey', () => {
       id: 'key_1',
       tenants: [{ slug: 'acme' }, { slug: 'other' }],
     }));
-    await expect(askAboutKey(platform, 'sk_test')).resolves.toEqual({
+    await expect(askAboutKey(platform, key)).resolves.toEqual({
       state: 'live',
       id: 'key_1',
       tenant: 'acme',
     });
-    expect(seen).toEqual([{ token: 'sk_test', tenant: null, maxRetries: 0, timeoutMs: 5_000 }]);
+    expect(seen).toEqual([{ credentials: key, tenant: null, maxRetries: 0, timeoutMs: 5_000 }]);
   });
 
   it('says live without a tenant when the key has none', async () => {
     const { platform } = platformAnswering(async () => ({ type: 'api_key', id: 'key_1', tenants: [] }));
-    await expect(askAboutKey(platform, 'sk_test')).resolves.toEqual({
+    await expect(askAboutKey(platform, key)).resolves.toEqual({
       state: 'live',
       id: 'key_1',
       tenant: undefined,
@@ -114,7 +116,7 @@ describe('askAboutKey', () => {
       id: 'usr_1',
       tenants: [{ slug: 'acme' }],
     }));
-    await expect(askAboutKey(platform, 'tok')).resolves.toBeUndefined();
+    await expect(askAboutKey(platform, staticCredentials('tok', 'test'))).resolves.toBeUndefined();
   });
 
   it('says stopped or rejected from a 401, nothing from another failure', async () => {
@@ -123,7 +125,7 @@ describe('askAboutKey', () => {
         platformAnswering(async () => {
           throw error;
         }).platform,
-        'sk_test',
+        key,
       );
     await expect(ask(refusedWith([stoppedDetail]))).resolves.toMatchObject({ state: 'stopped', id: 'key_1' });
     await expect(ask(refusedWith(undefined))).resolves.toEqual({ state: 'rejected' });
@@ -131,11 +133,28 @@ describe('askAboutKey', () => {
     await expect(ask(new SvcError('failure', 'connection refused'))).resolves.toBeUndefined();
   });
 
+  // attack23 F1: a stored key bound to another origin is not sent; that is no answer about it.
+  it('says elsewhere, with both origins, when the key may not go to the server in effect', async () => {
+    const { platform } = platformAnswering(async () => {
+      throw new OriginMismatchError(
+        'http://127.0.0.1:4011',
+        'http://127.0.0.1:4015',
+        'key',
+        'svc -p key login',
+      );
+    });
+    await expect(askAboutKey(platform, key)).resolves.toEqual({
+      state: 'elsewhere',
+      origin: 'http://127.0.0.1:4011',
+      here: 'http://127.0.0.1:4015',
+    });
+  });
+
   it('throws Ctrl-C on: the command stops instead of going on without an answer', async () => {
     const interrupted = new InterruptedError();
     const { platform } = platformAnswering(async () => {
       throw interrupted;
     });
-    await expect(askAboutKey(platform, 'sk_test')).rejects.toBe(interrupted);
+    await expect(askAboutKey(platform, key)).rejects.toBe(interrupted);
   });
 });

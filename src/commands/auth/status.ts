@@ -82,7 +82,8 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
       const { identity, refused } = await identityDespiteTenant(await ctx.platform(), settings);
       status.identity = identity;
       status.logged_in = true;
-      if (refused) ctx.out.warn(notYoursWarning(settings, identity.tenants));
+      if (refused)
+        ctx.out.warn(notYoursWarning(settings, identity.tenants, Boolean(ctx.env.SVC_TOKEN?.trim())));
     } catch (error) {
       if (!(error instanceof SvcError)) throw error;
       failure = error;

@@ -7,7 +7,8 @@ import { examples, type MakeContext } from '../kit.js';
 export async function runMe(ctx: Context): Promise<void> {
   // Who you are does not depend on the run's tenant: one that is not yours is said, not refused.
   const { identity: data, refused } = await identityDespiteTenant(await ctx.platform(), ctx.settings());
-  if (refused) ctx.out.warn(notYoursWarning(ctx.settings(), data.tenants));
+  if (refused)
+    ctx.out.warn(notYoursWarning(ctx.settings(), data.tenants, Boolean(ctx.env.SVC_TOKEN?.trim())));
   const tenants = Array.isArray(data?.tenants) ? data.tenants : [];
   await ctx.out.record(data, [
     ['id', data?.id],

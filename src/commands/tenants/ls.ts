@@ -81,7 +81,7 @@ export async function runTenantsLs(ctx: Context, options: TenantsLsOptions): Pro
   if (ctx.settings().sources.tenant === 'profile') {
     const { identity, refused } = await identityDespiteTenant(platform, ctx.settings());
     if (refused) {
-      ctx.out.warn(notYoursWarning(ctx.settings(), identity.tenants));
+      ctx.out.warn(notYoursWarning(ctx.settings(), identity.tenants, Boolean(ctx.env.SVC_TOKEN?.trim())));
       outside = { tenant: null };
     }
   }

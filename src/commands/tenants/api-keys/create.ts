@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { characters } from '../../../api/characters.js';
 import { API_KEY_LIMITS } from '../../../api/constants.js';
 import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
+import { staticCredentials } from '../../../auth/credentials.js';
 import { askAboutKey } from '../../../auth/key-state.js';
 import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
@@ -221,9 +222,12 @@ async function keyNow(
     interruptedCheck(gone.what, key, 'key', 'the same command again', undefined, made.created_at, unmarked);
   if (now.revoked_at) throw goneSince(gone, key, 'revoked');
   // A Ctrl-C that cut askAboutKey (thrown by it), or came just after, is this check's.
-  const state = await askAboutKey(async () => platform, made.key).catch((error) => {
-    throw ctx.signal.aborted ? interrupted() : error;
-  });
+  // The key this server just made, asked about at this server.
+  const state = await askAboutKey(async () => platform, staticCredentials(made.key, 'the new API key')).catch(
+    (error) => {
+      throw ctx.signal.aborted ? interrupted() : error;
+    },
+  );
   if (ctx.signal.aborted) throw interrupted();
   if (state?.state === 'stopped') throw stoppedSince(ctx, made, key, state.reason);
   return { ...made, ...now, key: made.key, warning: made.warning };

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigStore } from '../../src/config/store.js';
+import { runInProcess, useTempDirs } from '../helpers/context.js';
+import { answers, type HostileServer, useHostileServer } from '../helpers/hostile.js';
+import { ACME, call, useSandbox } from '../helpers/sandbox.js';
+
+// attack23 F1: `logout` and `profiles rm` of a profile holding an API key sent the key to the base
+// URL in effect (--base-url, SVC_BASE_URL, an edited base_url), not the server it was stored for,
+// then took that server's 401 for the key being dead ("nothing is left to revoke", --json
+// `revoked_or_unknown`) while it was live at its own server. A stored key goes to its own origin
+// or nowhere; when another server is in effect svc says it did not ask, names the key's server,
+// and how to revoke it there.
+const sandbox = useSandbox();
+const other = useHostileServer();
+const dirs = useTempDirs();
+let made = 0;
+
+/** A live key of Acme Treasury, logged in to profile "key" of the sandbox as `login` stores it. */
+async function keyProfile(): Promise<{ env: Record<string, string>; key: string; id: string }> {
+  const created = await call(sandbox(), 'POST', `/v1/tenants/${ACME}/api-keys`, {
+    token: sandbox().adminToken,
+    tenant: ACME,
+    body: { kind: 'publishable', name: 'elsewhere', idempotency_key: `elsewhere-${++made}` },
+  });
+  expect(created.status).toBe(201);
+  const { key, id } = created.body as { id: string; key: string };
+  const env = { ...dirs(), NO_COLOR: '1' };
+  const login = await runInProcess(['-p', 'key', '--base-url', sandbox().url, 'login', '--with-token'], env, {
+    stdin: key,
+  });
+  expect(login.code, login.stderr).toBe(0);
+  return { env, key, id };
+}
+
+/** A server that would take the key and answer 401 to anything, as a server it is unknown to. */
+async function otherServer(): Promise<HostileServer> {
+  const s = await other();
+  s.answer(answers.json(401, { error: { code: 'unauthenticated', message: 'invalid token' } }));
+  return s;
+}
+
+/** The key is still live at its own server: it was only forgotten. */
+async function stillLive(key: string): Promise<void> {
+  const me = await call(sandbox(), 'GET', '/v1/me', { token: key });
+  expect(me.status).toBe(200);
+}
+
+const notAsked = (key: string, elsewhere: string) => {
+  const here = sandbox().url;
+  return (
+    `warning: the API key may still be valid: svc did not ask about it: it was stored for ${here}, and the server in effect is ${elsewhere}, where svc does not send it; ` +
+    `with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… ` +
+    `in \`svc --base-url ${here} tenants api-keys ls ${ACME}\`, then revoke it with \`svc --base-url ${here} tenants api-keys revoke ${ACME} KEY_ID\`\n`
+  );
+};
+
+describe('a stored API key forgotten while another server is in effect', () => {
+  it.each([
+    ['SVC_BASE_URL', (url: string) => ({ argv: ['-p', 'key', 'logout'], env: { SVC_BASE_URL: url } })],
+    ['--base-url', (url: string) => ({ argv: ['-p', 'key', '--base-url', url, 'logout'], env: {} })],
+  ])('logout with %s: the key is not sent there, and not said to be dead', async (_how, make) => {
+    const { env, key } = await keyProfile();
+    const s = await otherServer();
+    const { argv, env: more } = make(s.url);
+    expect(await runInProcess(argv, { ...env, ...more })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        `✓ Logged out of profile "key" (${sandbox().url}): removed the credential\n` + notAsked(key, s.url),
+    });
+    expect(s.seen).toEqual([]);
+    await stillLive(key);
+  });
+
+  it('profiles rm under SVC_BASE_URL: the same', async () => {
+    const { env, key } = await keyProfile();
+    const s = await otherServer();
+    const r = await runInProcess(['profiles', 'rm', 'key', '--yes'], { ...env, SVC_BASE_URL: s.url });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(
+      `✓ Removed profile "key" (${sandbox().url})\n${notAsked(key, s.url)}` +
+        'warning: no profile is active now; create one with `svc sandbox start` or `svc -p NAME config set base_url URL`\n',
+    );
+    expect(s.seen).toEqual([]);
+    await stillLive(key);
+  });
+
+  it("logout --json after the profile's base_url was edited: unknown, never revoked_or_unknown", async () => {
+    const { env, key } = await keyProfile();
+    const s = await otherServer();
+    const set = await runInProcess(['-p', 'key', 'config', 'set', 'base_url', s.url], env);
+    expect(set.code, set.stderr).toBe(0);
+    const r = await runInProcess(['-p', 'key', '--json', 'logout'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).api_key).toEqual({
+      state: 'unknown',
+      id: null,
+      tenant: ACME,
+      stopped_reason: null,
+      revoke_command: null,
+    });
+    expect(s.seen).toEqual([]);
+    await stillLive(key);
+  });
+
+  it("a key stored before svc recorded origins is asked only at its profile's own base_url", async () => {
+    const { env, key } = await keyProfile();
+    const store = new ConfigStore(env.SVC_CONFIG_DIR!);
+    const { origin: _, ...unbound } = store.credential('key')!;
+    await store.setCredential('key', unbound);
+    const s = await otherServer();
+    const r = await runInProcess(['-p', 'key', 'logout'], { ...env, SVC_BASE_URL: s.url });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(notAsked(key, s.url));
+    expect(s.seen).toEqual([]);
+  });
+
+  it('asked at its own server all the same when that is the one in effect', async () => {
+    const { env, id } = await keyProfile();
+    const r = await runInProcess(['-p', 'key', 'logout'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`the API key ${id} itself stays valid`);
+  });
+});
