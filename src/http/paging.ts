@@ -154,6 +154,28 @@ export class CursorTrail {
   }
 
   /**
+   * A listing cut within the page read last, after its items printed: `after`, the items of that
+   * page after the cut (`repeated`, its read() answer). The repeats among them of items printed
+   * (by this command, on a page before or before the cut, or by the command before: `#skip`,
+   * `&printed=`), which the cursor names so the next command leaves them out (cursorWithin); a
+   * repeat whose first copy is after the cut too was printed by no command, and the next command
+   * reads both copies again: it is not named, and not counted as printed once here (review23a F1:
+   * [a0, a1, a1] cut after a0 named a1, and the next command left out both copies).
+   */
+  cut<T>(after: readonly T[], repeated: ReadonlySet<T>): T[] {
+    const unprinted = new Set<string>();
+    const printed: T[] = [];
+    for (const item of after) {
+      const key = itemKey(item);
+      if (key === undefined) continue;
+      if (!repeated.has(item)) unprinted.add(key);
+      else if (unprinted.has(key)) this.twice--;
+      else printed.push(item);
+    }
+    return printed;
+  }
+
+  /**
    * A page's failure, as the listing reports it: after the first page, the message says the
    * listing is incomplete and how many items came before (the error's class, code and exit code
    * are kept). A Ctrl-C or a closed stdout says what it says.

@@ -81,6 +81,18 @@ describe('a --limit cut before a repeat further on its page (brief paging23 2)',
     },
   );
 
+  it('an item listed twice after the cut, both copies: not named as printed, and the next command prints it once (review23a F1)', async () => {
+    const all = await everyUser();
+    pageAs(proxy(), 'offset-doubled');
+    // Page 1 is [a0, a1, a1]: --limit 1 prints a0 and stops, both copies of a1 still ahead.
+    const first = await svc.run(['users', 'ls', '--limit', '1'], through());
+    const cursor = cursorIn(first.stderr);
+    expect([first.code, first.stdout, cursor]).toEqual([0, text(all.slice(0, 1)), 'svc-page:cursor=#skip=1']);
+    expect(first.stderr).not.toContain('seen twice');
+    const next = await svc.run(['users', 'ls', '--limit', '3', '--cursor', cursor], through());
+    expect([next.code, next.stdout, next.stderr.split('\n')[0]]).toEqual([0, text(all.slice(1, 4)), printed]);
+  });
+
   it('--all from that cursor prints the rest of the list, each once, and nothing to say', async () => {
     const all = await everyUser();
     pageAs(proxy(), 'offset-twice');

@@ -84,6 +84,16 @@ describe('a cursor cut within a page names the repeats after the cut (brief pagi
     expect(trail.twice).toBe(1);
   });
 
+  it('a cut names only repeats of items printed; a repeat of an item after the cut too is neither named nor counted (review23a F1)', () => {
+    const trail = new CursorTrail();
+    const page = [it_(0), it_(1), { ...it_(0) }, { ...it_(1) }];
+    const repeated = trail.read(page, undefined);
+    expect(trail.twice).toBe(2);
+    // --limit 1: it_0 printed, the cut after it; it_1 and its copy are both ahead.
+    expect(trail.cut(page.slice(1), repeated)).toEqual([page[2]]);
+    expect(trail.twice).toBe(1);
+  });
+
   it('a key that does not decode makes the cursor not svc’s own (sent as it is, as any other)', () => {
     const cursor = 'svc-page:offset=3#skip=1&printed=%E0%A4%A';
     expect(skipOf(cursor)).toBe(0);
