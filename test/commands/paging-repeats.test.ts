@@ -159,6 +159,38 @@ describe('a lookup reading a list that changed while svc read it (brief paging23
     ]);
   });
 
+  it.each([
+    ['--json', ['--json']],
+    ['text', []],
+  ])(
+    'a command that fails says it before its error, which stays the last line of stderr (%s; review23a F2)',
+    async (_mode, mode) => {
+      const role = `desk-rev23a${mode.join('')}`;
+      await customRole(svc.sandbox(), role);
+      const argv = [
+        'roles',
+        'assign',
+        'usr_nobody',
+        role,
+        '--expires-in',
+        '1h',
+        '--justification',
+        'x',
+        ...mode,
+      ];
+      const lines = (stderr: string) => stderr.replace(/req_[0-9a-f]+/g, 'req_N').split(/(?<=\n)/);
+      const direct = lines((await svc.run(argv)).stderr);
+      rolesGainingOne(proxy());
+      const r = await svc.run(argv, through());
+      expect([r.code, r.stdout, lines(r.stderr)]).toEqual([
+        5,
+        '',
+        [...direct.slice(0, -1), kept, direct.at(-1)],
+      ]);
+      if (mode.length > 0) expect(JSON.parse(direct.at(-1)!).error.exit_code).toBe(5);
+    },
+  );
+
   it('completion offers the names and writes nothing on stderr (a TAB press)', async () => {
     const direct = await svc.run(['__complete', 'roles']);
     rolesGainingOne(proxy());
