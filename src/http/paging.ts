@@ -29,6 +29,15 @@ export function twiceNote(twice: number, done: 'printed' | 'kept' = 'printed'): 
   return `the list changed while svc read it: ${items} seen twice ${twice === 1 ? 'was' : 'were'} ${done} once`;
 }
 
+/**
+ * How many items' keys a listing keeps to find repeats (CursorTrail.read): the last 100,000 read,
+ * a few MB (measured: 7 MB of users' ids, 11 MB of grants' keys; the same for a list of any
+ * length), so a listing's memory no longer grows with the list (review23a F4: 63 MB a million
+ * items, and 8 million aborted with V8's heap trace). A repeat of an item read further back than
+ * that is printed again, as before session 23; a repeat within one page is found whatever its size.
+ */
+export const SEEN_MAX = 100_000;
+
 /** A cursor longer than this is shown cut, in an error line. */
 const SHOWN_CURSOR = 60;
 
@@ -43,8 +52,12 @@ export class CursorTrail {
   readonly #sent = new Set<string>();
   /** The keys (item-key.ts) of the items of the page read last. */
   #keys = new Set<string>();
-  /** The keys of every item read (read()): a repeat anywhere in the listing is printed once. */
+  /** The keys of the last `#window` items read (read()): a repeat among them is printed once. */
   readonly #seen = new Set<string>();
+  /** `#seen` in the order read, a ring: the oldest key is dropped for each new one past `#window`. */
+  readonly #order: string[] = [];
+  #oldest = 0;
+  readonly #window: number;
   #pages = 0;
   #items = 0;
   /** How many items pages repeated of the items before them, printed once (read()). */
@@ -61,9 +74,10 @@ export class CursorTrail {
    * queue again until it settles, so a repeat costs nothing and an entry a shift left out is
    * found by the next listing (RELIABILITY "A queue drain ends with the queue it counted").
    */
-  constructor(start?: string, repeats: 'stop' | 'counted once' = 'stop') {
+  constructor(start?: string, repeats: 'stop' | 'counted once' = 'stop', window = SEEN_MAX) {
     if (start) this.#sent.add(start);
     this.#repeats = repeats;
+    this.#window = window;
   }
 
   /**
@@ -89,10 +103,10 @@ export class CursorTrail {
    * A page's items, before any is printed: the ones the listing has already printed (or read),
    * which it leaves out of this page, so no item is printed twice. Items are told apart by their
    * key (item-key.ts: an id, a grant's audit entry…); an item without one is not compared. The
-   * keys of every item read are kept for the whole listing, the keys only (measured over 100,000
-   * items: 7 MB of users' ids, 11 MB of grants' keys; test/unit/http-paging-repeats.test.ts), so
-   * a repeat is found wherever it comes: on the next page or pages later, at a page's head or
-   * further on, on a page of any shape (a link's too), and twice within one page.
+   * keys of the last SEEN_MAX items read are kept, the keys only (measured over 100,000 items:
+   * 7 MB of users' ids, 11 MB of grants' keys; test/unit/http-paging-repeats.test.ts), so a
+   * repeat is found wherever it comes within them: on the next page or pages later, at a page's
+   * head or further on, on a page of any shape (a link's too), and twice within one page.
    *
    * Why a page repeats items. A page svc asked for by position (its own cursor: a page number,
    * an offset) whose list gained items ahead of the position while svc read it (a newest-first
@@ -127,13 +141,15 @@ export class CursorTrail {
     items.forEach((item, index) => {
       const key = itemKey(item);
       if (key === undefined) return;
+      // The page's own keys too: a page larger than the window still finds an item twice on it.
+      const again = keys.has(key) || this.#seen.has(key);
       keys.add(key);
-      if (index >= skip && this.#seen.has(key)) {
+      if (index >= skip && again) {
         repeated.add(item);
         twice++;
         return;
       }
-      this.#seen.add(flat(key));
+      if (!this.#seen.has(key)) this.#remember(key);
       if (index >= skip && printed?.has(key)) repeated.add(item);
     });
     const before = this.#keys;
@@ -151,6 +167,17 @@ export class CursorTrail {
     }
     const [first] = before;
     throw wholeRepeat(at ?? own, asked!, first!);
+  }
+
+  /** Keeps `key` among the last `#window` keys read, dropping the oldest past it (review23a F4). */
+  #remember(key: string): void {
+    if (this.#order.length < this.#window) this.#order.push(key);
+    else {
+      this.#seen.delete(this.#order[this.#oldest]!);
+      this.#order[this.#oldest] = key;
+      this.#oldest = (this.#oldest + 1) % this.#window;
+    }
+    this.#seen.add(flat(key));
   }
 
   /**

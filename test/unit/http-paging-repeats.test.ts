@@ -5,7 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { CursorTrail, cursorWithin, followPage, skipOf } from '../../src/http/paging.js';
+import { CursorTrail, cursorWithin, followPage, SEEN_MAX, skipOf } from '../../src/http/paging.js';
 
 const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ id: `it_${from + i}` }));
 const it_ = (n: number) => ({ id: `it_${n}` });
@@ -38,6 +38,17 @@ describe('CursorTrail.read: every item printed once, wherever its repeat comes (
     const page = [it_(0), it_(1), { ...it_(0) }];
     expect([...trail.read(page, undefined)]).toEqual([page[2]]);
     expect(trail.twice).toBe(1);
+  });
+
+  it('the keys of the last SEEN_MAX items are kept (review23a F4): a repeat further back is printed again; one within a page larger than that is still found', () => {
+    const trail = new CursorTrail(undefined, 'stop', 4);
+    trail.read(items(3), undefined);
+    trail.read([it_(3), it_(4), it_(5)], 'c3');
+    // it_0 and it_1 have left the window of 4; it_2 has not.
+    expect([...trail.read([it_(2), it_(0)], 'c6')]).toEqual([it_(2)]);
+    const page = [...items(6, 10), it_(10)];
+    expect([...trail.read(page, 'c9')]).toEqual([page[6]]);
+    expect(trail.twice).toBe(2);
   });
 
   it('a dead-letter drain (counted once) is passed every entry', () => {
@@ -131,6 +142,23 @@ describe('the keys of 100,000 items (brief paging23 1: ids only)', () => {
       created_at: '2026-01-01T00:00:00Z',
     }));
     expect(mb).toBeLessThan(16);
+  });
+
+  it('500,000 users: the keys of the last 100,000 only (SEEN_MAX; measured 7 MB, as 100,000; was 31 MB and growing with the list: review23a F4)', () => {
+    gc();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const trail = new CursorTrail();
+    for (let page = 0; page < 2_500; page++) {
+      const text = JSON.stringify(
+        Array.from({ length: 200 }, (_, i) => ({ id: `usr_${hex(page * 200 + i)}` })),
+      );
+      trail.read(JSON.parse(text) as object[], page === 0 ? undefined : `c${page}`);
+    }
+    gc();
+    gc();
+    expect((process.memoryUsage().heapUsed - before) / 1024 / 1024).toBeLessThan(16);
+    expect(SEEN_MAX).toBe(100_000);
   });
 
   it('grants: their keys as one string each (measured 11 MB; 26 MB as ropes over the fields)', () => {
