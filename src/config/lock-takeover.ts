@@ -128,7 +128,8 @@ const MARKER_TEXT = new RegExp(`^(${MARK_WORD})\n$`);
  * few system calls, so one found is another's in progress unless its taker is gone: its mark
  * whole, of this boot and namespace, and that process ended (judgeMark); or, where the mark does
  * not tell (another machine on a shared home, a file left empty by a taker killed before it
- * wrote), the same marker seen for STALE_MS of this waiter's own watching. A marker left is
+ * wrote or on a full disk), the same marker seen for STALE_MS of this waiter's own watching. One
+ * whose taker is known to run is never taken (review23a F5). A marker left is
  * removed as a stale lock is, moved aside first; one that is not the one judged is given back by a
  * link, which never replaces a marker made meanwhile.
  */
@@ -191,6 +192,9 @@ function markerLeft(path: string): boolean {
   const whole = mark?.boot !== undefined && mark.pidns !== undefined && mark.start !== undefined;
   // `ours`: this process's own marker is a take-over of its own in progress (a test's interleaving).
   const judged = whole ? judgeMark(mark, true) : undefined;
+  // A taker known to run is in its take-over, however long (stopped by Ctrl-Z, a paused VM):
+  // taken, two take-overs would run at once (review23a F5). The waiter's own 40 s bound ends the wait.
+  if (judged?.runs === true && judged.sure) return false;
   if (!(judged?.runs === false && judged.sure)) {
     const watch = watchedMarkers.get(path);
     if (watch === undefined || !sameSeen(watch.seen, seen)) {

@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -186,6 +187,30 @@ describe('the take-over marker', () => {
     expect(said).toHaveLength(1);
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  // review23a F5: a taker stopped (Ctrl-Z, SIGSTOP, a paused VM) between making its marker and
+  // dropping it lost it after 15 s while it went on: two take-overs at once, review22c F3 again.
+  it.runIf(existsSync('/proc/self/stat'))(
+    'whose taker runs (its mark whole, its process alive): never taken, however long watched',
+    () => {
+      const { lock } = storeDir();
+      mkdirSync(lock);
+      const judged = seen(lock);
+      // The mark of a process that runs: this test's parent.
+      const stat = readFileSync(`/proc/${process.ppid}/stat`, 'utf8');
+      const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+      writeFileSync(`${lock}.takeover`, `${markWord({ ...thisProcess(), pid: process.ppid, start })}\n`);
+      let now = Date.now();
+      vi.spyOn(Date, 'now').mockImplementation(() => now);
+      const took: boolean[] = [];
+      for (let second = 0; second <= 60; second++, now += 1000) took.push(takeOverStale(lock, judged));
+      expect([took.includes(true), existsSync(`${lock}.takeover`), existsSync(lock)]).toEqual([
+        false,
+        true,
+        true,
+      ]);
+    },
+  );
 
   /**
    * A full disk (review23a F3): the marker's mark cannot be written (ENOSPC at its write; with no
