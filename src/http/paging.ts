@@ -120,7 +120,8 @@ export class CursorTrail {
    * pages otherwise than its first page said (from 1, the first saying `page: 0`, answers page=1
    * with the first page again) or ignores the position asked for (fix-list21 3a), or a page of a
    * cursor (the server's `next_cursor`, `starting_after`) whose server ignores the cursor (brief
-   * paging22 3), or a page of a link whose server links back to a page already read: the page
+   * paging22 3), or a page of a link whose list gained a page or whose server links back to a
+   * page already read: the page
    * after it would never be read, and the listing stops before printing it (a link page of only
    * repeats was once printed as it came; left out, as every repeat now is, it looped printing
    * nothing: review of paging23).
@@ -232,6 +233,10 @@ function shownCut(text: string): string {
   return text.length > SHOWN_CURSOR ? `${text.slice(0, SHOWN_CURSOR)}${sym.ellipsis}` : text;
 }
 
+/** The hint of a page that repeats others where a list that changed meanwhile would too. */
+const AGAIN =
+  "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator";
+
 /**
  * A page repeating the whole page before it (CursorTrail.read), `first` that page's first key: a
  * page asked by position whose server counts otherwise or ignores the position (or whose list
@@ -252,15 +257,17 @@ function wholeRepeat(own: OwnPage | undefined, asked: string, first: string): Sv
       `${where} repeats the whole page before it (${shown}): the server counts ${what}, or ignores the ${own.way === 'page' ? 'page number' : 'offset'} asked for, so the page after it would never be read (or the list gained a whole page of items while svc read it); svc stopped, so the listing is incomplete`,
       {
         code: 'paging_moved',
-        hint: "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
+        hint: AGAIN,
       },
     );
   }
+  // A link names a position as a rule (?offset=, ?page=): a list that gained a page meanwhile
+  // repeats the page as an offset page does, so it is said as that is (review23a F6).
   if (own?.way === 'link')
     return new SvcError(
       'failure',
-      `the page at the server's next link ${JSON.stringify(shownCut(own.path))} repeats the whole page before it (${shown}): the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete`,
-      { code: 'cursor_loop', hint: "the server's paging is broken: report it to its operator" },
+      `the page at the server's next link ${JSON.stringify(shownCut(own.path))} repeats the whole page before it (${shown}): the list gained a whole page of items while svc read it (a link names a position: an offset, a page number), or the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete`,
+      { code: 'paging_moved', hint: AGAIN },
     );
   const [where, what] =
     own?.way === 'starting_after'

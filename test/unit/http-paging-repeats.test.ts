@@ -5,6 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import type { SvcError } from '../../src/errors.js';
 import { CursorTrail, cursorWithin, followPage, SEEN_MAX, skipOf } from '../../src/http/paging.js';
 
 const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ id: `it_${from + i}` }));
@@ -25,12 +26,20 @@ describe('CursorTrail.read: every item printed once, wherever its repeat comes (
     expect(trail.twice).toBe(2);
   });
 
-  it('a link page repeating the whole page before stops the listing (it looped printing nothing)', () => {
+  it('a link page repeating the whole page before stops the listing (it looped printing nothing), worded as an offset page is: a link names a position, and the list may have gained a page (review23a F6)', () => {
     const trail = new CursorTrail();
     trail.read(items(3), undefined);
-    expect(() => trail.read(items(3), 'svc-page:link=/items?page=1')).toThrow(
-      'the page at the server\'s next link "/items?page=1" repeats the whole page before it (it_0): the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete',
-    );
+    let error: SvcError | undefined;
+    try {
+      trail.read(items(3), 'svc-page:link=/items?page=1');
+    } catch (thrown) {
+      error = thrown as SvcError;
+    }
+    expect([error?.code, error?.message, error?.hint]).toEqual([
+      'paging_moved',
+      'the page at the server\'s next link "/items?page=1" repeats the whole page before it (it_0): the list gained a whole page of items while svc read it (a link names a position: an offset, a page number), or the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete',
+      "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
+    ]);
   });
 
   it('an item twice within one page: its second is left out', () => {
