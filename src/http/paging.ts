@@ -60,6 +60,8 @@ export class CursorTrail {
   readonly #window: number;
   #pages = 0;
   #items = 0;
+  /** How many pages in a row held only items read before (read(); review23a F7). */
+  #onlyRepeats = 0;
   /** How many items pages repeated of the items before them, printed once (read()). */
   twice = 0;
   readonly #repeats: 'stop' | 'counted once';
@@ -162,12 +164,16 @@ export class CursorTrail {
       (own === undefined || own.way === 'starting_after' || own.way === 'cursor' || own.way === 'link');
     const whole =
       (at !== undefined || cursorPage) && before.size > 0 && [...before].every((key) => keys.has(key));
-    if (!whole) {
-      this.twice += twice;
-      return repeated;
+    if (whole) {
+      const [first] = before;
+      throw wholeRepeat(at ?? own, asked!, first!);
     }
-    const [first] = before;
-    throw wholeRepeat(at ?? own, asked!, first!);
+    const rest = items.slice(skip);
+    const stale = rest.length > 0 && rest.every((item) => repeated.has(item));
+    this.#onlyRepeats = stale ? this.#onlyRepeats + 1 : 0;
+    if (this.#onlyRepeats >= REPEATED_PAGES_MAX) throw onlyRepeats();
+    this.twice += twice;
+    return repeated;
   }
 
   /** Keeps `key` among the last `#window` keys read, dropping the oldest past it (review23a F4). */
@@ -231,6 +237,24 @@ function flat(key: string): string {
 /** What is shown of a cursor or an item's key in an error line: cut past SHOWN_CURSOR. */
 function shownCut(text: string): string {
   return text.length > SHOWN_CURSOR ? `${text.slice(0, SHOWN_CURSOR)}${sym.ellipsis}` : text;
+}
+
+/**
+ * Pages in a row made only of items read before that stop a listing (CursorTrail.read): a server
+ * whose pages go round (A, B, A, B…) under cursors or links that differ every time (a timestamp
+ * in them) passes the check of a cursor sent again and of a page repeating the page before, and
+ * was read for ever, printing nothing (review23a F7). A busy newest-first list read by offset
+ * gives such pages only while it gains more than a page of items between two of svc's reads, 20
+ * times in a row: svc could not reach its end then anyway (every page is older items again).
+ */
+export const REPEATED_PAGES_MAX = 20;
+
+function onlyRepeats(): SvcError {
+  return new SvcError(
+    'failure',
+    `the last ${REPEATED_PAGES_MAX} pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete`,
+    { code: 'paging_moved', hint: AGAIN },
+  );
 }
 
 /** The hint of a page that repeats others where a list that changed meanwhile would too. */

@@ -6,7 +6,14 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { SvcError } from '../../src/errors.js';
-import { CursorTrail, cursorWithin, followPage, SEEN_MAX, skipOf } from '../../src/http/paging.js';
+import {
+  CursorTrail,
+  cursorWithin,
+  followPage,
+  REPEATED_PAGES_MAX,
+  SEEN_MAX,
+  skipOf,
+} from '../../src/http/paging.js';
 
 const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ id: `it_${from + i}` }));
 const it_ = (n: number) => ({ id: `it_${n}` });
@@ -40,6 +47,38 @@ describe('CursorTrail.read: every item printed once, wherever its repeat comes (
       'the page at the server\'s next link "/items?page=1" repeats the whole page before it (it_0): the list gained a whole page of items while svc read it (a link names a position: an offset, a page number), or the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete',
       "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
     ]);
+  });
+
+  it('pages A, B, A, B… under ever-changing links: stopped after 20 pages in a row of repeats only, one line (review23a F7: it looped printing nothing)', () => {
+    const trail = new CursorTrail();
+    const link = (page: number) => `svc-page:link=/items?page=${page % 2}&t=${page}`;
+    trail.read(items(3), undefined);
+    trail.read(items(3, 3), link(1));
+    for (let page = 2; page < 2 + 20 - 1; page++) {
+      expect(trail.read(items(3, (page % 2) * 3), link(page)).size).toBe(3);
+    }
+    let error: SvcError | undefined;
+    try {
+      trail.read(items(3, 3), link(21));
+    } catch (thrown) {
+      error = thrown as SvcError;
+    }
+    expect([REPEATED_PAGES_MAX, error?.code, error?.message, error?.hint]).toEqual([
+      20,
+      'paging_moved',
+      "the last 20 pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete",
+      "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
+    ]);
+  });
+
+  it('a page with one item not read before starts the count again (a busy list read by offset goes on)', () => {
+    const trail = new CursorTrail();
+    trail.read(items(3), undefined);
+    for (let round = 0; round < 3; round++) {
+      // 19 pages in a row of items read before (none the whole page before it), then one new item.
+      for (let page = 1; page < 20; page++) trail.read(items(2, page % 2), `c${round}-${page}`);
+      expect(trail.read([it_(0), it_(100 + round)], `c${round}`).size).toBe(1);
+    }
   });
 
   it('an item twice within one page: its second is left out', () => {
