@@ -211,10 +211,14 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             },
           );
         });
-      // Its outcome known here (not sent, refused, failed): the credential as it was, unmarked.
+      // Its outcome known here (not sent, refused, failed): the credential as it was, unmarked; a
+      // mark that stays (a disk filled since) is said, for the next run will go by it (review23a F8).
       const unmark = () =>
         store.setCredential(profile, stored).catch((error: unknown) => {
           if (!(error instanceof SvcError)) throw error;
+          deps.warn(
+            `the refresh of profile "${profile}" ended without new tokens, but svc could not take the mark of it off the stored login (${error.message}): the next run will take its refresh token as spent and ask for \`${deps.loginCommand()}\``,
+          );
         });
       let tokens: Awaited<ReturnType<typeof requestToken>>;
       // A stop while it is sent lets it finish (within --timeout): the platform may rotate the
@@ -286,22 +290,25 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         } else await unmark();
         throw failure;
       }
-      const next = credentialFromTokens(
-        tokens,
-        {
-          clientId: stored.client_id ?? '',
-          clientSecret: stored.client_secret,
-          tokenUrl: url,
-          previous: stored,
-        },
-        deps.now(),
-      );
-      remember(next);
+      // The answer made a credential and saved under the same guard: whatever throws, the run's
+      // exit handler and the stop's listener go (review23a F8); the mark stays, the token spent.
+      let next: StoredCredential | undefined;
       try {
+        next = credentialFromTokens(
+          tokens,
+          {
+            clientId: stored.client_id ?? '',
+            clientSecret: stored.client_secret,
+            tokenUrl: url,
+            previous: stored,
+          },
+          deps.now(),
+        );
+        remember(next);
         await store.setCredential(profile, next);
         clearAbandoned(store.dir, profile);
       } catch (error) {
-        if (!(error instanceof SvcError)) throw error;
+        if (next === undefined || !(error instanceof SvcError)) throw error;
         unsaved = { replaced: stored, next };
         deps.warn(
           `the refreshed login of profile "${profile}" could not be saved (${error.message}); this command goes on with it, but the next one will need \`${deps.loginCommand()}\``,
