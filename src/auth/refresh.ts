@@ -8,7 +8,14 @@ import { OutcomeUnknownError } from '../http/errors.js';
 import { finishingSent } from '../http/retry.js';
 import { lastWordOnExit } from '../system/interrupts.js';
 import { shellWord } from '../system/shell-words.js';
-import { abandonedBy, clearAbandoned, noteAbandoned, sentMark, sentUnsaved } from './abandoned-refresh.js';
+import {
+  type AbandonedNote,
+  abandonedBy,
+  clearAbandoned,
+  noteAbandoned,
+  sentMark,
+  sentUnsaved,
+} from './abandoned-refresh.js';
 import type { CredentialSource } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
 
@@ -169,21 +176,18 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         );
       }
       // A refresh of this very token sent by a run stopped at once before its answer (a waiter's case).
-      const abandoned = abandonedBy(store.dir, profile, stored.refresh_token);
-      if (abandoned) {
-        throw new AuthError(
-          `the session of profile "${profile}" is not refreshed: svc process ${abandoned.pid} sent its refresh at ${abandoned.at} and was stopped at once before the answer came, so the platform may have spent the stored refresh token; svc does not send it again (a refresh token used twice makes the platform revoke the login)`,
+      const notRefreshed = (by: AbandonedNote, what: string) =>
+        new AuthError(
+          `the session of profile "${profile}" is not refreshed: svc process ${by.pid} sent its refresh at ${by.at} and ${what}, so the platform may have spent the stored refresh token; svc does not send it again (a refresh token used twice makes the platform revoke the login)`,
           { code: 'refresh_abandoned', hint: reloginHint(deps.loginCommand(), stored) },
         );
-      }
+      const abandoned = abandonedBy(store.dir, profile, stored.refresh_token);
+      if (abandoned) throw notRefreshed(abandoned, 'was stopped at once before the answer came');
       // One sent by a run that never saved its answer: killed (nothing runs on the way out of a
       // SIGKILL, an OOM kill or a power cut), or unable to write it.
       const unsavedBy = sentUnsaved(stored);
       if (unsavedBy) {
-        throw new AuthError(
-          `the session of profile "${profile}" is not refreshed: svc process ${unsavedBy.pid} sent its refresh at ${unsavedBy.at} and never saved the answer (it was killed, or could not write it), so the platform may have spent the stored refresh token; svc does not send it again (a refresh token used twice makes the platform revoke the login)`,
-          { code: 'refresh_abandoned', hint: reloginHint(deps.loginCommand(), stored) },
-        );
+        throw notRefreshed(unsavedBy, 'never saved the answer (it was killed, or could not write it)');
       }
       const url = stored.token_url ?? deps.defaultTokenUrl();
       const stop = deps.signal;
