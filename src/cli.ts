@@ -325,6 +325,8 @@ async function runCommandLine(argv: string[], deps: ContextDeps, options: RunCli
       error instanceof SvcError && error.category === 'not_found' && program
         ? defaultSubcommandTypo(program, argv)
         : undefined;
+    // What the run keeps for its end is said before the error, the last line of stderr (review23a F2).
+    await ctx?.sayAtEnd();
     const text = renderError(error, {
       json,
       debug,

@@ -173,6 +173,12 @@ export interface Context {
    * outlive it (a --secret-file neither written nor discarded: SecretFile.discard).
    */
   atClose(release: () => Promise<void>): void;
+  /**
+   * Says what the run keeps for its end (the one warning of the lists it read whole: sayKeptTwice);
+   * once. Called before the error line of a command that fails, which stays the last line of stderr
+   * (README: `--json`'s error is always the last line; review23a F2), and by close.
+   */
+  sayAtEnd(): Promise<void>;
   /** Runs what atClose was given and releases pooled connections; called when the command ends. */
   close(): Promise<void>;
 }
@@ -252,7 +258,8 @@ export function createContext(
    * The one rule of the lists a run reads whole to find something in them (a bulk run's roles, a
    * role or tenant named, a picker's list; brief paging23 3): an item one repeated was kept once,
    * and the list changed while svc read it (an unstable order can also leave an item out), so the
-   * run says it once, a warning after everything else it said. A command that said it itself
+   * run says it once, a warning after everything else it said but its error line (sayAtEnd: the
+   * error stays the last line of stderr, review23a F2). A command that said it itself
    * (Platform.sayTwice: `export`, `plan`, `apply`, `roles ls`, `webhooks ls`) is not told again;
    * nor is a TAB press (forCompletion), whose stderr lands in the prompt.
    */
@@ -478,6 +485,7 @@ export function createContext(
     atClose(release) {
       releases.push(release);
     },
+    sayAtEnd: sayKeptTwice,
     async close() {
       await sayKeptTwice();
       for (const release of releases.splice(0)) await release().catch(() => undefined);

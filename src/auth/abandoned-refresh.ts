@@ -45,11 +45,7 @@ function writeNotes(dir: string, notes: Record<string, AbandonedNote>): void {
 export function noteAbandoned(dir: string, profile: string, refreshToken: string, nowMs: number): void {
   try {
     const notes = readNotes(dir);
-    notes[profile] = {
-      refresh_token_sha256: digest(refreshToken),
-      pid: process.pid,
-      at: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    };
+    notes[profile] = sentMark(refreshToken, nowMs);
     writeNotes(dir, notes);
   } catch {
     // An exit at once: the words on stderr still say the login may be lost.
@@ -71,7 +67,7 @@ export function abandonedBy(dir: string, profile: string, refreshToken: string):
  * killed (SIGKILL, an OOM kill, a power cut) between sending it and saving the answer runs nothing
  * on its way out, so no note is written then; the mark is written before, and the save of the
  * answer, which replaces the credential, takes it off with no write of its own. One write more
- * per refresh.
+ * per refresh. The note of a second stop (noteAbandoned) is the same record.
  */
 export function sentMark(refreshToken: string, nowMs: number): AbandonedNote {
   return {

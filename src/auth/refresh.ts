@@ -8,7 +8,14 @@ import { OutcomeUnknownError } from '../http/errors.js';
 import { finishingSent } from '../http/retry.js';
 import { lastWordOnExit } from '../system/interrupts.js';
 import { shellWord } from '../system/shell-words.js';
-import { abandonedBy, clearAbandoned, noteAbandoned, sentMark, sentUnsaved } from './abandoned-refresh.js';
+import {
+  type AbandonedNote,
+  abandonedBy,
+  clearAbandoned,
+  noteAbandoned,
+  sentMark,
+  sentUnsaved,
+} from './abandoned-refresh.js';
 import type { CredentialSource } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
 
@@ -169,21 +176,18 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         );
       }
       // A refresh of this very token sent by a run stopped at once before its answer (a waiter's case).
-      const abandoned = abandonedBy(store.dir, profile, stored.refresh_token);
-      if (abandoned) {
-        throw new AuthError(
-          `the session of profile "${profile}" is not refreshed: svc process ${abandoned.pid} sent its refresh at ${abandoned.at} and was stopped at once before the answer came, so the platform may have spent the stored refresh token; svc does not send it again (a refresh token used twice makes the platform revoke the login)`,
+      const notRefreshed = (by: AbandonedNote, what: string) =>
+        new AuthError(
+          `the session of profile "${profile}" is not refreshed: svc process ${by.pid} sent its refresh at ${by.at} and ${what}, so the platform may have spent the stored refresh token; svc does not send it again (a refresh token used twice makes the platform revoke the login)`,
           { code: 'refresh_abandoned', hint: reloginHint(deps.loginCommand(), stored) },
         );
-      }
+      const abandoned = abandonedBy(store.dir, profile, stored.refresh_token);
+      if (abandoned) throw notRefreshed(abandoned, 'was stopped at once before the answer came');
       // One sent by a run that never saved its answer: killed (nothing runs on the way out of a
       // SIGKILL, an OOM kill or a power cut), or unable to write it.
       const unsavedBy = sentUnsaved(stored);
       if (unsavedBy) {
-        throw new AuthError(
-          `the session of profile "${profile}" is not refreshed: svc process ${unsavedBy.pid} sent its refresh at ${unsavedBy.at} and never saved the answer (it was killed, or could not write it), so the platform may have spent the stored refresh token; svc does not send it again (a refresh token used twice makes the platform revoke the login)`,
-          { code: 'refresh_abandoned', hint: reloginHint(deps.loginCommand(), stored) },
-        );
+        throw notRefreshed(unsavedBy, 'never saved the answer (it was killed, or could not write it)');
       }
       const url = stored.token_url ?? deps.defaultTokenUrl();
       const stop = deps.signal;
@@ -211,10 +215,14 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             },
           );
         });
-      // Its outcome known here (not sent, refused, failed): the credential as it was, unmarked.
+      // Its outcome known here (not sent, refused, failed): the credential as it was, unmarked; a
+      // mark that stays (a disk filled since) is said, for the next run will go by it (review23a F8).
       const unmark = () =>
         store.setCredential(profile, stored).catch((error: unknown) => {
           if (!(error instanceof SvcError)) throw error;
+          deps.warn(
+            `the refresh of profile "${profile}" ended without new tokens, but svc could not take the mark of it off the stored login (${error.message}): the next run will take its refresh token as spent and ask for \`${deps.loginCommand()}\``,
+          );
         });
       let tokens: Awaited<ReturnType<typeof requestToken>>;
       // A stop while it is sent lets it finish (within --timeout): the platform may rotate the
@@ -286,22 +294,25 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         } else await unmark();
         throw failure;
       }
-      const next = credentialFromTokens(
-        tokens,
-        {
-          clientId: stored.client_id ?? '',
-          clientSecret: stored.client_secret,
-          tokenUrl: url,
-          previous: stored,
-        },
-        deps.now(),
-      );
-      remember(next);
+      // The answer made a credential and saved under the same guard: whatever throws, the run's
+      // exit handler and the stop's listener go (review23a F8); the mark stays, the token spent.
+      let next: StoredCredential | undefined;
       try {
+        next = credentialFromTokens(
+          tokens,
+          {
+            clientId: stored.client_id ?? '',
+            clientSecret: stored.client_secret,
+            tokenUrl: url,
+            previous: stored,
+          },
+          deps.now(),
+        );
+        remember(next);
         await store.setCredential(profile, next);
         clearAbandoned(store.dir, profile);
       } catch (error) {
-        if (!(error instanceof SvcError)) throw error;
+        if (next === undefined || !(error instanceof SvcError)) throw error;
         unsaved = { replaced: stored, next };
         deps.warn(
           `the refreshed login of profile "${profile}" could not be saved (${error.message}); this command goes on with it, but the next one will need \`${deps.loginCommand()}\``,

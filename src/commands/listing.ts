@@ -100,18 +100,16 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       // more than --limit lets print: the listing stops within it, and its cursor continues there
       // (paging.ts cursorWithin), after the last item printed: the items of the page left out
       // before it as repeats are counted too, or the next command would print one again
-      // (R21d-2), and the ones left out after it are named, for the next command has no page
-      // before to compare them with (brief paging23 2).
+      // (R21d-2), and the ones left out after it whose first copy was printed are named, for the
+      // next command has no page before to compare them with (brief paging23 2; a repeat whose
+      // first copy is after the cut too is read again by the next command: review23a F1).
       const rest = page.items.slice(skipOf(asked));
       const items = rest.filter((item) => !twice.has(item));
       let within: string | undefined;
       if (limit !== undefined && items.length > left) {
         const cut = rest.indexOf(items[left - 1]!) + 1;
-        within = cursorWithin(
-          asked,
-          cut,
-          rest.slice(cut).filter((item) => twice.has(item)),
-        );
+        within = cursorWithin(asked, cut, trail.cut(rest.slice(cut), twice));
+        this.twice = trail.twice;
       }
       this.next = within ?? page.next_cursor ?? null;
       for (const item of within === undefined ? items : items.slice(0, left)) {

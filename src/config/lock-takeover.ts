@@ -10,6 +10,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
+import { SvcError } from '../errors.js';
 import { judgeMark, MARK_WORD, markOfWord, markWord } from '../system/processes.js';
 
 /**
@@ -17,10 +18,11 @@ import { judgeMark, MARK_WORD, markOfWord, markWord } from '../system/processes.
  */
 
 /**
- * The file system steps of a take-over that move or make a lock: a seam so that a test can put
- * another waiter's step between two of them (the window of review22c F3). svc always uses these.
+ * The file system steps of a take-over that move or make a lock, and make its marker: a seam so
+ * that a test can put another waiter's step between two of them (the window of review22c F3), or
+ * fail one as a full disk does (review23a F3). svc always uses these.
  */
-export const takeOverDisk = { renameSync, mkdirSync };
+export const takeOverDisk = { renameSync, mkdirSync, openSync, writeSync };
 
 /** A holder refreshes its lock's mtime every few seconds: one seen untouched this long is gone. */
 export const STALE_MS = 15_000;
@@ -121,11 +123,13 @@ const MARKER_TEXT = new RegExp(`^(${MARK_WORD})\n$`);
 
 /**
  * Makes the take-over marker, a file made only if none is there (O_EXCL) holding this process's
- * mark, and returns what it is; undefined when another take-over holds it. A marker is held for a
+ * mark (when the disk has room for it: the marker is the file, the mark is best effort), and
+ * returns what it is; undefined when another take-over holds it; one that cannot be made throws. A marker is held for a
  * few system calls, so one found is another's in progress unless its taker is gone: its mark
  * whole, of this boot and namespace, and that process ended (judgeMark); or, where the mark does
  * not tell (another machine on a shared home, a file left empty by a taker killed before it
- * wrote), the same marker seen for STALE_MS of this waiter's own watching. A marker left is
+ * wrote or on a full disk), the same marker seen for STALE_MS of this waiter's own watching. One
+ * whose taker is known to run is never taken (review23a F5). A marker left is
  * removed as a stale lock is, moved aside first; one that is not the one judged is given back by a
  * link, which never replaces a marker made meanwhile.
  */
@@ -134,24 +138,43 @@ function claimMarker(lock: string): { path: string; seen: Seen } | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
     let fd: number;
     try {
-      fd = openSync(path, 'wx', 0o600);
+      fd = takeOverDisk.openSync(path, 'wx', 0o600);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !markerLeft(path)) return undefined;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw noMarker(lock, error as Error);
+      if (!markerLeft(path)) return undefined;
       continue;
     }
     try {
-      writeSync(fd, `${markWord()}\n`);
+      try {
+        takeOverDisk.writeSync(fd, `${markWord()}\n`);
+      } catch {
+        // A full disk: the marker is made, its mark is not; kept empty, as a taker killed before
+        // it wrote leaves it (others watch it STALE_MS), and dropped after (review23a F3).
+      }
       const { ino, dev, mtimeMs, birthtimeMs } = fstatSync(fd);
       watchedMarkers.delete(path);
       return { path, seen: { ino, dev, mtimeMs, bornMs: birthtimeMs } };
-    } catch {
-      rmSync(path, { force: true });
-      return undefined;
     } finally {
       closeSync(fd);
     }
   }
   return undefined;
+}
+
+/**
+ * A marker that cannot be made, other than one there already (no inodes left, a read-only or
+ * unwritable directory): the lock it would take over cannot be made either, so svc says why now,
+ * not after 40 s of waiting as if another svc held it (review23a F3).
+ */
+function noMarker(lock: string, error: Error): SvcError {
+  return new SvcError(
+    'failure',
+    `cannot take over ${lock}, left by an svc process that is gone: cannot make ${markerOf(lock)}: ${error.message}`,
+    {
+      code: 'config_write',
+      hint: 'make room on its disk (or make it writable), then run the command again; nothing was changed',
+    },
+  );
 }
 
 /** Whether the marker at `path` was left by a taker that is gone, and is now removed. */
@@ -169,6 +192,9 @@ function markerLeft(path: string): boolean {
   const whole = mark?.boot !== undefined && mark.pidns !== undefined && mark.start !== undefined;
   // `ours`: this process's own marker is a take-over of its own in progress (a test's interleaving).
   const judged = whole ? judgeMark(mark, true) : undefined;
+  // A taker known to run is in its take-over, however long (stopped by Ctrl-Z, a paused VM):
+  // taken, two take-overs would run at once (review23a F5). The waiter's own 40 s bound ends the wait.
+  if (judged?.runs === true && judged.sure) return false;
   if (!(judged?.runs === false && judged.sure)) {
     const watch = watchedMarkers.get(path);
     if (watch === undefined || !sameSeen(watch.seen, seen)) {

@@ -29,6 +29,15 @@ export function twiceNote(twice: number, done: 'printed' | 'kept' = 'printed'): 
   return `the list changed while svc read it: ${items} seen twice ${twice === 1 ? 'was' : 'were'} ${done} once`;
 }
 
+/**
+ * How many items' keys a listing keeps to find repeats (CursorTrail.read): the last 100,000 read,
+ * about 10 MB whatever the list's length (measured: 10.6 MB held after 500,000 users' ids, 10.5 MB
+ * after 1M and after 3M audit-like ids; test/unit/http-paging-repeats.test.ts), so a listing's memory no longer grows with the list (review23a F4: 63 MB a million
+ * items, and 8 million aborted with V8's heap trace). A repeat of an item read further back than
+ * that is printed again, as before session 23; a repeat within one page is found whatever its size.
+ */
+export const SEEN_MAX = 100_000;
+
 /** A cursor longer than this is shown cut, in an error line. */
 const SHOWN_CURSOR = 60;
 
@@ -43,10 +52,16 @@ export class CursorTrail {
   readonly #sent = new Set<string>();
   /** The keys (item-key.ts) of the items of the page read last. */
   #keys = new Set<string>();
-  /** The keys of every item read (read()): a repeat anywhere in the listing is printed once. */
+  /** The keys of the last `#window` items read (read()): a repeat among them is printed once. */
   readonly #seen = new Set<string>();
+  /** `#seen` in the order read, a ring: the oldest key is dropped for each new one past `#window`. */
+  readonly #order: string[] = [];
+  #oldest = 0;
+  readonly #window: number;
   #pages = 0;
   #items = 0;
+  /** How many pages in a row held only items read before (read(); review23a F7). */
+  #onlyRepeats = 0;
   /** How many items pages repeated of the items before them, printed once (read()). */
   twice = 0;
   readonly #repeats: 'stop' | 'counted once';
@@ -61,9 +76,10 @@ export class CursorTrail {
    * queue again until it settles, so a repeat costs nothing and an entry a shift left out is
    * found by the next listing (RELIABILITY "A queue drain ends with the queue it counted").
    */
-  constructor(start?: string, repeats: 'stop' | 'counted once' = 'stop') {
+  constructor(start?: string, repeats: 'stop' | 'counted once' = 'stop', window = SEEN_MAX) {
     if (start) this.#sent.add(start);
     this.#repeats = repeats;
+    this.#window = window;
   }
 
   /**
@@ -89,10 +105,10 @@ export class CursorTrail {
    * A page's items, before any is printed: the ones the listing has already printed (or read),
    * which it leaves out of this page, so no item is printed twice. Items are told apart by their
    * key (item-key.ts: an id, a grant's audit entry…); an item without one is not compared. The
-   * keys of every item read are kept for the whole listing, the keys only (measured over 100,000
-   * items: 7 MB of users' ids, 11 MB of grants' keys; test/unit/http-paging-repeats.test.ts), so
-   * a repeat is found wherever it comes: on the next page or pages later, at a page's head or
-   * further on, on a page of any shape (a link's too), and twice within one page.
+   * keys of the last SEEN_MAX items read are kept, the keys only (measured over 100,000 items:
+   * 7 MB of users' ids, 11 MB of grants' keys; test/unit/http-paging-repeats.test.ts), so a
+   * repeat is found wherever it comes within them: on the next page or pages later, at a page's
+   * head or further on, on a page of any shape (a link's too), and twice within one page.
    *
    * Why a page repeats items. A page svc asked for by position (its own cursor: a page number,
    * an offset) whose list gained items ahead of the position while svc read it (a newest-first
@@ -106,7 +122,8 @@ export class CursorTrail {
    * pages otherwise than its first page said (from 1, the first saying `page: 0`, answers page=1
    * with the first page again) or ignores the position asked for (fix-list21 3a), or a page of a
    * cursor (the server's `next_cursor`, `starting_after`) whose server ignores the cursor (brief
-   * paging22 3), or a page of a link whose server links back to a page already read: the page
+   * paging22 3), or a page of a link whose list gained a page or whose server links back to a
+   * page already read: the page
    * after it would never be read, and the listing stops before printing it (a link page of only
    * repeats was once printed as it came; left out, as every repeat now is, it looped printing
    * nothing: review of paging23).
@@ -127,13 +144,15 @@ export class CursorTrail {
     items.forEach((item, index) => {
       const key = itemKey(item);
       if (key === undefined) return;
+      // The page's own keys too: a page larger than the window still finds an item twice on it.
+      const again = keys.has(key) || this.#seen.has(key);
       keys.add(key);
-      if (index >= skip && this.#seen.has(key)) {
+      if (index >= skip && again) {
         repeated.add(item);
         twice++;
         return;
       }
-      this.#seen.add(flat(key));
+      if (!this.#seen.has(key)) this.#remember(key);
       if (index >= skip && printed?.has(key)) repeated.add(item);
     });
     const before = this.#keys;
@@ -145,12 +164,49 @@ export class CursorTrail {
       (own === undefined || own.way === 'starting_after' || own.way === 'cursor' || own.way === 'link');
     const whole =
       (at !== undefined || cursorPage) && before.size > 0 && [...before].every((key) => keys.has(key));
-    if (!whole) {
-      this.twice += twice;
-      return repeated;
+    if (whole) {
+      const [first] = before;
+      throw wholeRepeat(at ?? own, asked!, first!);
     }
-    const [first] = before;
-    throw wholeRepeat(at ?? own, asked!, first!);
+    const rest = items.slice(skip);
+    const stale = rest.length > 0 && rest.every((item) => repeated.has(item));
+    this.#onlyRepeats = stale ? this.#onlyRepeats + 1 : 0;
+    if (this.#onlyRepeats >= REPEATED_PAGES_MAX) throw onlyRepeats();
+    this.twice += twice;
+    return repeated;
+  }
+
+  /** Keeps `key` among the last `#window` keys read, dropping the oldest past it (review23a F4). */
+  #remember(key: string): void {
+    if (this.#order.length < this.#window) this.#order.push(key);
+    else {
+      this.#seen.delete(this.#order[this.#oldest]!);
+      this.#order[this.#oldest] = key;
+      this.#oldest = (this.#oldest + 1) % this.#window;
+    }
+    this.#seen.add(flat(key));
+  }
+
+  /**
+   * A listing cut within the page read last, after its items printed: `after`, the items of that
+   * page after the cut (`repeated`, its read() answer). The repeats among them of items printed
+   * (by this command, on a page before or before the cut, or by the command before: `#skip`,
+   * `&printed=`), which the cursor names so the next command leaves them out (cursorWithin); a
+   * repeat whose first copy is after the cut too was printed by no command, and the next command
+   * reads both copies again: it is not named, and not counted as printed once here (review23a F1:
+   * [a0, a1, a1] cut after a0 named a1, and the next command left out both copies).
+   */
+  cut<T>(after: readonly T[], repeated: ReadonlySet<T>): T[] {
+    const unprinted = new Set<string>();
+    const printed: T[] = [];
+    for (const item of after) {
+      const key = itemKey(item);
+      if (key === undefined) continue;
+      if (!repeated.has(item)) unprinted.add(key);
+      else if (unprinted.has(key)) this.twice--;
+      else printed.push(item);
+    }
+    return printed;
   }
 
   /**
@@ -184,6 +240,28 @@ function shownCut(text: string): string {
 }
 
 /**
+ * Pages in a row made only of items read before that stop a listing (CursorTrail.read): a server
+ * whose pages go round (A, B, A, B…) under cursors or links that differ every time (a timestamp
+ * in them) passes the check of a cursor sent again and of a page repeating the page before, and
+ * was read for ever, printing nothing (review23a F7). A busy newest-first list read by offset
+ * gives such pages only while it gains more than a page of items between two of svc's reads, 20
+ * times in a row: svc could not reach its end then anyway (every page is older items again).
+ */
+export const REPEATED_PAGES_MAX = 20;
+
+function onlyRepeats(): SvcError {
+  return new SvcError(
+    'failure',
+    `the last ${REPEATED_PAGES_MAX} pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete`,
+    { code: 'paging_moved', hint: AGAIN },
+  );
+}
+
+/** The hint of a page that repeats others where a list that changed meanwhile would too. */
+const AGAIN =
+  "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator";
+
+/**
  * A page repeating the whole page before it (CursorTrail.read), `first` that page's first key: a
  * page asked by position whose server counts otherwise or ignores the position (or whose list
  * gained a whole page meanwhile: run it again), or a page of a cursor whose server ignores it.
@@ -203,15 +281,17 @@ function wholeRepeat(own: OwnPage | undefined, asked: string, first: string): Sv
       `${where} repeats the whole page before it (${shown}): the server counts ${what}, or ignores the ${own.way === 'page' ? 'page number' : 'offset'} asked for, so the page after it would never be read (or the list gained a whole page of items while svc read it); svc stopped, so the listing is incomplete`,
       {
         code: 'paging_moved',
-        hint: "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
+        hint: AGAIN,
       },
     );
   }
+  // A link names a position as a rule (?offset=, ?page=): a list that gained a page meanwhile
+  // repeats the page as an offset page does, so it is said as that is (review23a F6).
   if (own?.way === 'link')
     return new SvcError(
       'failure',
-      `the page at the server's next link ${JSON.stringify(shownCut(own.path))} repeats the whole page before it (${shown}): the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete`,
-      { code: 'cursor_loop', hint: "the server's paging is broken: report it to its operator" },
+      `the page at the server's next link ${JSON.stringify(shownCut(own.path))} repeats the whole page before it (${shown}): the list gained a whole page of items while svc read it (a link names a position: an offset, a page number), or the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete`,
+      { code: 'paging_moved', hint: AGAIN },
     );
   const [where, what] =
     own?.way === 'starting_after'

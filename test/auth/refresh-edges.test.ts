@@ -339,3 +339,45 @@ describe('refreshed tokens', () => {
     },
   );
 });
+
+/**
+ * The `refresh_sent` mark outliving an outcome the run knows (review23a F8): its removal failing
+ * on a disk that filled after the mark (a refresh never sent, or failed without a refusal) was
+ * silent; and an answer whose expiry is past any date (a JWT `exp` of 1e13, an `expires_in` of
+ * 1e300) threw a RangeError outside the guarded region, the mark left and the run's exit handler
+ * armed.
+ */
+describe('the mark of a refresh sent', () => {
+  it('that cannot be taken off after a refresh that ended without tokens: said, with what the next run will say', async () => {
+    const { disk, full: diskFull } = fillableDisk();
+    const { store, source, full, warnings } = setup(() => {
+      diskFull.write = true;
+      throw refusal(400, 'invalid_request');
+    }, disk);
+    await store.setCredential('p', full);
+    await expect(source().token()).rejects.toThrow('invalid_request');
+    expect(store.credential('p')?.refresh_sent).toBeDefined();
+    expect(warnings).toEqual([
+      `the refresh of profile "p" ended without new tokens, but svc could not take the mark of it off the stored login (cannot write ${join(store.dir, 'credentials.json')}: ENOSPC: no space left on device, write): the next run will take its refresh token as spent and ask for \`svc -p p login\``,
+    ]);
+  });
+
+  const jwt = (claims: object) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
+  it.each([
+    ['a JWT exp of 1e13', { access_token: jwt({ exp: 1e13 }), token_type: 'bearer' }],
+    ['an expires_in of 1e300', { access_token: 'at-new', token_type: 'bearer', expires_in: 1e300 }],
+  ])(
+    'an answer whose expiry is past any date (%s): saved with no expiry, the mark off',
+    async (_, answer) => {
+      const { store, source, full } = setup(() => answer);
+      await store.setCredential('p', full);
+      expect(await source().token()).toBe(answer.access_token);
+      const saved = store.credential('p');
+      expect([saved?.access_token, saved?.expires_at, saved?.refresh_sent]).toEqual([
+        answer.access_token,
+        undefined,
+        undefined,
+      ]);
+    },
+  );
+});

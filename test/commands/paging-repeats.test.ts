@@ -81,6 +81,18 @@ describe('a --limit cut before a repeat further on its page (brief paging23 2)',
     },
   );
 
+  it('an item listed twice after the cut, both copies: not named as printed, and the next command prints it once (review23a F1)', async () => {
+    const all = await everyUser();
+    pageAs(proxy(), 'offset-doubled');
+    // Page 1 is [a0, a1, a1]: --limit 1 prints a0 and stops, both copies of a1 still ahead.
+    const first = await svc.run(['users', 'ls', '--limit', '1'], through());
+    const cursor = cursorIn(first.stderr);
+    expect([first.code, first.stdout, cursor]).toEqual([0, text(all.slice(0, 1)), 'svc-page:cursor=#skip=1']);
+    expect(first.stderr).not.toContain('seen twice');
+    const next = await svc.run(['users', 'ls', '--limit', '3', '--cursor', cursor], through());
+    expect([next.code, next.stdout, next.stderr.split('\n')[0]]).toEqual([0, text(all.slice(1, 4)), printed]);
+  });
+
   it('--all from that cursor prints the rest of the list, each once, and nothing to say', async () => {
     const all = await everyUser();
     pageAs(proxy(), 'offset-twice');
@@ -146,6 +158,38 @@ describe('a lookup reading a list that changed while svc read it (brief paging23
       shown,
     ]);
   });
+
+  it.each([
+    ['--json', ['--json']],
+    ['text', []],
+  ])(
+    'a command that fails says it before its error, which stays the last line of stderr (%s; review23a F2)',
+    async (_mode, mode) => {
+      const role = `desk-rev23a${mode.join('')}`;
+      await customRole(svc.sandbox(), role);
+      const argv = [
+        'roles',
+        'assign',
+        'usr_nobody',
+        role,
+        '--expires-in',
+        '1h',
+        '--justification',
+        'x',
+        ...mode,
+      ];
+      const lines = (stderr: string) => stderr.replace(/req_[0-9a-f]+/g, 'req_N').split(/(?<=\n)/);
+      const direct = lines((await svc.run(argv)).stderr);
+      rolesGainingOne(proxy());
+      const r = await svc.run(argv, through());
+      expect([r.code, r.stdout, lines(r.stderr)]).toEqual([
+        5,
+        '',
+        [...direct.slice(0, -1), kept, direct.at(-1)],
+      ]);
+      if (mode.length > 0) expect(JSON.parse(direct.at(-1)!).error.exit_code).toBe(5);
+    },
+  );
 
   it('completion offers the names and writes nothing on stderr (a TAB press)', async () => {
     const direct = await svc.run(['__complete', 'roles']);

@@ -20,6 +20,9 @@ export type PagedShape =
   // second time, after its fifth (an item indexed again under a changed sort key before its old
   // entry went, a join listing a row twice): page 2 is [a3, a4, a1] (brief paging23 2)
   | 'offset-twice'
+  // … PAGE items a page whatever the limit, the list's second item listed twice in a row on every
+  // page, so the first page is [a0, a1, a1] (review23a F1: both copies after a --limit 1 cut)
+  | 'offset-doubled'
   // the server's own cursor (opaque, an offset inside), PAGE items a page whatever the limit, over
   // the list of 'offset-insert': page 2 starts with the last item of page 1 (brief paging23 1)
   | 'cursor-insert'
@@ -84,7 +87,14 @@ export function pageAs(proxy: ReshapingProxy, shape: PagedShape): void {
     const all = page.items;
     const zero = shape === 'pages-zero-count';
     const pageNo = Number(url.searchParams.get('page') ?? (zero ? 0 : 1));
-    const fixed = ['pages-fixed', 'offset-insert-fixed', 'offset-twice', 'cursor-insert', 'cursor-twice'];
+    const fixed = [
+      'pages-fixed',
+      'offset-insert-fixed',
+      'offset-twice',
+      'offset-doubled',
+      'cursor-insert',
+      'cursor-twice',
+    ];
     const size =
       shape === 'pages-shrink' && pageNo > 1
         ? PAGE - 1
@@ -120,12 +130,16 @@ export function pageAs(proxy: ReshapingProxy, shape: PagedShape): void {
       shape === 'offset-insert' || shape === 'offset-insert-fixed' || shape === 'cursor-insert';
     if (inserting && from > 0) all.unshift({ ...all[0], id: 'usr_0_new' });
     if ((shape === 'offset-twice' || shape === 'cursor-twice') && from > 0) all.splice(5, 0, all[1]!);
+    if (shape === 'offset-doubled') all.splice(2, 0, all[1]!);
     page.items = all.slice(from, from + size);
     if (shape === 'pages-short-mid' && pageNo === 2) page.items = page.items.slice(1);
     delete page.next_cursor;
     const more = from + size < all.length;
     if (opaque && more) page.next_cursor = Buffer.from(`o:${from + size}`).toString('base64url');
-    if ((shape === 'offset' || inserting || shape === 'offset-twice') && !opaque) {
+    if (
+      (shape === 'offset' || inserting || shape === 'offset-twice' || shape === 'offset-doubled') &&
+      !opaque
+    ) {
       Object.assign(page, { has_more: more, next_offset: from + size });
     }
     if (shape === 'stripe' || shape === 'ignores-starting-after') page.has_more = more;

@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -22,6 +23,7 @@ import lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LOCK_OPTIONS, withFileLock } from '../../src/config/lock.js';
 import { type Seen, takeOverDisk, takeOverStale } from '../../src/config/lock-takeover.js';
+import { SvcError } from '../../src/errors.js';
 import { markWord, thisProcess } from '../../src/system/processes.js';
 
 afterEach(() => {
@@ -184,5 +186,93 @@ describe('the take-over marker', () => {
     expect(result - started).toBeGreaterThanOrEqual(15_000);
     expect(said).toHaveLength(1);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  // review23a F5: a taker stopped (Ctrl-Z, SIGSTOP, a paused VM) between making its marker and
+  // dropping it lost it after 15 s while it went on: two take-overs at once, review22c F3 again.
+  it.runIf(existsSync('/proc/self/stat'))(
+    'whose taker runs (its mark whole, its process alive): never taken, however long watched',
+    () => {
+      const { lock } = storeDir();
+      mkdirSync(lock);
+      const judged = seen(lock);
+      // The mark of a process that runs: this test's parent.
+      const stat = readFileSync(`/proc/${process.ppid}/stat`, 'utf8');
+      const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+      writeFileSync(`${lock}.takeover`, `${markWord({ ...thisProcess(), pid: process.ppid, start })}\n`);
+      let now = Date.now();
+      vi.spyOn(Date, 'now').mockImplementation(() => now);
+      const took: boolean[] = [];
+      for (let second = 0; second <= 60; second++, now += 1000) took.push(takeOverStale(lock, judged));
+      expect([took.includes(true), existsSync(`${lock}.takeover`), existsSync(lock)]).toEqual([
+        false,
+        true,
+        true,
+      ]);
+    },
+  );
+
+  /**
+   * A full disk (review23a F3): the marker's mark cannot be written (ENOSPC at its write; with no
+   * inodes left, at its open). The dead holder's lock was never taken over: 40 s of waiting, then a
+   * false "locked by another svc process". Date.now moves on 250 ms a reading, so the 40 s pass
+   * at once; the lock is taken at once (no waiting said) or the disk named.
+   */
+  const enospc = () => Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+  function deadHolder(): { dir: string; target: string; lock: string } {
+    const store = storeDir();
+    mkdirSync(store.lock);
+    writeFileSync(
+      `${store.target}.lock-pid`,
+      `${markWord({ ...thisProcess(), pid: gonePid(), start: '1' })} ino=${statSync(store.lock).ino}\n`,
+    );
+    let now = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => {
+      now += 250;
+      return now;
+    });
+    return store;
+  }
+
+  it('whose mark cannot be written (a full disk): kept empty, and the dead lock taken over at once', async () => {
+    const { dir, target } = deadHolder();
+    vi.spyOn(takeOverDisk, 'writeSync').mockImplementation(() => {
+      throw enospc();
+    });
+    const said: string[] = [];
+    const result = await withFileLock(
+      dir,
+      target,
+      async () => readdirSync(dir).sort(),
+      (message) => said.push(message),
+    );
+    // Under the lock: no marker left behind (dropped after the take-over), the lock held.
+    expect([result, said]).toEqual([['credentials.json.lock', 'credentials.json.lock-pid'], []]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('that cannot be made (no inodes left): the disk is named, exit 1, never "locked by another svc process"', async () => {
+    const { dir, target, lock } = deadHolder();
+    const open = takeOverDisk.openSync;
+    vi.spyOn(takeOverDisk, 'openSync').mockImplementation((path, ...rest) => {
+      if (path === `${lock}.takeover`) throw enospc();
+      return open(path, ...rest);
+    });
+    const said: string[] = [];
+    const failed = await withFileLock(
+      dir,
+      target,
+      async () => 'written',
+      (message) => said.push(message),
+    ).catch((error: SvcError) => error);
+    expect(failed).toBeInstanceOf(SvcError);
+    const error = failed as SvcError;
+    expect([error.code, error.category, error.message, error.hint, said]).toEqual([
+      'config_write',
+      'failure',
+      `cannot take over ${lock}, left by an svc process that is gone: cannot make ${lock}.takeover: ENOSPC: no space left on device`,
+      'make room on its disk (or make it writable), then run the command again; nothing was changed',
+      [],
+    ]);
   });
 });

@@ -5,7 +5,15 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { CursorTrail, cursorWithin, followPage, skipOf } from '../../src/http/paging.js';
+import type { SvcError } from '../../src/errors.js';
+import {
+  CursorTrail,
+  cursorWithin,
+  followPage,
+  REPEATED_PAGES_MAX,
+  SEEN_MAX,
+  skipOf,
+} from '../../src/http/paging.js';
 
 const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ id: `it_${from + i}` }));
 const it_ = (n: number) => ({ id: `it_${n}` });
@@ -25,12 +33,52 @@ describe('CursorTrail.read: every item printed once, wherever its repeat comes (
     expect(trail.twice).toBe(2);
   });
 
-  it('a link page repeating the whole page before stops the listing (it looped printing nothing)', () => {
+  it('a link page repeating the whole page before stops the listing (it looped printing nothing), worded as an offset page is: a link names a position, and the list may have gained a page (review23a F6)', () => {
     const trail = new CursorTrail();
     trail.read(items(3), undefined);
-    expect(() => trail.read(items(3), 'svc-page:link=/items?page=1')).toThrow(
-      'the page at the server\'s next link "/items?page=1" repeats the whole page before it (it_0): the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete',
-    );
+    let error: SvcError | undefined;
+    try {
+      trail.read(items(3), 'svc-page:link=/items?page=1');
+    } catch (thrown) {
+      error = thrown as SvcError;
+    }
+    expect([error?.code, error?.message, error?.hint]).toEqual([
+      'paging_moved',
+      'the page at the server\'s next link "/items?page=1" repeats the whole page before it (it_0): the list gained a whole page of items while svc read it (a link names a position: an offset, a page number), or the server links back to a page already read, so the page after it would never be read; svc stopped, so the listing is incomplete',
+      "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
+    ]);
+  });
+
+  it('pages A, B, A, B… under ever-changing links: stopped after 20 pages in a row of repeats only, one line (review23a F7: it looped printing nothing)', () => {
+    const trail = new CursorTrail();
+    const link = (page: number) => `svc-page:link=/items?page=${page % 2}&t=${page}`;
+    trail.read(items(3), undefined);
+    trail.read(items(3, 3), link(1));
+    for (let page = 2; page < 2 + 20 - 1; page++) {
+      expect(trail.read(items(3, (page % 2) * 3), link(page)).size).toBe(3);
+    }
+    let error: SvcError | undefined;
+    try {
+      trail.read(items(3, 3), link(21));
+    } catch (thrown) {
+      error = thrown as SvcError;
+    }
+    expect([REPEATED_PAGES_MAX, error?.code, error?.message, error?.hint]).toEqual([
+      20,
+      'paging_moved',
+      "the last 20 pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete",
+      "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
+    ]);
+  });
+
+  it('a page with one item not read before starts the count again (a busy list read by offset goes on)', () => {
+    const trail = new CursorTrail();
+    trail.read(items(3), undefined);
+    for (let round = 0; round < 3; round++) {
+      // 19 pages in a row of items read before (none the whole page before it), then one new item.
+      for (let page = 1; page < 20; page++) trail.read(items(2, page % 2), `c${round}-${page}`);
+      expect(trail.read([it_(0), it_(100 + round)], `c${round}`).size).toBe(1);
+    }
   });
 
   it('an item twice within one page: its second is left out', () => {
@@ -38,6 +86,17 @@ describe('CursorTrail.read: every item printed once, wherever its repeat comes (
     const page = [it_(0), it_(1), { ...it_(0) }];
     expect([...trail.read(page, undefined)]).toEqual([page[2]]);
     expect(trail.twice).toBe(1);
+  });
+
+  it('the keys of the last SEEN_MAX items are kept (review23a F4): a repeat further back is printed again; one within a page larger than that is still found', () => {
+    const trail = new CursorTrail(undefined, 'stop', 4);
+    trail.read(items(3), undefined);
+    trail.read([it_(3), it_(4), it_(5)], 'c3');
+    // it_0 and it_1 have left the window of 4; it_2 has not.
+    expect([...trail.read([it_(2), it_(0)], 'c6')]).toEqual([it_(2)]);
+    const page = [...items(6, 10), it_(10)];
+    expect([...trail.read(page, 'c9')]).toEqual([page[6]]);
+    expect(trail.twice).toBe(2);
   });
 
   it('a dead-letter drain (counted once) is passed every entry', () => {
@@ -84,6 +143,16 @@ describe('a cursor cut within a page names the repeats after the cut (brief pagi
     expect(trail.twice).toBe(1);
   });
 
+  it('a cut names only repeats of items printed; a repeat of an item after the cut too is neither named nor counted (review23a F1)', () => {
+    const trail = new CursorTrail();
+    const page = [it_(0), it_(1), { ...it_(0) }, { ...it_(1) }];
+    const repeated = trail.read(page, undefined);
+    expect(trail.twice).toBe(2);
+    // --limit 1: it_0 printed, the cut after it; it_1 and its copy are both ahead.
+    expect(trail.cut(page.slice(1), repeated)).toEqual([page[2]]);
+    expect(trail.twice).toBe(1);
+  });
+
   it('a key that does not decode makes the cursor not svc’s own (sent as it is, as any other)', () => {
     const cursor = 'svc-page:offset=3#skip=1&printed=%E0%A4%A';
     expect(skipOf(cursor)).toBe(0);
@@ -121,6 +190,23 @@ describe('the keys of 100,000 items (brief paging23 1: ids only)', () => {
       created_at: '2026-01-01T00:00:00Z',
     }));
     expect(mb).toBeLessThan(16);
+  });
+
+  it('500,000 users: the keys of the last 100,000 only (SEEN_MAX; measured 10.6 MB; was 33 MB and growing with the list: review23a F4)', () => {
+    gc();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const trail = new CursorTrail();
+    for (let page = 0; page < 2_500; page++) {
+      const text = JSON.stringify(
+        Array.from({ length: 200 }, (_, i) => ({ id: `usr_${hex(page * 200 + i)}` })),
+      );
+      trail.read(JSON.parse(text) as object[], page === 0 ? undefined : `c${page}`);
+    }
+    gc();
+    gc();
+    expect((process.memoryUsage().heapUsed - before) / 1024 / 1024).toBeLessThan(16);
+    expect(SEEN_MAX).toBe(100_000);
   });
 
   it('grants: their keys as one string each (measured 11 MB; 26 MB as ropes over the fields)', () => {
