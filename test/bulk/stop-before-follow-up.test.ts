@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bulkRunner, bulkUser, customRole, held } from '../helpers/bulk.js';
+import { assignArgv, bulkRunner, bulkUser, customRole, held } from '../helpers/bulk.js';
 import { ndjson } from '../helpers/context.js';
-import { useLossyProxy } from '../helpers/lossy-proxy.js';
+import { refusal, useLossyProxy } from '../helpers/lossy-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 // truth22 6: a stop lets a bulk row's request on the wire finish, but a row's follow-up request
@@ -13,11 +13,27 @@ let stop: AbortController | undefined;
 const seen: string[] = [];
 /** review22a F3: the first grant request's answer is lost (503 after the grant), the stop comes with its retry. */
 let loseFirst = false;
+/** review23b L2: the first grant request is answered 503 by the proxy itself, never passed on. */
+let refuseFirst = false;
+/** review23b L2: the stop comes with the request this picks, in place of the grant's. */
+let stopOn: ((method: string, path: string) => boolean) | undefined;
+const grants = (method: string, path: string) => method === 'POST' && path.startsWith('/v1/users/');
 const proxy = useLossyProxy(sandbox, {
   lose: (method, path, count) =>
     loseFirst && method === 'POST' && path.startsWith('/v1/users/') && count === 1,
+  refuse: (method, path) =>
+    refuseFirst && grants(method, path) && seen.filter((s) => s === `${method} ${path}`).length === 1
+      ? {
+          ...refusal(503, 'service_unavailable', 'the test proxy is unavailable'),
+          headers: { 'retry-after': '0' },
+        }
+      : undefined,
   before: (method, path) => {
     seen.push(`${method} ${path}`);
+    if (stopOn) {
+      if (stop && stopOn(method, path)) stop.abort();
+      return;
+    }
     const grant = method === 'POST' && path.startsWith('/v1/users/');
     // The stop comes while the row's grant request (with loseFirst: its retry) is on the wire.
     if (stop && grant && (!loseFirst || seen.filter((s) => s === `${method} ${path}`).length === 2))
@@ -93,6 +109,86 @@ describe('a stop before a bulk row’s follow-up request', () => {
     expect([row.status, row.outcome, row.error.code]).toEqual(['failed', 'unknown', 'interrupted']);
     expect(row.error.message).toMatch(
       /^granted by an attempt of this run whose answer was lost at \S+ \(the platform answered with its record of it\), but whether it is still so could not be read: interrupted before it was sent: GET \S+ was not sent$/,
+    );
+  });
+  // review23b L2: a row's read before its change answers 2xx, and the change is never sent. A
+  // read's answer is no change of the row's: the row is failed, "nothing was changed", counted
+  // apart (a row counted unknown, "the platform answered its change", would say a change was made).
+  it('a revoke row listing its grant, stopped while the read of the grant held now is on the wire: failed, nothing was changed', async () => {
+    const role = 'stop-before-revoke';
+    const roleId = await customRole(sandbox(), role);
+    const user = bulkUser(3);
+    const granted = await svc.run(assignArgv(user, role, '--yes'));
+    expect(granted.code, granted.stderr).toBe(0);
+    const before = await held(sandbox(), user);
+    const grant = before.find((a) => a.role_id === roleId)!;
+    // A listing's row (as `roles assignments --ndjson` writes it): it names its grant.
+    const line = JSON.stringify({ user, role, audit_trail_id: grant.audit_trail_id });
+    const path = svc.file(`${role}.ndjson`, `${line}\n`);
+    stop = new AbortController();
+    seen.length = 0;
+    stopOn = (method, at) => method === 'GET' && at.startsWith(`/v1/users/${user}/roles`);
+    const r = await svc.run(['roles', 'revoke', '--file', path, '--yes', '--ndjson'], {
+      signal: stop.signal,
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    stop = undefined;
+    stopOn = undefined;
+    expect(r.code, r.stderr).toBe(130);
+    expect(seen.filter((s) => s.startsWith('DELETE'))).toEqual([]);
+    expect(await held(sandbox(), user)).toEqual(before);
+    const [row] = ndjson(r.stdout);
+    expect([row.status, row.outcome, row.error]).toEqual([
+      'failed',
+      undefined,
+      {
+        code: 'interrupted',
+        message: `interrupted before it was sent: DELETE /v1/users/${user}/roles/${roleId} was not sent; nothing was changed`,
+      },
+    ]);
+    expect(r.stderr.split('\n')[1]).toMatch(
+      /^0 revoked, 1 failed \(1 stopped before its next request was sent\) in \d+\.\d s$/,
+    );
+  });
+
+  // review23b L2: the grant request answered 503 (svc cannot tell it from one after the grant was
+  // made), its retry refused 409 (held), --extend's PATCH stopped before it was sent: the row's
+  // change may have been made, so its outcome is unknown, never "nothing was changed".
+  it('--extend: a 503, then 409 held, then the PATCH stopped before it was sent: unknown, its change may have been made', async () => {
+    const role = 'stop-after-maybe';
+    const roleId = await customRole(sandbox(), role);
+    const user = bulkUser(4);
+    const first = await svc.run(assignArgv(user, role, '--yes'));
+    expect(first.code, first.stderr).toBe(0);
+    const before = await held(sandbox(), user);
+    const path = svc.file(`${role}.csv`, `user,role,expires_in,justification\n${user},${role},8h,moved\n`);
+    stop = new AbortController();
+    seen.length = 0;
+    refuseFirst = true;
+    // The stop comes with the retry of the grant request, which the sandbox refuses 409 (held).
+    stopOn = (method, at) => grants(method, at) && seen.filter((s) => s === `${method} ${at}`).length === 2;
+    const r = await svc.run(['roles', 'assign', '--file', path, '--extend', '--yes', '--ndjson'], {
+      signal: stop.signal,
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    stop = undefined;
+    stopOn = undefined;
+    refuseFirst = false;
+    expect(r.code, r.stderr).toBe(130);
+    expect(seen.filter((s) => s.startsWith('POST'))).toHaveLength(2);
+    expect(seen.filter((s) => s.startsWith('PATCH'))).toEqual([]);
+    expect(await held(sandbox(), user)).toEqual(before);
+    const [row] = ndjson(r.stdout);
+    expect([row.status, row.outcome, row.error]).toEqual([
+      'failed',
+      'unknown',
+      {
+        code: 'interrupted',
+        message: `its change may have been made (an answer was lost, or an earlier attempt still ran), but the run stopped before its next request: interrupted before it was sent: PATCH /v1/users/${user}/roles/${roleId} was not sent`,
+      },
+    ]);
+    expect(r.stderr.split('\n')[1]).toMatch(
+      /^0 granted or extended, 1 failed \(1 with an unknown outcome\) in \d+\.\d s$/,
     );
   });
 });

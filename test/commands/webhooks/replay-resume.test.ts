@@ -74,47 +74,64 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
     await target.close();
   });
 
-  it('all done: every entry a journal row, the journal removed; then the queue is empty', async () => {
-    const held = gate();
-    const { webhook, target, entries: queued } = await queue({ status: 204, until: held.until }, 2);
-    const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait'];
-    const first = await interruptedRun(svc, argv, target, 2);
-    held.open();
-    const made = new Map(
-      ndjson(first.stdout).map((r) => [r.delivery_id as string, r.new_delivery_id as string]),
-    );
-    expect(made.size).toBe(2);
-    // The one journal the cut run left (removed by the run below).
-    expect(journal().path).toContain(svc.journals);
-    for (const id of made.values()) {
-      await until(async () => (await delivery(sandbox(), webhook, id)).status === 'delivered');
-    }
+  // Without --json the resuming line is said; with --json only as a warning with a note, as every
+  // bulk verb's (session 23), the rows saying which were done (reason journal).
+  for (const mode of ['plain', '--json'] as const) {
+    it(`all done (${mode}): every entry a journal row, the journal removed; then the queue is empty`, async () => {
+      const held = gate();
+      const { webhook, target, entries: queued } = await queue({ status: 204, until: held.until }, 2);
+      const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait'];
+      const first = await interruptedRun(svc, argv, target, 2);
+      held.open();
+      const made = new Map(
+        ndjson(first.stdout).map((r) => [r.delivery_id as string, r.new_delivery_id as string]),
+      );
+      expect(made.size).toBe(2);
+      // The one journal the cut run left (removed by the run below).
+      const { path, started } = journal();
+      for (const id of made.values()) {
+        await until(async () => (await delivery(sandbox(), webhook, id)).status === 'delivered');
+      }
 
-    // With --json the resuming line is said only as a warning with a note, as every bulk verb's
-    // (session 23); the rows say which were done (reason journal). On a terminal it is said.
-    const again = await svc.run([...argv, '--json']);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/^✓ 0 replayed and delivered, 2 skipped in [\d.]+ s\n$/);
-    const rows = JSON.parse(again.stdout) as Array<Record<string, unknown>>;
-    expect(rows.map((r) => r.dlq_entry_id).sort()).toEqual(queued.map((e) => e.id).sort());
-    for (const r of rows) {
-      expect(r).toMatchObject({
-        status: 'skipped',
-        reason: 'journal',
-        new_delivery_id: made.get(r.delivery_id as string),
-        follow: 'interrupted',
-        delivery_status: 'delivered',
-      });
-    }
-    expect(journals()).toEqual([]);
-    const none = await svc.run(argv);
-    expect([none.code, none.stderr]).toEqual([
-      0,
-      'Nothing to replay: no queued dead-letter entry matches.\n',
-    ]);
-    expect(target.received).toHaveLength(2);
-    await target.close();
-  });
+      const again = await svc.run(mode === '--json' ? [...argv, '--json'] : argv);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr.replace(/ in [\d.]+ s\n$/, ' in T\n')).toBe(
+        `${mode === '--json' ? '' : `resuming the run started at ${started}: 2 done, 0 to do (journal ${path})\n`}` +
+          '✓ 0 replayed and delivered, 2 skipped in T\n',
+      );
+      if (mode === '--json') {
+        const rows = JSON.parse(again.stdout) as Array<Record<string, unknown>>;
+        expect(rows.map((r) => r.dlq_entry_id).sort()).toEqual(queued.map((e) => e.id).sort());
+        for (const r of rows) {
+          expect(r).toMatchObject({
+            status: 'skipped',
+            reason: 'journal',
+            new_delivery_id: made.get(r.delivery_id as string),
+            follow: 'interrupted',
+            delivery_status: 'delivered',
+          });
+        }
+      } else {
+        const lines = again.stdout.trimEnd().split('\n').sort();
+        expect(lines).toEqual(
+          queued
+            .map(
+              (e) =>
+                `skipped\t${e.delivery_id}\t${made.get(e.delivery_id)}\t${e.event_type}\tdelivered\tdone in an earlier run (replayed as ${made.get(e.delivery_id)}); not followed then (interrupted): delivered now`,
+            )
+            .sort(),
+        );
+      }
+      expect(journals()).toEqual([]);
+      const none = await svc.run(argv);
+      expect([none.code, none.stderr]).toEqual([
+        0,
+        'Nothing to replay: no queued dead-letter entry matches.\n',
+      ]);
+      expect(target.received).toHaveLength(2);
+      await target.close();
+    });
+  }
 });
 
 describe('a resumed replay --dlq run to a target that still fails', () => {
