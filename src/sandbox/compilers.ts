@@ -20,18 +20,29 @@ type Factory = (externalSchemas: Record<string, unknown>, options: unknown) => C
 /** `factory`, with what it compiles remembered by (shared schemas, options, route schema). */
 function remembered<F>(factory: F): F {
   const compiled = new Map<string, Map<string, unknown>>();
-  /** Scopes by one of an app's shared-schema objects (the same for all its routes). */
-  const scopes = new WeakMap<object, { count: number; options: unknown; scope: string }>();
+  /**
+   * Scopes by one of an app's shared-schema objects (the same for all its routes), then by the
+   * options: perPart asks with two (query strings' and bodies'), and one remembered scope per app
+   * was replaced by the other at every route, 280 JSON texts of 36 KB per sandbox started.
+   */
+  const scopes = new WeakMap<object, Map<unknown, { count: number; scope: string }>>();
   /** Route schemas already written as JSON (most are module-level constants). */
   const json = new WeakMap<object, string>();
 
   const scopeOf = (externalSchemas: Record<string, unknown>, options: unknown): string => {
     const values = Object.values(externalSchemas);
     const anchor = values.find((value) => typeof value === 'object' && value !== null) as object | undefined;
-    const known = anchor ? scopes.get(anchor) : undefined;
-    if (known && known.count === values.length && known.options === options) return known.scope;
+    let byOptions = anchor ? scopes.get(anchor) : undefined;
+    const known = byOptions?.get(options);
+    if (known && known.count === values.length) return known.scope;
     const scope = JSON.stringify([externalSchemas, options]);
-    if (anchor) scopes.set(anchor, { count: values.length, options, scope });
+    if (anchor) {
+      if (!byOptions) {
+        byOptions = new Map();
+        scopes.set(anchor, byOptions);
+      }
+      byOptions.set(options, { count: values.length, scope });
+    }
     return scope;
   };
   const keyOf = (schema: unknown): string => {
