@@ -3,13 +3,14 @@
  *
  * Each `Fastify()` makes its own Ajv and compiles every route's validators and serializers again
  * when it becomes ready: about 0.4 s for the sandbox's routes, paid again by every sandbox a
- * process starts (the test suite starts about a hundred in its few processes). What a
+ * process starts (a whole test run builds 473, session 23, in its few processes). What a
  * validator or serializer does depends only on its schema, the shared schemas (`addSchema`) and
  * the compiler options, so each is compiled once per process for those three and reused. What
  * each instance validates and sends is unchanged: same schemas, same options, same compiled code.
  *
  * Fastify asks for a compiler once per route (an app with shared schemas never counts as set up),
- * handing each a fresh copy of the same shared-schema objects; `scope` is worked out once per app.
+ * handing each a fresh copy of the same shared-schema objects; `scope` is worked out once per app
+ * and options.
  */
 import AjvCompiler from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
@@ -20,18 +21,29 @@ type Factory = (externalSchemas: Record<string, unknown>, options: unknown) => C
 /** `factory`, with what it compiles remembered by (shared schemas, options, route schema). */
 function remembered<F>(factory: F): F {
   const compiled = new Map<string, Map<string, unknown>>();
-  /** Scopes by one of an app's shared-schema objects (the same for all its routes). */
-  const scopes = new WeakMap<object, { count: number; options: unknown; scope: string }>();
+  /**
+   * Scopes by one of an app's shared-schema objects (the same for all its routes), then by the
+   * options: perPart asks with two (query strings' and bodies'), and one remembered scope per app
+   * was replaced by the other at every route, 280 JSON texts of 36 KB per sandbox started.
+   */
+  const scopes = new WeakMap<object, Map<unknown, { count: number; scope: string }>>();
   /** Route schemas already written as JSON (most are module-level constants). */
   const json = new WeakMap<object, string>();
 
   const scopeOf = (externalSchemas: Record<string, unknown>, options: unknown): string => {
     const values = Object.values(externalSchemas);
     const anchor = values.find((value) => typeof value === 'object' && value !== null) as object | undefined;
-    const known = anchor ? scopes.get(anchor) : undefined;
-    if (known && known.count === values.length && known.options === options) return known.scope;
+    let byOptions = anchor ? scopes.get(anchor) : undefined;
+    const known = byOptions?.get(options);
+    if (known && known.count === values.length) return known.scope;
     const scope = JSON.stringify([externalSchemas, options]);
-    if (anchor) scopes.set(anchor, { count: values.length, options, scope });
+    if (anchor) {
+      if (!byOptions) {
+        byOptions = new Map();
+        scopes.set(anchor, byOptions);
+      }
+      byOptions.set(options, { count: values.length, scope });
+    }
     return scope;
   };
   const keyOf = (schema: unknown): string => {
