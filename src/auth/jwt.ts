@@ -15,15 +15,15 @@ export function decodeJwtClaims(token: string): Record<string, unknown> | undefi
 /** The `exp` claim as an ISO time, when the token is a JWT that has one. */
 export function jwtExpiry(token: string): string | undefined {
   const exp = decodeJwtClaims(token)?.exp;
-  return typeof exp === 'number' ? isoTime(exp * 1000) : undefined;
+  return typeof exp === 'number' ? isoTimeOf(exp * 1000) : undefined;
 }
 
 /**
- * `ms` as an ISO time, or undefined for a time no date can hold (past ±8.64e15 ms: a JWT `exp` of
+ * `ms` written as an ISO time (api/time.ts's isoTime reads one), or undefined for a time no date can hold (past ±8.64e15 ms: a JWT `exp` of
  * 1e13, an `expires_in` of 1e300), which toISOString throws on (review23a F8: a RangeError
  * in the middle of a refresh, its mark left).
  */
-export function isoTime(ms: number): string | undefined {
+export function isoTimeOf(ms: number): string | undefined {
   const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }

@@ -6,7 +6,7 @@ import { ApiError, OutcomeUnknownError } from '../http/errors.js';
 import { joinUrl } from '../http/path.js';
 import { scrubSecrets } from '../http/redact.js';
 import { machineTimeAtOffset } from '../platform/clock.js';
-import { isoTime, jwtExpiry } from './jwt.js';
+import { isoTimeOf, jwtExpiry } from './jwt.js';
 import { newSessionId } from './session.js';
 
 /**
@@ -154,8 +154,8 @@ export function credentialFromTokens(
   const exp = tokens.expires_in === undefined ? jwtExpiry(tokens.access_token) : undefined;
   const expiresAt =
     tokens.expires_in !== undefined
-      ? isoTime(nowMs + tokens.expires_in * 1000)
-      : exp && isoTime(machineTimeAtOffset(tokens.issuerClockOffsetMs, Date.parse(exp)));
+      ? isoTimeOf(nowMs + tokens.expires_in * 1000)
+      : exp && isoTimeOf(machineTimeAtOffset(tokens.issuerClockOffsetMs, Date.parse(exp)));
   const refreshToken = tokens.refresh_token ?? basis.previous?.refresh_token;
   const scope = tokens.scope ?? basis.previous?.scope ?? basis.requestedScope;
   const origin = basis.origin ?? basis.previous?.origin;

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { SvcError } from '../errors.js';
 import { judgeMark, MARK_WORD, markOfWord, markWord } from '../system/processes.js';
+import { outOfDescriptors } from '../system/system-errors.js';
 
 /**
  * Taking over a config store lock (config/lock.ts) its waiter judged left by a holder that is gone.
@@ -163,18 +164,31 @@ function claimMarker(lock: string): { path: string; seen: Seen } | undefined {
 
 /**
  * A marker that cannot be made, other than one there already (no inodes left, a read-only or
- * unwritable directory): the lock it would take over cannot be made either, so svc says why now,
- * not after 40 s of waiting as if another svc held it (review23a F3).
+ * unwritable directory, no descriptor left): the lock it would take over cannot be made either,
+ * so svc says why now, not after 40 s of waiting as if another svc held it (review23a F3).
  */
 function noMarker(lock: string, error: Error): SvcError {
-  return new SvcError(
-    'failure',
-    `cannot take over ${lock}, left by an svc process that is gone: cannot make ${markerOf(lock)}: ${error.message}`,
-    {
-      code: 'config_write',
-      hint: 'make room on its disk (or make it writable), then run the command again; nothing was changed',
-    },
+  return storeWriteError(
+    `cannot take over ${lock}, which its holder left (untouched for ${STALE_MS / 1000} s, or its process gone): cannot make ${markerOf(lock)}`,
+    error,
   );
+}
+
+/**
+ * The config store's file, lock or marker not made: `what`, then the system's words. A full or
+ * read-only disk is not bad input: exit 1, as a failed write of stdout is. Out of descriptors says
+ * the limit and its fix, not the disk's (review23d L2). One rule for the store (store.ts) and its
+ * lock (lock.ts).
+ */
+export function storeWriteError(what: string, error: unknown): SvcError {
+  const descriptors = outOfDescriptors(error);
+  return new SvcError('failure', `${what}: ${descriptors ?? (error as Error).message}`, {
+    code: 'config_write',
+    hint:
+      descriptors === undefined
+        ? 'make room on its disk (or make it writable), then run the command again; nothing was changed'
+        : 'nothing was changed',
+  });
 }
 
 /** Whether the marker at `path` was left by a taker that is gone, and is now removed. */

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
 import { writeOwnFile } from '../system/output-file.js';
 import { judgeMark, MARK_WORD, markOfWord, markWord } from '../system/processes.js';
-import { type Seen, STALE_MS, sameSeen, seenLock, takeOverStale } from './lock-takeover.js';
+import { type Seen, STALE_MS, sameSeen, seenLock, storeWriteError, takeOverStale } from './lock-takeover.js';
 import { ensurePrivateDir, heirOf } from './store-directory.js';
 
 /**
@@ -136,13 +136,7 @@ export async function withFileLock<T>(
       break;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      // A read-only or full disk is not bad input: exit 1, as a failed write of the file is.
-      if (code !== 'ELOCKED') {
-        throw new SvcError('failure', `cannot lock ${target}: ${(error as Error).message}`, {
-          code: 'config_write',
-          hint: 'make room on its disk (or make it writable), then run the command again; nothing was changed',
-        });
-      }
+      if (code !== 'ELOCKED') throw storeWriteError(`cannot lock ${target}`, error);
       // A holder of this machine known gone (its pid file), or the same lock with the same mtime
       // since the watch began: untouched for that long. Taken over when no other take-over is in
       // progress (takeOverStale's marker), else judged again at the next poll.

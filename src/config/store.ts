@@ -12,6 +12,7 @@ import { systemErrorWords } from '../system/system-errors.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
 import { withFileLock } from './lock.js';
+import { storeWriteError } from './lock-takeover.js';
 import { rootLeft } from './root-left.js';
 import { checkStore, makeStoreDirectories } from './store-directory.js';
 
@@ -367,11 +368,7 @@ export class ConfigStore {
         if (error instanceof ConfigError) throw error;
         const left = rootLeft(path, error, 'write');
         if (left !== undefined) throw left;
-        // A full or read-only disk is not bad input: exit 1, as a failed write of stdout is.
-        throw new SvcError('failure', `cannot write ${path}: ${(error as Error).message}`, {
-          code: 'config_write',
-          hint: 'make room on its disk (or make it writable), then run the command again; nothing was changed',
-        });
+        throw storeWriteError(`cannot write ${path}`, error);
       }
     });
   }

@@ -32,8 +32,10 @@ export function twiceNote(twice: number, done: 'printed' | 'kept' = 'printed'): 
 /**
  * How many items' keys a listing keeps to find repeats (CursorTrail.read): the last 100,000 read,
  * about 10 MB whatever the list's length (measured: 10.6 MB held after 500,000 users' ids, 10.5 MB
- * after 1M and after 3M audit-like ids; test/unit/http-paging-repeats.test.ts), so a listing's memory no longer grows with the list (review23a F4: 63 MB a million
- * items, and 8 million aborted with V8's heap trace). A repeat of an item read further back than
+ * after 1M and after 3M audit-like ids; test/unit/http-paging-repeats.test.ts), so the keys no longer grow with the list (review23a F4: 66 MB a million
+ * items, and 8 million aborted with V8's heap trace). The cursors sent (`#sent`, to find a loop)
+ * still grow with the pages read: review23d L1 measured 11.7 MB held after 10,000 pages and
+ * 19.4 MB after 80,000 (1M and 8M items in pages of 100). A repeat of an item read further back than
  * that is printed again, as before session 23; a repeat within one page is found whatever its size.
  */
 export const SEEN_MAX = 100_000;

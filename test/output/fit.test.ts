@@ -174,7 +174,6 @@ describe('colour changes nothing but escapes (review23b M1: a bold header was dr
     const plain = svc.context({ tty: { stdout: true }, columns, now });
     for (const { ctx } of [colourful, plain]) await run[command](ctx);
     expect(colourful.stdout()).toContain('\u001b[1m');
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escapes colour adds
     expect(colourful.stdout().replace(/\u001b\[[0-9;]*m/g, '')).toBe(plain.stdout());
   });
 });

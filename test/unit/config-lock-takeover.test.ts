@@ -251,6 +251,27 @@ describe('the take-over marker', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('that cannot be made for want of a descriptor: the limit is named, not the disk (review23d L2)', async () => {
+    const { dir, target, lock } = deadHolder();
+    const open = takeOverDisk.openSync;
+    vi.spyOn(takeOverDisk, 'openSync').mockImplementation((path, ...rest) => {
+      if (path === `${lock}.takeover`)
+        throw Object.assign(new Error(`EMFILE: too many open files, open '${lock}.takeover'`), {
+          code: 'EMFILE',
+        });
+      return open(path, ...rest);
+    });
+    const failed = (await withFileLock(dir, target, async () => 'written').catch(
+      (error: SvcError) => error,
+    )) as SvcError;
+    expect([failed.code, failed.hint]).toEqual(['config_write', 'nothing was changed']);
+    expect(failed.message).toMatch(
+      new RegExp(
+        `^cannot take over ${lock.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, which its holder left \\(untouched for 15 s, or its process gone\\): cannot make .*\\.takeover: too many open files \\([^)]*ulimit -n[^)]*\\): raise the limit$`,
+      ),
+    );
+  });
+
   it('that cannot be made (no inodes left): the disk is named, exit 1, never "locked by another svc process"', async () => {
     const { dir, target, lock } = deadHolder();
     const open = takeOverDisk.openSync;
@@ -270,7 +291,7 @@ describe('the take-over marker', () => {
     expect([error.code, error.category, error.message, error.hint, said]).toEqual([
       'config_write',
       'failure',
-      `cannot take over ${lock}, left by an svc process that is gone: cannot make ${lock}.takeover: ENOSPC: no space left on device`,
+      `cannot take over ${lock}, which its holder left (untouched for 15 s, or its process gone): cannot make ${lock}.takeover: ENOSPC: no space left on device`,
       'make room on its disk (or make it writable), then run the command again; nothing was changed',
       [],
     ]);
