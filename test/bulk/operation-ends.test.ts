@@ -346,6 +346,23 @@ describe("a resumed run's first line", () => {
     );
   });
 
+  it('with --json, a verb whose items are all in its source says it only when it has a note, as a warning', async () => {
+    const journal = journalAt('json-note');
+    const again = (resumeNote?: () => string) =>
+      testVerb(['ok', 'ok'], { journal, identity: ['file'], ...(resumeNote ? { resumeNote } : {}) });
+    expect((await run(testVerb(['ok', 'fail'], { journal, identity: ['file'] }))).code).toBe(7);
+    const noted = await run(
+      again(() => 'its grants end sooner'),
+      { globals: { json: true } },
+    );
+    expect(noted.stderr).toBe(
+      `warning: taking up the failures of the run started at ${START} (it finished at ${START}): 1 done, 1 to do (journal ${journal}): its grants end sooner\n✓ 1 touched, 1 skipped in 0.0 s\n`,
+    );
+    expect((await run(testVerb(['ok', 'fail'], { journal, identity: ['file'] }))).code).toBe(7);
+    const quiet = await run(again(), { globals: { json: true } });
+    expect([quiet.code, quiet.stderr]).toEqual([0, '✓ 1 touched, 1 skipped in 0.0 s\n']);
+  });
+
   it('an item the earlier run finished and the source still holds is shown once, as a journal row', async () => {
     const journal = journalAt('still-there');
     await firstRun(journal);
