@@ -363,6 +363,18 @@ describe("a resumed run's first line", () => {
     expect([quiet.code, quiet.stderr]).toEqual([0, '✓ 1 touched, 1 skipped in 0.0 s\n']);
   });
 
+  it('a verb whose items are all in its source and not counted (a stream): what is done, no count left', async () => {
+    const journal = journalAt('stream');
+    expect((await run(testVerb(['ok', 'fail'], { journal, identity: ['stream'] }))).code).toBe(7);
+    const r = await run(
+      testVerb(['ok', 'ok'], { journal, identity: ['stream'], prepare: async () => undefined }),
+    );
+    expect([r.code, r.stderr.split('\n')[0]]).toEqual([
+      0,
+      `taking up the failures of the run started at ${START} (it finished at ${START}): 1 done (journal ${journal})`,
+    ]);
+  });
+
   it('an item the earlier run finished and the source still holds is shown once, as a journal row', async () => {
     const journal = journalAt('still-there');
     await firstRun(journal);
