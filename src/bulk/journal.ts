@@ -137,7 +137,9 @@ export class Journal {
       journal.#found = found;
       return journal;
     }
-    const [first, ...rest] = text.split('\n');
+    // The header is the first line with text: a --journal file the user made holding a blank line
+    // gets it appended after that line (start()), and was then refused as another operation's.
+    const [first, ...rest] = text.replace(/^\s*\n/, '').split('\n');
     const header = headerOf(first ?? '');
     const startedAtMs = typeof header?.started_at === 'string' ? serverTime(header.started_at) : Number.NaN;
     if (header?.operation !== operation || typeof header.run_id !== 'string' || Number.isNaN(startedAtMs)) {

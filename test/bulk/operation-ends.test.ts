@@ -356,7 +356,7 @@ describe("a resumed run's first line", () => {
       { globals: { json: true } },
     );
     expect(noted.stderr).toBe(
-      `warning: taking up the failures of the run started at ${START} (it finished at ${START}): 1 done, 1 to do (journal ${journal}): its grants end sooner\n✓ 1 touched, 1 skipped in 0.0 s\n`,
+      `warning: taking up the failures of the run started at ${START} (it finished at ${START}): 1 done, 1 to do (journal ${journal}); its grants end sooner\n✓ 1 touched, 1 skipped in 0.0 s\n`,
     );
     expect((await run(testVerb(['ok', 'fail'], { journal, identity: ['file'] }))).code).toBe(7);
     const quiet = await run(again(), { globals: { json: true } });

@@ -61,6 +61,16 @@ describe('Journal.load: a new run', () => {
     at = NOW;
   });
 
+  it('a file of blanks, once started, is read back as the run it holds (its header after the blanks; mut23: "belongs to another operation")', () => {
+    const path = pathOf();
+    writeFileSync(path, ' \n\n');
+    const journal = Journal.load(path, 'op', now);
+    journal.start();
+    journal.recordFailure('a');
+    const again = Journal.load(path, 'op', now);
+    expect([again.run.runId, again.run.resumed, again.attempts('a')]).toEqual([journal.run.runId, true, 1]);
+  });
+
   it('writes its first line: operation, command and caller when known, run, start, anchor and platform start once asked', () => {
     const path = pathOf();
     const journal = Journal.load(path, { operation: 'op', command: 'cmd', by: 'alice' }, now);
