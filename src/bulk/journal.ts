@@ -6,13 +6,14 @@ import { closeSync, fstatSync, readFileSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { isoSeconds, serverTime } from '../api/time.js';
 import { makeStoreDirectories } from '../config/store-directory.js';
-import { UsageError } from '../errors.js';
+import { type SvcError, UsageError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { fileErrorReason } from '../system/input.js';
 import { pathWord } from '../system/shell-words.js';
 import { JournalChangedError, type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 import { foundAt, refuseForeign } from './journal-path.js';
 import { KeptPlans } from './kept-plan.js';
+import { olderRunHolding } from './lock.js';
 
 // Where they were before journal-path.ts (tests, other callers).
 export {
@@ -496,9 +497,12 @@ export function refusedOwner(
   path: string,
   header: JournalHeader | undefined,
   owner: RunOwner,
-): UsageError | undefined {
+): SvcError | undefined {
   if (owner.command === undefined || header === undefined) return undefined;
   if (header.command === undefined && header.operation === owner.command) {
+    // Its run still going (its lock's pid runs): wait for it, never `rm` it (attack23b F1).
+    const running = olderRunHolding(path);
+    if (running !== undefined) return running;
     return new UsageError(
       `journal ${path} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
       {

@@ -17,7 +17,7 @@ import { callerOf, otherCallersRun } from './caller.js';
 import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
 import { withCompactHeap } from './heap.js';
 import { Journal, type RunIdentity, type RunOwner } from './journal.js';
-import { JournalChangedError, JournalWriteError } from './journal-disk.js';
+import { JournalChangedError, JournalWriteError, realJournalDisk } from './journal-disk.js';
 import {
   defaultJournalPath,
   refuseDirectory,
@@ -197,15 +197,32 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   // A dry run only reads the journal; a real run holds it, from before it reads it to its end.
   const unlock = verb.dryRun
     ? undefined
-    : await beforeSending(verb, () =>
-        lockJournal(
-          path,
-          { command: verb.kind.replaceAll('-', ' '), operation: owner.operation },
-          now(),
-          ctx.journalDisk,
-          { sleep: ctx.clock.sleep, signal: ctx.signal, say: (line) => ctx.out.info(line) },
-        ),
-      );
+    : await beforeSending(verb, async () => {
+        // The older path's lock is no journal's write: not the journal disk's seam (tests fill it).
+        const lock = (at: string, older?: boolean) =>
+          lockJournal(
+            at,
+            { command: verb.kind.replaceAll('-', ' '), operation: owner.operation },
+            now(),
+            older ? realJournalDisk : ctx.journalDisk,
+            { sleep: ctx.clock.sleep, signal: ctx.signal, say: (line) => ctx.out.info(line) },
+            older,
+          );
+        const release = await lock(path);
+        // Held too where an svc before session 16 keeps this command's run (--journal: the same
+        // path for both), so such an svc started meanwhile is refused, not run beside this one.
+        if (verb.journal !== undefined || owner.command === undefined) return release;
+        try {
+          const releaseOlder = await lock(defaultJournalPath(ctx.env, verb.kind, owner.command), true);
+          return () => {
+            releaseOlder();
+            release();
+          };
+        } catch (error) {
+          release();
+          throw error;
+        }
+      });
   try {
     return await runLocked(ctx, verb, Journal.load(path, owner, now, ctx.journalDisk));
   } finally {
