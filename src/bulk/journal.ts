@@ -99,6 +99,12 @@ export class Journal {
    * because it could not be removed (markFinished(false)); undefined otherwise.
    */
   #allDoneAt: string | undefined;
+  /**
+   * When the run of this journal finished whose end an earlier svc's run then followed: item lines
+   * after the finish with no `resumed` line (an svc before truth22 3 writes none, attack23b F2),
+   * so how that last run ended is not recorded; undefined otherwise.
+   */
+  #olderAfter: string | undefined;
   /** This process wrote the resumed run's `resumed` line (start()). */
   #resumedSaid = false;
 
@@ -178,6 +184,15 @@ export class Journal {
           [journal.#finishedAt, journal.#allDoneAt] = [entry.finished, undefined];
         if (typeof entry.all_done === 'string')
           [journal.#finishedAt, journal.#allDoneAt] = [undefined, entry.all_done];
+        // An item line right after a finish: an earlier svc took the run up (it writes no `resumed`).
+        const end = journal.#finishedAt ?? journal.#allDoneAt;
+        if (
+          entry.resumed !== undefined ||
+          typeof entry.finished === 'string' ||
+          typeof entry.all_done === 'string'
+        )
+          journal.#olderAfter = undefined;
+        else if (typeof entry.key === 'string' && end !== undefined) journal.#olderAfter = end;
         if (entry.resumed !== undefined || typeof entry.key === 'string') {
           journal.#finishedAt = undefined;
           journal.#allDoneAt = undefined;
@@ -209,6 +224,7 @@ export class Journal {
       else this.#append({ resumed: isoSeconds(this.#now()) });
       this.#resumedSaid = true;
       this.#finishedAt = undefined;
+      this.#olderAfter = undefined;
       this.#allDoneAt = undefined;
       return;
     }
@@ -354,6 +370,7 @@ export class Journal {
     const at = isoSeconds(this.#now());
     this.#append(failures ? { finished: at } : { all_done: at });
     [this.#finishedAt, this.#allDoneAt] = failures ? [at, undefined] : [undefined, at];
+    this.#olderAfter = undefined;
   }
 
   /** When the last run of this journal finished with failures (markFinished); undefined: cut short, or not said. */
@@ -364,6 +381,11 @@ export class Journal {
   /** When the last run of this journal finished with every item done, its journal left behind (markFinished(false)). */
   earlierAllDone(): string | undefined {
     return this.#allDoneAt;
+  }
+
+  /** When a run of this journal finished that an earlier svc then took up, its end not recorded (attack23b F2). */
+  earlierTakenUp(): string | undefined {
+    return this.#olderAfter;
   }
 
   recordFailure(key: string): void {

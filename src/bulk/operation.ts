@@ -428,14 +428,18 @@ function resuming(
   // A run that finished with failures is taken up again for them; one that finished with every
   // item done (its journal left behind: it could not be removed) is shown again; one cut short, or
   // whose end its journal does not say (a kill, a full disk, an earlier svc), is resumed.
+  // One an earlier svc took up after it finished (it marks neither its start nor its end): taken up again, its end unknown.
   const finished = journal.earlierFinish();
   const allDone = journal.earlierAllDone();
+  const takenUp = journal.earlierTakenUp();
   const again =
     finished !== undefined
       ? 'taking up the failures of'
       : allDone !== undefined
         ? 'showing again'
-        : 'resuming';
+        : takenUp !== undefined
+          ? 'taking up again'
+          : 'resuming';
   const what = !dryRun ? again : again === 'showing again' ? `a dry run, ${again}` : `a dry run of ${again}`;
   // The run's start as its other lines give it: on the platform's clock (its anchor) when that was
   // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
@@ -446,7 +450,9 @@ function resuming(
       ? `it finished at ${finished}`
       : allDone !== undefined
         ? `it finished at ${allDone}, every item done`
-        : '';
+        : takenUp !== undefined
+          ? `it finished at ${takenUp}; an earlier svc took it up since, and whether that run finished is not recorded`
+          : '';
   const started =
     anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= CLOCK_SKEW_MS
       ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's${ended && `; ${ended}`})`
