@@ -42,6 +42,8 @@ export interface RunOwner {
   command?: string;
   /** The caller in words (Caller.shown), written in the first line for another caller's note. */
   by?: string;
+  /** What starts a run of one's own once an earlier svc's journal is removed (BulkVerb.startOver). */
+  startOver?: string;
 }
 
 /** What a run is: its id (idempotency keys derive from it) and when it first started. */
@@ -529,7 +531,7 @@ export function refusedOwner(
       `journal ${path} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
       {
         code: 'journal_caller_unknown',
-        hint: `see what it did with \`cat ${pathWord(path)}\`; to start a run of your own, remove it (\`rm ${pathWord(path)}\`) and run the command again`,
+        hint: `see what it did with \`cat ${pathWord(path)}\`; to start a run of your own, remove it (\`rm ${pathWord(path)}\`) and ${owner.startOver ?? 'run the command again'}`,
       },
     );
   }

@@ -134,6 +134,12 @@ export interface BulkVerb<T, R extends Row> {
    */
   resumeNote?: () => string | undefined;
   /**
+   * What starts a run of one's own once an earlier svc's journal of this command is removed, when
+   * the same command does not (a saved plan an earlier run may have applied part of: `svc plan`
+   * again, attack23b F4); the command again when absent.
+   */
+  startOver?: string;
+  /**
    * How an item an earlier run finished is doing now, for a resumed run's journal row: e.g. a
    * replay whose follow Ctrl-C cut, followed to its end now. A row it makes failed counts as
    * failed (exit 7), as it would have in the run that made it. Asked in a dry run too, where it
@@ -166,12 +172,17 @@ export function runBulkOperation<T, R extends Row>(
  * a stable, non-secret identity of its credential (callerOf). Another caller's run of the same
  * command is not this one's to resume: its journal has another name.
  */
-function ownerOf(ctx: Context, verb: { kind: string; identity: unknown[] }): RunOwner {
+function ownerOf(ctx: Context, verb: { kind: string; identity: unknown[]; startOver?: string }): RunOwner {
   const { base_url, tenant } = ctx.settings().values;
   const sha256 = (value: unknown[]) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
   const command = sha256([verb.kind, 2, base_url ?? '', tenant ?? '', ...verb.identity]);
   const caller = callerOf(ctx);
-  return { operation: sha256([verb.kind, 3, command, caller.id]), command, by: caller.shown };
+  return {
+    operation: sha256([verb.kind, 3, command, caller.id]),
+    command,
+    by: caller.shown,
+    ...(verb.startOver === undefined ? {} : { startOver: verb.startOver }),
+  };
 }
 
 async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promise<BulkSummary | undefined> {
