@@ -159,10 +159,32 @@ function cacheDir() {
 }
 
 /**
- * Removes the other caches in `parent` that svc wrote: folders (real ones, not links, and the
- * user's own) named like one that hold only its `.bin` files (and `.tmp` files of an interrupted
- * write). A folder holding anything else is left whole, a link is left as it is (never followed),
- * and nothing is removed recursively.
+ * A cache folder unused this long is another version's no one runs any more; one used since is
+ * kept, a newer version's too: versions run in turn (a CI image's and the user's, an older one on
+ * a shared home) each deleted the other's, so every start compiled from source (attack23b F5).
+ * Its folder's mtime says when it was last used: a write in it sets it, and a start that uses a
+ * cache sets it once a day (freshen).
+ */
+const CACHE_UNUSED_MS = 30 * 24 * 3600 * 1000;
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Marks the cache folder `dir` used now, at most once a day (one stat otherwise). */
+function freshen(dir) {
+  if (untrusted(dir)) return;
+  try {
+    if (Date.now() - fs.statSync(dir).mtimeMs < DAY_MS) return;
+    const now = new Date();
+    fs.utimesSync(dir, now, now);
+  } catch {
+    // a read-only disk only costs the folder's age
+  }
+}
+
+/**
+ * Removes the other caches in `parent` that svc wrote and that no start has used for
+ * CACHE_UNUSED_MS: folders (real ones, not links, and the user's own) named like one that hold
+ * only its `.bin` files (and `.tmp` files of an interrupted write). A folder holding anything else
+ * is left whole, a link is left as it is (never followed), and nothing is removed recursively.
  */
 function removeOldCaches(parent, keep) {
   if (untrusted(parent)) return;
@@ -170,6 +192,7 @@ function removeOldCaches(parent, keep) {
     const dir = path.join(parent, name);
     if (!CACHE_NAME.test(name) || dir === keep || untrusted(dir)) continue;
     try {
+      if (Date.now() - fs.lstatSync(dir).mtimeMs < CACHE_UNUSED_MS) continue;
       // withFileTypes: a link inside is no file (isFile() is false), so the folder is kept.
       const files = fs.readdirSync(dir, { withFileTypes: true });
       if (!files.every((f) => f.isFile() && /\.(bin|tmp)$/.test(f.name))) continue;
@@ -233,6 +256,7 @@ function run() {
     });
   }
 
+  if (cache && cachedData !== undefined && !script.cachedDataRejected) freshen(cache.dir);
   debug(cachedData ? (script.cachedDataRejected ? 'rejected' : 'used') : 'none');
   cli.exports.main(args);
 }

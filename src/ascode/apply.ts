@@ -179,6 +179,13 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
 
   const verb: BulkVerb<Step, Row> = {
     resumeNote: () => spansNote,
+    // A saved plan an earlier svc's run applied part of is stale once its journal is gone (attack23b F4).
+    ...(fromFile
+      ? {}
+      : {
+          startOver:
+            'run svc plan again and review the new plan: the earlier run may have applied part of this one',
+        }),
     kind: 'apply',
     identity: [
       createHash('sha256').update(bytes).digest('hex'),

@@ -77,6 +77,32 @@ export function sentMark(refreshToken: string, nowMs: number): AbandonedNote {
   };
 }
 
+/**
+ * The code of the refusal a refresh also sets beside its mark while it is in flight (attack23b F3):
+ * an svc older than the mark (session 22) does not know `refresh_sent` and, after a kill, sent the
+ * marked token again (the platform then revokes the login's whole family); every svc since
+ * session 8 hands out nothing of a credential with `refresh_refused` and refreshes it no more. The
+ * saved answer replaces the credential, which clears both; this svc goes by the mark (sentUnsaved)
+ * and takes this refusal for none (refusalOf).
+ */
+export const IN_FLIGHT = 'refresh_in_flight';
+
+/** The refusal set beside `mark` while the refresh of `profile` is in flight: what an older svc says. */
+export function inFlightRefusal(profile: string, mark: AbandonedNote): StoredCredential['refresh_refused'] {
+  return {
+    code: IN_FLIGHT,
+    message: `the session of profile "${profile}" was being refreshed by svc process ${mark.pid} at ${mark.at}: if that process still runs, run the command again once it is done; if it ended before it saved the answer, the stored refresh token may be spent, and sending it again would make the platform revoke the login`,
+    at: mark.at,
+  };
+}
+
+/** A credential without the refusal of a refresh in flight: what this svc reads a refusal from, and writes back. */
+export function withoutInFlight(credential: StoredCredential): StoredCredential {
+  if (credential.refresh_refused?.code !== IN_FLIGHT) return credential;
+  const { refresh_refused: _inFlight, ...rest } = credential;
+  return rest;
+}
+
 /** The mark of a refresh of `credential`'s very refresh token that was sent and whose answer was never saved. */
 export function sentUnsaved(credential: StoredCredential): AbandonedNote | undefined {
   const mark = credential.refresh_sent;

@@ -1,4 +1,4 @@
-// About 350 lines: one refresh under the lock, from the proof that its tokens can be kept to what a stop
+// About 370 lines: one refresh under the lock, from the proof that its tokens can be kept to what a stop
 // (attack21 F6) and a second stop say; the token endpoint itself is in ./token-endpoint.ts.
 import { serverTime } from '../api/time.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';
@@ -12,9 +12,11 @@ import {
   type AbandonedNote,
   abandonedBy,
   clearAbandoned,
+  inFlightRefusal,
   noteAbandoned,
   sentMark,
   sentUnsaved,
+  withoutInFlight,
 } from './abandoned-refresh.js';
 import type { CredentialSource } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
@@ -59,7 +61,8 @@ export function reloginHint(loginCommand: string, credential: StoredCredential |
 
 /** The refusal recorded on a credential, raised again with the words it was first raised with. */
 function refusedError(credential: StoredCredential, loginCommand: string): AuthError | undefined {
-  const refused = credential.refresh_refused;
+  // A refresh in flight is no refusal here: its mark (refresh_sent) says more (abandoned-refresh.ts).
+  const refused = withoutInFlight(credential).refresh_refused;
   if (!refused) return undefined;
   return new AuthError(refused.message, { code: refused.code, hint: reloginHint(loginCommand, credential) });
 }
@@ -157,14 +160,16 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
   const refresh = async (reason: Reason): Promise<StoredCredential> => {
     const { withCredentialLock } = await import('./lock.js');
     return withCredentialLock(store, async () => {
-      const stored = current();
-      remember(stored);
-      if (!stored) {
+      const read = current();
+      remember(read);
+      if (!read) {
         throw new AuthError(`not logged in: profile "${profile}" has no credential any more`, {
           hint: reloginHint(deps.loginCommand(), undefined),
         });
       }
-      if (stored.type !== 'oauth') return stored;
+      if (read.type !== 'oauth') return read;
+      // Written back without it (unmarked, refused): an in-flight refusal is no state of its own.
+      const stored = withoutInFlight(read);
       const refused = refusedError(stored, deps.loginCommand());
       if (refused) throw refused;
       if (reason.kind === 'expiry' && !expiresSoon(stored, deps.now())) return stored;
@@ -200,9 +205,15 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
       );
       // Marked sent before it is sent (sentMark): the save of its answer takes the mark off; a
       // process killed before that leaves it, and the next run does not send the token again.
+      // With it, the refusal an svc older than the mark honours (attack23b F3: it sent the token again).
       const refreshToken = stored.refresh_token;
+      const mark = sentMark(refreshToken, deps.now());
       await store
-        .setCredential(profile, { ...stored, refresh_sent: sentMark(refreshToken, deps.now()) })
+        .setCredential(profile, {
+          ...stored,
+          refresh_sent: mark,
+          refresh_refused: inFlightRefusal(profile, mark),
+        })
         .catch((error: unknown) => {
           if (!(error instanceof SvcError)) throw error;
           throw new SvcError(

@@ -79,7 +79,8 @@ export function otherCallersRun(dir: string, kind: string, owner: RunOwner): str
     const header = line === undefined ? undefined : headerOf(line);
     if (header === undefined || header.operation === owner.operation) continue;
     const refused = refusedOwner(path, header, owner);
-    if (refused?.code === 'journal_caller_unknown') throw refused;
+    // An earlier svc's run of this command: refused, running (journal_locked) or left.
+    if (refused?.code === 'journal_caller_unknown' || refused?.code === 'journal_locked') throw refused;
     if (refused) others.push({ path, header });
   }
   const [other] = others;

@@ -6,13 +6,14 @@ import { closeSync, fstatSync, readFileSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { isoSeconds, serverTime } from '../api/time.js';
 import { makeStoreDirectories } from '../config/store-directory.js';
-import { UsageError } from '../errors.js';
+import { type SvcError, UsageError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { fileErrorReason } from '../system/input.js';
 import { pathWord } from '../system/shell-words.js';
 import { JournalChangedError, type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 import { foundAt, refuseForeign } from './journal-path.js';
 import { KeptPlans } from './kept-plan.js';
+import { olderRunHolding } from './lock.js';
 
 // Where they were before journal-path.ts (tests, other callers).
 export {
@@ -41,6 +42,8 @@ export interface RunOwner {
   command?: string;
   /** The caller in words (Caller.shown), written in the first line for another caller's note. */
   by?: string;
+  /** What starts a run of one's own once an earlier svc's journal is removed (BulkVerb.startOver). */
+  startOver?: string;
 }
 
 /** What a run is: its id (idempotency keys derive from it) and when it first started. */
@@ -98,6 +101,12 @@ export class Journal {
    * because it could not be removed (markFinished(false)); undefined otherwise.
    */
   #allDoneAt: string | undefined;
+  /**
+   * When the run of this journal finished whose end an earlier svc's run then followed: item lines
+   * after the finish with no `resumed` line (an svc before truth22 3 writes none, attack23b F2),
+   * so how that last run ended is not recorded; undefined otherwise.
+   */
+  #olderAfter: string | undefined;
   /** This process wrote the resumed run's `resumed` line (start()). */
   #resumedSaid = false;
 
@@ -179,6 +188,15 @@ export class Journal {
           [journal.#finishedAt, journal.#allDoneAt] = [entry.finished, undefined];
         if (typeof entry.all_done === 'string')
           [journal.#finishedAt, journal.#allDoneAt] = [undefined, entry.all_done];
+        // An item line right after a finish: an earlier svc took the run up (it writes no `resumed`).
+        const end = journal.#finishedAt ?? journal.#allDoneAt;
+        if (
+          entry.resumed !== undefined ||
+          typeof entry.finished === 'string' ||
+          typeof entry.all_done === 'string'
+        )
+          journal.#olderAfter = undefined;
+        else if (typeof entry.key === 'string' && end !== undefined) journal.#olderAfter = end;
         if (entry.resumed !== undefined || typeof entry.key === 'string') {
           journal.#finishedAt = undefined;
           journal.#allDoneAt = undefined;
@@ -210,6 +228,7 @@ export class Journal {
       else this.#append({ resumed: isoSeconds(this.#now()) });
       this.#resumedSaid = true;
       this.#finishedAt = undefined;
+      this.#olderAfter = undefined;
       this.#allDoneAt = undefined;
       return;
     }
@@ -355,6 +374,7 @@ export class Journal {
     const at = isoSeconds(this.#now());
     this.#append(failures ? { finished: at } : { all_done: at });
     [this.#finishedAt, this.#allDoneAt] = failures ? [at, undefined] : [undefined, at];
+    this.#olderAfter = undefined;
   }
 
   /** When the last run of this journal finished with failures (markFinished); undefined: cut short, or not said. */
@@ -365,6 +385,11 @@ export class Journal {
   /** When the last run of this journal finished with every item done, its journal left behind (markFinished(false)). */
   earlierAllDone(): string | undefined {
     return this.#allDoneAt;
+  }
+
+  /** When a run of this journal finished that an earlier svc then took up, its end not recorded (attack23b F2). */
+  earlierTakenUp(): string | undefined {
+    return this.#olderAfter;
   }
 
   recordFailure(key: string): void {
@@ -498,14 +523,17 @@ export function refusedOwner(
   path: string,
   header: JournalHeader | undefined,
   owner: RunOwner,
-): UsageError | undefined {
+): SvcError | undefined {
   if (owner.command === undefined || header === undefined) return undefined;
   if (header.command === undefined && header.operation === owner.command) {
+    // Its run still going (its lock's pid runs): wait for it, never `rm` it (attack23b F1).
+    const running = olderRunHolding(path);
+    if (running !== undefined) return running;
     return new UsageError(
       `journal ${path} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
       {
         code: 'journal_caller_unknown',
-        hint: `see what it did with \`cat ${pathWord(path)}\`; to start a run of your own, remove it (\`rm ${pathWord(path)}\`) and run the command again`,
+        hint: `see what it did with \`cat ${pathWord(path)}\`; to start a run of your own, remove it (\`rm ${pathWord(path)}\`) and ${owner.startOver ?? 'run the command again'}`,
       },
     );
   }

@@ -1,4 +1,13 @@
-import { closeSync, fstatSync, futimesSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  futimesSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
@@ -70,13 +79,22 @@ interface Read {
   mtimeMs: number;
 }
 
-/** Takes the lock of `journal` for this process, or says who holds it. Returns its release. */
+/**
+ * Takes the lock of `journal` for this process, or says who holds it. Returns its release.
+ * `older`: the journal is where an svc before session 16 keeps this command's run (its name the
+ * command's hash, with no caller: runOlderPath in operation.ts). That svc reads this lock as its
+ * own (pid, host, since; the rest it ignores), so while this run holds it such an svc is refused
+ * instead of running the same command beside it (attack23b F1). There, a live older svc's lock
+ * is its run of this command (refused, in olderRunRunning's words), and another caller's run of
+ * this svc holding it is no conflict: this run goes on without it (nothing released at its end).
+ */
 export async function lockJournal(
   journal: string,
   run: { command: string; operation: string },
   nowMs: number,
   disk: JournalDisk = realJournalDisk,
   watch: LockWatch = realWatch,
+  older = false,
 ): Promise<() => void> {
   const path = `${journal}.lock`;
   const { command } = run;
@@ -136,6 +154,10 @@ export async function lockJournal(
       });
     }
     const held = judge(read, mine, path);
+    if (older && held !== undefined) {
+      if (read.holder.operation === undefined) throw olderRunRunning(journal, read.holder, held);
+      if (read.holder.operation !== mine.operation) return () => {};
+    }
     if (held !== undefined && 'watch' in held) {
       const seen = await watched(path, read, held.watch, watch);
       if (seen === 'gone') continue;
@@ -289,6 +311,40 @@ function heldBy(holder: Holder, mine: Holder, journal: string, held: Held): SvcE
     {
       code: 'journal_locked',
       hint: `pass another --journal (one journal per operation), or wait for that run to finish${gone}`,
+    },
+  );
+}
+
+/**
+ * The run of an svc before session 16 (its journal names no caller) that still holds its journal's
+ * lock, judged as lockJournal judges an older svc's lock (by its pid, never waited for), or
+ * undefined when none runs: a journal it left is refused with `rm` advice only once it is not
+ * running (attack23b F1: that advice, followed, set two runs of one command going at once).
+ */
+export function olderRunHolding(journal: string): SvcError | undefined {
+  const path = `${journal}.lock`;
+  if (!existsSync(path)) return undefined;
+  const read = readLock(path);
+  // Unreadable: a holder between its create and its write, or a torn file. Taken as held, as lockJournal does.
+  const held: Held | Watch | undefined = read
+    ? judge(read, { host: hostname() } as Holder, path)
+    : { here: false, gone: `if no svc is running, remove ${path}` };
+  return held === undefined ? undefined : olderRunRunning(journal, read?.holder, held);
+}
+
+/** An earlier svc's run of this command is running: wait for it (exit 6), never remove its journal. */
+function olderRunRunning(journal: string, holder: Holder | undefined, held: Held | Watch): SvcError {
+  const on = 'watch' in held ? where(holder!, held.watch) : held;
+  const who = holder
+    ? `pid ${holder.pid}${on.where ? ` ${on.where}` : ''}, since ${holder.since}`
+    : 'its lock unreadable';
+  const gone = on.gone ? `; ${on.gone}` : '';
+  return new SvcError(
+    'conflict',
+    `an earlier svc's run of this command is running (${who}; journal ${journal}); nothing was done`,
+    {
+      code: 'journal_locked',
+      hint: `wait for it to finish, then run the command again${gone}`,
     },
   );
 }

@@ -17,7 +17,7 @@ import { callerOf, otherCallersRun } from './caller.js';
 import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
 import { withCompactHeap } from './heap.js';
 import { Journal, type RunIdentity, type RunOwner } from './journal.js';
-import { JournalChangedError, JournalWriteError } from './journal-disk.js';
+import { JournalChangedError, JournalWriteError, realJournalDisk } from './journal-disk.js';
 import {
   defaultJournalPath,
   refuseDirectory,
@@ -134,6 +134,12 @@ export interface BulkVerb<T, R extends Row> {
    */
   resumeNote?: () => string | undefined;
   /**
+   * What starts a run of one's own once an earlier svc's journal of this command is removed, when
+   * the same command does not (a saved plan an earlier run may have applied part of: `svc plan`
+   * again, attack23b F4); the command again when absent.
+   */
+  startOver?: string;
+  /**
    * How an item an earlier run finished is doing now, for a resumed run's journal row: e.g. a
    * replay whose follow Ctrl-C cut, followed to its end now. A row it makes failed counts as
    * failed (exit 7), as it would have in the run that made it. Asked in a dry run too, where it
@@ -166,12 +172,17 @@ export function runBulkOperation<T, R extends Row>(
  * a stable, non-secret identity of its credential (callerOf). Another caller's run of the same
  * command is not this one's to resume: its journal has another name.
  */
-function ownerOf(ctx: Context, verb: { kind: string; identity: unknown[] }): RunOwner {
+function ownerOf(ctx: Context, verb: { kind: string; identity: unknown[]; startOver?: string }): RunOwner {
   const { base_url, tenant } = ctx.settings().values;
   const sha256 = (value: unknown[]) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
   const command = sha256([verb.kind, 2, base_url ?? '', tenant ?? '', ...verb.identity]);
   const caller = callerOf(ctx);
-  return { operation: sha256([verb.kind, 3, command, caller.id]), command, by: caller.shown };
+  return {
+    operation: sha256([verb.kind, 3, command, caller.id]),
+    command,
+    by: caller.shown,
+    ...(verb.startOver === undefined ? {} : { startOver: verb.startOver }),
+  };
 }
 
 async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promise<BulkSummary | undefined> {
@@ -197,15 +208,32 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   // A dry run only reads the journal; a real run holds it, from before it reads it to its end.
   const unlock = verb.dryRun
     ? undefined
-    : await beforeSending(verb, () =>
-        lockJournal(
-          path,
-          { command: verb.kind.replaceAll('-', ' '), operation: owner.operation },
-          now(),
-          ctx.journalDisk,
-          { sleep: ctx.clock.sleep, signal: ctx.signal, say: (line) => ctx.out.info(line) },
-        ),
-      );
+    : await beforeSending(verb, async () => {
+        // The older path's lock is no journal's write: not the journal disk's seam (tests fill it).
+        const lock = (at: string, older?: boolean) =>
+          lockJournal(
+            at,
+            { command: verb.kind.replaceAll('-', ' '), operation: owner.operation },
+            now(),
+            older ? realJournalDisk : ctx.journalDisk,
+            { sleep: ctx.clock.sleep, signal: ctx.signal, say: (line) => ctx.out.info(line) },
+            older,
+          );
+        const release = await lock(path);
+        // Held too where an svc before session 16 keeps this command's run (--journal: the same
+        // path for both), so such an svc started meanwhile is refused, not run beside this one.
+        if (verb.journal !== undefined || owner.command === undefined) return release;
+        try {
+          const releaseOlder = await lock(defaultJournalPath(ctx.env, verb.kind, owner.command), true);
+          return () => {
+            releaseOlder();
+            release();
+          };
+        } catch (error) {
+          release();
+          throw error;
+        }
+      });
   try {
     return await runLocked(ctx, verb, Journal.load(path, owner, now, ctx.journalDisk));
   } finally {
@@ -411,14 +439,18 @@ function resuming(
   // A run that finished with failures is taken up again for them; one that finished with every
   // item done (its journal left behind: it could not be removed) is shown again; one cut short, or
   // whose end its journal does not say (a kill, a full disk, an earlier svc), is resumed.
+  // One an earlier svc took up after it finished (it marks neither its start nor its end): taken up again, its end unknown.
   const finished = journal.earlierFinish();
   const allDone = journal.earlierAllDone();
+  const takenUp = journal.earlierTakenUp();
   const again =
     finished !== undefined
       ? 'taking up the failures of'
       : allDone !== undefined
         ? 'showing again'
-        : 'resuming';
+        : takenUp !== undefined
+          ? 'taking up again'
+          : 'resuming';
   const what = !dryRun ? again : again === 'showing again' ? `a dry run, ${again}` : `a dry run of ${again}`;
   // The run's start as its other lines give it: on the platform's clock (its anchor) when that was
   // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
@@ -429,7 +461,9 @@ function resuming(
       ? `it finished at ${finished}`
       : allDone !== undefined
         ? `it finished at ${allDone}, every item done`
-        : '';
+        : takenUp !== undefined
+          ? `it finished at ${takenUp}; an earlier svc took it up since, and whether that run finished is not recorded`
+          : '';
   const started =
     anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= CLOCK_SKEW_MS
       ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's${ended && `; ${ended}`})`

@@ -32,10 +32,12 @@ describe('attack: SIGKILL and run again', () => {
     writeFileSync(path, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
     const before = parse(await killedAfter(env, ['roles', 'assign', '--file', path, '--ndjson'], ROWS / 2));
     expect(before.length).toBeGreaterThanOrEqual(ROWS / 2);
-    // The journal, and the lock the killed process left: its pid is gone, so it does not block.
+    // The journal, and the locks the killed process left (its own, and the one an svc before
+    // session 16 would look at for this command: attack23b F1): its pid is gone, so they do not block.
     const left = readdirSync(join(env.SVC_STATE_DIR!, 'journals'));
     expect(left.map((f) => f.replace(/-[0-9a-f]{16}/, '')).sort()).toEqual([
       'roles-assign.ndjson',
+      'roles-assign.ndjson.lock',
       'roles-assign.ndjson.lock',
     ]);
 

@@ -297,6 +297,8 @@ describe('a refused refresh', () => {
     expect(store.credential('p')).toEqual({
       ...full,
       refresh_sent: expect.objectContaining({ pid: process.pid }),
+      // And the refusal an svc older than the mark honours (attack23b F3).
+      refresh_refused: expect.objectContaining({ code: 'refresh_in_flight' }),
     });
   });
 });

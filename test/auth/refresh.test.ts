@@ -316,6 +316,8 @@ describe('refreshing on a full disk', () => {
         pid: process.pid,
         at: expect.any(String),
       },
+      // With the refusal an svc older than the mark honours: it does not send the token either (attack23b F3).
+      refresh_refused: expect.objectContaining({ code: 'refresh_in_flight' }),
     });
     await close();
   });

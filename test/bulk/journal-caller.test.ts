@@ -1,4 +1,6 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACME, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
@@ -57,6 +59,16 @@ async function unfinished(kind: 'assign' | 'revoke', from: number) {
   expect(first.code, first.stderr).toBe(7);
   const [journal] = journalFiles(svc.journals).filter((f) => !before.has(f));
   return { argv, journal: join(svc.journals, journal!) };
+}
+
+/** Rewrites `journal` as svc wrote it before s16: version 2, the command's hash as its operation, its name from it. */
+function asEarlierSvcWrote(journal: string): string {
+  const [first, ...rest] = readFileSync(journal, 'utf8').split('\n');
+  const { command, by: _by, operation: _op, ...header } = JSON.parse(first!);
+  const legacy = join(svc.journals, `roles-assign-${command.slice(0, 16)}.ndjson`);
+  writeFileSync(journal, [JSON.stringify({ ...header, journal: 2, operation: command }), ...rest].join('\n'));
+  renameSync(journal, legacy);
+  return legacy;
 }
 
 describe('a bulk run is resumed only by the caller who started it', () => {
@@ -118,15 +130,7 @@ describe('a bulk run is resumed only by the caller who started it', () => {
 
   it('a journal an earlier svc wrote (no caller recorded) is refused with what to do, not resumed nor left without a word', async () => {
     const { argv, journal } = await unfinished('assign', 25);
-    // Rewrite it as svc wrote it before: version 2, the command's hash as its operation, its name from it.
-    const [first, ...rest] = readFileSync(journal, 'utf8').split('\n');
-    const { command, by: _by, operation: _op, ...header } = JSON.parse(first!);
-    const legacy = join(svc.journals, `roles-assign-${command.slice(0, 16)}.ndjson`);
-    writeFileSync(
-      journal,
-      [JSON.stringify({ ...header, journal: 2, operation: command }), ...rest].join('\n'),
-    );
-    renameSync(journal, legacy);
+    const legacy = asEarlierSvcWrote(journal);
     for (const env of [{}, other]) {
       const r = await svc.run(argv, { env });
       expect([r.code, r.stdout]).toEqual([2, '']);
@@ -136,5 +140,37 @@ describe('a bulk run is resumed only by the caller who started it', () => {
         hint: `see what it did with \`cat ${legacy}\`; to start a run of your own, remove it (\`rm ${legacy}\`) and run the command again`,
       });
     }
+  });
+
+  // attack23b F1: the refusal above told the user to `rm` the journal of an earlier svc's run that
+  // was still going (its lock naming a live pid); followed, two runs of one command went at once.
+  it("an earlier svc's journal whose lock names a running process: wait for it, exit 6, never `rm`", async () => {
+    const { argv, journal } = await unfinished('assign', 30);
+    const legacy = asEarlierSvcWrote(journal);
+    // The earlier svc's lock (pid, host, since) held by a live process, written after it started.
+    const holder = spawn('sleep', ['300'], { stdio: 'ignore' });
+    const pid = holder.pid!;
+    const since = new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    writeFileSync(`${legacy}.lock`, JSON.stringify({ pid, host: hostname(), since }));
+    try {
+      for (const extra of [[], ['--dry-run']]) {
+        const r = await svc.run([...argv, ...extra]);
+        expect([r.code, r.stdout]).toEqual([6, '']);
+        const { error } = JSON.parse(r.stderr);
+        expect(error).toMatchObject({
+          code: 'journal_locked',
+          message: `an earlier svc's run of this command is running (pid ${pid}, since ${since}; journal ${legacy}); nothing was done`,
+          hint: `wait for it to finish, then run the command again; if pid ${pid} is not svc (the lock is an older svc's: it names the pid alone), remove ${legacy}.lock`,
+        });
+        expect(error.hint).not.toContain(`rm ${legacy}`);
+      }
+    } finally {
+      holder.kill('SIGKILL');
+      await new Promise((done) => holder.once('exit', done));
+    }
+    // Once its process is gone, the journal it left is refused as before (exit 2, see it, remove it).
+    const after = await svc.run(argv);
+    expect([after.code, JSON.parse(after.stderr).error.code]).toEqual([2, 'journal_caller_unknown']);
+    expect(existsSync(legacy)).toBe(true);
   });
 });

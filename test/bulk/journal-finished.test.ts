@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,5 +45,41 @@ describe("a journal's last run: finished with failures, or cut short", () => {
     journal.start();
     journal.record('k1');
     expect(Journal.load(path, 'op', now).earlierFinish()).toBeUndefined();
+  });
+
+  // attack23b F2: an svc before truth22 3 takes a finished run up writing item lines and no
+  // `resumed` line; those lines were read as a resumed run of this svc cut short ("resuming").
+  it('item lines after a finish with no resumed line: an earlier svc took the run up, its end unknown', () => {
+    const path = join(dir, 'c.ndjson');
+    const first = Journal.load(path, 'op', now);
+    first.start();
+    first.recordFailure('k1');
+    at += 5_000;
+    first.markFinished();
+    const end = Journal.load(path, 'op', now).earlierFinish();
+    expect(end).toBeDefined();
+    // The earlier svc's run: the failed item tried again, and nothing more.
+    appendFileSync(path, `${JSON.stringify({ key: 'k1', status: 'failed', at: '2026-01-01T00:02:00Z' })}\n`);
+    const taken = Journal.load(path, 'op', now);
+    expect([taken.earlierFinish(), taken.earlierAllDone(), taken.earlierTakenUp()]).toEqual([
+      undefined,
+      undefined,
+      end,
+    ]);
+    // Taken up by this svc since (its `resumed` line) and cut short: resumed, as before.
+    at += 60_000;
+    taken.start();
+    expect(taken.earlierTakenUp()).toBeUndefined();
+    expect(Journal.load(path, 'op', now).earlierTakenUp()).toBeUndefined();
+    // A resumed run of this svc cut short after a row: no earlier svc in it.
+    const path2 = join(dir, 'd.ndjson');
+    const second = Journal.load(path2, 'op', now);
+    second.start();
+    second.recordFailure('k1');
+    second.markFinished();
+    const again = Journal.load(path2, 'op', now);
+    again.start();
+    again.recordFailure('k1');
+    expect(Journal.load(path2, 'op', now).earlierTakenUp()).toBeUndefined();
   });
 });

@@ -8,7 +8,9 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,6 +22,7 @@ import { BIN, baseEnv, ROOT, svc } from '../helpers/svc.js';
 
 /** The launcher's own folder under SVC_CACHE_DIR, which may be a directory shared with other tools. */
 const CODE_CACHE = 'svc-code-cache';
+const DAY_MS = 24 * 3600 * 1000;
 
 describe('the launcher (bin/svc.js)', () => {
   it('answers --version without loading the program', async () => {
@@ -89,6 +92,9 @@ describe('the launcher (bin/svc.js)', () => {
       writeFileSync(join(old, 'config.bin'), 'old');
       writeFileSync(join(foreign, 'config.bin'), 'old');
       writeFileSync(join(foreign, 'notes.txt'), 'keep');
+      // Unused for 31 days (attack23b F5: only such a folder goes).
+      const longAgo = new Date(Date.now() - 31 * DAY_MS);
+      for (const dir of [old, foreign]) utimesSync(dir, longAgo, longAgo);
       const r = await svc(['--help'], { env: { SVC_CACHE_DIR: shared } });
       expect(r.code).toBe(0);
       expect(readdirSync(shared).sort()).toEqual([CODE_CACHE, 'v8-log.txt', 'v8-profiles']);
@@ -98,6 +104,37 @@ describe('the launcher (bin/svc.js)', () => {
       expect(caches).toContain('v8-v18.0.0-x64-3-4');
       expect(readdirSync(foreign).sort()).toEqual(['config.bin', 'notes.txt']);
       expect(caches.filter((name) => name.startsWith(`v8-${process.version}-`))).toHaveLength(1);
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
+  // attack23b F5: two versions sharing a cache directory deleted each other's cache on every run
+  // (a newer one's too), so versions run in turn compiled from source at every start.
+  it("keeps another version's cache used in the last 30 days, and marks its own used once a day", async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'svc-cc-versions-'));
+    try {
+      const other = join(shared, CODE_CACHE, 'v8-v99.0.0-x64-1-2');
+      const unused = join(shared, CODE_CACHE, 'v8-v18.0.0-x64-1-2');
+      for (const dir of [other, unused]) {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, 'root.bin'), 'cache');
+      }
+      // The other version last ran 29 days ago; the older one 31 days ago.
+      utimesSync(other, new Date(Date.now() - 29 * DAY_MS), new Date(Date.now() - 29 * DAY_MS));
+      utimesSync(unused, new Date(Date.now() - 31 * DAY_MS), new Date(Date.now() - 31 * DAY_MS));
+      const env = { env: { SVC_CACHE_DIR: shared, SVC_DEBUG_CODE_CACHE: '1' } };
+      expect((await svc(['--help'], env)).code).toBe(0);
+      const caches = readdirSync(join(shared, CODE_CACHE)).sort();
+      const [own] = caches.filter((name) => name.startsWith(`v8-${process.version}-`));
+      expect(caches).toEqual([own, 'v8-v99.0.0-x64-1-2'].sort());
+      expect(readdirSync(other)).toEqual(['root.bin']);
+      // Its own cache, used by a start two days after it was written: marked used now.
+      const mine = join(shared, CODE_CACHE, own!);
+      utimesSync(mine, new Date(Date.now() - 2 * DAY_MS), new Date(Date.now() - 2 * DAY_MS));
+      const used = await svc(['--help'], env);
+      expect(used.stderr).toContain('code cache: used');
+      expect(Date.now() - statSync(mine).mtimeMs).toBeLessThan(DAY_MS);
     } finally {
       rmSync(shared, { recursive: true, force: true });
     }

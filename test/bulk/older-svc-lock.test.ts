@@ -1,0 +1,130 @@
+/**
+ * A run holds the lock an svc before session 16 looks at for the same command (attack23b F1). That
+ * svc names a run's journal by the command's hash (no caller); this one by the operation's, so it
+ * saw no lock and ran the same command beside this one (two keysets: duplicate creations). Now a
+ * run also holds `<kind>-<command hash>.ndjson.lock`, in a form that svc reads (pid, host, since).
+ * Its locks are written by hand as that svc wrote them; its holder that runs is a `sleep` child.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type BulkVerb, runBulkOperation } from '../../src/bulk/operation.js';
+import { exitCodeFor } from '../../src/errors.js';
+import { testContext, useTempDirs } from '../helpers/context.js';
+
+const dirs = useTempDirs();
+const env = () => ({ ...dirs(), SVC_BASE_URL: 'https://api.example', SVC_TENANT: 'ten_9' });
+const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+const journals = () => join(dirs().SVC_STATE_DIR!, 'journals');
+/** The journal an earlier svc keeps this command's run in: named by the command's hash alone. */
+const olderJournal = (identity: string) =>
+  join(
+    journals(),
+    `test-op-${hash(['test-op', 2, 'https://api.example', 'ten_9', identity]).slice(0, 16)}.ndjson`,
+  );
+
+const sleeps: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of sleeps) child.kill('SIGKILL');
+});
+/** A live process: the earlier svc whose run holds the lock. */
+function running(): number {
+  const child = spawn('sleep', ['300'], { stdio: 'ignore' });
+  sleeps.push(child);
+  return child.pid!;
+}
+
+/** A verb of one item; `during` is called while the run holds its locks. */
+function verb(identity: string, during: () => void = () => {}): BulkVerb<string, { key: string }> {
+  return {
+    kind: 'test-op',
+    identity: [identity],
+    journal: undefined,
+    dryRun: false,
+    concurrency: 1,
+    words: { act: 'touch', doing: 'touching', done: 'touched' },
+    prepare: async () => 1,
+    items: () => [{ key: 'k0', line: 2, data: 'ok' }],
+    work: async () => {
+      during();
+      return {};
+    },
+    plan: async () => ({}),
+    present: (_result, item) => ({ key: item.key }),
+    columns: () => [{ header: 'key', value: (r: { key: string }) => r.key }],
+    describe: (row) => row.key,
+  };
+}
+
+async function run(v: BulkVerb<string, { key: string }>) {
+  const made = testContext({ env: env() });
+  let code = 0;
+  let error: unknown;
+  try {
+    await runBulkOperation(made.ctx, v);
+  } catch (e) {
+    error = e;
+    code = exitCodeFor(e);
+  }
+  await made.ctx.close();
+  return { code, error, stderr: made.stderr() };
+}
+
+describe("a run holds an earlier svc's lock of the same command", () => {
+  it('while it runs, in the form that svc reads (pid, host, since), released at its end', async () => {
+    const identity = randomUUID();
+    const lock = `${olderJournal(identity)}.lock`;
+    let seen: Record<string, unknown> | undefined;
+    const r = await run(
+      verb(identity, () => {
+        seen = JSON.parse(readFileSync(lock, 'utf8'));
+      }),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    // What an svc of session 13 checks: pid a number that runs, host this one, since a string.
+    expect(seen).toMatchObject({ pid: process.pid, host: hostname(), since: expect.any(String) });
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it("refuses to run while an earlier svc's run of the command holds it (no journal yet): exit 6, nothing done", async () => {
+    const identity = randomUUID();
+    const journal = olderJournal(identity);
+    mkdirSync(journals(), { recursive: true });
+    const pid = running();
+    const since = new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    writeFileSync(`${journal}.lock`, JSON.stringify({ pid, host: hostname(), since }));
+    let worked = 0;
+    const before = readdirSync(journals()).sort();
+    const r = await run(verb(identity, () => worked++));
+    expect([r.code, worked]).toEqual([6, 0]);
+    expect(r.error).toMatchObject({
+      code: 'journal_locked',
+      message: `an earlier svc's run of this command is running (pid ${pid}, since ${since}; journal ${journal}); nothing was done`,
+      hint: `wait for it to finish, then run the command again; if pid ${pid} is not svc (the lock is an older svc's: it names the pid alone), remove ${journal}.lock`,
+    });
+    // This run's own lock is released; the earlier svc's is left as it was.
+    expect(readdirSync(journals()).sort()).toEqual(before);
+  });
+
+  it("another caller's run of this svc holding it is no conflict: the run goes on, its lock left", async () => {
+    const identity = randomUUID();
+    const lock = `${olderJournal(identity)}.lock`;
+    mkdirSync(journals(), { recursive: true });
+    const text = JSON.stringify({
+      pid: running(),
+      host: hostname(),
+      since: new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      beat: 5,
+      command: 'test op',
+      operation: 'another-callers-operation',
+    });
+    writeFileSync(lock, text);
+    const r = await run(verb(identity));
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(lock, 'utf8')).toBe(text);
+  });
+});
