@@ -9,7 +9,7 @@ import { describeError, InterruptedError, readAfterChange, SvcError } from '../e
 import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../http/errors.js';
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
-import { replacedCredentials } from './credentials.js';
+import { originOf, replacedCredentials } from './credentials.js';
 import { decodeJwtClaims } from './jwt.js';
 import { askAboutKey, type KeyState } from './key-state.js';
 import type { Revocation } from './revocation.js';
@@ -211,7 +211,7 @@ export function warnAboutSession(ctx: Context, end: SessionEnd): void {
  * shape: `revoked_or_unknown` (the platform refuses it for good: nothing to revoke), `valid` (it
  * acts: svc only forgot it), `stopped` (refused now, not revoked: it acts again once its issuer
  * holds its role without an end date), `unknown` (svc could not ask, or did not: another server is
- * in effect, where a stored key is never sent; it may still be valid); the
+ * in effect, where a stored key is never sent, or its server is not known; it may still be valid); the
  * key's id and tenant when the platform said them, and the command that revokes it (null when
  * nothing is left to revoke, or its id is not known: the lines then say how to find it).
  */
@@ -296,16 +296,23 @@ export function warnAboutKey(
     );
     return;
   }
-  const svc = keyManagerLine(ctx, key?.state === 'elsewhere' ? key.origin : origin);
+  // Its server unknown (review23c H1): the lines leave it to fill in, rather than name one.
+  const svc =
+    key?.state === 'unbound'
+      ? (words: string) => `svc --base-url URL ${words}`
+      : keyManagerLine(ctx, key?.state === 'elsewhere' ? key.origin : origin);
   const tenant = shellWord(facts.tenant ?? 'TENANT');
   // Another server is in effect: svc did not send the key there, so it knows nothing of it.
   const unasked =
     key?.state === 'elsewhere'
       ? `svc did not ask about it: it was stored for ${key.origin}, and the server in effect is ${key.here}, where svc does not send it`
-      : 'svc only forgot it';
+      : key?.state === 'unbound'
+        ? 'svc did not ask about it: it was stored before svc recorded origins, in a profile with no base_url, so svc does not know its server and sends it to none'
+        : 'svc only forgot it';
+  const which = key?.state === 'unbound' ? ' (URL: the server it was used with)' : '';
   ctx.out.warn(
     `${what} may still be valid: ${unasked}; ${REVOKE_BY}, find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
-      `in \`${svc(`tenants api-keys ls ${tenant}`)}\`, then revoke it with \`${svc(`tenants api-keys revoke ${tenant} KEY_ID`)}\``,
+      `in \`${svc(`tenants api-keys ls ${tenant}`)}\`${which}, then revoke it with \`${svc(`tenants api-keys revoke ${tenant} KEY_ID`)}\``,
   );
 }
 
@@ -342,15 +349,6 @@ function keyManagerLine(ctx: Context, origin?: string): (words: string) => strin
     values: base === undefined ? {} : { base_url: base },
     sources: named && base !== undefined ? { base_url: 'flag' } : {},
   });
-}
-
-/** A URL's origin; undefined for a base_url a hand edit left unreadable (it is refused where used). */
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
