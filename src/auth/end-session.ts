@@ -322,19 +322,28 @@ export function warnAboutKey(
  * was for whenever the run named the profile or the base URL, so that pasted it asks that
  * platform, not the active profile's: `-p NAME` of a profile holding a user's login for that
  * platform when there is one (the active profile's login, bound to another, would refuse a bare
- * `--base-url`: attack23 F6), else `--base-url`.
+ * `--base-url`: attack23 F6), else `--base-url`. The line is pasted in the shell that ran this, so
+ * SVC_PROFILE and SVC_BASE_URL hold there too (review23c M1): a bare line is printed only when the
+ * profile it would use (SVC_PROFILE's, else the active one) holds a user's login for the key's
+ * platform, and `-p NAME` keeps `--base-url` whenever SVC_BASE_URL names another server than
+ * that profile's, which it would override.
  */
 function keyManagerLine(ctx: Context, origin?: string): (words: string) => string {
   const settings = ctx.settings();
+  const store = ctx.store();
   const here = settings.values.base_url;
   const elsewhere = origin !== undefined && (here === undefined || new URL(here).origin !== origin);
   const named = elsewhere || settings.profileSource === 'flag' || settings.sources.base_url === 'flag';
   const base = elsewhere ? origin : here;
   const target = base === undefined ? undefined : originOf(base);
-  const manager = named && target !== undefined ? userLoginAt(ctx, target) : undefined;
+  const pasted = ctx.env.SVC_PROFILE || store.activeProfile() || 'default';
+  const bare = !named && (target === undefined || holdsUserLoginAt(ctx, pasted, target));
+  const manager = !bare && target !== undefined ? userLoginAt(ctx, target) : undefined;
   if (manager !== undefined) {
-    const own = ctx.store().profile(manager)?.base_url;
-    const there = own !== undefined && originOf(own) === target;
+    const own = store.profile(manager)?.base_url;
+    const ambient = ctx.env.SVC_BASE_URL ? originOf(ctx.env.SVC_BASE_URL) : undefined;
+    const there =
+      own !== undefined && originOf(own) === target && (ambient === undefined || ambient === target);
     return commandLine({
       ...settings,
       profile: manager,
@@ -343,12 +352,24 @@ function keyManagerLine(ctx: Context, origin?: string): (words: string) => strin
       sources: there ? {} : { base_url: 'flag' },
     });
   }
+  // No profile to name: `--base-url` when the run named one (a flag, or the key's own server);
+  // else the server the pasted line reads again (SVC_BASE_URL in the same shell, or the profile's).
   return commandLine({
     ...settings,
     profileSource: 'default',
     values: base === undefined ? {} : { base_url: base },
     sources: named && base !== undefined ? { base_url: 'flag' } : {},
   });
+}
+
+/** Whether profile `name` holds a user's login (OAuth, or a JWT; not an API key) stored for `origin`. */
+function holdsUserLoginAt(ctx: Context, name: string, origin: string): boolean {
+  const store = ctx.store();
+  const credential = store.credential(name);
+  if (credential === undefined || (credential.type === 'token' && isApiKey(credential.access_token)))
+    return false;
+  const base = store.profile(name)?.base_url;
+  return (credential.origin ?? (base === undefined ? undefined : originOf(base))) === origin;
 }
 
 /**
@@ -358,13 +379,7 @@ function keyManagerLine(ctx: Context, origin?: string): (words: string) => strin
  */
 function userLoginAt(ctx: Context, origin: string): string | undefined {
   const store = ctx.store();
-  const holds = (name: string): boolean => {
-    const credential = store.credential(name);
-    if (credential === undefined || (credential.type === 'token' && isApiKey(credential.access_token)))
-      return false;
-    const base = store.profile(name)?.base_url;
-    return (credential.origin ?? (base === undefined ? undefined : originOf(base))) === origin;
-  };
+  const holds = (name: string): boolean => holdsUserLoginAt(ctx, name, origin);
   const active = store.activeProfile();
   if (active !== undefined && holds(active)) return active;
   return Object.keys(store.profiles()).sort().find(holds);
