@@ -244,6 +244,23 @@ describe('svc logout of a stored API key', () => {
     expect(JSON.parse(r.stdout).api_key).toEqual(UNKNOWN_KEY);
   });
 
+  // review23c L2: no answer at all, through the real HTTP stack: a refused connection at the
+  // key's own server (its profile's base_url and the server in effect are the same closed port).
+  it('when its own server refuses the connection: unknown, and the lines say how to find it', async () => {
+    const { key } = await newKey();
+    const closed = 'http://127.0.0.1:9';
+    const r = await runInProcess(['logout', '--json'], await storedKey(key, closed));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).api_key).toEqual(UNKNOWN_KEY);
+    expect(await runInProcess(['logout'], await storedKey(key, closed))).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        `✓ Logged out of profile "default" (${closed}): removed the credential\n` +
+        `warning: the API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… in \`svc tenants api-keys ls ${ACME}\`, then revoke it with \`svc tenants api-keys revoke ${ACME} KEY_ID\`\n`,
+    });
+  });
+
   // Its own server answering 503 (it was another server in effect until attack23 F1: the key is
   // never sent there now, test/auth/key-asked-elsewhere.test.ts).
   it('--json when the platform did not answer: no command without the id; the lines say how to find it', async () => {
