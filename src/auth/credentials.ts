@@ -281,8 +281,46 @@ export function storedCredentialsOf(
 }
 
 /**
- * A credential svc no longer stores (a login replaced it) as a source bound to the origin it was
- * stored for; one stored before svc recorded origins goes where the login that replaced it went.
+ * The credential of `profile` that a login is about to replace, read before the login rewrites the
+ * profile: one stored before svc recorded origins is bound, as logout binds it, to the profile's
+ * base_url as it is now (review23c H1: the login's own server, which a replacing login writes into
+ * the profile, is no witness of a key stored for another). Left without an origin when the profile
+ * has no (readable) base_url: then it is sent nowhere (`replacedCredentials`).
+ */
+export function credentialBeingReplaced(store: ConfigStore, profile: string): StoredCredential | undefined {
+  const credential = store.credential(profile);
+  // An OAuth session is revoked at its own token_url and kept as it was; a token is asked about.
+  if (credential?.type !== 'token' || credential.origin !== undefined) return credential;
+  const base = store.profile(profile)?.base_url;
+  const origin = base === undefined ? undefined : originOf(base);
+  return origin === undefined ? credential : { ...credential, origin };
+}
+
+/** A URL's origin; undefined for a base_url a hand edit left unreadable (it is refused where used). */
+export function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A replaced credential whose server svc does not know (stored before svc recorded origins, in a
+ * profile with no base_url): sent to no server. Nothing was sent.
+ */
+export class UnknownOriginError extends AuthError {
+  constructor(profile: string) {
+    super(
+      `the replaced credential of profile "${profile}" names no server (it was stored before svc recorded origins, in a profile with no base_url); svc sends it to none`,
+      { code: 'credential_origin_unknown' },
+    );
+  }
+}
+
+/**
+ * A credential svc no longer stores (a login replaced it, `credentialBeingReplaced`) as a source
+ * bound to the origin it was stored for; one with no origin goes to no server at all.
  */
 export function replacedCredentials(
   credential: StoredCredential,
@@ -294,10 +332,10 @@ export function replacedCredentials(
     `the replaced credential of profile "${profile}"`,
   );
   const origin = credential.origin;
-  if (origin === undefined) return source;
   return {
     ...source,
     async token(target) {
+      if (origin === undefined) throw new UnknownOriginError(profile);
       if (target) sendOnlyToOwnOrigin(profile, origin, target, login);
       return source.token(target);
     },

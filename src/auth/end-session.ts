@@ -9,7 +9,7 @@ import { describeError, InterruptedError, readAfterChange, SvcError } from '../e
 import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../http/errors.js';
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
-import { replacedCredentials } from './credentials.js';
+import { originOf, replacedCredentials } from './credentials.js';
 import { decodeJwtClaims } from './jwt.js';
 import { askAboutKey, type KeyState } from './key-state.js';
 import type { Revocation } from './revocation.js';
@@ -211,7 +211,7 @@ export function warnAboutSession(ctx: Context, end: SessionEnd): void {
  * shape: `revoked_or_unknown` (the platform refuses it for good: nothing to revoke), `valid` (it
  * acts: svc only forgot it), `stopped` (refused now, not revoked: it acts again once its issuer
  * holds its role without an end date), `unknown` (svc could not ask, or did not: another server is
- * in effect, where a stored key is never sent; it may still be valid); the
+ * in effect, where a stored key is never sent, or its server is not known; it may still be valid); the
  * key's id and tenant when the platform said them, and the command that revokes it (null when
  * nothing is left to revoke, or its id is not known: the lines then say how to find it).
  */
@@ -296,16 +296,23 @@ export function warnAboutKey(
     );
     return;
   }
-  const svc = keyManagerLine(ctx, key?.state === 'elsewhere' ? key.origin : origin);
+  // Its server unknown (review23c H1): the lines leave it to fill in, rather than name one.
+  const svc =
+    key?.state === 'unbound'
+      ? (words: string) => `svc --base-url URL ${words}`
+      : keyManagerLine(ctx, key?.state === 'elsewhere' ? key.origin : origin);
   const tenant = shellWord(facts.tenant ?? 'TENANT');
   // Another server is in effect: svc did not send the key there, so it knows nothing of it.
   const unasked =
     key?.state === 'elsewhere'
       ? `svc did not ask about it: it was stored for ${key.origin}, and the server in effect is ${key.here}, where svc does not send it`
-      : 'svc only forgot it';
+      : key?.state === 'unbound'
+        ? 'svc did not ask about it: it was stored before svc recorded origins, in a profile with no base_url, so svc does not know its server and sends it to none'
+        : 'svc only forgot it';
+  const which = key?.state === 'unbound' ? ' (URL: the server it was used with)' : '';
   ctx.out.warn(
     `${what} may still be valid: ${unasked}; ${REVOKE_BY}, find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
-      `in \`${svc(`tenants api-keys ls ${tenant}`)}\`, then revoke it with \`${svc(`tenants api-keys revoke ${tenant} KEY_ID`)}\``,
+      `in \`${svc(`tenants api-keys ls ${tenant}`)}\`${which}, then revoke it with \`${svc(`tenants api-keys revoke ${tenant} KEY_ID`)}\``,
   );
 }
 
@@ -315,19 +322,28 @@ export function warnAboutKey(
  * was for whenever the run named the profile or the base URL, so that pasted it asks that
  * platform, not the active profile's: `-p NAME` of a profile holding a user's login for that
  * platform when there is one (the active profile's login, bound to another, would refuse a bare
- * `--base-url`: attack23 F6), else `--base-url`.
+ * `--base-url`: attack23 F6), else `--base-url`. The line is pasted in the shell that ran this, so
+ * SVC_PROFILE and SVC_BASE_URL hold there too (review23c M1): a bare line is printed only when the
+ * profile it would use (SVC_PROFILE's, else the active one) holds a user's login for the key's
+ * platform, and `-p NAME` keeps `--base-url` whenever SVC_BASE_URL names another server than
+ * that profile's, which it would override.
  */
 function keyManagerLine(ctx: Context, origin?: string): (words: string) => string {
   const settings = ctx.settings();
+  const store = ctx.store();
   const here = settings.values.base_url;
   const elsewhere = origin !== undefined && (here === undefined || new URL(here).origin !== origin);
   const named = elsewhere || settings.profileSource === 'flag' || settings.sources.base_url === 'flag';
   const base = elsewhere ? origin : here;
   const target = base === undefined ? undefined : originOf(base);
-  const manager = named && target !== undefined ? userLoginAt(ctx, target) : undefined;
+  const pasted = ctx.env.SVC_PROFILE || store.activeProfile() || 'default';
+  const bare = !named && (target === undefined || holdsUserLoginAt(ctx, pasted, target));
+  const manager = !bare && target !== undefined ? userLoginAt(ctx, target) : undefined;
   if (manager !== undefined) {
-    const own = ctx.store().profile(manager)?.base_url;
-    const there = own !== undefined && originOf(own) === target;
+    const own = store.profile(manager)?.base_url;
+    const ambient = ctx.env.SVC_BASE_URL ? originOf(ctx.env.SVC_BASE_URL) : undefined;
+    const there =
+      own !== undefined && originOf(own) === target && (ambient === undefined || ambient === target);
     return commandLine({
       ...settings,
       profile: manager,
@@ -336,6 +352,8 @@ function keyManagerLine(ctx: Context, origin?: string): (words: string) => strin
       sources: there ? {} : { base_url: 'flag' },
     });
   }
+  // No profile to name: `--base-url` when the run named one (a flag, or the key's own server);
+  // else the server the pasted line reads again (SVC_BASE_URL in the same shell, or the profile's).
   return commandLine({
     ...settings,
     profileSource: 'default',
@@ -344,13 +362,14 @@ function keyManagerLine(ctx: Context, origin?: string): (words: string) => strin
   });
 }
 
-/** A URL's origin; undefined for a base_url a hand edit left unreadable (it is refused where used). */
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
+/** Whether profile `name` holds a user's login (OAuth, or a JWT; not an API key) stored for `origin`. */
+function holdsUserLoginAt(ctx: Context, name: string, origin: string): boolean {
+  const store = ctx.store();
+  const credential = store.credential(name);
+  if (credential === undefined || (credential.type === 'token' && isApiKey(credential.access_token)))
+    return false;
+  const base = store.profile(name)?.base_url;
+  return (credential.origin ?? (base === undefined ? undefined : originOf(base))) === origin;
 }
 
 /**
@@ -360,13 +379,7 @@ function originOf(url: string): string | undefined {
  */
 function userLoginAt(ctx: Context, origin: string): string | undefined {
   const store = ctx.store();
-  const holds = (name: string): boolean => {
-    const credential = store.credential(name);
-    if (credential === undefined || (credential.type === 'token' && isApiKey(credential.access_token)))
-      return false;
-    const base = store.profile(name)?.base_url;
-    return (credential.origin ?? (base === undefined ? undefined : originOf(base))) === origin;
-  };
+  const holds = (name: string): boolean => holdsUserLoginAt(ctx, name, origin);
   const active = store.activeProfile();
   if (active !== undefined && holds(active)) return active;
   return Object.keys(store.profiles()).sort().find(holds);

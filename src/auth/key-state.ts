@@ -1,7 +1,7 @@
 import { SvcError } from '../errors.js';
 import { ApiError } from '../http/errors.js';
 import type { Platform } from '../platform/index.js';
-import { type CredentialSource, OriginMismatchError } from './credentials.js';
+import { type CredentialSource, OriginMismatchError, UnknownOriginError } from './credentials.js';
 
 /**
  * What the platform says of an API key, asked with the key itself (GET /v1/me, once, no retries):
@@ -10,13 +10,16 @@ import { type CredentialSource, OriginMismatchError } from './credentials.js';
  * details say `state: "stopped"`, with the key's id and tenant (its slug when given, as a live key's), and its message why); or refused
  * for good (revoked, or unknown there); or not asked, because the server in effect (`--base-url`,
  * SVC_BASE_URL, an edited base_url) is not the one the key was stored for (`origin`): a stored key
- * goes to its own server or to none, and another server's 401 says nothing of it (attack23 F1).
+ * goes to its own server or to none, and another server's 401 says nothing of it (attack23 F1);
+ * or not asked because svc does not know its server (`unbound`: a replaced key stored before svc
+ * recorded origins, in a profile with no base_url: review23c H1).
  * Shared by the commands that forget a key (logout, profiles rm, a replacing login) and by a
  * replayed creation, so each says the same of it.
  */
 export type KeyState =
   | { state: 'rejected' }
   | { state: 'elsewhere'; origin: string; here: string }
+  | { state: 'unbound' }
   | { state: 'stopped'; id: string; tenant: string; reason: string }
   | { state: 'live'; id: string; tenant: string | undefined };
 
@@ -76,6 +79,7 @@ export async function askAboutKey(
     if (error instanceof SvcError && error.category === 'interrupted') throw error;
     if (error instanceof OriginMismatchError)
       return { state: 'elsewhere', origin: error.origin, here: error.target };
+    if (error instanceof UnknownOriginError) return { state: 'unbound' };
     return keyRefusal(error);
   }
 }

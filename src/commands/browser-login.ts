@@ -3,7 +3,7 @@
  * `svc login` and `svc oauth authorize --save` offer it: its flags, and storing its tokens.
  */
 import { type Command, Option } from 'commander';
-import { staticCredentials } from '../auth/credentials.js';
+import { credentialBeingReplaced, staticCredentials } from '../auth/credentials.js';
 import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../auth/flow.js';
 import { checkSecretFlags, type SecretFlags } from '../auth/secret-input.js';
 import { credentialFromTokens, type TokenSet } from '../auth/token-endpoint.js';
@@ -214,7 +214,8 @@ export async function storeLogin(
   let replaced: StoredCredential | undefined;
   try {
     await withCredentialLock(store, () => {
-      replaced = store.credential(settings.profile);
+      // Bound to the profile's base_url before this login rewrites it (review23c H1).
+      replaced = credentialBeingReplaced(store, settings.profile);
       return store.setCredential(settings.profile, credential);
     });
   } catch (error) {

@@ -25,15 +25,22 @@ __svc_unquote() {
 
 # The SVC_* variables typed before svc on the line (SVC_TENANT=acme-labs svc …), in \`assigned\`, as
 # the shell will pass them: they are the command's, so zsh neither puts them in words nor sets
-# them while it completes, and they are read from the line (the last command's, after any ; | &&).
+# them while it completes, and they are read from the line (the last command's, after any ; | &&,
+# and after the words that leave the next one a command: time ! nocorrect coproc if then do else
+# elif while until; a redirection and its target count for nothing, wherever they stand).
 # False when one holds what TAB cannot know without running something ($…, backquotes, a leading
 # ~): then nothing is offered, rather than the values of another profile or tenant.
 __svc_assigned() {
+  setopt localoptions extendedglob
   assigned=()
-  local token start=1
+  local token start=1 target=0
   for token in \${(z)LBUFFER}; do
+    if ((target)); then target=0; continue; fi
     case $token in
       ('|'|'||'|'&&'|';'|'&'|'|&'|'&!'|'&|'|'('|')'|'{'|'}'|';;'|$'\\n') start=1 assigned=() ;;
+      (time|'!'|nocorrect|coproc|if|then|do|else|elif|while|until)
+        if ((start)) && ((! \${#assigned})); then assigned=(); else start=0; fi ;;
+      ([0-9]#('<'|'<<'|'<<<'|'<>'|'<&'|'<<-'|('>'|'>>'|'>&'|'>>&'|'&>'|'&>>')('|'|'!')#)) target=1 ;;
       (*)
         if ((start)) && [[ $token =~ '^[A-Za-z_][A-Za-z0-9_]*=' ]]; then
           if [[ $token == SVC_* ]]; then assigned+=("$token"); fi

@@ -122,3 +122,78 @@ describe('a stored API key forgotten while another server is in effect', () => {
     expect(r.stderr).toContain(`the API key ${id} itself stays valid`);
   });
 });
+
+// review23c H1: a login that replaced a key stored before svc recorded origins sent that key to the
+// login's own server (GET /v1/me) and took its 401 for the key being dead. The replaced key is bound
+// as logout binds it: to its profile's base_url as it was before the login rewrote it; with none,
+// to no server at all.
+describe('a login that replaces a key stored before svc recorded origins', () => {
+  const NEW_TOKEN = 'new-token-at-b';
+
+  /** Server B: the new login's own server, which knows the new token only and logs every request. */
+  async function loginServer(): Promise<HostileServer> {
+    const admin = await call(sandbox(), 'GET', '/v1/me', { token: sandbox().adminToken });
+    expect(admin.status).toBe(200);
+    const s = await other();
+    s.answer((_req, res, received) =>
+      received.headers.authorization === `Bearer ${NEW_TOKEN}`
+        ? answers.json(200, admin.body)(_req, res, received, 0)
+        : answers.json(401, { error: { code: 'unauthenticated', message: 'invalid token' } })(
+            _req,
+            res,
+            received,
+            0,
+          ),
+    );
+    return s;
+  }
+
+  /** Profile "key" holding a live key of A with no origin recorded (an older svc stored it). */
+  async function unboundKey(): Promise<{ env: Record<string, string>; key: string; store: ConfigStore }> {
+    const { env, key } = await keyProfile();
+    const store = new ConfigStore(env.SVC_CONFIG_DIR!);
+    const { origin: _, ...unbound } = store.credential('key')!;
+    await store.setCredential('key', unbound);
+    return { env, key, store };
+  }
+
+  const tokensSeen = (s: HostileServer) =>
+    s.seen.map((r) => `${r.method} ${r.url} ${r.headers.authorization}`);
+
+  it("its profile's base_url was A: never sent to the login's server B, said as not asked", async () => {
+    const { env, key } = await unboundKey();
+    const s = await loginServer();
+    const r = await runInProcess(['-p', 'key', '--base-url', s.url, 'login', '--with-token'], env, {
+      stdin: NEW_TOKEN,
+    });
+    expect(r).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        `✓ Logged in to ${s.url} as Ada Admin (profile "key")\n` +
+        notAsked(key, s.url).replace('the API key', 'the replaced API key'),
+    });
+    expect(tokensSeen(s)).toEqual([`GET /v1/me Bearer ${NEW_TOKEN}`]);
+    await stillLive(key);
+  });
+
+  it('its profile had no base_url: sent to no server, and svc says it does not know which', async () => {
+    const { env, key, store } = await unboundKey();
+    await store.unsetProfileValue('key', 'base_url');
+    const s = await loginServer();
+    const r = await runInProcess(['-p', 'key', '--base-url', s.url, 'login', '--with-token'], env, {
+      stdin: NEW_TOKEN,
+    });
+    expect(r).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        `✓ Logged in to ${s.url} as Ada Admin (profile "key")\n` +
+        'warning: the replaced API key may still be valid: svc did not ask about it: it was stored before svc recorded origins, in a profile with no base_url, so svc does not know its server and sends it to none; ' +
+        `with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… ` +
+        `in \`svc --base-url URL tenants api-keys ls ${ACME}\` (URL: the server it was used with), then revoke it with \`svc --base-url URL tenants api-keys revoke ${ACME} KEY_ID\`\n`,
+    });
+    expect(tokensSeen(s)).toEqual([`GET /v1/me Bearer ${NEW_TOKEN}`]);
+    await stillLive(key);
+  });
+});

@@ -113,6 +113,65 @@ describe('svc logout of a stored API key', () => {
     expect((await call(sandbox(), 'GET', '/v1/me', { token: key })).status).toBe(401);
   });
 
+  // review23c M1: under an exported SVC_BASE_URL=B (or SVC_PROFILE) the line named `-p admin` alone,
+  // and pasted in that same shell B overrode admin's base_url (exit 3), or SVC_PROFILE the profile
+  // just logged out. Each line printed is run with the same environment, exactly as printed.
+  describe('the printed lines, pasted in the shell whose environment chose the server or profile', () => {
+    const login = (access_token: string, origin: string) => ({
+      type: 'token' as const,
+      access_token,
+      origin,
+      obtained_at: new Date().toISOString(),
+    });
+    /** Profiles "key" (the live key) and "admin" (usr_admin, active), both on the sandbox. */
+    async function profiles(key: string) {
+      const env = await storedKey(key);
+      const store = new ConfigStore(env.SVC_CONFIG_DIR);
+      const url = sandbox().url;
+      await store.setProfileValues('key', { base_url: url, tenant: ACME });
+      await store.setCredential('key', login(key, new URL(url).origin));
+      await store.setProfileValues('admin', { base_url: url });
+      await store.setCredential('admin', login(sandbox().adminToken, new URL(url).origin));
+      await store.setActiveProfile('admin');
+      const { SVC_BASE_URL: _url, SVC_TENANT: _tenant, ...shell } = env;
+      return shell;
+    }
+    /** The `svc …` commands a warning quotes, as argv. */
+    const quoted = (line: string) => [...line.matchAll(/`svc ([^`]*)`/g)].map((m) => m[1]!.split(' '));
+
+    it('SVC_BASE_URL=B: the ls and revoke lines keep --base-url A, and run in that shell they revoke the key', async () => {
+      const { id, key } = await newKey();
+      const b = await hostile();
+      b.answer(answers.json(401, { error: { code: 'unauthenticated', message: 'invalid token' } }));
+      const shell = { ...(await profiles(key)), SVC_BASE_URL: b.url };
+      const r = await runInProcess(['-p', 'key', 'logout'], shell);
+      expect(r.code, r.stderr).toBe(0);
+      expect(b.seen).toEqual([]);
+      const [ls, revoke] = quoted(r.stderr.split('\n')[1]!);
+      const url = sandbox().url;
+      expect(ls).toEqual(['-p', 'admin', '--base-url', url, 'tenants', 'api-keys', 'ls', ACME]);
+      const listed = await runInProcess(ls!, shell);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain(id);
+      const pasted = await runInProcess([...revoke!.map((w) => (w === 'KEY_ID' ? id : w)), '--yes'], shell);
+      expect(pasted.code, pasted.stderr).toBe(0);
+      expect(b.seen).toEqual([]);
+      expect((await call(sandbox(), 'GET', '/v1/me', { token: key })).status).toBe(401);
+    });
+
+    it('SVC_PROFILE=key: the line names -p admin, and run in that shell it revokes the key', async () => {
+      const { id, key } = await newKey();
+      const shell = { ...(await profiles(key)), SVC_PROFILE: 'key' };
+      const r = await runInProcess(['logout'], shell);
+      expect(r.code, r.stderr).toBe(0);
+      const [revoke] = quoted(r.stderr.split('\n')[1]!);
+      expect(revoke).toEqual(['-p', 'admin', 'tenants', 'api-keys', 'revoke', 'acme-treasury', id]);
+      const pasted = await runInProcess([...revoke!, '--yes'], shell);
+      expect(pasted.code, pasted.stderr).toBe(0);
+      expect((await call(sandbox(), 'GET', '/v1/me', { token: key })).status).toBe(401);
+    });
+  });
+
   it('says the platform no longer accepts a key that was revoked', async () => {
     const { id, key } = await newKey();
     const revoked = await call(sandbox(), 'DELETE', `/v1/tenants/${ACME}/api-keys/${id}`, {
@@ -183,6 +242,23 @@ describe('svc logout of a stored API key', () => {
     const r = await runInProcess(['logout', '--no-revoke', '--json'], await storedKey(key));
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).api_key).toEqual(UNKNOWN_KEY);
+  });
+
+  // review23c L2: no answer at all, through the real HTTP stack: a refused connection at the
+  // key's own server (its profile's base_url and the server in effect are the same closed port).
+  it('when its own server refuses the connection: unknown, and the lines say how to find it', async () => {
+    const { key } = await newKey();
+    const closed = 'http://127.0.0.1:9';
+    const r = await runInProcess(['logout', '--json'], await storedKey(key, closed));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).api_key).toEqual(UNKNOWN_KEY);
+    expect(await runInProcess(['logout'], await storedKey(key, closed))).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        `✓ Logged out of profile "default" (${closed}): removed the credential\n` +
+        `warning: the API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… in \`svc tenants api-keys ls ${ACME}\`, then revoke it with \`svc tenants api-keys revoke ${ACME} KEY_ID\`\n`,
+    });
   });
 
   // Its own server answering 503 (it was another server in effect until attack23 F1: the key is

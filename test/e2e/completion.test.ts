@@ -505,6 +505,16 @@ describe('completion scripts in real shells', () => {
       ['SVC_TENANT=acme-labs svc webhooks get wh_', () => labsWebhook.slice(3)],
       // Another config directory and profile; SVC_TENANT= set empty leaves the tenant to the profile.
       ['SVC_CONFIG_DIR=BARE SVC_PROFILE=labs SVC_TENANT= svc roles get lab', () => LABS_ROLE.slice(3)],
+      // review23c L1: words after which zsh still takes NAME=value words as the command's.
+      ['time SVC_TENANT=acme-labs svc roles get lab', () => LABS_ROLE.slice(3)],
+      ['! SVC_TENANT=acme-labs svc roles get lab', () => LABS_ROLE.slice(3)],
+      ['nocorrect SVC_TENANT=acme-labs svc roles get lab', () => LABS_ROLE.slice(3)],
+      ['if true; then SVC_TENANT=acme-labs svc roles get lab', () => LABS_ROLE.slice(3)],
+      ['for i in 1; do SVC_TENANT=acme-labs svc roles get lab', () => LABS_ROLE.slice(3)],
+      // (At the very start of the line zsh does not complete svc's words after a redirection and a
+      // NAME=value word at all: it offers file names.)
+      ['true; 2>/dev/null SVC_TENANT=acme-labs svc roles get lab', () => LABS_ROLE.slice(3)],
+      ['SVC_CONFIG_DIR=BARE >&2 SVC_PROFILE=labs SVC_TENANT= svc roles get lab', () => LABS_ROLE.slice(3)],
     ])('completes %j for the variables typed before svc', async (typed, rest) => {
       const line = typed.replace('BARE', bare.SVC_CONFIG_DIR!);
       const expected = `${line}${rest()}`;

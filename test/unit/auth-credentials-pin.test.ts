@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { credentialsFor, type RefreshOptions } from '../../src/auth/credentials.js';
+import { credentialBeingReplaced, credentialsFor, type RefreshOptions } from '../../src/auth/credentials.js';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { AuthError } from '../../src/errors.js';
 
@@ -252,5 +252,26 @@ describe('another login of the same identity while a command runs (attack21 F9)'
       code: 'credential_changed',
       exitCode: 3,
     });
+  });
+});
+
+// review23c H1: what a login replaces is bound before the login rewrites the profile's base_url.
+describe('credentialBeingReplaced', () => {
+  it('binds an older token to its profile’s base_url as it is now; with none, to nothing', async () => {
+    const s = store();
+    await s.setCredential('p', token('svc_pk_old'));
+    expect(credentialBeingReplaced(s, 'p')).toEqual(token('svc_pk_old'));
+    await s.setProfileValues('p', { base_url: 'https://a.example/api' });
+    expect(credentialBeingReplaced(s, 'p')).toEqual({ ...token('svc_pk_old'), origin: 'https://a.example' });
+  });
+
+  it('leaves a recorded origin, and an OAuth session, as they are', async () => {
+    const s = store();
+    await s.setProfileValues('p', { base_url: 'https://a.example' });
+    await s.setCredential('p', { ...token('svc_pk_old'), origin: 'https://b.example' });
+    expect(credentialBeingReplaced(s, 'p')?.origin).toBe('https://b.example');
+    await s.setCredential('p', oauth('at', 's1'));
+    expect(credentialBeingReplaced(s, 'p')).toEqual(oauth('at', 's1'));
+    expect(credentialBeingReplaced(s, 'none')).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@
 // call into src/auth, so splitting it would scatter one verb's options from their checks (and
 // what a closed stdout says of a login that was saved, printLogin).
 import { Command, Option } from 'commander';
+import { credentialBeingReplaced } from '../../auth/credentials.js';
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
@@ -94,7 +95,8 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   const { withCredentialLock } = await import('../../auth/lock.js');
   let replaced: StoredCredential | undefined;
   await withCredentialLock(store, () => {
-    replaced = store.credential(settings.profile);
+    // Bound to the profile's base_url before this login rewrites it (review23c H1).
+    replaced = credentialBeingReplaced(store, settings.profile);
     return store.setCredential(settings.profile, {
       type: 'token',
       access_token: token,
