@@ -323,8 +323,11 @@ function heldBy(holder: Holder, mine: Holder, journal: string, held: Held): SvcE
  */
 export function olderRunHolding(journal: string): SvcError | undefined {
   const path = `${journal}.lock`;
-  if (!existsSync(path)) return undefined;
+  // This process's own lock (a --journal run at an earlier svc's journal locks it before reading
+  // it), or one a current svc holds (its lock names its operation): no earlier svc's run (review23e H1).
+  if (heldHere.has(path) || !existsSync(path)) return undefined;
   const read = readLock(path);
+  if (read?.holder.operation !== undefined) return undefined;
   // Unreadable: a holder between its create and its write, or a torn file. Taken as held, as lockJournal does.
   const held: Held | Watch | undefined = read
     ? judge(read, { host: hostname() } as Holder, path)

@@ -142,6 +142,25 @@ describe('a bulk run is resumed only by the caller who started it', () => {
     }
   });
 
+  // review23e H1: with --journal the run locks the journal before reading it, and took its own
+  // lock for an earlier svc's running run (exit 6 naming its own pid, on every retry).
+  it.each([[[]], [['--dry-run']]])(
+    "--journal at an earlier svc's journal (%j) is refused as the run without --journal is, exit 2, not as its own lock",
+    async (extra) => {
+      const { argv, journal } = await unfinished('assign', 35 + extra.length * 5);
+      const legacy = asEarlierSvcWrote(journal);
+      const named = join(svc.journals, `named-${extra.length}.ndjson`);
+      renameSync(legacy, named);
+      const r = await svc.run([...argv, '--journal', named, ...extra]);
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(JSON.parse(r.stderr).error).toMatchObject({
+        code: 'journal_caller_unknown',
+        message: `journal ${named} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
+      });
+      expect(existsSync(`${named}.lock`)).toBe(false);
+    },
+  );
+
   // attack23b F1: the refusal above told the user to `rm` the journal of an earlier svc's run that
   // was still going (its lock naming a live pid); followed, two runs of one command went at once.
   it("an earlier svc's journal whose lock names a running process: wait for it, exit 6, never `rm`", async () => {
