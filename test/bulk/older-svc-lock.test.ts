@@ -12,12 +12,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type BulkVerb, runBulkOperation } from '../../src/bulk/operation.js';
-import { exitCodeFor } from '../../src/errors.js';
-import { testContext, useTempDirs } from '../helpers/context.js';
+import { runVerb, testVerb } from '../helpers/bulk-verb.js';
+import { useTempDirs } from '../helpers/context.js';
 
 const dirs = useTempDirs();
-const env = () => ({ ...dirs(), SVC_BASE_URL: 'https://api.example', SVC_TENANT: 'ten_9' });
 const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 const journals = () => join(dirs().SVC_STATE_DIR!, 'journals');
 /** The journal an earlier svc keeps this command's run in: named by the command's hash alone. */
@@ -38,41 +36,18 @@ function running(): number {
   return child.pid!;
 }
 
-/** A verb of one item; `during` is called while the run holds its locks. */
-function verb(identity: string, during: () => void = () => {}): BulkVerb<string, { key: string }> {
-  return {
-    kind: 'test-op',
+/** A verb of one item (test/helpers/bulk-verb.ts); `during` is called while the run holds its locks. */
+const verb = (identity: string, during: () => void = () => {}) =>
+  testVerb(['ok'], {
     identity: [identity],
-    journal: undefined,
-    dryRun: false,
-    concurrency: 1,
-    words: { act: 'touch', doing: 'touching', done: 'touched' },
-    prepare: async () => 1,
-    items: () => [{ key: 'k0', line: 2, data: 'ok' }],
     work: async () => {
       during();
       return {};
     },
-    plan: async () => ({}),
-    present: (_result, item) => ({ key: item.key }),
-    columns: () => [{ header: 'key', value: (r: { key: string }) => r.key }],
-    describe: (row) => row.key,
-  };
-}
+  });
 
-async function run(v: BulkVerb<string, { key: string }>) {
-  const made = testContext({ env: env() });
-  let code = 0;
-  let error: unknown;
-  try {
-    await runBulkOperation(made.ctx, v);
-  } catch (e) {
-    error = e;
-    code = exitCodeFor(e);
-  }
-  await made.ctx.close();
-  return { code, error, stderr: made.stderr() };
-}
+const run = (v: ReturnType<typeof verb>) =>
+  runVerb(dirs, v, { env: { SVC_BASE_URL: 'https://api.example', SVC_TENANT: 'ten_9' } });
 
 describe("a run holds an earlier svc's lock of the same command", () => {
   it('while it runs, in the form that svc reads (pid, host, since), released at its end', async () => {

@@ -462,6 +462,17 @@ describe('completion scripts in real shells', () => {
     });
     afterAll(() => term.close());
 
+    /** Types `line`, presses TAB (then types `after`), waits for `shown` on the screen, clears the line. */
+    async function complete(line: string, shown: string | RegExp, after = ''): Promise<void> {
+      await term.send('C-u');
+      await term.type(line);
+      await term.send('Tab');
+      if (after) await term.type(after);
+      await term.waitFor(shown);
+      await term.send('C-c');
+      await term.waitFor(/ready>\s*$/m);
+    }
+
     it.each([
       ['svc tenants ls --tier ', /enterprise +free +pro/],
       ['svc tenants ', /api-keys +-- Tenant API keys.*\n.*ls +-- List the tenants visible to you/],
@@ -471,12 +482,7 @@ describe('completion scripts in real shells', () => {
         /wh_\w+ +wh_\w+\n+discard +-- Discard dead-letter entries.*\n+get +-- Show one dead-letter queue entry.*\n+ls +-- List the dead-letter queue/,
       ],
     ])('completes %j', async (line, expected) => {
-      await term.send('C-u');
-      await term.type(line);
-      await term.send('Tab');
-      await term.waitFor(expected);
-      await term.send('C-c');
-      await term.waitFor(/ready>\s*$/m);
+      await complete(line, expected);
     });
 
     it.each([
@@ -488,13 +494,7 @@ describe('completion scripts in real shells', () => {
       [`svc export -o ${paths}/proxy.j`, () => 's'],
     ])('completes %j with the flags on the line', async (line, rest) => {
       // The one candidate: zsh writes it into the line.
-      const expected = `${line}${rest()}`;
-      await term.send('C-u');
-      await term.type(line);
-      await term.send('Tab');
-      await term.waitFor(expected);
-      await term.send('C-c');
-      await term.waitFor(/ready>\s*$/m);
+      await complete(line, `${line}${rest()}`);
     });
 
     // attack23 F3: zsh leaves `NAME=value` words before svc out of `words` and does not set them
@@ -517,13 +517,7 @@ describe('completion scripts in real shells', () => {
       ['SVC_CONFIG_DIR=BARE >&2 SVC_PROFILE=labs SVC_TENANT= svc roles get lab', () => LABS_ROLE.slice(3)],
     ])('completes %j for the variables typed before svc', async (typed, rest) => {
       const line = typed.replace('BARE', bare.SVC_CONFIG_DIR!);
-      const expected = `${line}${rest()}`;
-      await term.send('C-u');
-      await term.type(line);
-      await term.send('Tab');
-      await term.waitFor(expected);
-      await term.send('C-c');
-      await term.waitFor(/ready>\s*$/m);
+      await complete(line, `${line}${rest()}`);
     });
 
     it.each([
@@ -533,24 +527,13 @@ describe('completion scripts in real shells', () => {
       // Set for an earlier command on the line, not for svc: svc's own tenant (acme-treasury).
       'SVC_TENANT=acme-labs true; svc roles get lab',
     ])('offers nothing another tenant would not have: %j', async (line) => {
-      await term.send('C-u');
-      await term.type(line);
-      await term.send('Tab');
       // Typed after TAB: the line shows it right after what was typed only if TAB wrote nothing.
-      await term.type('Z');
-      await term.waitFor(`${line}Z`);
-      await term.send('C-c');
-      await term.waitFor(/ready>\s*$/m);
+      await complete(line, `${line}Z`, 'Z');
     });
 
     it('writes a value from the server quoted: the line holds the value, and nothing ran', async () => {
       const line = `svc --base-url ${ODD_URL} roles get semi`;
-      await term.send('C-u');
-      await term.type(line);
-      await term.send('Tab');
-      await term.waitFor(`${line}\\;touch\\$\\{IFS\\}${pwned}-semi`);
-      await term.send('C-c');
-      await term.waitFor(/ready>\s*$/m);
+      await complete(line, `${line}\\;touch\\$\\{IFS\\}${pwned}-semi`);
       expect(pwnedFiles()).toEqual([]);
     });
   });
