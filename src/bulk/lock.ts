@@ -55,12 +55,26 @@ export interface LockWatch {
   sleep: Sleep;
   signal?: AbortSignal;
   say(line: string): void;
+  /**
+   * The holders (markOf) seen dead by watching a lock of theirs unchanged for WATCH_MS, shared by
+   * the locks of one run: a run holds two (its journal's and the older path's: operation.ts), each
+   * refreshed while it runs, so the second lock of a holder seen dead at the first is not watched
+   * again (review23e L2: a resume after a kill in another namespace waited 22 s, the second time
+   * naming a lock the user never saw).
+   */
+  dead?: Set<string>;
 }
 
 const realWatch: LockWatch = { sleep: realSleep, say: (line) => process.stderr.write(`${line}\n`) };
 
 /** The locks this process holds: a holder with our own mark that is not among them is a past process. */
 const heldHere = new Set<string>();
+
+/** A holder's process and run, as its lock names them: two locks of one run are of one mark. */
+function markOf(holder: Holder): string {
+  const { host, pid, boot, pidns, start, since } = holder;
+  return JSON.stringify([host, pid, boot, pidns, start, since]);
+}
 
 interface Holder extends ProcessMark {
   host: string;
@@ -173,11 +187,12 @@ export async function lockJournal(
       if (read.holder.operation === undefined) throw olderRunRunning(journal, read.holder, held);
       if (read.holder.operation !== mine.operation) return () => {};
     }
-    if (held !== undefined && 'watch' in held) {
+    if (held !== undefined && 'watch' in held && !watch.dead?.has(markOf(read.holder))) {
       const seen = await watched(path, read, held.watch, watch);
       if (seen === 'gone') continue;
       if (seen !== undefined) throw heldBy(read.holder, mine, journal, seen);
-    } else if (held !== undefined) throw heldBy(read.holder, mine, journal, held);
+      watch.dead?.add(markOf(read.holder));
+    } else if (held !== undefined && !('watch' in held)) throw heldBy(read.holder, mine, journal, held);
     removeStale(path, read);
   }
   throw new SvcError('conflict', `cannot take the lock of journal ${journal}`, {

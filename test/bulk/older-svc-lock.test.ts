@@ -126,4 +126,31 @@ describe("a run holds an earlier svc's lock of the same command", () => {
     expect(JSON.parse(seen)).toMatchObject({ pid: process.pid });
     expect(existsSync(lock)).toBe(false);
   });
+
+  it('a killed run of another PID namespace or boot: its two locks are watched once, one wait, one line (review23e L2)', async () => {
+    const identity = randomUUID();
+    const locks: Record<string, string> = {};
+    const first = await run(
+      verb(identity, () => {
+        for (const name of readdirSync(journals())) {
+          if (!name.endsWith('.lock')) continue;
+          const text = readFileSync(join(journals(), name), 'utf8');
+          if (JSON.parse(text).pid === process.pid) locks[name] = text;
+        }
+      }),
+    );
+    expect([first.code, Object.keys(locks).length], first.stderr).toEqual([0, 2]);
+    // As that run left them when killed in another boot: its pid says nothing here.
+    for (const [name, text] of Object.entries(locks))
+      writeFileSync(
+        join(journals(), name),
+        JSON.stringify({ ...JSON.parse(text), pid: 1, boot: 'a-boot-before', start: '1' }),
+      );
+    const clock = virtualClock();
+    const r = await run(verb(identity), clock);
+    expect(r.code, r.stderr).toBe(0);
+    expect(clock.waits).toEqual([WATCH_MS]);
+    expect(r.stderr.split('\n').filter((line) => line.startsWith('waiting'))).toHaveLength(1);
+    for (const name of Object.keys(locks)) expect(existsSync(join(journals(), name))).toBe(false);
+  });
 });
