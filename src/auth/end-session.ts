@@ -100,7 +100,7 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
         options.files,
         (reason) =>
           `the session of profile "${options.profile}" was not ended: ${reason}; nothing was changed, at the server or here`,
-        'make room on its disk (or make it writable), then run the command again',
+        (fix) => `${fix}, then run the command again`,
       );
       const { revokeSession } = await import('./revocation.js');
       try {

@@ -201,7 +201,8 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
       store.proveWritable(
         ['credentials'],
         (reason) => `the session of profile "${profile}" was not refreshed: ${reason}`,
-        'its refresh token was not used, so the login is kept: make room (or make the directory writable), then run the command again',
+        (fix) => `its refresh token was not used, so the login is kept: ${fix}, then run the command again`,
+        'make room (or make the directory writable)',
       );
       // Marked sent before it is sent (sentMark): the save of its answer takes the mark off; a
       // process killed before that leaves it, and the next run does not send the token again.

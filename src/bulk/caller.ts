@@ -6,7 +6,7 @@ import { jwtSubject } from '../auth/identity.js';
 import type { Context } from '../context.js';
 import { pathWord } from '../system/shell-words.js';
 import { head } from './csv.js';
-import { headerOf, type JournalHeader, type RunOwner, refusedOwner } from './journal.js';
+import { headerOf, type JournalHeader, journalLines, type RunOwner, refusedOwner } from './journal.js';
 
 /**
  * Who runs a bulk run, as its journal knows them: a run belongs to its caller, and the same
@@ -47,12 +47,10 @@ export function callerOf(ctx: Context): Caller {
   return { id: JSON.stringify([profile, 'key', hash]), shown: `credential ${hash.slice(0, 12)}, ${where}` };
 }
 
-/** A journal's first line: at most 64 KiB of it is read (svc writes a few hundred bytes). */
-function firstLine(path: string): string | undefined {
+/** A journal's header (journalLines' rule): at most 64 KiB of it is read (svc writes a few hundred bytes). */
+function headerAt(path: string): JournalHeader | undefined {
   try {
-    return head(path, 64 * 1024)
-      .toString('utf8')
-      .split('\n')[0];
+    return headerOf(journalLines(head(path, 64 * 1024).toString('utf8'))[0] ?? '');
   } catch {
     return undefined;
   }
@@ -75,8 +73,7 @@ export function otherCallersRun(dir: string, kind: string, owner: RunOwner): str
   for (const name of names.sort()) {
     if (!name.startsWith(`${kind}-`) || !name.endsWith('.ndjson')) continue;
     const path = join(dir, name);
-    const line = firstLine(path);
-    const header = line === undefined ? undefined : headerOf(line);
+    const header = headerAt(path);
     if (header === undefined || header.operation === owner.operation) continue;
     const refused = refusedOwner(path, header, owner);
     // An earlier svc's run of this command: refused, running (journal_locked) or left.

@@ -146,9 +146,7 @@ export class Journal {
       journal.#found = found;
       return journal;
     }
-    // The header is the first line with text: a --journal file the user made holding a blank line
-    // gets it appended after that line (start()), and was then refused as another operation's.
-    const [first, ...rest] = text.replace(/^\s*\n/, '').split('\n');
+    const [first, ...rest] = journalLines(text);
     const header = headerOf(first ?? '');
     const startedAtMs = typeof header?.started_at === 'string' ? serverTime(header.started_at) : Number.NaN;
     if (header?.operation !== operation || typeof header.run_id !== 'string' || Number.isNaN(startedAtMs)) {
@@ -501,6 +499,16 @@ export interface JournalHeader {
   anchor?: unknown;
   platform_started_at?: unknown;
   kept?: unknown;
+}
+
+/**
+ * A journal's lines from its header on. The header is the first line with text: a --journal file
+ * the user made holding a blank line gets it appended after that line (start()), and was then
+ * refused as another operation's (1b6ec5d3). The one rule for the header: Journal.load's and the
+ * other callers' note's (caller.ts otherCallersRun: it read the raw first line, review23e).
+ */
+export function journalLines(text: string): string[] {
+  return text.replace(/^\s*\n/, '').split('\n');
 }
 
 /** A journal's first line, read; undefined when it is not a JSON object. */

@@ -55,12 +55,26 @@ export interface LockWatch {
   sleep: Sleep;
   signal?: AbortSignal;
   say(line: string): void;
+  /**
+   * The holders (markOf) seen dead by watching a lock of theirs unchanged for WATCH_MS, shared by
+   * the locks of one run: a run holds two (its journal's and the older path's: operation.ts), each
+   * refreshed while it runs, so the second lock of a holder seen dead at the first is not watched
+   * again (review23e L2: a resume after a kill in another namespace waited 22 s, the second time
+   * naming a lock the user never saw).
+   */
+  dead?: Set<string>;
 }
 
 const realWatch: LockWatch = { sleep: realSleep, say: (line) => process.stderr.write(`${line}\n`) };
 
 /** The locks this process holds: a holder with our own mark that is not among them is a past process. */
 const heldHere = new Set<string>();
+
+/** A holder's process and run, as its lock names them: two locks of one run are of one mark. */
+function markOf(holder: Holder): string {
+  const { host, pid, boot, pidns, start, since } = holder;
+  return JSON.stringify([host, pid, boot, pidns, start, since]);
+}
 
 interface Holder extends ProcessMark {
   host: string;
@@ -72,11 +86,15 @@ interface Holder extends ProcessMark {
   operation?: string;
 }
 
-/** The lock as read: its holder, its bytes (to tell it from a lock made since) and its mtime. */
-interface Read {
-  holder: Holder;
+/** A lock's bytes (to tell it from a lock made since) and its mtime. */
+interface Raw {
   text: string;
   mtimeMs: number;
+}
+
+/** The lock as read: its holder, its bytes and its mtime. */
+interface Read extends Raw {
+  holder: Holder;
 }
 
 /**
@@ -148,21 +166,33 @@ export async function lockJournal(
     const read = readLock(path);
     if (!read) {
       // Unreadable: a holder between its create and its write, or a torn file. Take it as held.
-      throw new SvcError('conflict', `another svc ${command} is using its journal ${journal}`, {
-        code: 'journal_locked',
-        hint: `wait for it to finish; if no svc is running, remove ${path}`,
-      });
+      if (!older)
+        throw new SvcError('conflict', `another svc ${command} is using its journal ${journal}`, {
+          code: 'journal_locked',
+          hint: `wait for it to finish; if no svc is running, remove ${path}`,
+        });
+      // The older path's lock, which any caller's run of this command makes (review23e L1): one
+      // its maker was killed before writing would refuse them all for good. Watched as a lock
+      // of another namespace is: written or removed meanwhile, judged again; unchanged, taken over.
+      const raw = readRaw(path);
+      if (raw === undefined) continue; // removed since
+      const seen = await watched(path, raw, 'unreadable', watch);
+      if (seen === 'gone') continue;
+      if (seen !== undefined) throw unreadableHeld(path);
+      removeStale(path, raw);
+      continue;
     }
     const held = judge(read, mine, path);
     if (older && held !== undefined) {
       if (read.holder.operation === undefined) throw olderRunRunning(journal, read.holder, held);
       if (read.holder.operation !== mine.operation) return () => {};
     }
-    if (held !== undefined && 'watch' in held) {
+    if (held !== undefined && 'watch' in held && !watch.dead?.has(markOf(read.holder))) {
       const seen = await watched(path, read, held.watch, watch);
       if (seen === 'gone') continue;
       if (seen !== undefined) throw heldBy(read.holder, mine, journal, seen);
-    } else if (held !== undefined) throw heldBy(read.holder, mine, journal, held);
+      watch.dead?.add(markOf(read.holder));
+    } else if (held !== undefined && !('watch' in held)) throw heldBy(read.holder, mine, journal, held);
     removeStale(path, read);
   }
   throw new SvcError('conflict', `cannot take the lock of journal ${journal}`, {
@@ -257,11 +287,15 @@ function where(holder: Holder, why: 'namespace' | 'boot'): Held {
  */
 async function watched(
   path: string,
-  read: Read,
-  why: 'namespace' | 'boot',
+  read: Raw,
+  why: 'namespace' | 'boot' | 'unreadable',
   watch: LockWatch,
 ): Promise<Held | 'gone' | undefined> {
-  watch.say(`waiting ${WATCH_MS / 1000} s to see whether the run holding ${path} is alive`);
+  watch.say(
+    why === 'unreadable'
+      ? `waiting ${WATCH_MS / 1000} s to see whether ${path}, which cannot be read, is its maker's, still being written`
+      : `waiting ${WATCH_MS / 1000} s to see whether the run holding ${path} is alive`,
+  );
   try {
     await watch.sleep(WATCH_MS, watch.signal);
   } catch (error) {
@@ -269,12 +303,13 @@ async function watched(
       throw new InterruptedError(`interrupted while watching the journal's lock ${path}; nothing was done`);
     throw error;
   }
-  const again = readLock(path);
-  // Removed, or another lock now (its run ended, another took it): judged again from the start.
+  const again = readRaw(path);
+  // Removed, or another lock now (its run ended, another took it; its maker wrote it): judged again from the start.
   if (again === undefined || again.text !== read.text) return 'gone';
   if (again.mtimeMs === read.mtimeMs) return undefined;
+  if (why === 'unreadable') return { here: false };
   return {
-    ...where(read.holder, why),
+    ...where((read as Read).holder, why),
     gone: `its run refreshed it while svc watched it for ${WATCH_MS / 1000} s; if no svc is running there, remove ${path}`,
   };
 }
@@ -352,17 +387,43 @@ function olderRunRunning(journal: string, holder: Holder | undefined, held: Held
   );
 }
 
-function readLock(path: string): Read | undefined {
+/** A lock's bytes and mtime, whether or not they name a holder; undefined when it is not there. */
+function readRaw(path: string): Raw | undefined {
   try {
     const text = readFileSync(path, 'utf8');
     const { mtimeMs } = statSync(path);
-    const holder = JSON.parse(text) as Partial<Holder>;
+    return { text, mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+function readLock(path: string): Read | undefined {
+  const raw = readRaw(path);
+  if (raw === undefined) return undefined;
+  try {
+    const holder = JSON.parse(raw.text) as Partial<Holder>;
     if (typeof holder.pid === 'number' && typeof holder.host === 'string' && typeof holder.since === 'string')
-      return { holder: holder as Holder, text, mtimeMs };
+      return { ...raw, holder: holder as Holder };
   } catch {
     // unreadable: see the caller
   }
   return undefined;
+}
+
+/**
+ * The older path's lock, unreadable and changed while svc watched it (its maker alive, writing it
+ * slowly): refused naming the lock, the one file the user has (review23e L1: not a journal never made).
+ */
+function unreadableHeld(path: string): SvcError {
+  return new SvcError(
+    'conflict',
+    `the lock ${path} cannot be read, and changed while svc watched it for ${WATCH_MS / 1000} s; nothing was done`,
+    {
+      code: 'journal_locked',
+      hint: `wait for the svc run that made it to finish, then run the command again; if no svc is running, remove ${path}`,
+    },
+  );
 }
 
 /**
@@ -371,14 +432,14 @@ function readLock(path: string): Read | undefined {
  * lock that is not the one judged (another run took over between our read and our move, or its
  * holder refreshed it since) is given back.
  */
-function removeStale(path: string, judged: Read): void {
+function removeStale(path: string, judged: Raw): void {
   const aside = `${path}.${process.pid}.stale`;
   try {
     renameSync(path, aside);
   } catch {
     return; // already moved by another run: the next create tells who holds it now
   }
-  const moved = readLock(aside);
+  const moved = readRaw(aside);
   if (moved && (moved.text !== judged.text || moved.mtimeMs !== judged.mtimeMs)) {
     renameSync(aside, path);
     return;

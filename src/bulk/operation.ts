@@ -210,13 +210,15 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
     ? undefined
     : await beforeSending(verb, async () => {
         // The older path's lock is no journal's write: not the journal disk's seam (tests fill it).
+        // A holder seen dead at the first lock is not watched again at the second (one wait).
+        const dead = new Set<string>();
         const lock = (at: string, older?: boolean) =>
           lockJournal(
             at,
             { command: verb.kind.replaceAll('-', ' '), operation: owner.operation },
             now(),
             older ? realJournalDisk : ctx.journalDisk,
-            { sleep: ctx.clock.sleep, signal: ctx.signal, say: (line) => ctx.out.info(line) },
+            { sleep: ctx.clock.sleep, signal: ctx.signal, say: (line) => ctx.out.info(line), dead },
             older,
           );
         const release = await lock(path);

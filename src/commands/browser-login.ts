@@ -76,14 +76,13 @@ const MAKE_ROOM = 'make room on its disk (or make it writable)';
  */
 export function loginStorable(ctx: Context, again: string): () => void {
   return () =>
-    ctx
-      .store()
-      .proveWritable(
-        ['credentials', 'config'],
-        (reason) =>
-          `the login was not completed: ${reason}; no tokens were asked for, so no session was opened and nothing was changed`,
-        `${MAKE_ROOM}, then run ${again} again`,
-      );
+    ctx.store().proveWritable(
+      ['credentials', 'config'],
+      (reason) =>
+        `the login was not completed: ${reason}; no tokens were asked for, so no session was opened and nothing was changed`,
+      (fix) => `${fix}, then run ${again} again`,
+      MAKE_ROOM,
+    );
 }
 
 /** A write of svc's own files that failed for want of room (or permission): config/store.ts. */

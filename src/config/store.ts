@@ -8,7 +8,7 @@ import { invisibleIn } from '../api/characters.js';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
 import { credentialKind } from '../http/redact.js';
 import { quoted } from '../output/format.js';
-import { systemErrorWords } from '../system/system-errors.js';
+import { outOfDescriptors, systemErrorWords } from '../system/system-errors.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
 import { withFileLock } from './lock.js';
@@ -293,8 +293,11 @@ export class ConfigStore {
     } catch (error) {
       const left = rootLeft(path, error, 'write');
       if (left !== undefined) throw left;
-      throw new SvcError('failure', `${path} cannot be written (${(error as Error).message})`, {
+      // Out of descriptors says the limit, as storeWriteError does (review23e L3), never the disk.
+      const words = outOfDescriptors(error) ?? (error as Error).message;
+      throw new SvcError('failure', `${path} cannot be written (${words})`, {
         code: 'config_write',
+        cause: error,
       });
     }
   }
@@ -302,16 +305,22 @@ export class ConfigStore {
   /**
    * ensureWritable for each of `files`, before something that cannot be undone (a refresh token
    * spent, a session revoked or opened); else the error of the action not taken: `said(reason)`,
-   * with `hint`.
+   * with `hint(fix)`: `fix` is `room` (the caller's words for a full or read-only disk), or, out
+   * of file descriptors, to raise the limit the reason names (storeWriteError's rule: review23e L3).
    */
-  proveWritable(files: ConfFile[], said: (reason: string) => string, hint: string): void {
+  proveWritable(
+    files: ConfFile[],
+    said: (reason: string) => string,
+    hint: (fix: string) => string,
+    room = 'make room on its disk (or make it writable)',
+  ): void {
     try {
       for (const file of files) this.ensureWritable(file);
     } catch (error) {
       if (error instanceof ConfigError) throw error; // the store refused (exit 2), not a full disk
       throw new SvcError('failure', said((error as Error).message), {
         code: 'config_write',
-        hint,
+        hint: hint(outOfDescriptors(error) === undefined ? room : 'raise that limit'),
         cause: error,
       });
     }

@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { withCredentialLock } from '../../src/auth/lock.js';
 import { refreshingCredentials } from '../../src/auth/refresh.js';
-import type { StoreDisk } from '../../src/config/disk.js';
+import { realDisk, type StoreDisk } from '../../src/config/disk.js';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { AuthError, SvcError } from '../../src/errors.js';
 import { ApiClient } from '../../src/http/client.js';
 import { OutcomeUnknownError } from '../../src/http/errors.js';
+import { outOfDescriptors } from '../../src/system/system-errors.js';
 import { fillableDisk } from '../helpers/disk.js';
 
 /**
@@ -257,6 +258,32 @@ describe('refreshing on a full disk', () => {
       `the session of profile "p" was not refreshed: ${store.credentialsPath} cannot be written (ENOSPC: no space left on device, write)`,
       'its refresh token was not used, so the login is kept: make room (or make the directory writable), then run the command again',
     ]);
+    expect(seen).toHaveLength(0);
+    expect(store.credential('p')).toEqual(full);
+    await close();
+  });
+
+  it('out of file descriptors at the proof: the limit named, never "make room" (review23e L3)', async () => {
+    const emfile = Object.assign(new Error('EMFILE: too many open files, open'), { code: 'EMFILE' });
+    let out = false;
+    const disk: StoreDisk = {
+      reserve(path, bytes) {
+        if (out) throw emfile;
+        realDisk.reserve(path, bytes);
+      },
+      write: realDisk.write,
+    };
+    const { store, source, full, close } = setup({}, disk);
+    await store.setCredential('p', full);
+    out = true;
+    const error = (await source.token().catch((e: unknown) => e)) as SvcError;
+    expect(error).toBeInstanceOf(SvcError);
+    expect([error.exitCode, error.message, error.hint]).toEqual([
+      1,
+      `the session of profile "p" was not refreshed: ${store.credentialsPath} cannot be written (${outOfDescriptors(emfile)})`,
+      'its refresh token was not used, so the login is kept: raise that limit, then run the command again',
+    ]);
+    expect(error.message).toMatch(/too many open files \(ulimit -n [^)]+\): raise the limit\)$/);
     expect(seen).toHaveLength(0);
     expect(store.credential('p')).toEqual(full);
     await close();

@@ -12,8 +12,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WATCH_MS } from '../../src/bulk/lock.js';
 import { runVerb, testVerb } from '../helpers/bulk-verb.js';
-import { useTempDirs } from '../helpers/context.js';
+import { useTempDirs, virtualClock } from '../helpers/context.js';
 
 const dirs = useTempDirs();
 const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
@@ -46,8 +47,8 @@ const verb = (identity: string, during: () => void = () => {}) =>
     },
   });
 
-const run = (v: ReturnType<typeof verb>) =>
-  runVerb(dirs, v, { env: { SVC_BASE_URL: 'https://api.example', SVC_TENANT: 'ten_9' } });
+const run = (v: ReturnType<typeof verb>, clock = virtualClock()) =>
+  runVerb(dirs, v, { env: { SVC_BASE_URL: 'https://api.example', SVC_TENANT: 'ten_9' }, clock });
 
 describe("a run holds an earlier svc's lock of the same command", () => {
   it('while it runs, in the form that svc reads (pid, host, since), released at its end', async () => {
@@ -101,5 +102,55 @@ describe("a run holds an earlier svc's lock of the same command", () => {
     const r = await run(verb(identity));
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(lock, 'utf8')).toBe(text);
+  });
+
+  it('an empty one (its maker killed between making and writing it) is watched, then taken over: the run goes on (review23e L1)', async () => {
+    const identity = randomUUID();
+    const lock = `${olderJournal(identity)}.lock`;
+    mkdirSync(journals(), { recursive: true });
+    writeFileSync(lock, '');
+    const clock = virtualClock();
+    let seen = '';
+    const r = await run(
+      verb(identity, () => {
+        seen = readFileSync(lock, 'utf8');
+      }),
+      clock,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(clock.waits).toEqual([WATCH_MS]);
+    expect(r.stderr.split('\n').filter((line) => line.startsWith('waiting'))).toEqual([
+      `waiting ${WATCH_MS / 1000} s to see whether ${lock}, which cannot be read, is its maker's, still being written`,
+    ]);
+    // Held by this run while it ran, released at its end.
+    expect(JSON.parse(seen)).toMatchObject({ pid: process.pid });
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('a killed run of another PID namespace or boot: its two locks are watched once, one wait, one line (review23e L2)', async () => {
+    const identity = randomUUID();
+    const locks: Record<string, string> = {};
+    const first = await run(
+      verb(identity, () => {
+        for (const name of readdirSync(journals())) {
+          if (!name.endsWith('.lock')) continue;
+          const text = readFileSync(join(journals(), name), 'utf8');
+          if (JSON.parse(text).pid === process.pid) locks[name] = text;
+        }
+      }),
+    );
+    expect([first.code, Object.keys(locks).length], first.stderr).toEqual([0, 2]);
+    // As that run left them when killed in another boot: its pid says nothing here.
+    for (const [name, text] of Object.entries(locks))
+      writeFileSync(
+        join(journals(), name),
+        JSON.stringify({ ...JSON.parse(text), pid: 1, boot: 'a-boot-before', start: '1' }),
+      );
+    const clock = virtualClock();
+    const r = await run(verb(identity), clock);
+    expect(r.code, r.stderr).toBe(0);
+    expect(clock.waits).toEqual([WATCH_MS]);
+    expect(r.stderr.split('\n').filter((line) => line.startsWith('waiting'))).toHaveLength(1);
+    for (const name of Object.keys(locks)) expect(existsSync(join(journals(), name))).toBe(false);
   });
 });

@@ -121,6 +121,14 @@ describe('otherCallersRun', () => {
     );
   });
 
+  it("reads the header as a resume does: the first line with text (review23e: not a blank first line's nothing)", () => {
+    const dir = journals({ 'assign-1.ndjson': `\n  \n${theirs}` });
+    const path = join(dir, 'assign-1.ndjson');
+    expect(otherCallersRun(dir, 'assign', owner)).toBe(
+      `note: another caller's unfinished run of this command started at 2026-01-15T11:00:00.000Z by usr_ann is in ${path}; this is a new run of your own, which leaves that one to its caller (see it with \`cat ${path}\`)`,
+    );
+  });
+
   it('says how many more there are, and leaves out a when or a who the header does not hold', () => {
     const dir = journals({
       'assign-a.ndjson': header({ operation: 'op-x', command: 'cmd-assign', by: 7, started_at: null }),

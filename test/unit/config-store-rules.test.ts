@@ -324,6 +324,7 @@ describe('ensureWritable and proveWritable', () => {
       store.proveWritable(
         ['credentials', 'config'],
         (reason) => `the session was not revoked: ${reason}`,
+        (fix) => `${fix}, then again`,
         'free some room',
       );
     } catch (e) {
@@ -333,13 +334,17 @@ describe('ensureWritable and proveWritable', () => {
       1,
       'config_write',
       `the session was not revoked: ${store.credentialsPath} cannot be written (ENOSPC: no space left on device, write)`,
-      'free some room',
+      'free some room, then again',
     ]);
     expect((error!.cause as SvcError).code).toBe('config_write');
     expect(asked.map(([path]) => path)).toEqual([store.credentialsPath]);
     const ok = recording(false);
     const fine = new ConfigStore(fresh(), { disk: ok.disk });
-    fine.proveWritable(['credentials', 'config'], () => 'never', 'never');
+    fine.proveWritable(
+      ['credentials', 'config'],
+      () => 'never',
+      () => 'never',
+    );
     expect(ok.asked.map(([path]) => path)).toEqual([fine.credentialsPath, fine.configPath]);
   });
 });
