@@ -66,13 +66,16 @@ describe('svc logout of a stored API key', () => {
     const { id, key } = await newKey();
     const env = await storedKey(key);
     const store = new ConfigStore(env.SVC_CONFIG_DIR);
+    const url = sandbox().url;
     await store.setProfileValues('ops', { tenant: ACME });
+    // Stored with its origin, as a login stores it: one with neither origin nor base_url would be
+    // asked nowhere (review23f M1).
     await store.setCredential('ops', {
       type: 'token',
       access_token: key,
+      origin: new URL(url).origin,
       obtained_at: new Date().toISOString(),
     });
-    const url = sandbox().url;
     const r = await runInProcess(['-p', 'ops', '--base-url', url, 'logout'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.split('\n')[1]).toBe(
