@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
 import { answers, type HostileServer, useHostileServer } from '../helpers/hostile.js';
+import { consentBrowser } from '../helpers/oauth.js';
 import { ACME, call, useSandbox } from '../helpers/sandbox.js';
 
 // attack23 F1: `logout` and `profiles rm` of a profile holding an API key sent the key to the base
@@ -246,5 +247,32 @@ describe('a login that replaces a key stored before svc recorded origins', () =>
     });
     expect(tokensSeen(s)).toEqual([`GET /v1/me Bearer ${NEW_TOKEN}`]);
     await stillLive(key);
+  });
+  // review23f L1: the browser login's half of the fix (browser-login.ts, credentialBeingReplaced):
+  // a key stored before svc recorded origins, its profile's base_url A, replaced by a browser login
+  // at the sandbox, is not asked there and is said to be stored for A.
+  it("a browser login at another server: the key is bound to its profile's base_url A, said as not asked", async () => {
+    const a = await otherServer();
+    const env = { ...dirs(), NO_COLOR: '1', SVC_CLIENT_ID: 'svc-cli' };
+    const store = new ConfigStore(env.SVC_CONFIG_DIR);
+    const key = 'svc_pk_stored_by_an_older_svc_0123456789';
+    await store.setProfileValues('key', { base_url: a.url, tenant: ACME });
+    await store.setCredential('key', {
+      type: 'token',
+      access_token: key,
+      obtained_at: new Date().toISOString(),
+    });
+    const browser = consentBrowser({ decision: 'approve' });
+    const r = await runInProcess(['-p', 'key', '--base-url', sandbox().url, 'login'], env, {
+      now: Date.now(),
+      browser,
+    });
+    await browser.settled();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `warning: the replaced API key may still be valid: svc did not ask about it: it was stored for ${a.url}, and the server in effect is ${sandbox().url}, where svc does not send it; `,
+    );
+    expect(r.stderr).toContain(`in \`svc --base-url ${a.url} tenants api-keys ls `);
+    expect(a.seen).toEqual([]);
   });
 });
