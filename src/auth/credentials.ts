@@ -52,7 +52,7 @@ export interface BindingOptions {
   loginCommand: () => string;
   /**
    * false: a credential about to be forgotten (a key asked about before logout) is bound for this
-   * use only, by the same rule; nothing is written back, and nothing said.
+   * use only, to its profile's base_url, or with none to no server; nothing is written back.
    */
   record?: false;
 }
@@ -217,7 +217,7 @@ function boundToOrigin(
     const origin =
       stored.origin ??
       (binding.record === false
-        ? firstUseOrigin(binding, target)
+        ? forgottenKeyOrigin(binding, profile)
         : await bindOnFirstUse(store, profile, binding, target));
     sendOnlyToOwnOrigin(profile, origin, target, binding.loginCommand);
     allowed = origin;
@@ -306,13 +306,13 @@ export function originOf(url: string): string | undefined {
 }
 
 /**
- * A replaced credential whose server svc does not know (stored before svc recorded origins, in a
- * profile with no base_url): sent to no server. Nothing was sent.
+ * A replaced or forgotten credential whose server svc does not know (stored before svc recorded
+ * origins, in a profile with no base_url): sent to no server. Nothing was sent.
  */
 export class UnknownOriginError extends AuthError {
-  constructor(profile: string) {
+  constructor(profile: string, what = 'the replaced credential') {
     super(
-      `the replaced credential of profile "${profile}" names no server (it was stored before svc recorded origins, in a profile with no base_url); svc sends it to none`,
+      `${what} of profile "${profile}" names no server (it was stored before svc recorded origins, in a profile with no base_url); svc sends it to none`,
       { code: 'credential_origin_unknown' },
     );
   }
@@ -340,6 +340,18 @@ export function replacedCredentials(
       return source.token(target);
     },
   };
+}
+
+/**
+ * The origin a credential stored without one is asked at before it is forgotten (logout, profiles
+ * rm): its profile's base_url; with none, no server (review23f M1). The server in effect is no
+ * witness of a key it may never have issued, and this use is recorded nowhere, so it is no first use.
+ */
+function forgottenKeyOrigin(binding: BindingOptions, profile: string): string {
+  const base = binding.profileBaseUrl();
+  const origin = base === undefined ? undefined : originOf(base);
+  if (origin === undefined) throw new UnknownOriginError(profile, 'the credential');
+  return origin;
 }
 
 /** The origin a credential stored without one is bound to: its profile's base_url, else this use's. */

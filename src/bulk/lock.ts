@@ -358,10 +358,11 @@ function heldBy(holder: Holder, mine: Holder, journal: string, held: Held): SvcE
  */
 export function olderRunHolding(journal: string): SvcError | undefined {
   const path = `${journal}.lock`;
-  // This process's own lock (a --journal run at an earlier svc's journal locks it before reading
-  // it), or one a current svc holds (its lock names its operation): no earlier svc's run (review23e H1).
-  if (heldHere.has(path) || !existsSync(path)) return undefined;
+  if (!existsSync(path)) return undefined;
   const read = readLock(path);
+  // A lock that names its operation is a current svc's, no earlier svc's run: another caller's, or
+  // this process's own (a --journal run at an earlier svc's journal locks it before reading it, and
+  // its lock always names its operation: review23e H1, review23f L2).
   if (read?.holder.operation !== undefined) return undefined;
   // Unreadable: a holder between its create and its write, or a torn file. Taken as held, as lockJournal does.
   const held: Held | Watch | undefined = read

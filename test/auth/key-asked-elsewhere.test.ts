@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
 import { answers, type HostileServer, useHostileServer } from '../helpers/hostile.js';
+import { consentBrowser } from '../helpers/oauth.js';
 import { ACME, call, useSandbox } from '../helpers/sandbox.js';
 
 // attack23 F1: `logout` and `profiles rm` of a profile holding an API key sent the key to the base
@@ -115,6 +116,57 @@ describe('a stored API key forgotten while another server is in effect', () => {
     expect(s.seen).toEqual([]);
   });
 
+  // review23f M1: with no base_url either, logout and profiles rm sent the key to the server in
+  // effect (its "first use", recorded nowhere) and took that server's 401 for the key being dead.
+  const unknownServer = (key: string) =>
+    'warning: the API key may still be valid: svc did not ask about it: it was stored before svc recorded origins, in a profile with no base_url, so svc does not know its server and sends it to none; ' +
+    `with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… ` +
+    `in \`svc --base-url URL tenants api-keys ls ${ACME}\` (URL: the server it was used with), then revoke it with \`svc --base-url URL tenants api-keys revoke ${ACME} KEY_ID\`\n`;
+
+  /** Profile "key" holding a live key of the sandbox, with no origin and no base_url recorded. */
+  async function originlessKey(): Promise<{ env: Record<string, string>; key: string }> {
+    const { env, key } = await keyProfile();
+    const store = new ConfigStore(env.SVC_CONFIG_DIR!);
+    const { origin: _, ...unbound } = store.credential('key')!;
+    await store.setCredential('key', unbound);
+    await store.unsetProfileValue('key', 'base_url');
+    return { env, key };
+  }
+
+  it('stored before svc recorded origins, in a profile with no base_url: logout sends it nowhere', async () => {
+    const { env, key } = await originlessKey();
+    const s = await otherServer();
+    expect(await runInProcess(['-p', 'key', '--base-url', s.url, 'logout'], env)).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `✓ Logged out of profile "key": removed the credential\n${unknownServer(key)}`,
+    });
+    expect(s.seen).toEqual([]);
+    await stillLive(key);
+  });
+
+  it('the same at profiles rm, and logout --json says unknown', async () => {
+    const { env, key } = await originlessKey();
+    const s = await otherServer();
+    const json = await runInProcess(['-p', 'key', '--json', 'logout'], { ...env, SVC_BASE_URL: s.url });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).api_key).toEqual({
+      state: 'unknown',
+      id: null,
+      tenant: ACME,
+      stopped_reason: null,
+      revoke_command: null,
+    });
+    const again = await originlessKey();
+    const rm = await runInProcess(['profiles', 'rm', 'key', '--yes'], { ...again.env, SVC_BASE_URL: s.url });
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(rm.stderr).toContain(`✓ Removed profile "key"`);
+    expect(rm.stderr).toContain(unknownServer(again.key));
+    expect(s.seen).toEqual([]);
+    await stillLive(key);
+    await stillLive(again.key);
+  });
+
   it('asked at its own server all the same when that is the one in effect', async () => {
     const { env, id } = await keyProfile();
     const r = await runInProcess(['-p', 'key', 'logout'], env);
@@ -195,5 +247,32 @@ describe('a login that replaces a key stored before svc recorded origins', () =>
     });
     expect(tokensSeen(s)).toEqual([`GET /v1/me Bearer ${NEW_TOKEN}`]);
     await stillLive(key);
+  });
+  // review23f L1: the browser login's half of the fix (browser-login.ts, credentialBeingReplaced):
+  // a key stored before svc recorded origins, its profile's base_url A, replaced by a browser login
+  // at the sandbox, is not asked there and is said to be stored for A.
+  it("a browser login at another server: the key is bound to its profile's base_url A, said as not asked", async () => {
+    const a = await otherServer();
+    const env = { ...dirs(), NO_COLOR: '1', SVC_CLIENT_ID: 'svc-cli' };
+    const store = new ConfigStore(env.SVC_CONFIG_DIR);
+    const key = 'svc_pk_stored_by_an_older_svc_0123456789';
+    await store.setProfileValues('key', { base_url: a.url, tenant: ACME });
+    await store.setCredential('key', {
+      type: 'token',
+      access_token: key,
+      obtained_at: new Date().toISOString(),
+    });
+    const browser = consentBrowser({ decision: 'approve' });
+    const r = await runInProcess(['-p', 'key', '--base-url', sandbox().url, 'login'], env, {
+      now: Date.now(),
+      browser,
+    });
+    await browser.settled();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `warning: the replaced API key may still be valid: svc did not ask about it: it was stored for ${a.url}, and the server in effect is ${sandbox().url}, where svc does not send it; `,
+    );
+    expect(r.stderr).toContain(`in \`svc --base-url ${a.url} tenants api-keys ls `);
+    expect(a.seen).toEqual([]);
   });
 });

@@ -66,17 +66,34 @@ describe('svc logout of a stored API key', () => {
     const { id, key } = await newKey();
     const env = await storedKey(key);
     const store = new ConfigStore(env.SVC_CONFIG_DIR);
+    const url = sandbox().url;
     await store.setProfileValues('ops', { tenant: ACME });
+    // Stored with its origin, as a login stores it: one with neither origin nor base_url would be
+    // asked nowhere (review23f M1).
     await store.setCredential('ops', {
       type: 'token',
       access_token: key,
+      origin: new URL(url).origin,
       obtained_at: new Date().toISOString(),
     });
-    const url = sandbox().url;
     const r = await runInProcess(['-p', 'ops', '--base-url', url, 'logout'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.split('\n')[1]).toBe(
       `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with the login of a user who holds api_key.manage (a key cannot revoke keys): \`svc --base-url ${url} tenants api-keys revoke acme-treasury ${id}\``,
+    );
+  });
+
+  // review23f L4: pasted in a shell with SVC_TOKEN set, the line ran with that credential (an API
+  // key: exit 4), whatever profile it named; the last warning says to unset it first.
+  it('under SVC_TOKEN: the last line says the printed command needs it unset', async () => {
+    const { id, key } = await newKey();
+    const other = await newKey();
+    const r = await runInProcess(['logout'], { ...(await storedKey(key)), SVC_TOKEN: other.key });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[1]).toContain(`the API key ${id} itself stays valid`);
+    expect(lines.at(-1)).toBe(
+      'warning: SVC_TOKEN is still set in your environment: svc commands run here use it, not a stored login (a command above too); unset it first: unset SVC_TOKEN',
     );
   });
 

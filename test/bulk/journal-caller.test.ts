@@ -161,6 +161,37 @@ describe('a bulk run is resumed only by the caller who started it', () => {
     },
   );
 
+  // review23f L2: a lock that names its operation is a current svc's (another caller's run of this
+  // command, which takes the older path's lock too), never an earlier svc's: the journal is refused
+  // as one an earlier svc left (exit 2), not as an earlier svc's running run (exit 6 naming a pid
+  // that is no earlier svc), and the lock is left as it was.
+  it("an earlier svc's journal whose lock a current svc's live run holds: exit 2, the lock left", async () => {
+    const { argv, journal } = await unfinished('assign', 45);
+    const legacy = asEarlierSvcWrote(journal);
+    const holder = spawn('sleep', ['300'], { stdio: 'ignore' });
+    const lock = JSON.stringify({
+      pid: holder.pid!,
+      host: hostname(),
+      since: new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      beat: 5,
+      command: 'roles assign',
+      operation: 'another-callers-operation',
+    });
+    writeFileSync(`${legacy}.lock`, lock);
+    try {
+      const r = await svc.run(argv);
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(JSON.parse(r.stderr).error).toMatchObject({
+        code: 'journal_caller_unknown',
+        message: `journal ${legacy} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
+      });
+      expect(readFileSync(`${legacy}.lock`, 'utf8')).toBe(lock);
+    } finally {
+      holder.kill('SIGKILL');
+      await new Promise((done) => holder.once('exit', done));
+    }
+  });
+
   // attack23b F1: the refusal above told the user to `rm` the journal of an earlier svc's run that
   // was still going (its lock naming a live pid); followed, two runs of one command went at once.
   it("an earlier svc's journal whose lock names a running process: wait for it, exit 6, never `rm`", async () => {

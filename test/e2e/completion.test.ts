@@ -526,6 +526,11 @@ describe('completion scripts in real shells', () => {
       'SVC_TENANT=$T svc roles get tenant_ad',
       // Set for an earlier command on the line, not for svc: svc's own tenant (acme-treasury).
       'SVC_TENANT=acme-labs true; svc roles get lab',
+      // review23f L5: a redirection's target that looks like an assignment is a file name to zsh:
+      // svc's own tenant. (No row after command, exec, noglob or builtin: such rows pass even with
+      // those words added to the script's list, as zsh 5.9 offers no labs role there either way.)
+      'true; >| SVC_TENANT=acme-labs svc roles get lab',
+      'true; 2> SVC_TENANT=acme-labs svc roles get lab',
     ])('offers nothing another tenant would not have: %j', async (line) => {
       // Typed after TAB: the line shows it right after what was typed only if TAB wrote nothing.
       await complete(line, `${line}Z`, 'Z');

@@ -69,7 +69,11 @@ async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: strin
   if (shown !== profile) {
     ctx.out.warn(CREDENTIAL_NAMED_PROFILE);
   }
-  if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is still set in your environment');
+  // Every line printed above runs pasted with SVC_TOKEN's credential, not a profile's (review23f L4).
+  if (ctx.env.SVC_TOKEN)
+    ctx.out.warn(
+      'SVC_TOKEN is still set in your environment: svc commands run here use it, not a stored login (a command above too); unset it first: unset SVC_TOKEN',
+    );
 }
 
 export default function logout(make: MakeContext): Command {
