@@ -165,6 +165,38 @@ describe('one take-over of a lock judged left', () => {
     expect([calls, readdirSync(dir)]).toEqual([2, ['credentials.json.lock']]);
   });
 
+  it('that moved another lock while a third waiter locked in its place: the third’s lock kept, the moved one not left aside', () => {
+    const { dir, lock } = storeDir();
+    mkdirSync(lock);
+    const judged = seen(lock);
+    const rename = takeOverDisk.renameSync;
+    const mkdir = takeOverDisk.mkdirSync;
+    let calls = 0;
+    vi.spyOn(takeOverDisk, 'renameSync').mockImplementation((from, to) => {
+      // The look and the move: another lock made between them.
+      if (++calls === 1) replaced(lock);
+      rename(from, to);
+    });
+    let third: number | undefined;
+    vi.spyOn(takeOverDisk, 'mkdirSync').mockImplementation((path, options) => {
+      // Just before the give-back's mkdir: a third waiter locks.
+      mkdirSync(lock);
+      third = statSync(lock).ino;
+      return mkdir(path, options);
+    });
+    expect(takeOverStale(lock, judged)).toBe(true);
+    expect([calls, seen(lock).ino, readdirSync(dir)]).toEqual([1, third, ['credentials.json.lock']]);
+  });
+
+  it.runIf(existsSync('/proc/self/fd'))('closes its marker’s descriptor', () => {
+    const { lock } = storeDir();
+    mkdirSync(lock);
+    const judged = seen(lock);
+    const open = readdirSync('/proc/self/fd').length;
+    expect(takeOverStale(lock, judged)).toBe(true);
+    expect(readdirSync('/proc/self/fd').length).toBe(open);
+  });
+
   it('whose marker was taken as left and made again by another meanwhile: that marker is not dropped', () => {
     const { dir, lock, marker } = storeDir();
     mkdirSync(lock);
@@ -247,6 +279,11 @@ describe('a take-over marker found there', () => {
     [
       'a gone pid of another boot',
       () => markWord({ ...thisProcess(), pid: gonePid(), start: '1', boot: '0123456789ab-0000' }),
+    ],
+    ['a gone pid without its start', () => markWord({ ...thisProcess(), pid: gonePid(), start: undefined })],
+    [
+      'a gone pid without its PID namespace',
+      () => markWord({ ...thisProcess(), pid: gonePid(), start: '1', pidns: undefined }),
     ],
     ['no mark at all', () => 'not a mark'],
   ] as const) {
