@@ -148,6 +148,20 @@ describe('one take-over of a lock judged left', () => {
     expect(readdirSync(dir).sort()).toEqual(['credentials.json.lock', 'credentials.json.lock-pid']);
   });
 
+  it('whose move finds the lock gone (its holder let go meanwhile): true, no lock made in its place', () => {
+    const { dir, lock } = storeDir();
+    mkdirSync(lock);
+    const judged = seen(lock);
+    const rename = takeOverDisk.renameSync;
+    let calls = 0;
+    vi.spyOn(takeOverDisk, 'renameSync').mockImplementation((from, to) => {
+      if (++calls > 1) return rename(from, to);
+      rmSync(lock, { recursive: true });
+      throw Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
+    });
+    expect([takeOverStale(lock, judged), calls, readdirSync(dir)]).toEqual([true, 1, []]);
+  });
+
   it('that moved another lock and cannot put it back (its rename fails): the moved lock is not left aside', () => {
     const { dir, lock } = storeDir();
     mkdirSync(lock);
