@@ -445,27 +445,23 @@ function resuming(
   const finished = journal.earlierFinish();
   const allDone = journal.earlierAllDone();
   const takenUp = journal.earlierTakenUp();
-  const again =
+  // What the run does with it, and its end (the machine's time: Journal.markFinished), said beside
+  // the machine's start.
+  const [again, ended] =
     finished !== undefined
-      ? 'taking up the failures of'
+      ? ['taking up the failures of', `it finished at ${finished}`]
       : allDone !== undefined
-        ? 'showing again'
+        ? ['showing again', `it finished at ${allDone}, every item done`]
         : takenUp !== undefined
-          ? 'taking up again'
-          : 'resuming';
+          ? [
+              'taking up again',
+              `it finished at ${takenUp}; an earlier svc took it up since, and whether that run finished is not recorded`,
+            ]
+          : ['resuming', ''];
   const what = !dryRun ? again : again === 'showing again' ? `a dry run, ${again}` : `a dry run of ${again}`;
   // The run's start as its other lines give it: on the platform's clock (its anchor) when that was
   // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
   const anchor = journal.knownPlatformStart() ?? journal.knownAnchor();
-  // Its finish is the machine's time (Journal.markFinished): said beside the machine's start.
-  const ended =
-    finished !== undefined
-      ? `it finished at ${finished}`
-      : allDone !== undefined
-        ? `it finished at ${allDone}, every item done`
-        : takenUp !== undefined
-          ? `it finished at ${takenUp}; an earlier svc took it up since, and whether that run finished is not recorded`
-          : '';
   const started =
     anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= CLOCK_SKEW_MS
       ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's${ended && `; ${ended}`})`
