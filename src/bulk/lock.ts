@@ -1,3 +1,5 @@
+// Past 300 lines on purpose: taking, refreshing, watching and releasing the lock share its file
+// descriptor and mark, and each refusal's words name what svc saw; split, they would pass both around.
 import {
   closeSync,
   existsSync,
@@ -41,9 +43,6 @@ import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-
  *   pid that runs then is named with the lock file to remove if it is not svc. Node has no flock.
  * A lock written on another host is never taken over: the message says how to remove it (two
  * hosts' clocks make its mtime no proof).
- *
- * Past 300 lines on purpose: taking, refreshing, watching and releasing the lock share its file
- * descriptor and mark, and each refusal's words name what svc saw; split, they would pass both around.
  */
 
 /** The holder refreshes its lock's mtime every BEAT_MS; a lock svc cannot judge by pid is dead once seen untouched for WATCH_MS. */
