@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { Chalk } from 'chalk';
 import type { Anchor } from '../api/expiry.js';
 import { thirdPartyClientOf } from '../api/holds.js';
-import { serverTime } from '../api/time.js';
+import { isoSeconds, serverTime } from '../api/time.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
 import type { BulkItem } from '../bulk/runner.js';
@@ -430,7 +430,7 @@ async function unchangedSince(
     const { details, where } = reasonLines(ctx, ended);
     throw new SvcError(
       'conflict',
-      `${stale.what} has aged out: ${n(ended.length)} of its grant(s) would end at or before the platform's time now, ${new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z')} (${where}); nothing was applied`,
+      `${stale.what} has aged out: ${n(ended.length)} of its grant(s) would end at or before the platform's time now, ${isoSeconds(now)} (${where}); nothing was applied`,
       { code: 'plan_expired', hint: stale.hint, details },
     );
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isoSeconds } from '../api/time.js';
 import type { StoredCredential } from '../config/store.js';
 import { heirOf } from '../config/store-directory.js';
 import { writeOwnFile } from '../system/output-file.js';
@@ -73,7 +74,7 @@ export function sentMark(refreshToken: string, nowMs: number): AbandonedNote {
   return {
     refresh_token_sha256: digest(refreshToken),
     pid: process.pid,
-    at: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    at: isoSeconds(nowMs),
   };
 }
 
