@@ -397,15 +397,45 @@ export function cursorWithin(
   printed: number,
   ahead: readonly unknown[] = [],
 ): string {
-  const keys = new Set<string>();
-  for (const item of ahead) {
-    const key = itemKey(item);
-    if (key !== undefined) keys.add(encodeURIComponent(key));
-  }
-  const carried = keys.size > 0 ? `&printed=${[...keys].join(',')}` : '';
+  const carried = printedPart(ahead);
   const own = ownPage(cursor);
   if (own === undefined) return `${SVC_PAGE}cursor=${cursor ?? ''}#skip=${printed}${carried}`;
   return `${(cursor as string).replace(SKIP, '')}#skip=${own.skip + printed}${carried}`;
+}
+
+/** `&printed=K1,K2`: the keys (item-key.ts) of `items`, each URI-encoded, once; '' for none. */
+function printedPart(items: readonly unknown[]): string {
+  const keys = new Set<string>();
+  for (const item of items) {
+    const key = itemKey(item);
+    if (key !== undefined) keys.add(encodeURIComponent(key));
+  }
+  return keys.size > 0 ? `&printed=${[...keys].join(',')}` : '';
+}
+
+/**
+ * How many of the items a listing printed last the cursor of a `--limit` reached exactly at a
+ * page's end carries (cursorAfter): a list gaining up to this many items ahead of the position
+ * between the two commands prints none of them again; one gaining more prints the excess again
+ * (the cursor is a shell word a person copies: it does not grow with the page).
+ */
+export const PRINTED_LAST = 10;
+
+/**
+ * The cursor a listing whose `--limit` was reached exactly at a page's end hands on: the server's
+ * next cursor `next`, and, when that names the next page by position (svc's own offset, page
+ * number or link), the keys of `last`, the items printed last (at most PRINTED_LAST), as
+ * `#skip=0&printed=`: the next command has no page before to compare with, and an offset list
+ * that gained an item at its head between the two commands starts that page with the item printed
+ * last (closing note of session 23: it was printed again). A cursor of the server's own (its
+ * position is its own: the platform's is keyset) or of an id (`starting_after`) is handed as it is.
+ */
+export function cursorAfter(next: string, last: readonly unknown[]): string {
+  const own = ownPage(next);
+  if (own === undefined || own.skip > 0 || own.printed !== undefined) return next;
+  if (own.way !== 'offset' && own.way !== 'page' && own.way !== 'link') return next;
+  const carried = printedPart(last.slice(-PRINTED_LAST));
+  return carried === '' ? next : `${next}#skip=0${carried}`;
 }
 
 /** A count as servers write it: a whole JSON number, or its digits as text ("39": proto3's int64). */

@@ -102,6 +102,32 @@ describe('a --limit cut before a repeat further on its page (brief paging23 2)',
   });
 });
 
+describe("a --limit cut exactly at a page's end (closing note of session 23)", () => {
+  it.each([
+    ['offset pages', 'offset-insert', 'svc-page:offset=3'],
+    ['links', 'link', 'svc-page:link=/v1/users?limit=3&offset=3'],
+  ] as const)(
+    '%s: the cursor names the items printed last, and a list gaining one at its head meanwhile prints none again',
+    async (_what, shape, page) => {
+      const all = await everyUser();
+      const ids = idsOf((await svc.run(['users', 'ls', '--limit', '3', '--ndjson'])).stdout);
+      pageAs(proxy(), shape);
+      // Page 1 is [a0, a1, a2], all printed; under 'offset-insert' the next command's page 2 is
+      // [a2, a3, a4] (the list gained a user at its head meanwhile).
+      const first = await svc.run(['users', 'ls', '--limit', '3'], through());
+      const cursor = cursorIn(first.stderr);
+      const next = await svc.run(['users', 'ls', '--limit', '3', '--cursor', cursor], through());
+      expect([first.code, first.stdout, next.code, next.stdout, cursor]).toEqual([
+        0,
+        text(all.slice(0, 3)),
+        0,
+        text(all.slice(3, 6)),
+        `${page}#skip=0&printed=${ids.join(',')}`,
+      ]);
+    },
+  );
+});
+
 /**
  * The verbs that read a list whole to find something in it: the roles of the tenant, read in
  * offset pages of three, pages after the first seeing a role added at the list's head.
