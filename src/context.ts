@@ -264,12 +264,14 @@ export function createContext(
    * nor is a TAB press (forCompletion), whose stderr lands in the prompt.
    */
   const sayKeptTwice = async () => {
-    const kept = madeClient?.keptTwice ?? 0;
-    if (kept === 0 || deps.deadlineMs !== undefined) return;
-    madeClient!.keptTwice = 0;
-    const { twiceNote } = await import('./http/paging.js');
+    const kept = madeClient?.keptTwice;
+    if (kept === undefined || kept.size === 0 || deps.deadlineMs !== undefined) return;
+    const { keptNote } = await import('./http/paging.js');
+    const note = keptNote(kept);
+    kept.clear();
+    if (note === undefined) return;
     try {
-      out.warn(twiceNote(kept, 'kept')!);
+      out.warn(note);
     } catch {
       // stderr is gone
     }

@@ -21,12 +21,37 @@ export function startCursor(path: string, query: Record<string, unknown>): strin
 /**
  * The one stderr note of a listing whose pages repeated `twice` items of the pages before them,
  * each printed once (CursorTrail.read), or undefined for none. `kept`: what became of them, for a
- * command that reads its lists whole and prints none of them (`svc export`, `plan`, `apply`).
+ * command that reads its lists whole and prints none of them; `lists`: which lists (keptNote).
  */
-export function twiceNote(twice: number, done: 'printed' | 'kept' = 'printed'): string | undefined {
+export function twiceNote(
+  twice: number,
+  done: 'printed' | 'kept' = 'printed',
+  lists: readonly string[] = [],
+): string | undefined {
   if (twice === 0) return undefined;
   const items = `${twice.toLocaleString('en')} item${twice === 1 ? '' : 's'}`;
-  return `the list changed while svc read it: ${items} seen twice ${twice === 1 ? 'was' : 'were'} ${done} once`;
+  const more = lists.length > 3 ? ` and ${lists.length - 3} more` : '';
+  const which = `${lists.slice(0, 3).join(', ')}${more}`;
+  const changed =
+    lists.length === 0
+      ? 'the list changed while svc read it'
+      : lists.length === 1
+        ? `the list ${which} changed while svc read it`
+        : `the lists ${which} changed while svc read them`;
+  return `${changed}: ${items} seen twice ${twice === 1 ? 'was' : 'were'} ${done} once`;
+}
+
+/**
+ * The one warning of the lists a run read whole that repeated items of their pages before, each
+ * kept once (ApiClient.keptTwice: how many, by list), or undefined for none, naming the lists (three,
+ * then how many more): a list that changed while svc read it may also have lost an item to its
+ * reading, and the person must know which (closing note of session 23: export, plan and apply
+ * said it as a plain line, naming none).
+ */
+export function keptNote(lists: ReadonlyMap<string, number>): string | undefined {
+  const named = [...lists].filter(([, count]) => count > 0).map(([list]) => list);
+  const twice = [...lists.values()].reduce((sum, count) => sum + count, 0);
+  return twiceNote(twice, 'kept', named);
 }
 
 /**

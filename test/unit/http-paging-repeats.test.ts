@@ -10,6 +10,7 @@ import {
   CursorTrail,
   cursorWithin,
   followPage,
+  keptNote,
   REPEATED_PAGES_MAX,
   SEEN_MAX,
   skipOf,
@@ -218,5 +219,21 @@ describe('the keys of 100,000 items (brief paging23 1: ids only)', () => {
       status: 'active',
     }));
     expect(mb).toBeLessThan(20);
+  });
+});
+
+describe('keptNote: the warning of the lists a run read whole names them (closing note of session 23)', () => {
+  it('one list, several, more than three, none', () => {
+    const note = (...lists: Array<[string, number]>) => keptNote(new Map(lists));
+    expect(note(['GET /v1/roles', 1])).toBe(
+      'the list GET /v1/roles changed while svc read it: 1 item seen twice was kept once',
+    );
+    expect(note(['GET /v1/roles', 1], ['GET /v1/users', 2])).toBe(
+      'the lists GET /v1/roles, GET /v1/users changed while svc read them: 3 items seen twice were kept once',
+    );
+    expect(note(['a', 1], ['b', 1], ['c', 1], ['d', 1], ['e', 0], ['f', 2])).toBe(
+      'the lists a, b, c and 2 more changed while svc read them: 6 items seen twice were kept once',
+    );
+    expect(note(['a', 0])).toBeUndefined();
   });
 });
