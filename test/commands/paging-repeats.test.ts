@@ -11,7 +11,7 @@
  *    them out;
  * 3. the verbs reading a list whole to look something up (a bulk run's roles, `roles holders` by
  *    name, a picker's tenants) kept a repeat once without a word; one rule now says it once, a warning at the end of
- *    the run, for every verb but completion (a TAB press writes nothing on stderr).
+ *    the run (a picker's before its prompt), for every verb but completion (a TAB press writes nothing on stderr).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Choice, Prompter } from '../../src/system/prompter.js';
 import { customRole } from '../helpers/bulk.js';
-import { ndjson } from '../helpers/context.js';
+import { type LiveRun, ndjson, startInProcess } from '../helpers/context.js';
 import { pageAs, rolesGainingOne } from '../helpers/paged-proxy.js';
 import { useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
@@ -158,8 +158,10 @@ describe('a lookup reading a list that changed while svc read it (brief paging23
     expect([r.code, r.stdout, r.stderr]).toEqual([direct.code, direct.stdout, `${direct.stderr}${kept()}`]);
   });
 
-  it('a picker offers each tenant once and the command says it at its end, the same', async () => {
+  it('a picker offers each tenant once and says it before the prompt, beside the list it bears on (closing note of session 23)', async () => {
     const offered: string[] = [];
+    let atPrompt: string | undefined;
+    let live: LiveRun | undefined;
     const refuse = () => Promise.reject(new Error('unexpected prompt'));
     const prompter: Prompter = {
       input: refuse,
@@ -167,21 +169,26 @@ describe('a lookup reading a list that changed while svc read it (brief paging23
       confirm: refuse,
       select: async <T>(_message: string, choices: Array<Choice<T>>) => {
         offered.push(...choices.map((c) => c.name));
+        atPrompt = live?.stderr();
         return choices[0]!.value;
       },
     };
     // As an org_admin with no tenant set, at a terminal: `tenants api-keys ls` asks which tenant.
-    const atTerminal = { tty: true, prompter, env: { SVC_TENANT: undefined, SVC_ORG: 'org_demo' } } as const;
+    const env = { ...svc.env(), SVC_TENANT: undefined, SVC_ORG: 'org_demo' };
     const argv = ['tenants', 'api-keys', 'ls', '--json'];
-    const direct = await svc.run(argv, atTerminal);
+    live = startInProcess(argv, env, { tty: true, prompter });
+    const direct = await live.done;
     const shown = offered.splice(0);
-    expect(shown.length).toBeGreaterThan(3);
+    expect([shown.length > 3, atPrompt]).toEqual([true, '']);
     pageAs(proxy(), 'offset-insert');
-    const r = await svc.run(argv, { ...atTerminal, env: { ...atTerminal.env, SVC_BASE_URL: proxy().url } });
-    expect([r.code, r.stdout, r.stderr, offered]).toEqual([
+    live = startInProcess(argv, { ...env, SVC_BASE_URL: proxy().url }, { tty: true, prompter });
+    const r = await live.done;
+    const warning = kept('GET /v1/tenants');
+    expect([r.code, r.stdout, atPrompt, r.stderr, offered]).toEqual([
       direct.code,
       direct.stdout,
-      `${direct.stderr}${kept('GET /v1/tenants')}`,
+      warning,
+      `${warning}${direct.stderr}`,
       shown,
     ]);
   });
