@@ -89,6 +89,8 @@ export class CursorTrail {
   #items = 0;
   /** How many pages in a row held only items read before (read(); review23a F7). */
   #onlyRepeats = 0;
+  /** How many pages held an item not read before (read(): the bound of #onlyRepeats). */
+  #newPages = 0;
   /** How many items pages repeated of the items before them, printed once (read()). */
   twice = 0;
   readonly #repeats: 'stop' | 'counted once';
@@ -198,7 +200,9 @@ export class CursorTrail {
     const rest = items.slice(skip);
     const stale = rest.length > 0 && rest.every((item) => repeated.has(item));
     this.#onlyRepeats = stale ? this.#onlyRepeats + 1 : 0;
-    if (this.#onlyRepeats >= REPEATED_PAGES_MAX) throw onlyRepeats();
+    if (!stale && rest.length > 0) this.#newPages++;
+    const bound = Math.max(REPEATED_PAGES_MAX, this.#newPages);
+    if (this.#onlyRepeats >= bound) throw onlyRepeats(bound);
     this.twice += twice;
     return repeated;
   }
@@ -267,19 +271,23 @@ function shownCut(text: string): string {
 }
 
 /**
- * Pages in a row made only of items read before that stop a listing (CursorTrail.read): a server
- * whose pages go round (A, B, A, B…) under cursors or links that differ every time (a timestamp
- * in them) passes the check of a cursor sent again and of a page repeating the page before, and
- * was read for ever, printing nothing (review23a F7). A busy newest-first list read by offset
- * gives such pages only while it gains more than a page of items between two of svc's reads, 20
- * times in a row: svc could not reach its end then anyway (every page is older items again).
+ * Pages in a row made only of items read before that stop a listing (CursorTrail.read), or as
+ * many as the pages read that held an item not read before, when more: a server whose pages go
+ * round (A, B, A, B…) under cursors or links that differ every time (a timestamp in them) passes
+ * the check of a cursor sent again and of a page repeating the page before, and was read for
+ * ever, printing nothing (review23a F7). A busy newest-first list read by offset gives such pages
+ * while it gains more than a page of items between two of svc's reads: a burst as long as the
+ * listing read so far is borne (closing note of session 23: 20 stopped a long listing whose list
+ * would have calmed), so the requests spent on repeats are at most those that brought new items
+ * (the listing costs at most twice its pages), and a server going round its pages stops within a
+ * round of them (20 for a short one).
  */
 export const REPEATED_PAGES_MAX = 20;
 
-function onlyRepeats(): SvcError {
+function onlyRepeats(pages: number): SvcError {
   return new SvcError(
     'failure',
-    `the last ${REPEATED_PAGES_MAX} pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete`,
+    `the last ${pages.toLocaleString('en')} pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete`,
     { code: 'paging_moved', hint: AGAIN },
   );
 }

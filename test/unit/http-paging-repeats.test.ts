@@ -82,6 +82,29 @@ describe('CursorTrail.read: every item printed once, wherever its repeat comes (
     }
   });
 
+  it('a list read for more pages than 20 bears as many pages of repeats as it has read pages with new items (a burst of a busy list calms; closing note of session 23)', () => {
+    const trail = new CursorTrail();
+    // 30 pages of new items (ids 0 … 89), then 29 pages in a row of items read before: it goes on.
+    for (let page = 0; page < 30; page++) trail.read(items(3, page * 3), page === 0 ? undefined : `n${page}`);
+    const repeats = (count: number, round: string) => {
+      for (let page = 0; page < count; page++) trail.read(items(2, page * 2), `${round}-${page}`);
+    };
+    repeats(29, 'a');
+    expect(trail.read([it_(0), it_(500)], 'new').size).toBe(1);
+    // 31 pages with new items now: the 31st page of repeats in a row stops it.
+    repeats(30, 'b');
+    let error: SvcError | undefined;
+    try {
+      repeats(1, 'c');
+    } catch (thrown) {
+      error = thrown as SvcError;
+    }
+    expect([error?.code, error?.message.slice(0, 35)]).toEqual([
+      'paging_moved',
+      'the last 31 pages svc read held onl',
+    ]);
+  });
+
   it('an item twice within one page: its second is left out', () => {
     const trail = new CursorTrail();
     const page = [it_(0), it_(1), { ...it_(0) }];
