@@ -260,16 +260,19 @@ export function createContext(
    * and the list changed while svc read it (an unstable order can also leave an item out), so the
    * run says it once, a warning after everything else it said but its error line (sayAtEnd: the
    * error stays the last line of stderr, review23a F2). A command that said it itself
-   * (Platform.sayTwice: `export`, `plan`, `apply`, `roles ls`, `webhooks ls`) is not told again;
+   * (Platform.sayTwice: `export`, `plan`, `apply`, `roles ls`, `webhooks ls`, a picker before its
+   * prompt: pick.ts chooseFrom) is not told again;
    * nor is a TAB press (forCompletion), whose stderr lands in the prompt.
    */
   const sayKeptTwice = async () => {
-    const kept = madeClient?.keptTwice ?? 0;
-    if (kept === 0 || deps.deadlineMs !== undefined) return;
-    madeClient!.keptTwice = 0;
-    const { twiceNote } = await import('./http/paging.js');
+    const kept = madeClient?.keptTwice;
+    if (kept === undefined || kept.size === 0 || deps.deadlineMs !== undefined) return;
+    const { keptNote } = await import('./http/paging.js');
+    const note = keptNote(kept);
+    kept.clear();
+    if (note === undefined) return;
     try {
-      out.warn(twiceNote(kept, 'kept')!);
+      out.warn(note);
     } catch {
       // stderr is gone
     }

@@ -350,7 +350,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     if (unsaved.size > 0) ctx.out.info(unsavedLine([...unsaved.values()], KEY_LIFETIME_MS));
     // A list that changed while svc read it (an item repeated, kept once): said once, at the end
     // of every read of the run (the plan's, the drift check's, a step's; brief paging22 2).
-    platform.sayTwice((note) => ctx.out.info(note), 'kept');
+    platform.sayTwice((note) => ctx.out.warn(note), 'kept');
   }
   const { made, refused } = leftForPrune;
   if (summary && made + refused > 0) {

@@ -8,7 +8,7 @@
  */
 import { Option } from 'commander';
 import type { Context } from '../context.js';
-import { CursorTrail, cursorWithin, skipOf, twiceNote } from '../http/paging.js';
+import { CursorTrail, cursorAfter, cursorWithin, PRINTED_LAST, skipOf, twiceNote } from '../http/paging.js';
 import type { Page } from '../platform/index.js';
 import { shellWord } from '../system/shell-words.js';
 import { intFlag, nonEmpty } from './kit.js';
@@ -83,6 +83,8 @@ export class Listing<T, P extends Page<T> = Page<T>> {
   async *items(fetchPage: (page: { limit: number; cursor?: string }) => Promise<P>): AsyncGenerator<T> {
     const { limit } = this.options;
     const trail = new CursorTrail(this.next ?? undefined);
+    // The items printed last, for the cursor of a --limit reached at a page's end (cursorAfter).
+    let last: T[] = [];
     do {
       const left = limit === undefined ? this.pageMax : limit - this.shown;
       const asked = this.next ?? undefined;
@@ -111,8 +113,15 @@ export class Listing<T, P extends Page<T> = Page<T>> {
         within = cursorWithin(asked, cut, trail.cut(rest.slice(cut), twice));
         this.twice = trail.twice;
       }
-      this.next = within ?? page.next_cursor ?? null;
-      for (const item of within === undefined ? items : items.slice(0, left)) {
+      const shown = within === undefined ? items : items.slice(0, left);
+      last = [...last, ...shown.slice(-PRINTED_LAST)].slice(-PRINTED_LAST);
+      // --limit reached exactly at the page's end: the next page's cursor, naming the items
+      // printed last when that page is asked by position (a list gaining items ahead of it
+      // between the two commands starts it with them).
+      const filled = limit !== undefined && within === undefined && this.shown + items.length >= limit;
+      const next = page.next_cursor;
+      this.next = within ?? (filled && next ? cursorAfter(next, last) : next) ?? null;
+      for (const item of shown) {
         this.shown++;
         yield item;
       }

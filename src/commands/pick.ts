@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { rfc3339 } from '../output/format.js';
 import { urlInWords } from '../output/hosts.js';
 import { callerTenants, findTenant, type KnownTenant } from '../platform/tenant-ref.js';
+import type { Choice } from '../system/prompter.js';
 
 /** A tenant a command acts on: its id, and how people know it, for prompts and messages. */
 export interface NamedTenant {
@@ -21,6 +22,18 @@ const labelOf = (t: KnownTenant) => `${t.display_name} (${t.slug})`;
  * asks for the argument instead of showing a part of the list as if it were all of it.
  */
 export const PICK_LIMIT = 500;
+
+/**
+ * A choice among items read from a list: a list that changed while svc read it (an item it
+ * repeated kept once; an unstable order can also leave one out: Platform.sayTwice) is said before
+ * the prompt, as the warning the run would say at its end, for it bears on the choice (the item
+ * wanted may be missing: run the command again); at the run's end it came after the choice
+ * (closing note of session 23). Every picker of svc chooses through it.
+ */
+export async function chooseFrom<T>(ctx: Context, message: string, choices: Array<Choice<T>>): Promise<T> {
+  (await ctx.platform()).sayTwice((note) => ctx.out.warn(note), 'kept');
+  return ctx.prompter.select(message, choices);
+}
 
 /** Every item, page after page, or a usage error naming the fix when there are over PICK_LIMIT. */
 async function everyChoice<T>(items: AsyncIterable<T>, what: string, fix: string): Promise<T[]> {
@@ -85,7 +98,8 @@ export async function pickTenant(ctx: Context, ref: string | undefined, what: st
     `pass the TENANT (id or slug), or set the profile's tenant; see \`${svcCommand(ctx.settings(), 'tenants ls')}\``,
   );
   if (tenants.length === 0) throw new UsageError('you have no tenants to choose from');
-  return ctx.prompter.select(
+  return chooseFrom(
+    ctx,
     'Tenant',
     tenants.map((t) => ({
       name: labelOf(t),
@@ -120,7 +134,8 @@ export async function pickWebhook(ctx: Context, given: string | undefined, what:
   const shared = new Set(masked.filter((url, i) => masked.indexOf(url) !== i));
   const apart = (w: Webhook) =>
     `  (${[`created ${rfc3339(w.created_at)}`, ...w.event_types, ...(w.description ? [JSON.stringify(w.description)] : [])].join(', ')})`;
-  return ctx.prompter.select(
+  return chooseFrom(
+    ctx,
     'Webhook',
     webhooks.map((w, i) => ({
       name: `${w.id}  ${masked[i]}${shared.has(masked[i]!) ? apart(w) : ''}`,

@@ -92,9 +92,10 @@ export class ApiClient {
    * Items the lists read whole through this client (platform/transport.ts all()) repeated of the
    * items before them and kept once, not said yet: the run says so once (Platform.sayTwice, or at
    * its end: Context.close), whichever Platform over this client read them (a tenant slug's
-   * lookup has its own).
+   * lookup has its own). By list (`GET /v1/roles`, `… in tenant ten_1`: paging.ts keptNote), so
+   * the warning names the lists that changed.
    */
-  keptTwice = 0;
+  readonly keptTwice = new Map<string, number>();
 
   constructor(config: ClientConfig) {
     this.config = config;

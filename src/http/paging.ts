@@ -21,12 +21,37 @@ export function startCursor(path: string, query: Record<string, unknown>): strin
 /**
  * The one stderr note of a listing whose pages repeated `twice` items of the pages before them,
  * each printed once (CursorTrail.read), or undefined for none. `kept`: what became of them, for a
- * command that reads its lists whole and prints none of them (`svc export`, `plan`, `apply`).
+ * command that reads its lists whole and prints none of them; `lists`: which lists (keptNote).
  */
-export function twiceNote(twice: number, done: 'printed' | 'kept' = 'printed'): string | undefined {
+export function twiceNote(
+  twice: number,
+  done: 'printed' | 'kept' = 'printed',
+  lists: readonly string[] = [],
+): string | undefined {
   if (twice === 0) return undefined;
   const items = `${twice.toLocaleString('en')} item${twice === 1 ? '' : 's'}`;
-  return `the list changed while svc read it: ${items} seen twice ${twice === 1 ? 'was' : 'were'} ${done} once`;
+  const more = lists.length > 3 ? ` and ${lists.length - 3} more` : '';
+  const which = `${lists.slice(0, 3).join(', ')}${more}`;
+  const changed =
+    lists.length === 0
+      ? 'the list changed while svc read it'
+      : lists.length === 1
+        ? `the list ${which} changed while svc read it`
+        : `the lists ${which} changed while svc read them`;
+  return `${changed}: ${items} seen twice ${twice === 1 ? 'was' : 'were'} ${done} once`;
+}
+
+/**
+ * The one warning of the lists a run read whole that repeated items of their pages before, each
+ * kept once (ApiClient.keptTwice: how many, by list), or undefined for none, naming the lists (three,
+ * then how many more): a list that changed while svc read it may also have lost an item to its
+ * reading, and the person must know which (closing note of session 23: export, plan and apply
+ * said it as a plain line, naming none).
+ */
+export function keptNote(lists: ReadonlyMap<string, number>): string | undefined {
+  const named = [...lists].filter(([, count]) => count > 0).map(([list]) => list);
+  const twice = [...lists.values()].reduce((sum, count) => sum + count, 0);
+  return twiceNote(twice, 'kept', named);
 }
 
 /**
@@ -64,6 +89,8 @@ export class CursorTrail {
   #items = 0;
   /** How many pages in a row held only items read before (read(); review23a F7). */
   #onlyRepeats = 0;
+  /** How many pages held an item not read before (read(): the bound of #onlyRepeats). */
+  #newPages = 0;
   /** How many items pages repeated of the items before them, printed once (read()). */
   twice = 0;
   readonly #repeats: 'stop' | 'counted once';
@@ -173,7 +200,9 @@ export class CursorTrail {
     const rest = items.slice(skip);
     const stale = rest.length > 0 && rest.every((item) => repeated.has(item));
     this.#onlyRepeats = stale ? this.#onlyRepeats + 1 : 0;
-    if (this.#onlyRepeats >= REPEATED_PAGES_MAX) throw onlyRepeats();
+    if (!stale && rest.length > 0) this.#newPages++;
+    const bound = Math.max(REPEATED_PAGES_MAX, this.#newPages);
+    if (this.#onlyRepeats >= bound) throw onlyRepeats(bound);
     this.twice += twice;
     return repeated;
   }
@@ -242,19 +271,23 @@ function shownCut(text: string): string {
 }
 
 /**
- * Pages in a row made only of items read before that stop a listing (CursorTrail.read): a server
- * whose pages go round (A, B, A, B…) under cursors or links that differ every time (a timestamp
- * in them) passes the check of a cursor sent again and of a page repeating the page before, and
- * was read for ever, printing nothing (review23a F7). A busy newest-first list read by offset
- * gives such pages only while it gains more than a page of items between two of svc's reads, 20
- * times in a row: svc could not reach its end then anyway (every page is older items again).
+ * Pages in a row made only of items read before that stop a listing (CursorTrail.read), or as
+ * many as the pages read that held an item not read before, when more: a server whose pages go
+ * round (A, B, A, B…) under cursors or links that differ every time (a timestamp in them) passes
+ * the check of a cursor sent again and of a page repeating the page before, and was read for
+ * ever, printing nothing (review23a F7). A busy newest-first list read by offset gives such pages
+ * while it gains more than a page of items between two of svc's reads: a burst as long as the
+ * listing read so far is borne (closing note of session 23: 20 stopped a long listing whose list
+ * would have calmed), so the requests spent on repeats are at most those that brought new items
+ * (the listing costs at most twice its pages), and a server going round its pages stops within a
+ * round of them (20 for a short one).
  */
 export const REPEATED_PAGES_MAX = 20;
 
-function onlyRepeats(): SvcError {
+function onlyRepeats(pages: number): SvcError {
   return new SvcError(
     'failure',
-    `the last ${REPEATED_PAGES_MAX} pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete`,
+    `the last ${pages.toLocaleString('en')} pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete`,
     { code: 'paging_moved', hint: AGAIN },
   );
 }
@@ -397,15 +430,45 @@ export function cursorWithin(
   printed: number,
   ahead: readonly unknown[] = [],
 ): string {
-  const keys = new Set<string>();
-  for (const item of ahead) {
-    const key = itemKey(item);
-    if (key !== undefined) keys.add(encodeURIComponent(key));
-  }
-  const carried = keys.size > 0 ? `&printed=${[...keys].join(',')}` : '';
+  const carried = printedPart(ahead);
   const own = ownPage(cursor);
   if (own === undefined) return `${SVC_PAGE}cursor=${cursor ?? ''}#skip=${printed}${carried}`;
   return `${(cursor as string).replace(SKIP, '')}#skip=${own.skip + printed}${carried}`;
+}
+
+/** `&printed=K1,K2`: the keys (item-key.ts) of `items`, each URI-encoded, once; '' for none. */
+function printedPart(items: readonly unknown[]): string {
+  const keys = new Set<string>();
+  for (const item of items) {
+    const key = itemKey(item);
+    if (key !== undefined) keys.add(encodeURIComponent(key));
+  }
+  return keys.size > 0 ? `&printed=${[...keys].join(',')}` : '';
+}
+
+/**
+ * How many of the items a listing printed last the cursor of a `--limit` reached exactly at a
+ * page's end carries (cursorAfter): a list gaining up to this many items ahead of the position
+ * between the two commands prints none of them again; one gaining more prints the excess again
+ * (the cursor is a shell word a person copies: it does not grow with the page).
+ */
+export const PRINTED_LAST = 10;
+
+/**
+ * The cursor a listing whose `--limit` was reached exactly at a page's end hands on: the server's
+ * next cursor `next`, and, when that names the next page by position (svc's own offset, page
+ * number or link), the keys of `last`, the items printed last (at most PRINTED_LAST), as
+ * `#skip=0&printed=`: the next command has no page before to compare with, and an offset list
+ * that gained an item at its head between the two commands starts that page with the item printed
+ * last (closing note of session 23: it was printed again). A cursor of the server's own (its
+ * position is its own: the platform's is keyset) or of an id (`starting_after`) is handed as it is.
+ */
+export function cursorAfter(next: string, last: readonly unknown[]): string {
+  const own = ownPage(next);
+  if (own === undefined || own.skip > 0 || own.printed !== undefined) return next;
+  if (own.way !== 'offset' && own.way !== 'page' && own.way !== 'link') return next;
+  const carried = printedPart(last.slice(-PRINTED_LAST));
+  return carried === '' ? next : `${next}#skip=0${carried}`;
 }
 
 /** A count as servers write it: a whole JSON number, or its digits as text ("39": proto3's int64). */

@@ -11,7 +11,7 @@
  */
 import type { CommandLine, TargetSettings } from '../config/settings.js';
 import type { ApiClient } from '../http/client.js';
-import { twiceNote } from '../http/paging.js';
+import { keptNote, twiceNote } from '../http/paging.js';
 import { AuditTrail } from './audit.js';
 import { Identity } from './me.js';
 import { OAuth } from './oauth.js';
@@ -56,15 +56,16 @@ export class Platform {
   /**
    * Tells `say` the one note of the items the lists this run read whole repeated of the items
    * before them, each read once (a list that changed while svc read it: ApiClient.keptTwice), in
-   * the words `ls` uses (paging.ts twiceNote): `printed` once by a listing (`roles ls`), `kept`
-   * once by a command that prints none of them (`svc export`, `plan`, `apply`), where its output
-   * places it best. Nothing when none repeated; what is said is not said again. Every other
+   * the words `ls` uses (paging.ts twiceNote): `printed` once by a listing (`roles ls`), or, for a
+   * command that prints none of them (`svc export`, `plan`, `apply`), the run's warning naming the
+   * lists (paging.ts keptNote), where its output places it best. Nothing when none repeated; what is said is not said again. Every other
    * command is told by the one rule at the end of the run (Context.close: a warning).
    */
   sayTwice(say: (note: string) => void, done: 'printed' | 'kept'): void {
-    const api = this.#transport.api;
-    const note = twiceNote(api.keptTwice, done);
-    api.keptTwice = 0;
+    const lists = this.#transport.api.keptTwice;
+    const count = [...lists.values()].reduce((sum, n) => sum + n, 0);
+    const note = done === 'kept' ? keptNote(lists) : twiceNote(count, done);
+    lists.clear();
     if (note !== undefined) say(note);
   }
 

@@ -205,9 +205,11 @@ export class Transport {
       },
       {
         repeats: operation.repeats,
-        // Said once by the run (ApiClient.keptTwice).
+        // Said once by the run (ApiClient.keptTwice), naming the list.
         twice: (count) => {
-          this.api.keptTwice += count;
+          const tenant = typeof options.tenant === 'string' ? ` in tenant ${options.tenant}` : '';
+          const list = `${operation.method} ${operation.path}${tenant}`;
+          this.api.keptTwice.set(list, (this.api.keptTwice.get(list) ?? 0) + count);
         },
       },
     );

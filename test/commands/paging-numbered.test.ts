@@ -87,8 +87,11 @@ describe('numbered pages and links as other servers write them', () => {
     );
   });
 
+  const firstTwo = '#skip=0&printed=usr_admin,usr_ai_prompter';
   const cursors: Record<PagedShape, string> = {
-    offset: 'svc-page:offset=4',
+    // A page svc asks by position, reached exactly at --limit: the items printed last named, for a
+    // list gaining items ahead of it before the next command starts that page with them.
+    offset: "'svc-page:offset=4#skip=0&printed=usr_admin,usr_ai_prompter,usr_analyst,usr_auditor'",
     // The link as the server wrote it (its limit=4 kept), of which one item was printed.
     link: "'svc-page:link=/v1/users?limit=4&offset=3#skip=1'",
     pages: "'svc-page:page=2&per_page=3#skip=1'",
@@ -119,7 +122,7 @@ describe('numbered pages and links as other servers write them', () => {
       expect(first.stdout).toBe(text(all.slice(0, 2)));
       const cursor = /--cursor '?([^' ]+)/.exec(first.stderr)?.[1];
       expect(cursor).toBe(
-        shape === 'pages' ? 'svc-page:page=2&per_page=2' : 'svc-page:link=/v1/users?page=2&limit=2',
+        `${shape === 'pages' ? 'svc-page:page=2&per_page=2' : 'svc-page:link=/v1/users?page=2&limit=2'}${firstTwo}`,
       );
       const rest = await svc.run(['users', 'ls', '--cursor', cursor!, '--all'], through());
       expect([rest.code, rest.stdout, rest.stderr]).toEqual([0, text(all.slice(2)), '']);
@@ -161,7 +164,7 @@ describe('numbered pages and links as other servers write them', () => {
     pageAs(proxy(), 'pages-count');
     const first = await svc.run(['users', 'ls', '--limit', '2'], through());
     const cursor = /--cursor '?([^' ]+)/.exec(first.stderr)?.[1];
-    expect(cursor).toBe('svc-page:page=2&per_page=2');
+    expect(cursor).toBe(`svc-page:page=2&per_page=2${firstTwo}`);
     const rest = await svc.run(['users', 'ls', '--cursor', cursor!, '--all'], through());
     expect([rest.code, rest.stdout, rest.stderr]).toEqual([0, text(all.slice(2)), '']);
     expect(proxy().seen.at(-1)).toBe('GET /v1/users?limit=2&page=11');
@@ -205,7 +208,10 @@ describe('numbered pages and links as other servers write them', () => {
     expect(proxy().seen.at(-1)).toBe('GET /v1/users?limit=2&page=10');
     const first = await svc.run(['users', 'ls', '--limit', '2'], through());
     const cursor = /--cursor '?([^' ]+)/.exec(first.stderr)?.[1];
-    expect([first.stdout, cursor]).toEqual([text(all.slice(0, 2)), 'svc-page:page=1&per_page=2&base=0']);
+    expect([first.stdout, cursor]).toEqual([
+      text(all.slice(0, 2)),
+      `svc-page:page=1&per_page=2&base=0${firstTwo}`,
+    ]);
     const rest = await svc.run(['users', 'ls', '--cursor', cursor!, '--all'], through());
     expect([rest.code, rest.stdout, rest.stderr]).toEqual([0, text(all.slice(2)), '']);
   });

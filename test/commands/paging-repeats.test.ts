@@ -11,7 +11,7 @@
  *    them out;
  * 3. the verbs reading a list whole to look something up (a bulk run's roles, `roles holders` by
  *    name, a picker's tenants) kept a repeat once without a word; one rule now says it once, a warning at the end of
- *    the run, for every verb but completion (a TAB press writes nothing on stderr).
+ *    the run (a picker's before its prompt), for every verb but completion (a TAB press writes nothing on stderr).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Choice, Prompter } from '../../src/system/prompter.js';
 import { customRole } from '../helpers/bulk.js';
-import { ndjson } from '../helpers/context.js';
+import { type LiveRun, ndjson, startInProcess } from '../helpers/context.js';
 import { pageAs, rolesGainingOne } from '../helpers/paged-proxy.js';
 import { useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
@@ -29,7 +29,8 @@ const proxy = useReshapingProxy(svc.sandbox);
 const through = () => ({ env: { SVC_BASE_URL: proxy().url } });
 const text = (lines: string[]) => `${lines.join('\n')}\n`;
 const printed = 'the list changed while svc read it: 1 item seen twice was printed once';
-const kept = 'warning: the list changed while svc read it: 1 item seen twice was kept once\n';
+const kept = (list = 'GET /v1/roles') =>
+  `warning: the list ${list} changed while svc read it: 1 item seen twice was kept once\n`;
 
 async function everyUser(): Promise<string[]> {
   const lines = (await svc.run(['users', 'ls', '--all'])).stdout.trimEnd().split('\n');
@@ -102,6 +103,32 @@ describe('a --limit cut before a repeat further on its page (brief paging23 2)',
   });
 });
 
+describe("a --limit cut exactly at a page's end (closing note of session 23)", () => {
+  it.each([
+    ['offset pages', 'offset-insert', 'svc-page:offset=3'],
+    ['links', 'link', 'svc-page:link=/v1/users?limit=3&offset=3'],
+  ] as const)(
+    '%s: the cursor names the items printed last, and a list gaining one at its head meanwhile prints none again',
+    async (_what, shape, page) => {
+      const all = await everyUser();
+      const ids = idsOf((await svc.run(['users', 'ls', '--limit', '3', '--ndjson'])).stdout);
+      pageAs(proxy(), shape);
+      // Page 1 is [a0, a1, a2], all printed; under 'offset-insert' the next command's page 2 is
+      // [a2, a3, a4] (the list gained a user at its head meanwhile).
+      const first = await svc.run(['users', 'ls', '--limit', '3'], through());
+      const cursor = cursorIn(first.stderr);
+      const next = await svc.run(['users', 'ls', '--limit', '3', '--cursor', cursor], through());
+      expect([first.code, first.stdout, next.code, next.stdout, cursor]).toEqual([
+        0,
+        text(all.slice(0, 3)),
+        0,
+        text(all.slice(3, 6)),
+        `${page}#skip=0&printed=${ids.join(',')}`,
+      ]);
+    },
+  );
+});
+
 /**
  * The verbs that read a list whole to find something in it: the roles of the tenant, read in
  * offset pages of three, pages after the first seeing a role added at the list's head.
@@ -116,7 +143,7 @@ describe('a lookup reading a list that changed while svc read it (brief paging23
       const direct = await svc.run(argv);
       rolesGainingOne(proxy());
       const r = await svc.run(argv, through());
-      expect([r.code, r.stdout, r.stderr]).toEqual([direct.code, direct.stdout, `${direct.stderr}${kept}`]);
+      expect([r.code, r.stdout, r.stderr]).toEqual([direct.code, direct.stdout, `${direct.stderr}${kept()}`]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -128,11 +155,13 @@ describe('a lookup reading a list that changed while svc read it (brief paging23
     const direct = await svc.run(argv);
     rolesGainingOne(proxy());
     const r = await svc.run(argv, through());
-    expect([r.code, r.stdout, r.stderr]).toEqual([direct.code, direct.stdout, `${direct.stderr}${kept}`]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([direct.code, direct.stdout, `${direct.stderr}${kept()}`]);
   });
 
-  it('a picker offers each tenant once and the command says it at its end, the same', async () => {
+  it('a picker offers each tenant once and says it before the prompt, beside the list it bears on (closing note of session 23)', async () => {
     const offered: string[] = [];
+    let atPrompt: string | undefined;
+    let live: LiveRun | undefined;
     const refuse = () => Promise.reject(new Error('unexpected prompt'));
     const prompter: Prompter = {
       input: refuse,
@@ -140,21 +169,26 @@ describe('a lookup reading a list that changed while svc read it (brief paging23
       confirm: refuse,
       select: async <T>(_message: string, choices: Array<Choice<T>>) => {
         offered.push(...choices.map((c) => c.name));
+        atPrompt = live?.stderr();
         return choices[0]!.value;
       },
     };
     // As an org_admin with no tenant set, at a terminal: `tenants api-keys ls` asks which tenant.
-    const atTerminal = { tty: true, prompter, env: { SVC_TENANT: undefined, SVC_ORG: 'org_demo' } } as const;
+    const env = { ...svc.env(), SVC_TENANT: undefined, SVC_ORG: 'org_demo' };
     const argv = ['tenants', 'api-keys', 'ls', '--json'];
-    const direct = await svc.run(argv, atTerminal);
+    live = startInProcess(argv, env, { tty: true, prompter });
+    const direct = await live.done;
     const shown = offered.splice(0);
-    expect(shown.length).toBeGreaterThan(3);
+    expect([shown.length > 3, atPrompt]).toEqual([true, '']);
     pageAs(proxy(), 'offset-insert');
-    const r = await svc.run(argv, { ...atTerminal, env: { ...atTerminal.env, SVC_BASE_URL: proxy().url } });
-    expect([r.code, r.stdout, r.stderr, offered]).toEqual([
+    live = startInProcess(argv, { ...env, SVC_BASE_URL: proxy().url }, { tty: true, prompter });
+    const r = await live.done;
+    const warning = kept('GET /v1/tenants');
+    expect([r.code, r.stdout, atPrompt, r.stderr, offered]).toEqual([
       direct.code,
       direct.stdout,
-      `${direct.stderr}${kept}`,
+      warning,
+      `${warning}${direct.stderr}`,
       shown,
     ]);
   });
@@ -185,7 +219,7 @@ describe('a lookup reading a list that changed while svc read it (brief paging23
       expect([r.code, r.stdout, lines(r.stderr)]).toEqual([
         5,
         '',
-        [...direct.slice(0, -1), kept, direct.at(-1)],
+        [...direct.slice(0, -1), kept(), direct.at(-1)],
       ]);
       if (mode.length > 0) expect(JSON.parse(direct.at(-1)!).error.exit_code).toBe(5);
     },

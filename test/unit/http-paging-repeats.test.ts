@@ -10,6 +10,7 @@ import {
   CursorTrail,
   cursorWithin,
   followPage,
+  keptNote,
   REPEATED_PAGES_MAX,
   SEEN_MAX,
   skipOf,
@@ -79,6 +80,29 @@ describe('CursorTrail.read: every item printed once, wherever its repeat comes (
       for (let page = 1; page < 20; page++) trail.read(items(2, page % 2), `c${round}-${page}`);
       expect(trail.read([it_(0), it_(100 + round)], `c${round}`).size).toBe(1);
     }
+  });
+
+  it('a list read for more pages than 20 bears as many pages of repeats as it has read pages with new items (a burst of a busy list calms; closing note of session 23)', () => {
+    const trail = new CursorTrail();
+    // 30 pages of new items (ids 0 … 89), then 29 pages in a row of items read before: it goes on.
+    for (let page = 0; page < 30; page++) trail.read(items(3, page * 3), page === 0 ? undefined : `n${page}`);
+    const repeats = (count: number, round: string) => {
+      for (let page = 0; page < count; page++) trail.read(items(2, page * 2), `${round}-${page}`);
+    };
+    repeats(29, 'a');
+    expect(trail.read([it_(0), it_(500)], 'new').size).toBe(1);
+    // 31 pages with new items now: the 31st page of repeats in a row stops it.
+    repeats(30, 'b');
+    let error: SvcError | undefined;
+    try {
+      repeats(1, 'c');
+    } catch (thrown) {
+      error = thrown as SvcError;
+    }
+    expect([error?.code, error?.message.slice(0, 35)]).toEqual([
+      'paging_moved',
+      'the last 31 pages svc read held onl',
+    ]);
   });
 
   it('an item twice within one page: its second is left out', () => {
@@ -218,5 +242,21 @@ describe('the keys of 100,000 items (brief paging23 1: ids only)', () => {
       status: 'active',
     }));
     expect(mb).toBeLessThan(20);
+  });
+});
+
+describe('keptNote: the warning of the lists a run read whole names them (closing note of session 23)', () => {
+  it('one list, several, more than three, none', () => {
+    const note = (...lists: Array<[string, number]>) => keptNote(new Map(lists));
+    expect(note(['GET /v1/roles', 1])).toBe(
+      'the list GET /v1/roles changed while svc read it: 1 item seen twice was kept once',
+    );
+    expect(note(['GET /v1/roles', 1], ['GET /v1/users', 2])).toBe(
+      'the lists GET /v1/roles, GET /v1/users changed while svc read them: 3 items seen twice were kept once',
+    );
+    expect(note(['a', 1], ['b', 1], ['c', 1], ['d', 1], ['e', 0], ['f', 2])).toBe(
+      'the lists a, b, c and 2 more changed while svc read them: 6 items seen twice were kept once',
+    );
+    expect(note(['a', 0])).toBeUndefined();
   });
 });

@@ -128,7 +128,7 @@ describe('Listing.items within a page', () => {
     expect([r.shown, r.next]).toEqual([['i7', 'i8'], `${page2}#skip=4`]);
   });
 
-  it('a page that ends exactly at --limit continues with the next page’s cursor', async () => {
+  it('a page that ends exactly at --limit continues with the next page’s cursor, naming the items printed last when it is a position', async () => {
     const within = `${page2}#skip=2`;
     const r = await list(
       { limit: 3, cursor: within },
@@ -136,7 +136,23 @@ describe('Listing.items within a page', () => {
         [within]: { items: ids(5, 5), next_cursor: 'svc-page:page=3&per_page=5' },
       },
     );
-    expect([r.shown, r.next]).toEqual([['i7', 'i8', 'i9'], 'svc-page:page=3&per_page=5']);
+    expect([r.shown, r.next]).toEqual([
+      ['i7', 'i8', 'i9'],
+      'svc-page:page=3&per_page=5#skip=0&printed=i7,i8,i9',
+    ]);
+  });
+
+  it('… the last 10 printed, over pages; a cursor of the server’s own or of an id as it is', async () => {
+    const pages = (next: string) => ({
+      first: { items: ids(8), next_cursor: page2 },
+      [page2]: { items: ids(8, 8), next_cursor: next },
+    });
+    const offset = await list({ limit: 16 }, pages('svc-page:offset=16'));
+    const keys = Array.from({ length: 10 }, (_, i) => `i${i + 6}`).join(',');
+    expect(offset.next).toBe(`svc-page:offset=16#skip=0&printed=${keys}`);
+    for (const next of ['c3', 'svc-page:starting_after=i15']) {
+      expect((await list({ limit: 16 }, pages(next))).next).toBe(next);
+    }
   });
 
   it('--all without --limit prints every item of every page', async () => {

@@ -179,12 +179,12 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   const platform = await ctx.platform();
   if (options.output === undefined) {
     await ctx.out.document(text);
-    platform.sayTwice((note) => ctx.out.info(note), 'kept');
+    platform.sayTwice((note) => ctx.out.warn(note), 'kept');
     ctx.out.info(`exported ${what}`);
     return;
   }
   writeFileWhole(options.output, text, '--output', holdsSecret);
-  platform.sayTwice((note) => ctx.out.info(note), 'kept');
+  platform.sayTwice((note) => ctx.out.warn(note), 'kept');
   ctx.out.success(`exported ${what} to ${options.output}`);
 }
 

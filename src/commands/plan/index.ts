@@ -116,7 +116,7 @@ export async function runPlan(
     throw error;
   }
   // A list that changed while svc read it (an item repeated, kept once): said once (brief paging22 2).
-  (await ctx.platform()).sayTwice((note) => ctx.out.info(note), 'kept');
+  (await ctx.platform()).sayTwice((note) => ctx.out.warn(note), 'kept');
   ctx.out.info(summaryLine(summary, label));
   if (summary.refused > 0) {
     ctx.out.warn(

@@ -13,6 +13,7 @@ import { AssignmentExistsError } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { chooseFrom } from '../pick.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { alreadyAssigned, expiryNotKept, heldAfterSelfRefusal, keysStop, moveExpiry, until } from './held.js';
@@ -139,7 +140,8 @@ async function completeOptions(
     const roles = leastPrivilegedFirst(
       (await listRoles(await ctx.platform())).filter((r) => !isOrganisationRole(r)),
     );
-    role = await prompter!.select(
+    role = await chooseFrom(
+      ctx,
       'Role',
       roles.map((r) => ({ name: r.name, value: r.id, description: r.description })),
     );

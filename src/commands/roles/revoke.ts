@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
+import { chooseFrom } from '../pick.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { keysStop } from './held.js';
 import {
@@ -67,7 +68,8 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
   if (options.role === undefined) {
     const held = (await platform.roles.listAssignments(user)).items;
     if (held.length === 0) throw new UsageError(`${user} holds no role in this tenant; nothing to revoke`);
-    const roleId = await ctx.prompter.select(
+    const roleId = await chooseFrom(
+      ctx,
       'Role to revoke',
       held.map((a) => ({
         name: a.role_name,
