@@ -69,6 +69,15 @@ export interface LockWatch {
 
 const realWatch: LockWatch = { sleep: realSleep, say: (line) => process.stderr.write(`${line}\n`) };
 
+/**
+ * Unreadable locks this process watched and saw unchanged over WATCH_MS (path → rawKey): their
+ * makers are dead. olderRunHolding does not take one for a running earlier svc, and lockJournal
+ * takes one over without watching it again (watchUnreadableLock: one wait for a run).
+ */
+const seenDead = new Map<string, string>();
+const rawKey = (raw: Raw) => `${raw.mtimeMs}\n${raw.text}`;
+const deadAt = (path: string, raw: Raw) => seenDead.get(path) === rawKey(raw);
+
 /** The locks this process holds: a holder with our own mark that is not among them is a past process. */
 const heldHere = new Set<string>();
 
@@ -179,9 +188,11 @@ export async function lockJournal(
       // meanwhile finds its lock no longer at `path` once it has written it, and is refused (stillAt).
       const raw = readRaw(path);
       if (raw === undefined) continue; // removed since
-      const seen = await watched(path, raw, 'unreadable', watch);
-      if (seen === 'gone') continue;
-      if (seen !== undefined) throw unreadableHeld(path);
+      if (!deadAt(path, raw)) {
+        const seen = await watched(path, raw, 'unreadable', watch);
+        if (seen === 'gone') continue;
+        if (seen !== undefined) throw unreadableHeld(path);
+      }
       removeStale(path, raw);
       continue;
     }
@@ -352,6 +363,21 @@ function heldBy(holder: Holder, mine: Holder, journal: string, held: Held): SvcE
 }
 
 /**
+ * Watches the lock of an earlier svc's journal (`journal`) that cannot be read (its maker killed
+ * between making and writing it, or still writing it), as lockJournal does, before anything reads
+ * that journal: a dry run then judges it as the real run does (s23: the dry run said exit 6 "its
+ * lock unreadable" where the real run, having taken that lock over, said exit 2). Seen unchanged,
+ * its maker is dead (seenDead); written or changed meanwhile, it is judged as it is then.
+ */
+export async function watchUnreadableLock(journal: string, watch: LockWatch = realWatch): Promise<void> {
+  const path = `${journal}.lock`;
+  if (heldHere.has(path) || readLock(path) !== undefined) return;
+  const raw = readRaw(path);
+  if (raw === undefined || deadAt(path, raw)) return;
+  if ((await watched(path, raw, 'unreadable', watch)) === undefined) seenDead.set(path, rawKey(raw));
+}
+
+/**
  * The run of an svc before session 16 (its journal names no caller) that still holds its journal's
  * lock, judged as lockJournal judges an older svc's lock (by its pid, never waited for), or
  * undefined when none runs: a journal it left is refused with `rm` advice only once it is not
@@ -365,7 +391,10 @@ export function olderRunHolding(journal: string): SvcError | undefined {
   // this process's own (a --journal run at an earlier svc's journal locks it before reading it, and
   // its lock always names its operation: review23e H1, review23f L2).
   if (read?.holder.operation !== undefined) return undefined;
-  // Unreadable: a holder between its create and its write, or a torn file. Taken as held, as lockJournal does.
+  // Unreadable and seen unchanged over a watch (watchUnreadableLock): its maker is dead, no run.
+  const raw = read === undefined ? readRaw(path) : undefined;
+  if (raw === undefined ? !existsSync(path) : deadAt(path, raw)) return undefined;
+  // Unreadable, not watched: a holder between its create and its write, or a torn file. Taken as held.
   const held: Held | Watch | undefined = read
     ? judge(read, { host: hostname() } as Holder, path)
     : { here: false, gone: `if no svc is running, remove ${path}` };
