@@ -118,13 +118,16 @@ export function leftJournal(
  * stands, but the run says so, and what the same command will then say: that it resumes a run cut
  * short (the words of a journal without the line; review22a F4).
  */
-function keptFinished(ctx: Context, journal: Journal): void {
+function keptFinished(ctx: Context, journal: Journal, failures = true): void {
   try {
-    journal.markFinished();
+    journal.markFinished(failures);
   } catch (error) {
     const why = fileErrorReason(error instanceof SvcError && error.cause !== undefined ? error.cause : error);
+    const not = failures
+      ? 'taking up the failures of a finished run'
+      : 'showing again a run that finished with every item done';
     ctx.out.warn(
-      `this run's end could not be written to its journal ${journal.path} (${why}): the same command will say it is resuming a run cut short, not taking up the failures of a finished run; what it does is the same`,
+      `this run's end could not be written to its journal ${journal.path} (${why}): the same command will say it is resuming a run cut short, not ${not}; what it does is the same`,
     );
   }
 }
@@ -220,6 +223,10 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const of = howFar(summary, end.total);
   if (end.closed && !cutNothing(ctx, end)) {
     countsBeforeError(ctx, line);
+    // Every item done and none failed, only the output cut (or its write failed): the journal
+    // kept says the run finished, so the same command says it shows the run again, not that it
+    // resumes one cut short (s23: unmarked, it said "resuming").
+    if (everyItemEnded(end) && !anyFailed(end) && !verb.keepJournal?.()) keptFinished(ctx, journal, false);
     const cut = onlyOutputCut(ctx, verb, end);
     if (cut !== undefined) throw cut;
     const failure = ctx.out.stdoutFailure;

@@ -41,6 +41,9 @@ import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-
  *   alone would have held up every resume after a SIGKILL, which the pid avoids where it can judge.
  * - an older svc's lock (pid, host, since: no mark) is judged by its pid as that svc did, and a
  *   pid that runs then is named with the lock file to remove if it is not svc. Node has no flock.
+ * - an empty or torn lock (its maker killed between its create and its write): watched as above;
+ *   its maker only stopped meanwhile finds, once it has written it, that the file at the path is
+ *   no longer its own, and is refused (stillAt), so a takeover never sets two runs going.
  * A lock written on another host is never taken over: the message says how to remove it (two
  * hosts' clocks make its mtime no proof).
  */
@@ -65,6 +68,15 @@ export interface LockWatch {
 }
 
 const realWatch: LockWatch = { sleep: realSleep, say: (line) => process.stderr.write(`${line}\n`) };
+
+/**
+ * Unreadable locks this process watched and saw unchanged over WATCH_MS (path → rawKey): their
+ * makers are dead. olderRunHolding does not take one for a running earlier svc, and lockJournal
+ * takes one over without watching it again (watchUnreadableLock: one wait for a run).
+ */
+const seenDead = new Map<string, string>();
+const rawKey = (raw: Raw) => `${raw.mtimeMs}\n${raw.text}`;
+const deadAt = (path: string, raw: Raw) => seenDead.get(path) === rawKey(raw);
 
 /** The locks this process holds: a holder with our own mark that is not among them is a past process. */
 const heldHere = new Set<string>();
@@ -114,7 +126,6 @@ export async function lockJournal(
   older = false,
 ): Promise<() => void> {
   const path = `${journal}.lock`;
-  const { command } = run;
   const mine: Holder = {
     ...thisProcess(),
     host: hostname(),
@@ -160,24 +171,28 @@ export async function lockJournal(
         rmSync(path, { force: true });
         throw JournalWriteError.of(`the journal's lock ${path}`, error);
       }
+      // Still the file at `path`? A maker stopped (SIGSTOP, a frozen container) for WATCH_MS
+      // between its create and its write saw its empty lock taken over: it must not run beside.
+      if (!stillAt(path, fd)) {
+        closeSync(fd);
+        throw takenWhileWriting(path);
+      }
       return hold(path, fd);
     }
     const read = readLock(path);
     if (!read) {
-      // Unreadable: a holder between its create and its write, or a torn file. Take it as held.
-      if (!older)
-        throw new SvcError('conflict', `another svc ${command} is using its journal ${journal}`, {
-          code: 'journal_locked',
-          hint: `wait for it to finish; if no svc is running, remove ${path}`,
-        });
-      // The older path's lock, which any caller's run of this command makes (review23e L1): one
-      // its maker was killed before writing would refuse them all for good. Watched as a lock
-      // of another namespace is: written or removed meanwhile, judged again; unchanged, taken over.
+      // Unreadable: a holder between its create and its write, or a torn file. One its maker was
+      // killed before writing would refuse every run for good (review23e L1, at the older path;
+      // at a run's own journal, the user had to remove it). Watched as a lock of another namespace
+      // is: written or removed meanwhile, judged again; unchanged, taken over. A maker only stopped
+      // meanwhile finds its lock no longer at `path` once it has written it, and is refused (stillAt).
       const raw = readRaw(path);
       if (raw === undefined) continue; // removed since
-      const seen = await watched(path, raw, 'unreadable', watch);
-      if (seen === 'gone') continue;
-      if (seen !== undefined) throw unreadableHeld(path);
+      if (!deadAt(path, raw)) {
+        const seen = await watched(path, raw, 'unreadable', watch);
+        if (seen === 'gone') continue;
+        if (seen !== undefined) throw unreadableHeld(path);
+      }
       removeStale(path, raw);
       continue;
     }
@@ -220,9 +235,7 @@ function hold(path: string, fd: number): () => void {
     clearInterval(beat);
     heldHere.delete(path);
     try {
-      const made = fstatSync(fd);
-      const there = statSync(path);
-      if (made.ino === there.ino && made.dev === there.dev) rmSync(path, { force: true });
+      if (stillAt(path, fd)) rmSync(path, { force: true });
     } catch {
       // gone already
     } finally {
@@ -350,6 +363,21 @@ function heldBy(holder: Holder, mine: Holder, journal: string, held: Held): SvcE
 }
 
 /**
+ * Watches the lock of an earlier svc's journal (`journal`) that cannot be read (its maker killed
+ * between making and writing it, or still writing it), as lockJournal does, before anything reads
+ * that journal: a dry run then judges it as the real run does (s23: the dry run said exit 6 "its
+ * lock unreadable" where the real run, having taken that lock over, said exit 2). Seen unchanged,
+ * its maker is dead (seenDead); written or changed meanwhile, it is judged as it is then.
+ */
+export async function watchUnreadableLock(journal: string, watch: LockWatch = realWatch): Promise<void> {
+  const path = `${journal}.lock`;
+  if (heldHere.has(path) || readLock(path) !== undefined) return;
+  const raw = readRaw(path);
+  if (raw === undefined || deadAt(path, raw)) return;
+  if ((await watched(path, raw, 'unreadable', watch)) === undefined) seenDead.set(path, rawKey(raw));
+}
+
+/**
  * The run of an svc before session 16 (its journal names no caller) that still holds its journal's
  * lock, judged as lockJournal judges an older svc's lock (by its pid, never waited for), or
  * undefined when none runs: a journal it left is refused with `rm` advice only once it is not
@@ -363,7 +391,10 @@ export function olderRunHolding(journal: string): SvcError | undefined {
   // this process's own (a --journal run at an earlier svc's journal locks it before reading it, and
   // its lock always names its operation: review23e H1, review23f L2).
   if (read?.holder.operation !== undefined) return undefined;
-  // Unreadable: a holder between its create and its write, or a torn file. Taken as held, as lockJournal does.
+  // Unreadable and seen unchanged over a watch (watchUnreadableLock): its maker is dead, no run.
+  const raw = read === undefined ? readRaw(path) : undefined;
+  if (raw === undefined ? !existsSync(path) : deadAt(path, raw)) return undefined;
+  // Unreadable, not watched: a holder between its create and its write, or a torn file. Taken as held.
   const held: Held | Watch | undefined = read
     ? judge(read, { host: hostname() } as Holder, path)
     : { here: false, gone: `if no svc is running, remove ${path}` };
@@ -383,6 +414,33 @@ function olderRunRunning(journal: string, holder: Holder | undefined, held: Held
     {
       code: 'journal_locked',
       hint: `wait for it to finish, then run the command again${gone}`,
+    },
+  );
+}
+
+/** `path` is still the file made on `fd` (not moved aside as stale while its maker was stopped). */
+function stillAt(path: string, fd: number): boolean {
+  try {
+    const made = fstatSync(fd);
+    const there = statSync(path);
+    return made.ino === there.ino && made.dev === there.dev;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * This run's lock, made and then taken over before its holder was written into it: this process
+ * was stopped between the two for longer than another run watched it (WATCH_MS), so that run took
+ * it as a dead maker's and may be running now. Nothing was done, nothing is removed (not ours).
+ */
+function takenWhileWriting(path: string): SvcError {
+  return new SvcError(
+    'conflict',
+    `the lock ${path} was taken over by another svc run while this one was writing it (this process was stopped for over ${WATCH_MS / 1000} s); nothing was done`,
+    {
+      code: 'journal_locked',
+      hint: 'wait for that run to finish, then run the command again',
     },
   );
 }

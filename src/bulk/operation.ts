@@ -17,14 +17,14 @@ import { callerOf, otherCallersRun } from './caller.js';
 import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
 import { withCompactHeap } from './heap.js';
 import { Journal, type RunIdentity, type RunOwner } from './journal.js';
-import { JournalChangedError, JournalWriteError, realJournalDisk } from './journal-disk.js';
+import { JournalChangedError, JournalWriteError } from './journal-disk.js';
 import {
   defaultJournalPath,
   refuseDirectory,
   refuseSharedJournals,
   refuseUnsafeJournalDirectory,
 } from './journal-path.js';
-import { lockJournal } from './lock.js';
+import { lockJournal, watchUnreadableLock } from './lock.js';
 import { RunOrder } from './order.js';
 import { resultStream } from './results.js';
 import {
@@ -200,6 +200,17 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   // is is unknown), another caller's is named, left to them.
   if (verb.journal === undefined) refuseSharedJournals(dirname(path));
   else refuseUnsafeJournalDirectory(path);
+  // A holder seen dead at one lock is not watched again at the next (one wait).
+  const watch = {
+    sleep: ctx.clock.sleep,
+    signal: ctx.signal,
+    say: (line: string) => ctx.out.info(line),
+    dead: new Set<string>(),
+  };
+  // An earlier svc's journal where this run reads it (--journal, or the older path the other
+  // callers' note reads) whose lock cannot be read: watched first, by a dry run as by the real run.
+  const earlier = verb.journal ?? (owner.command && defaultJournalPath(ctx.env, verb.kind, owner.command));
+  if (earlier && existsSync(earlier)) await watchUnreadableLock(earlier, watch);
   if (verb.journal === undefined && !existsSync(path)) {
     const note = otherCallersRun(dirname(path), verb.kind, owner);
     if (note !== undefined) ctx.out.info(note);
@@ -209,16 +220,14 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   const unlock = verb.dryRun
     ? undefined
     : await beforeSending(verb, async () => {
-        // The older path's lock is no journal's write: not the journal disk's seam (tests fill it).
-        // A holder seen dead at the first lock is not watched again at the second (one wait).
-        const dead = new Set<string>();
+        // Both locks through the journal disk (a full disk at either is said as the journal's).
         const lock = (at: string, older?: boolean) =>
           lockJournal(
             at,
             { command: verb.kind.replaceAll('-', ' '), operation: owner.operation },
             now(),
-            older ? realJournalDisk : ctx.journalDisk,
-            { sleep: ctx.clock.sleep, signal: ctx.signal, say: (line) => ctx.out.info(line), dead },
+            ctx.journalDisk,
+            watch,
             older,
           );
         const release = await lock(path);

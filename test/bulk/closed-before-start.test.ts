@@ -65,6 +65,8 @@ describe('a bulk run whose reader goes away', () => {
 // result's write fails, so every item is done whatever the timing.
 describe('a bulk run whose reader goes away after every item was done', () => {
   const cutWords = 'stdout closed, but every item was done (3 of 3): only the output was cut';
+  const allDone =
+    /^showing again the run started at \S+ \(it finished at \S+, every item done\): 3 done, 0 to do \(journal .+\)$/;
   const hint = (journal: string) =>
     `run the same command again with the same profile, logged in as the same user or with the same API key, to print the results from its journal; nothing is done again (journal ${journal})`;
   it.each<[string, string[], (journal: string) => string]>([
@@ -99,6 +101,8 @@ describe('a bulk run whose reader goes away after every item was done', () => {
       const again = await svc.run(argv);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout.trimEnd().split('\n')).toHaveLength(3);
+      // Marked finished (s23 closing note: unmarked, the same command said "resuming" a run cut short).
+      if (mode.length === 0) expect(again.stderr.split('\n')[0]).toMatch(allDone);
       expect(await assignments(sandbox(), id)).toMatchObject({ total: 3, duplicates: 0 });
       expect(journals()).toEqual(before);
     },
@@ -120,5 +124,6 @@ describe('a bulk run whose reader goes away after every item was done', () => {
     const again = await svc.run(argv);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout.trimEnd().split('\n')).toHaveLength(3);
+    expect(again.stderr.split('\n')[0]).toMatch(allDone);
   });
 });

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { WATCH_MS } from '../../src/bulk/lock.js';
 import { ACME, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { ndjson } from '../helpers/context.js';
 import { adminGrant, useSandbox } from '../helpers/sandbox.js';
@@ -191,6 +192,42 @@ describe('a bulk run is resumed only by the caller who started it', () => {
       await new Promise((done) => holder.once('exit', done));
     }
   });
+
+  // s23's closing note: an earlier svc's journal whose lock is empty (its maker killed between
+  // making and writing it): the dry run said exit 6 "its lock unreadable" where the real run, which
+  // watched that lock and took it over, said exit 2. Both watch it (one wait, said), then exit 2.
+  it.each([
+    ['', []],
+    ['', ['--dry-run']],
+    ['--journal', []],
+    ['--journal', ['--dry-run']],
+  ])(
+    "an earlier svc's journal whose lock is empty (%s %j): watched, then exit 2 as with no lock",
+    async (named, extra) => {
+      const { argv, journal } = await unfinished('assign', 50 + extra.length * 3 + (named ? 6 : 0));
+      let legacy = asEarlierSvcWrote(journal);
+      if (named) {
+        const moved = join(svc.journals, `empty-lock-${extra.length}.ndjson`);
+        renameSync(legacy, moved);
+        legacy = moved;
+      }
+      writeFileSync(`${legacy}.lock`, '');
+      const clock = { now: () => Date.now(), sleep: async (ms: number) => void waits.push(ms) };
+      const waits: number[] = [];
+      const r = await svc.run([...argv, ...(named ? ['--journal', legacy] : []), ...extra], { clock });
+      expect([r.code, r.stdout], r.stderr).toEqual([2, '']);
+      const [said, error, ...more] = r.stderr.trimEnd().split('\n');
+      expect([said, more]).toEqual([
+        `waiting ${WATCH_MS / 1000} s to see whether ${legacy}.lock, which cannot be read, is its maker's, still being written`,
+        [],
+      ]);
+      expect(JSON.parse(error!).error).toMatchObject({
+        code: 'journal_caller_unknown',
+        message: `journal ${legacy} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
+      });
+      expect(waits).toEqual([WATCH_MS]);
+    },
+  );
 
   // attack23b F1: the refusal above told the user to `rm` the journal of an earlier svc's run that
   // was still going (its lock naming a live pid); followed, two runs of one command went at once.

@@ -51,8 +51,8 @@ describe('a finished run whose journal could not take the finished line (a full 
       'end-full.csv',
       `user,role,expires_in,justification\n${bulkUser(1)},${role},never,x\nusr_nobody,${role},never,x\n`,
     );
-    // Room for the lock, the first line, the granted row and the refused row: not the finish.
-    const { disk, full } = fillableJournalDisk(4);
+    // Room for the two locks, the first line, the granted row and the refused row: not the finish.
+    const { disk, full } = fillableJournalDisk(5);
     const argv = ['roles', 'assign', '--file', file, '--concurrency', '1', '--ndjson'];
     const r = await svc.run(argv, { journalDisk: disk });
     expect(r.code, r.stderr).toBe(7);

@@ -41,8 +41,9 @@ async function grantsFile(from: number, count: number) {
 describe('svc roles assign --file on a journal disk that fills up', () => {
   it('stops at the first failed write: rows made are ok (not_journaled), exit 1 with the path, the re-run finishes', async () => {
     const { id, path } = await grantsFile(1, 10);
-    // Room for the lock, the first line and 3 rows: the 4th row is granted, then its line fails.
-    const { disk, full } = fillableJournalDisk(5);
+    // Room for the two locks (the journal's and the older path's), the first line and 3 rows: the
+    // 4th row is granted, then its line fails.
+    const { disk, full } = fillableJournalDisk(6);
     const argv = ['roles', 'assign', '--file', path, '--concurrency', '1', '--ndjson'];
     const r = await svc.run(argv, { journalDisk: disk });
     const journal = join(svc.journals, readdirSync(svc.journals).find((f) => f.endsWith('.ndjson'))!);
@@ -85,7 +86,7 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
     '%s: the row says not_journaled and the error is the same',
     async (mode) => {
       const { path } = await grantsFile(mode === 'table' ? 34 : mode === 'plain' ? 11 : 15, 4);
-      const { disk } = fillableJournalDisk(3);
+      const { disk } = fillableJournalDisk(4);
       const flags = mode === 'json' ? ['--json'] : [];
       const r = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1', ...flags], {
         journalDisk: disk,
@@ -148,9 +149,32 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
     expect((await assignments(sandbox(), id)).total).toBe(2);
   });
 
+  // s23's closing note: the older path's lock was written through the real disk, not this seam, so
+  // a full disk there was never played. Room for the journal's lock only: the older path's fails.
+  it('with no room for the older path\'s lock: nothing is granted, neither lock is left, and no "bug in svc"', async () => {
+    const { id, path } = await grantsFile(22, 2);
+    const { disk, full } = fillableJournalDisk(1);
+    const argv = ['roles', 'assign', '--file', path];
+    const before = readdirSync(svc.journals);
+    const r = await svc.run(argv, { journalDisk: disk });
+    const lock = /the journal's lock (\S+) could not/.exec(r.stderr)?.[1];
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toBe(
+      `error: the journal's lock ${lock} could not be written: no space left on device; nothing was granted; ` +
+        'make room on its disk (or pass --journal PATH on another), then run the same command again\n',
+    );
+    expect((await assignments(sandbox(), id)).total).toBe(0);
+    // Neither lock left: not this run's own (released), nor the older path's (removed, empty).
+    expect(readdirSync(svc.journals)).toEqual(before);
+    full.room = Number.POSITIVE_INFINITY;
+    const again = await svc.run(argv, { journalDisk: disk });
+    expect(again.code, again.stderr).toBe(0);
+    expect((await assignments(sandbox(), id)).total).toBe(2);
+  });
+
   it('with no room for the first line: nothing is granted, no journal is left, and no "bug in svc"', async () => {
     const { id, path } = await grantsFile(19, 3);
-    const { disk } = fillableJournalDisk(1);
+    const { disk } = fillableJournalDisk(2);
     const r = await svc.run(['roles', 'assign', '--file', path], { journalDisk: disk });
     const journal = /the journal (\S+) could not/.exec(r.stderr)?.[1];
     expect([r.code, r.stdout]).toEqual([1, '']);
@@ -178,8 +202,8 @@ describe('svc apply -f on a journal disk that fills up', () => {
   it('stops at the first failed write: changes made are counted applied (not_journaled), exit 1, the re-run finishes', async () => {
     const file = writeFile(dir, 'mid.yaml', grants(20, 8, 'mid run'));
     const env = { SVC_TENANT: '' };
-    // Room for the lock, the plan kept beside the journal (3 parts), the first line and 2 changes.
-    const { disk, full } = fillableJournalDisk(7);
+    // Room for the two locks, the plan kept beside the journal (3 parts), the first line and 2 changes.
+    const { disk, full } = fillableJournalDisk(8);
     const argv = ['apply', '-f', file, '--yes', '--concurrency', '1', '--ndjson'];
     const r = await svc.run(argv, { journalDisk: disk, env });
     expect(r.code, r.stderr).toBe(1);
@@ -219,7 +243,7 @@ describe('svc apply -f on a journal disk that fills up', () => {
 
   it('with no room for the plan: nothing is applied, nothing is left behind, and no "bug in svc"', async () => {
     const file = writeFile(dir, 'first.yaml', grants(30, 3, 'first write'));
-    const { disk } = fillableJournalDisk(1);
+    const { disk } = fillableJournalDisk(2);
     const r = await svc.run(['apply', '-f', file, '--yes'], { journalDisk: disk, env: { SVC_TENANT: '' } });
     const plan = /the journal's plan (\S+) could not/.exec(r.stderr)?.[1];
     expect([r.code, r.stdout]).toEqual([1, '']);

@@ -19,6 +19,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { realJournalDisk } from '../../src/bulk/journal-disk.js';
 import { type LockWatch, lockJournal, WATCH_MS } from '../../src/bulk/lock.js';
 import { thisProcess } from '../../src/system/processes.js';
 import { useTempDirs } from '../helpers/context.js';
@@ -264,6 +265,84 @@ describe('a lock of this process', () => {
     renameSync(`${path}.lock`, `${path}.moved`);
     const other = lockAs(path, { pid: process.pid, pidns: 'pid:[4026599999]', start: '1' });
     release();
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(other);
+  });
+});
+
+describe('an empty or torn lock of a run’s own journal (its maker killed between making and writing it)', () => {
+  const unreadable = (path: string) =>
+    `waiting ${WATCH_MS / 1000} s to see whether ${path}.lock, which cannot be read, is its maker's, still being written`;
+
+  it('is watched, then taken over: the run goes on (it was held for good until removed by hand)', async () => {
+    for (const text of ['', '{"pid":12']) {
+      const path = journal();
+      writeFileSync(`${path}.lock`, text);
+      const watch = watching();
+      expect(await taken(path, watch)).toMatchObject({ pid: process.pid, ...run });
+      expect(watch.said).toEqual([unreadable(path)]);
+      expect(watch.waited).toEqual([WATCH_MS]);
+    }
+  });
+
+  it('written by its maker meanwhile is judged again: a live holder is refused, its lock left', async () => {
+    const path = journal();
+    writeFileSync(`${path}.lock`, '');
+    const pid = otherProgram();
+    let text = '';
+    const error = await refusal(
+      path,
+      watching(() => {
+        text = lockAs(path, {
+          pid,
+          pidns: undefined,
+          boot: undefined,
+          start: undefined,
+          since: iso(Date.now() + 60_000),
+        });
+      }),
+    );
+    expect(error).toMatchObject({
+      code: 'journal_locked',
+      message: `another svc roles assign of the same input is running (pid ${pid}, since ${JSON.parse(text).since}); nothing was done`,
+    });
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(text);
+  });
+
+  it('changed while watched but still unreadable is refused naming the lock, left as it is', async () => {
+    const path = journal();
+    writeFileSync(`${path}.lock`, '');
+    utimesSync(`${path}.lock`, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const error = await refusal(path, watching(refresh(path, 0)));
+    expect(error).toMatchObject({
+      code: 'journal_locked',
+      message: `the lock ${path}.lock cannot be read, and changed while svc watched it for ${WATCH_MS / 1000} s; nothing was done`,
+      hint: `wait for the svc run that made it to finish, then run the command again; if no svc is running, remove ${path}.lock`,
+    });
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe('');
+  });
+
+  it('made by a run stopped before writing it and taken over meanwhile: that run is refused, the other’s lock left', async () => {
+    const path = journal();
+    let other = '';
+    // The stop: between this run's create and its write, another run took the empty lock over.
+    const stopped = {
+      ...realJournalDisk,
+      write(fd: number, text: string) {
+        renameSync(`${path}.lock`, `${path}.aside`);
+        other = lockAs(path, { pid: otherProgram(), since: iso(Date.now() + 60_000) });
+        realJournalDisk.write(fd, text);
+      },
+    };
+    let error: { code?: string; message?: string } | undefined;
+    try {
+      await lockJournal(path, run, now, stopped, watching());
+    } catch (caught) {
+      error = caught as typeof error;
+    }
+    expect(error).toMatchObject({
+      code: 'journal_locked',
+      message: `the lock ${path}.lock was taken over by another svc run while this one was writing it (this process was stopped for over ${WATCH_MS / 1000} s); nothing was done`,
+    });
     expect(readFileSync(`${path}.lock`, 'utf8')).toBe(other);
   });
 });

@@ -32,13 +32,18 @@ const deadLetter = (webhook: string, count: number) =>
 const entries = (webhook: string, status: string) => dlqEntries(sandbox(), webhook, status);
 const journals = () => (existsSync(svc.journals) ? readdirSync(svc.journals) : []);
 /** The journal a run left (the only one: each test's resumed run removes its own), and its header. */
-function journal(): { path: string; started: string; anchorMs: number } {
+function journal(): { path: string; started: string; anchorMs: number; allDone: string | undefined } {
   const [name, ...more] = journals().filter((f) => f.endsWith('.ndjson'));
   expect(more).toEqual([]);
   const path = join(svc.journals, name!);
-  const header = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!);
+  const [first, ...rest] = readFileSync(path, 'utf8').split('\n');
+  const header = JSON.parse(first!);
+  // When the run finished with every item done (its `all_done` line), if it did.
+  const allDone = rest
+    .filter((line) => line.includes('"all_done"'))
+    .map((line) => JSON.parse(line).all_done)[0];
   // The run's start on the platform's clock (its window's second), as its lines name it.
-  return { path, started: header.started_at, anchorMs: Date.parse(header.platform_started_at) };
+  return { path, started: header.started_at, anchorMs: Date.parse(header.platform_started_at), allDone };
 }
 /** The sandbox's clock past the second the run started in: what is dead-lettered now is newer. */
 const pastStart = () => pastRunStart(sandbox());
@@ -173,7 +178,9 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
     const full = await svc.run(argv, { stdoutFails: 'ENOSPC' });
     expect(full.code).toBe(1);
     expect(full.stderr).toMatch(/cannot write to stdout \(ENOSPC\) after 3 of 3/);
-    const { path, started, anchorMs } = journal();
+    const { path, started, anchorMs, allDone } = journal();
+    // Every item was done before stdout failed: the journal says the run finished (s24).
+    expect(allDone).toEqual(expect.any(String));
     // The replays failed and were dead-lettered again; then new entries came.
     await until(async () => (await entries(webhook, 'queued')).length === 3);
     await pastStart();
@@ -185,7 +192,7 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
     const again = await svc.run(argv);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')).toBe(
-      `resuming the run started at ${started}: 3 done, 0 to do (journal ${path})\n` +
+      `showing again the run started at ${started} (it finished at ${allDone}, every item done): 3 done, 0 to do (journal ${path})\n` +
         '✓ 0 replayed, 3 skipped in T\n' +
         `7 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it: run the same command again to replay them (a new run)\n`,
     );
@@ -215,7 +222,9 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
     const full = await svc.run(argv, { stdoutFails: 'ENOSPC' });
     expect(full.code).toBe(1);
     expect(full.stderr).toMatch(/cannot write to stdout \(ENOSPC\) after 3 of 3/);
-    const { path, started, anchorMs } = journal();
+    const { path, started, anchorMs, allDone } = journal();
+    // Every item was done before stdout failed: the journal says the run finished (s24).
+    expect(allDone).toEqual(expect.any(String));
     await pastStart();
     await deadLetter(webhook, 2);
     const discarded = new Map((await entries(webhook, 'discarded')).map((e) => [e.id, e.discarded_at]));
@@ -223,7 +232,7 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
     const again = await svc.run(argv);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')).toBe(
-      `resuming the run started at ${started}: 3 done, 0 to do (journal ${path})\n` +
+      `showing again the run started at ${started} (it finished at ${allDone}, every item done): 3 done, 0 to do (journal ${path})\n` +
         '✓ 0 discarded, 3 skipped in T\n' +
         `2 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it: run the same command again to discard them (a new run)\n`,
     );

@@ -36,6 +36,11 @@ describe('a resumed queue run with the platform clock moved on since its first r
     const anchorMs = Date.parse(header.platform_started_at);
     expect(Math.abs(anchorMs - Date.parse(header.anchor))).toBeLessThanOrEqual(1000);
 
+    // Every item was done before stdout failed: the run is shown again, its end said (s24).
+    const allDone = readFileSync(join(svc.journals, name!), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"all_done"'))
+      .map((line) => JSON.parse(line).all_done)[0];
     await moveClock(3 * HOUR);
     await deadLetter(webhook, 2);
     const again = await svc.run(argv);
@@ -50,8 +55,8 @@ describe('a resumed queue run with the platform clock moved on since its first r
     );
     expect(again.stderr).not.toContain(`(${header.started_at})`);
     // Oncall s11, 4: the resuming line named the same start on this machine's clock alone.
-    expect(lines.find((l) => l.startsWith('resuming'))).toBe(
-      `resuming the run started at ${isoSeconds(anchorMs)} on the platform's clock (${header.started_at} on this machine's): 3 done, 0 to do (journal ${join(svc.journals, name!)})`,
+    expect(lines.find((l) => l.startsWith('showing again'))).toBe(
+      `showing again the run started at ${isoSeconds(anchorMs)} on the platform's clock (${header.started_at} on this machine's; it finished at ${allDone}, every item done): 3 done, 0 to do (journal ${join(svc.journals, name!)})`,
     );
   });
 });
