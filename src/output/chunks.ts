@@ -242,24 +242,26 @@ export class StreamedTable {
   }
 
   /**
-   * Once per table: why it is wider than the terminal, if its names or URLs are why (overflowCause),
-   * worded for what is wide, and sending the reader to a pipe only for what is cut.
+   * Once per table: why it is wider than the terminal (overflowCause): its names or URLs, or what
+   * cannot be shorter (ids, times, statuses) with them, worded for what is wide, and sending the
+   * reader to a pipe only for what is cut. Not with --wide, whose lines are let wrap.
    */
   #overflowNote(firstRow: number): string | undefined {
-    if (this.#overflowSaid) return undefined;
+    if (this.#overflowSaid || this.#wide) return undefined;
     const cause = overflowCause(this.#layout!, this.#terminalWidth, this.#fit, this.#widest);
     if (cause === undefined) return undefined;
     this.#overflowSaid = true;
-    const of = (kind: string) =>
-      cause.held.filter((i) => this.#fit[i]!.kind === kind).map((i) => this.#head[i]!);
+    const heads = (columns: number[]) => andList(columns.map((i) => this.#head[i]!));
+    const of = (kind: string) => cause.held.filter((i) => this.#fit[i]!.kind === kind);
     const why = [
-      ...(of('name').length > 0 ? [`the names in ${andList(of('name'))} would read alike cut shorter`] : []),
-      ...(of('url').length > 0 ? [`the URLs in ${andList(of('url'))} keep their hosts whole`] : []),
+      ...(cause.uncut.length > 0 ? [`${heads(cause.uncut)} cannot be shorter`] : []),
+      ...(of('name').length > 0 ? [`the names in ${heads(of('name'))} would read alike cut shorter`] : []),
+      ...(of('url').length > 0 ? [`the URLs in ${heads(of('url'))} keep their hosts whole`] : []),
     ].join(', and ');
+    // "them" only where every column named is one a pipe shows more of.
+    const them = cause.uncut.length === 0 && cause.cut.length === cause.held.length;
     const whole =
-      cause.cut.length === 0
-        ? ''
-        : `; a pipe or --json shows ${cause.cut.length === cause.held.length ? 'them' : andList(cause.cut.map((i) => this.#head[i]!))} whole`;
+      cause.cut.length === 0 ? '' : `; a pipe or --json shows ${them ? 'them' : heads(cause.cut)} whole`;
     const from = firstRow > 1 ? ` from row ${firstRow} on` : '';
     return `(the table is wider than the terminal${from}: ${why}${whole})`;
   }
