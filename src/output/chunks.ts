@@ -27,7 +27,7 @@ import {
   uniqueWidth,
   widenColumns,
 } from './layout.js';
-import { cutToWidth, textWidth } from './width.js';
+import { cutToWidth, oneColumnEach, textWidth } from './width.js';
 
 /**
  * Every distinct value a streamed table has shown in one column, and the cut each shows at the
@@ -93,6 +93,12 @@ export class ShownCuts {
     const wanted = this.#least(this.#values, size);
     this.#cutAt(wanted);
     return wanted;
+  }
+
+  /** Whether a value shown in this column is one `test` holds for. */
+  some(test: (value: string) => boolean): boolean {
+    for (const value of this.#values) if (test(value)) return true;
+    return false;
   }
 
   #cutAt(size: number): void {
@@ -223,14 +229,24 @@ export class StreamedTable {
 
   /**
    * `(ids show 9 characters and ACTION 12 from row 501 on: fewer would read like one above)`: the
-   * columns that show more from this row on; a row above shows less, and may read like these.
+   * columns that show more from this row on; a row above shows less, and may read like these. A
+   * name column is measured as the layout measures it, in terminal columns: the same count as its
+   * characters unless a name it cuts takes other than one column a character (CJK, emoji), whose
+   * count is then said in terminal columns (session 24: `NAME shows 15 characters` of 8 shown).
    */
   #widenedNote(keeps: Map<number, number>, alike: Map<number, number>, firstRow: number): string {
     const parts: string[] = [];
-    if (keeps.size > 0) parts.push(`ids show ${[...new Set(keeps.values())].join(' or ')} characters`);
+    let unit: string | undefined;
+    if (keeps.size > 0) {
+      parts.push(`ids show ${[...new Set(keeps.values())].join(' or ')} characters`);
+      unit = 'characters';
+    }
     const mark = textWidth(this.#ellipsis);
     for (const [i, width] of alike) {
-      const count = `${width - mark}${parts.length === 0 ? ' characters' : ''}`;
+      const wide = this.#shown.get(i)?.some((name) => textWidth(name) > width && !oneColumnEach(name));
+      const its = wide ? 'terminal columns' : 'characters';
+      const count = `${width - mark}${its === unit ? '' : ` ${its}`}`;
+      unit = its;
       parts.push(`${this.#head[i]} ${parts.length === 0 ? 'shows ' : ''}${count}`);
     }
     const kinds = new Set([

@@ -76,6 +76,27 @@ describe('a name column widened by a later chunk (review22e L1)', () => {
   });
 });
 
+describe('the widened-names note of wide (CJK) names, measured as the layout does (session 24)', () => {
+  it('says terminal columns, not characters, when a cut name takes two columns a character', async () => {
+    // The first chunk cuts `経理部 東京本社 第一` to 11 columns (`経理部 東…`); row 501's
+    // `経理部 東京本店 第一` needs 16 (`経理部 東京本店…`, 8 characters): the note said
+    // `NAME shows 15 characters`, twice what it shows.
+    const list: Action[] = [
+      ...Array.from({ length: 500 }, () => ({ action: '経理部 東京本社 第一', summary: 'granted' })),
+      { action: '経理部 東京本店 第一', summary: 'granted' },
+    ];
+    const { out, fake } = table(20);
+    await out.list(list, actions);
+    const shown = lines(fake.stdout());
+    expect(shown[1]).toEqual(['経理部 東…', 'granted']);
+    expect(shown[501]).toEqual(['経理部 東京本店…', 'grant…']);
+    expect(fake.stderr()).toBe(
+      '(ACTION shows 15 terminal columns from row 501 on: fewer would read like a name above)\n' +
+        '(the table is wider than the terminal from row 501 on: the names in ACTION would read alike cut shorter; a pipe or --json shows them whole)\n',
+    );
+  });
+});
+
 describe('the note of a table wider than the terminal (review22e L2)', () => {
   interface Key {
     id: string;
