@@ -201,18 +201,19 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     : '';
   const parts = [`${n(summary.ok)} ${verb.words.done}${gone}`];
   if (summary.skipped) parts.push(`${n(summary.skipped)} skipped`);
-  if (summary.failed || summary.unknown) {
-    // Shown failed (the contract's statuses), those whose outcome is unknown counted apart.
+  if (summary.failed) {
     const why = [
       summary.blocked ? `${n(summary.blocked)} not attempted: what they need failed` : '',
       summary.stoppedRows
         ? `${n(summary.stoppedRows)} stopped before ${summary.stoppedRows === 1 ? 'its' : 'their'} next request was sent`
         : '',
-      summary.unknown ? `${n(summary.unknown)} with an unknown outcome` : '',
       verb.madeThoughFailed?.() ?? '',
     ].filter(Boolean);
-    parts.push(`${n(summary.failed + summary.unknown)} failed${why.length ? ` (${why.join('; ')})` : ''}`);
+    parts.push(`${n(summary.failed)} failed${why.length ? ` (${why.join('; ')})` : ''}`);
   }
+  // Rows shown `failed` with `"outcome": "unknown"` (the contract's three statuses) are no failure
+  // in the counts: the platform may have made them, so they are counted apart, never as failed.
+  if (summary.unknown) parts.push(`${n(summary.unknown)} with an unknown outcome`);
   // A run cut short (a halt, Ctrl-C, a closed stdout) counts the items it never started, so the
   // counts add up to the file's.
   const cut = end.closed || summary.halted !== undefined || summary.stopped || summary.unread !== undefined;
@@ -298,8 +299,8 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
               : settle
             : (hint ?? 'nothing is left to resume');
     const message = summary.failed
-      ? `${n(summary.failed + summary.unknown)} of ${n(summary.total)} item(s) failed${named(summary.failed, verb, end.failures)}${summary.unknown ? `; ${n(summary.unknown)} of them ${UNKNOWN}${named(summary.unknown, verb, end.unknowns)}` : ''}`
-      : failed(summary.unknown, summary.total, verb, end.unknowns, `failed ${UNKNOWN}`);
+      ? `${failed(summary.failed, summary.total, verb, end.failures)}${summary.unknown ? `; ${n(summary.unknown)} ended ${UNKNOWN}${named(summary.unknown, verb, end.unknowns)}` : ''}`
+      : failed(summary.unknown, summary.total, verb, end.unknowns, `ended ${UNKNOWN}`);
     throw new PartialFailureError(message, {
       // With --json/--ndjson every result is on stdout already.
       hint: ctx.out.isMachine ? again : `${again}; --ndjson prints one result per item`,

@@ -27,7 +27,7 @@ import {
   uniqueWidth,
   widenColumns,
 } from './layout.js';
-import { cutToWidth, textWidth } from './width.js';
+import { cutToWidth, oneColumnEach, textWidth } from './width.js';
 
 /**
  * Every distinct value a streamed table has shown in one column, and the cut each shows at the
@@ -93,6 +93,12 @@ export class ShownCuts {
     const wanted = this.#least(this.#values, size);
     this.#cutAt(wanted);
     return wanted;
+  }
+
+  /** Whether a value shown in this column is one `test` holds for. */
+  some(test: (value: string) => boolean): boolean {
+    for (const value of this.#values) if (test(value)) return true;
+    return false;
   }
 
   #cutAt(size: number): void {
@@ -223,14 +229,24 @@ export class StreamedTable {
 
   /**
    * `(ids show 9 characters and ACTION 12 from row 501 on: fewer would read like one above)`: the
-   * columns that show more from this row on; a row above shows less, and may read like these.
+   * columns that show more from this row on; a row above shows less, and may read like these. A
+   * name column is measured as the layout measures it, in terminal columns: the same count as its
+   * characters unless a name it cuts takes other than one column a character (CJK, emoji), whose
+   * count is then said in terminal columns (session 24: `NAME shows 15 characters` of 8 shown).
    */
   #widenedNote(keeps: Map<number, number>, alike: Map<number, number>, firstRow: number): string {
     const parts: string[] = [];
-    if (keeps.size > 0) parts.push(`ids show ${[...new Set(keeps.values())].join(' or ')} characters`);
+    let unit: string | undefined;
+    if (keeps.size > 0) {
+      parts.push(`ids show ${[...new Set(keeps.values())].join(' or ')} characters`);
+      unit = 'characters';
+    }
     const mark = textWidth(this.#ellipsis);
     for (const [i, width] of alike) {
-      const count = `${width - mark}${parts.length === 0 ? ' characters' : ''}`;
+      const wide = this.#shown.get(i)?.some((name) => textWidth(name) > width && !oneColumnEach(name));
+      const its = wide ? 'terminal columns' : 'characters';
+      const count = `${width - mark}${its === unit ? '' : ` ${its}`}`;
+      unit = its;
       parts.push(`${this.#head[i]} ${parts.length === 0 ? 'shows ' : ''}${count}`);
     }
     const kinds = new Set([
@@ -242,24 +258,26 @@ export class StreamedTable {
   }
 
   /**
-   * Once per table: why it is wider than the terminal, if its names or URLs are why (overflowCause),
-   * worded for what is wide, and sending the reader to a pipe only for what is cut.
+   * Once per table: why it is wider than the terminal (overflowCause): its names or URLs, or what
+   * cannot be shorter (ids, times, statuses) with them, worded for what is wide, and sending the
+   * reader to a pipe only for what is cut. Not with --wide, whose lines are let wrap.
    */
   #overflowNote(firstRow: number): string | undefined {
-    if (this.#overflowSaid) return undefined;
+    if (this.#overflowSaid || this.#wide) return undefined;
     const cause = overflowCause(this.#layout!, this.#terminalWidth, this.#fit, this.#widest);
     if (cause === undefined) return undefined;
     this.#overflowSaid = true;
-    const of = (kind: string) =>
-      cause.held.filter((i) => this.#fit[i]!.kind === kind).map((i) => this.#head[i]!);
+    const heads = (columns: number[]) => andList(columns.map((i) => this.#head[i]!));
+    const of = (kind: string) => cause.held.filter((i) => this.#fit[i]!.kind === kind);
     const why = [
-      ...(of('name').length > 0 ? [`the names in ${andList(of('name'))} would read alike cut shorter`] : []),
-      ...(of('url').length > 0 ? [`the URLs in ${andList(of('url'))} keep their hosts whole`] : []),
+      ...(cause.uncut.length > 0 ? [`${heads(cause.uncut)} cannot be shorter`] : []),
+      ...(of('name').length > 0 ? [`the names in ${heads(of('name'))} would read alike cut shorter`] : []),
+      ...(of('url').length > 0 ? [`the URLs in ${heads(of('url'))} keep their hosts whole`] : []),
     ].join(', and ');
+    // "them" only where every column named is one a pipe shows more of.
+    const them = cause.uncut.length === 0 && cause.cut.length === cause.held.length;
     const whole =
-      cause.cut.length === 0
-        ? ''
-        : `; a pipe or --json shows ${cause.cut.length === cause.held.length ? 'them' : andList(cause.cut.map((i) => this.#head[i]!))} whole`;
+      cause.cut.length === 0 ? '' : `; a pipe or --json shows ${them ? 'them' : heads(cause.cut)} whole`;
     const from = firstRow > 1 ? ` from row ${firstRow} on` : '';
     return `(the table is wider than the terminal${from}: ${why}${whole})`;
   }

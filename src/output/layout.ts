@@ -174,30 +174,35 @@ export function fitTable(
 }
 
 /**
- * Why a table is wider than the terminal, when its names or URLs are why (review22e L2): the name
- * and URL columns held at their least width (no two names alike, every host whole), if cutting
- * them to a few characters would have made the table fit; `cut` are those of them with a value
- * longer than the column (`widest`: each column's widest value shown). undefined when the table
- * fits, or when what cannot be cut (ids, times, statuses) is too wide whatever the names are.
+ * Why a table is wider than the terminal: the name and URL columns held at their least width (no
+ * two names alike, every host whole), if cutting them to a few characters would have made the table
+ * fit (review22e L2); else what cannot be cut shorter (`uncut`: the id, time and status columns
+ * shown, ids already at their unique prefix) with those names and URLs beside them (session 24: such
+ * a table got no note, and nothing said why it wraps). `cut` are the held columns with a value longer
+ * than the column (`widest`: each column's widest value shown). undefined when the table fits, or
+ * when only cut text holds it wide (more columns than the terminal has room for, none uncut).
  */
 export function overflowCause(
   layout: TableLayout,
   terminalWidth: number,
   columns: ColumnFit[],
   widest: number[],
-): { held: number[]; cut: number[] } | undefined {
+): { held: number[]; cut: number[]; uncut: number[] } | undefined {
   const excess = total(layout.widths) - terminalWidth;
   if (excess <= 0) return undefined;
   const widthOf = (i: number) => layout.widths[layout.shown.indexOf(i)]!;
+  const kind = (i: number) => columns[i]!.kind;
   const held = layout.shown.filter(
     (i) =>
-      (columns[i]!.kind === 'name' || columns[i]!.kind === 'url') &&
+      (kind(i) === 'name' || kind(i) === 'url') &&
       widthOf(i) > MIN_TEXT &&
       widthOf(i) <= (layout.least.get(i) ?? 0),
   );
+  const cut = held.filter((i) => (widest[i] ?? 0) > widthOf(i));
   const room = held.reduce((sum, i) => sum + widthOf(i) - MIN_TEXT, 0);
-  if (held.length === 0 || room < excess) return undefined;
-  return { held, cut: held.filter((i) => (widest[i] ?? 0) > widthOf(i)) };
+  if (held.length > 0 && room >= excess) return { held, cut, uncut: [] };
+  const uncut = layout.shown.filter((i) => kind(i) === 'id' || kind(i) === 'time' || kind(i) === 'status');
+  return uncut.length === 0 ? undefined : { held, cut, uncut };
 }
 
 /**

@@ -39,6 +39,17 @@ export function cutToWidth(text: string, width: number, ellipsis: string): strin
   return `${kept}${ellipsis}`;
 }
 
+/**
+ * Whether `text` takes one column a character (a grapheme), so that its width in columns is its
+ * length in characters: not CJK, emoji or decomposed accents.
+ */
+export function oneColumnEach(text: string): boolean {
+  if (PRINTABLE_ASCII.test(text)) return true;
+  let count = 0;
+  for (const _ of graphemes.segment(text)) count++;
+  return count === textWidth(text);
+}
+
 /** `text` padded with spaces to `width` columns (padEnd counts UTF-16 units, not columns). */
 export function padToWidth(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - textWidth(text)));

@@ -247,7 +247,7 @@ describe('how unknown outcomes are shown and named', () => {
     );
     expect(r.code).toBe(7);
     expect((r.error as Error).message).toBe(
-      `4 of 4 item(s) failed with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did): line 2: k0 cut${SO_UNKNOWN}; line 3: k1 cut${SO_UNKNOWN}; line 4: k2 cut${SO_UNKNOWN}; and 1 more`,
+      `4 of 4 item(s) ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did): line 2: k0 cut${SO_UNKNOWN}; line 3: k1 cut${SO_UNKNOWN}; line 4: k2 cut${SO_UNKNOWN}; and 1 more`,
     );
   });
 });

@@ -76,6 +76,27 @@ describe('a name column widened by a later chunk (review22e L1)', () => {
   });
 });
 
+describe('the widened-names note of wide (CJK) names, measured as the layout does (session 24)', () => {
+  it('says terminal columns, not characters, when a cut name takes two columns a character', async () => {
+    // The first chunk cuts `経理部 東京本社 第一` to 11 columns (`経理部 東…`); row 501's
+    // `経理部 東京本店 第一` needs 16 (`経理部 東京本店…`, 8 characters): the note said
+    // `NAME shows 15 characters`, twice what it shows.
+    const list: Action[] = [
+      ...Array.from({ length: 500 }, () => ({ action: '経理部 東京本社 第一', summary: 'granted' })),
+      { action: '経理部 東京本店 第一', summary: 'granted' },
+    ];
+    const { out, fake } = table(20);
+    await out.list(list, actions);
+    const shown = lines(fake.stdout());
+    expect(shown[1]).toEqual(['経理部 東…', 'granted']);
+    expect(shown[501]).toEqual(['経理部 東京本店…', 'grant…']);
+    expect(fake.stderr()).toBe(
+      '(ACTION shows 15 terminal columns from row 501 on: fewer would read like a name above)\n' +
+        '(the table is wider than the terminal from row 501 on: the names in ACTION would read alike cut shorter; a pipe or --json shows them whole)\n',
+    );
+  });
+});
+
 describe('the note of a table wider than the terminal (review22e L2)', () => {
   interface Key {
     id: string;
@@ -100,9 +121,10 @@ describe('the note of a table wider than the terminal (review22e L2)', () => {
     },
   ];
 
-  it('is not said when the ids and times alone are too wide for the names to matter', async () => {
-    // ID 11 + NAME 29 + CREATED 13 + gaps 4 = 57 at 30 columns: cutting the names to 6 would
-    // leave 34, still too wide; the names are whole, so a pipe shows nothing more of them.
+  it('names the ids and times that hold it wide too, when cutting the names would not be enough', async () => {
+    // ID 11 + NAME 29 + CREATED 14 + gaps 4 = 58 at 30 columns: cutting the names to 6 would
+    // leave 35, still too wide; the names are whole, so a pipe shows nothing more of them. Until
+    // session 24 no note was said: nothing told why the table wraps.
     const { out, fake } = table(30);
     await out.list(two, keys);
     expect(fake.stdout()).toBe(
@@ -110,7 +132,48 @@ describe('the note of a table wider than the terminal (review22e L2)', () => {
         'key_0a1b2c…  settlement-exporter-eu-west-2  87 seconds ago\n' +
         'key_9f8e7d…  settlement-exporter-eu-west-3  3 minutes ago\n',
     );
-    expect(fake.stderr()).toBe('(ids shortened to fit: --wide, a pipe or --json shows them whole)\n');
+    expect(fake.stderr()).toBe(
+      '(ids shortened to fit: --wide, a pipe or --json shows them whole)\n' +
+        '(the table is wider than the terminal: ID and CREATED cannot be shorter, and the names in NAME would read alike cut shorter)\n',
+    );
+  });
+
+  it('names the ids, times and statuses alone when they hold it wide', async () => {
+    interface Delivery {
+      id: string;
+      event: string;
+      at: string;
+      status: string;
+    }
+    const deliveries: Delivery[] = [
+      {
+        id: 'dlv_0a1b2c3d4e5f6071',
+        event: 'payment.settled',
+        at: '2026-11-20T11:58:33Z',
+        status: 'delivered',
+      },
+      { id: 'dlv_9f8e7d6c5b4a3928', event: 'payment.failed', at: '2026-11-20T11:57:00Z', status: 'retrying' },
+    ];
+    // ID 11 + EVENT 6 (cut) + AT 14 + STATUS 9 + gaps 6 = 46 at 40 columns: the event is cut as
+    // far as it goes, and what holds the table wide cannot be cut at all.
+    const { out, fake } = table(40);
+    await out.list(deliveries, [
+      { header: 'id', value: (d) => d.id, kind: 'id' },
+      { header: 'event', value: (d) => d.event },
+      { header: 'at', value: (d) => d.at, kind: 'time' },
+      { header: 'status', value: (d) => d.status, kind: 'status' },
+    ]);
+    expect(lines(fake.stdout())[1]).toEqual(['dlv_0a1b2c…', 'payme…', '87 seconds ago', 'delivered']);
+    expect(fake.stderr()).toBe(
+      '(ids shortened to fit: --wide, a pipe or --json shows them whole)\n' +
+        '(the table is wider than the terminal: ID, AT and STATUS cannot be shorter)\n',
+    );
+  });
+
+  it('is not said with --wide, whose lines may wrap', async () => {
+    const { out, fake } = table(30, true);
+    await out.list(two, keys);
+    expect(fake.stderr()).toBe('');
   });
 
   it('says that names are whole when they are, without sending the reader to a pipe', async () => {
@@ -176,6 +239,35 @@ describe('a later chunk judged on its own values too', () => {
     // Were `in 3 d…` and `expir…`: cut to the widths of the first chunk's `now` and `active`.
     expect(shown[501]).toEqual(['usr_lead', 'in 3 days', 'expired']);
     expect(fake.stderr()).toBe('');
+  });
+
+  it('a later time or status that makes the table too wide: the note says from which row, and what holds it', async () => {
+    interface Grant {
+      user: string;
+      expires: string;
+      status: string;
+    }
+    const list: Grant[] = [
+      ...Array.from({ length: 500 }, () => ({
+        user: 'usr_lead',
+        expires: '2026-11-20T12:00:05Z',
+        status: 'active',
+      })),
+      { user: 'usr_lead', expires: '2026-11-23T12:00:00Z', status: 'expired' },
+    ];
+    // USER 8 + EXPIRES 7 + STATUS 6 + gaps 4 = 25 fits; row 501's 9 and 7 make 28, 26 with USER cut.
+    const { out, fake } = table(25);
+    await out.list(list, [
+      { header: 'user', value: (g) => g.user },
+      { header: 'expires', value: (g) => g.expires, kind: 'time' },
+      { header: 'status', value: (g) => g.status, kind: 'status' },
+    ]);
+    const shown = lines(fake.stdout());
+    expect(shown[1]).toEqual(['usr_lead', 'now', 'active']);
+    expect(shown[501]).toEqual(['usr_l…', 'in 3 days', 'expired']);
+    expect(fake.stderr()).toBe(
+      '(the table is wider than the terminal from row 501 on: EXPIRES and STATUS cannot be shorter)\n',
+    );
   });
 
   it('--wide: a longer value from row 501 on is whole', async () => {

@@ -185,9 +185,9 @@ describe('finishRun: outcomes svc cannot know', () => {
       summary: summary({ ok: 1498, unknown: 2, acceptedUnread: 2 }),
     });
     expect(finish(run, { ...VERB, retryHint: 'replay them later' })).toEqual({
-      stderr: '1,498 granted, 2 failed (2 with an unknown outcome) in 2.3 s\n',
+      stderr: '1,498 granted, 2 with an unknown outcome in 2.3 s\n',
       error: {
-        message: `2 of 1,500 item(s) failed ${UNKNOWN}: line 4: why 4; line 9: why 9`,
+        message: `2 of 1,500 item(s) ended ${UNKNOWN}: line 4: why 4; line 9: why 9`,
         hint: `${CHECK(2)} (journal /state/j.ndjson)${NDJSON}`,
         exit: 7,
       },
@@ -209,7 +209,7 @@ describe('finishRun: outcomes svc cannot know', () => {
       summary: summary({ ok: 1490, failed: 1, refused: 1, unknown: 9 }),
     });
     expect(finish(run, { ...VERB, retryHint: () => 'replay them later' }).error).toEqual({
-      message: `10 of 1,500 item(s) failed: line 4: why 4; 9 of them ${UNKNOWN}: line 9: why 9; line 10: why 10; line 11: why 11; line 12: why 12; and 5 more`,
+      message: `1 of 1,500 item(s) failed: line 4: why 4; 9 ended ${UNKNOWN}: line 9: why 9; line 10: why 10; line 11: why 11; line 12: why 12; and 5 more`,
       hint: `replay them later; for the unknown ones, ${AGAIN} to settle them (journal /state/j.ndjson)${NDJSON}`,
       exit: 7,
     });
@@ -269,7 +269,7 @@ describe("finishRun: the summary line's words", () => {
     });
     const made = () => '2 of them created, their secret not saved';
     expect(finish(run, { ...VERB, madeThoughFailed: made }).stderr).toBe(
-      '1,484 granted (2 found done by a retry after the answer to the first attempt was lost), 6 skipped, 10 failed (3 not attempted: what they need failed; 4 with an unknown outcome; 2 of them created, their secret not saved) in 2.3 s\n',
+      '1,484 granted (2 found done by a retry after the answer to the first attempt was lost), 6 skipped, 6 failed (3 not attempted: what they need failed; 2 of them created, their secret not saved), 4 with an unknown outcome in 2.3 s\n',
     );
   });
 
@@ -341,9 +341,9 @@ describe('finishRun: a closed or failed stdout', () => {
       summary: summary({ ok: 1499, unknown: 1 }),
     });
     expect(finish(run)).toEqual({
-      stderr: '1,499 granted, 1 failed (1 with an unknown outcome) in 2.3 s\n',
+      stderr: '1,499 granted, 1 with an unknown outcome in 2.3 s\n',
       error: {
-        message: `1 of 1,500 item(s) failed ${UNKNOWN}: line 9: why 9`,
+        message: `1 of 1,500 item(s) ended ${UNKNOWN}: line 9: why 9`,
         hint: `${AGAIN} to settle them (journal /state/j.ndjson)${NDJSON}`,
         exit: 7,
       },

@@ -77,10 +77,10 @@ describe('finishRun', () => {
       summary: summary({ total: 1500, ok: 1498, failed: 1, unknown: 1, unsettled: 1, refused: 1 }),
     });
     expect(finish(run)).toEqual({
-      stderr: '1,498 granted, 2 failed (1 with an unknown outcome) in 2.3 s\n',
+      stderr: '1,498 granted, 1 failed, 1 with an unknown outcome in 2.3 s\n',
       error: {
         message:
-          '2 of 1,500 item(s) failed: line 4: no such user; 1 of them with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did): line 9: other side closed',
+          '1 of 1,500 item(s) failed: line 4: no such user; 1 ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did): line 9: other side closed',
         hint: 'fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson); --ndjson prints one result per item',
         exit: 7,
       },

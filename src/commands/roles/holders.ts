@@ -28,7 +28,7 @@ export const HOLDER_COLUMNS: Array<Column<RoleAssignment>> = [
   { header: 'user', value: (a) => a.user_id, kind: 'id' },
   { header: 'status', value: (a) => a.status, kind: 'status' },
   EXPIRES_COLUMN,
-  { header: 'assigned by', value: (a) => a.assigned_by },
+  { header: 'assigned by', value: (a) => a.assigned_by, kind: 'name' },
   { header: 'assigned', value: (a) => a.assigned_at, kind: 'time' },
   { header: 'audit trail id', value: (a) => a.audit_trail_id, kind: 'id', optional: true },
   { header: 'justification', value: (a) => a.justification, optional: true },

@@ -76,7 +76,7 @@ export const ASSIGNMENT_COLUMNS: Array<Column<RoleAssignment>> = [
   { header: 'role', value: (a) => a.role_name, kind: 'name' },
   { header: 'status', value: (a) => a.status, kind: 'status' },
   EXPIRES_COLUMN,
-  { header: 'assigned by', value: (a) => a.assigned_by },
+  { header: 'assigned by', value: (a) => a.assigned_by, kind: 'name' },
   { header: 'assigned', value: (a) => a.assigned_at, kind: 'time' },
   { header: 'audit trail id', value: (a) => a.audit_trail_id, kind: 'id' },
   { header: 'role id', value: (a) => a.role_id, kind: 'id', optional: true },

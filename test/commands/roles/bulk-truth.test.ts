@@ -145,12 +145,12 @@ describe('a change whose every attempt lost its answer', () => {
     expect(lines[0]).toBe(
       '1 of these was done by an earlier attempt whose answer was lost; the platform answered with what it did then',
     );
-    expect(lines[1]).toMatch(/^2 granted, 1 failed \(1 with an unknown outcome\) in \d+\.\d s$/);
+    expect(lines[1]).toMatch(/^2 granted, 1 with an unknown outcome in \d+\.\d s$/);
     const error = JSON.parse(lines[2]!).error;
     expect(error.code).toBe('partial_failure');
     expect(error.exit_code).toBe(7);
     expect(error.message).toMatch(
-      /^1 of 3 item\(s\) failed with an unknown outcome \(the platform may have made them; no answer svc could believe said whether it did\): line 4: /,
+      /^1 of 3 item\(s\) ended with an unknown outcome \(the platform may have made them; no answer svc could believe said whether it did\): line 4: /,
     );
     expect(error.hint).toMatch(
       /^run the same command again with the same profile, logged in as the same user or with the same API key, to settle them \(journal .+\)$/,
