@@ -29,7 +29,8 @@ __svc_unquote() {
 # and after the words that leave the next one a command: time ! nocorrect coproc if then do else
 # elif while until; a redirection and its target count for nothing, wherever they stand).
 # False when one holds what TAB cannot know without running something ($…, backquotes, a leading
-# ~): then nothing is offered, rather than the values of another profile or tenant.
+# = or ~, or :~, which zsh expands in an assignment: =ls is /usr/bin/ls, a:~/x is a:$HOME/x): then
+# nothing is offered, rather than the values of another profile or tenant.
 __svc_assigned() {
   setopt localoptions extendedglob
   assigned=()
@@ -51,7 +52,7 @@ __svc_assigned() {
     esac
   done
   for token in "\${assigned[@]}"; do
-    if [[ \${token#*=} == *[\\$\\\`]* || \${token#*=} == \\~* ]]; then return 1; fi
+    if [[ \${token#*=} == *[\\$\\\`]* || \${token#*=} == [~=]* || \${token#*=} == *':~'* ]]; then return 1; fi
   done
   assigned=("\${(@Q)assigned}")
 }

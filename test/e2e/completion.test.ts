@@ -6,7 +6,16 @@
  * requires them). `svc __complete` itself is tested in-process in test/commands/completion/.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -534,6 +543,32 @@ describe('completion scripts in real shells', () => {
     ])('offers nothing another tenant would not have: %j', async (line) => {
       // Typed after TAB: the line shows it right after what was typed only if TAB wrote nothing.
       await complete(line, `${line}Z`, 'Z');
+    });
+
+    // review23f L3: zsh expands a leading = (EQUALS: =cfg is the command cfg's path) and ~ after :
+    // in an assignment, so the command gets another value than the one typed. Typed in a directory
+    // where the value as typed names the labs profile's config: TAB must not offer its roles.
+    it.each([
+      'SVC_CONFIG_DIR==cfg SVC_PROFILE=labs SVC_TENANT= svc roles get lab',
+      'SVC_CONFIG_DIR=a:~/cfg SVC_PROFILE=labs SVC_TENANT= svc roles get lab',
+    ])('offers nothing for a value zsh expands: %j', async (line) => {
+      const typedDir = join(home, 'typed');
+      mkdirSync(join(typedDir, 'a:~'), { recursive: true });
+      for (const dir of ['=cfg', 'a:~/cfg']) {
+        rmSync(join(typedDir, dir), { force: true });
+        symlinkSync(bare.SVC_CONFIG_DIR!, join(typedDir, dir));
+      }
+      await term.send('C-u');
+      await term.type(`cd ${typedDir}`);
+      await term.send('Enter');
+      await term.waitFor(/ready>\s*$/m);
+      try {
+        await complete(line, `${line}Z`, 'Z');
+      } finally {
+        await term.type('cd -');
+        await term.send('Enter');
+        await term.waitFor(/ready>\s*$/m);
+      }
     });
 
     it('writes a value from the server quoted: the line holds the value, and nothing ran', async () => {
