@@ -1,9 +1,12 @@
 // Over 300 lines: every source of the bearer credential (SVC_TOKEN, a stored one, a refreshing
 // one) and the rules each stored one goes through (pinned to its session, sent only to its origin);
 // apart, the one rule of where a stored credential may go would be read in several files.
+
+import { redactUrlText } from '../api/secret-names.js';
 import { profileOption } from '../config/settings.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import type { Env } from '../output/io.js';
 import { controlCharacterIn } from '../system/secret-text.js';
 import { loginNow } from './identity.js';
@@ -291,9 +294,22 @@ export function credentialBeingReplaced(store: ConfigStore, profile: string): St
   const credential = store.credential(profile);
   // An OAuth session is revoked at its own token_url and kept as it was; a token is asked about.
   if (credential?.type !== 'token' || credential.origin !== undefined) return credential;
-  const base = store.profile(profile)?.base_url;
-  const origin = base === undefined ? undefined : originOf(base);
-  return origin === undefined ? credential : { ...credential, origin };
+  const base = baseUrlOrigin(store.profile(profile)?.base_url);
+  return typeof base === 'string' ? credential : { ...credential, origin: base.origin };
+}
+
+/**
+ * The origin of a profile's base_url, read one way for the three uses of a credential stored before
+ * svc recorded origins (`credentialBeingReplaced`, `forgottenKeyOrigin`, `firstUseOrigin`): `none`
+ * when the profile has none, `unreadable` when a hand edit left one that is no URL. Each use says
+ * what those two mean for it: a replaced or forgotten credential goes to no server; a first use is
+ * refused for an unreadable one (binding to this use's server would be a guess) and binds to this
+ * use's server for none.
+ */
+function baseUrlOrigin(base: string | undefined): { origin: string } | 'none' | 'unreadable' {
+  if (base === undefined) return 'none';
+  const origin = originOf(base);
+  return origin === undefined ? 'unreadable' : { origin };
 }
 
 /** A URL's origin; undefined for a base_url a hand edit left unreadable (it is refused where used). */
@@ -348,16 +364,26 @@ export function replacedCredentials(
  * witness of a key it may never have issued, and this use is recorded nowhere, so it is no first use.
  */
 function forgottenKeyOrigin(binding: BindingOptions, profile: string): string {
-  const base = binding.profileBaseUrl();
-  const origin = base === undefined ? undefined : originOf(base);
-  if (origin === undefined) throw new UnknownOriginError(profile, 'the credential');
-  return origin;
+  const base = baseUrlOrigin(binding.profileBaseUrl());
+  if (typeof base === 'string') throw new UnknownOriginError(profile, 'the credential');
+  return base.origin;
 }
 
-/** The origin a credential stored without one is bound to: its profile's base_url, else this use's. */
-function firstUseOrigin(binding: BindingOptions, target: URL): string {
-  const base = binding.profileBaseUrl();
-  return base ? new URL(base).origin : target.origin;
+/**
+ * The origin a credential stored without one is bound to: its profile's base_url, else (none) this
+ * use's. An unreadable base_url is refused, as where it is the server in effect (exit 2): it was
+ * "Invalid URL; this is a bug in svc" under --base-url or SVC_BASE_URL.
+ */
+function firstUseOrigin(binding: BindingOptions, profile: string, target: URL): string {
+  const value = binding.profileBaseUrl();
+  const base = baseUrlOrigin(value);
+  if (base === 'none') return target.origin;
+  if (base === 'unreadable')
+    throw new UsageError(
+      `base_url in profile "${profile}" must be an absolute http(s) URL, got ${quoted(redactUrlText(value ?? ''))}; svc binds the profile's credential to it on its first use`,
+      { hint: `set it: svc ${profileOption(profile)} config set base_url URL` },
+    );
+  return base.origin;
 }
 
 async function bindOnFirstUse(
@@ -367,7 +393,7 @@ async function bindOnFirstUse(
   target: URL,
 ): Promise<string> {
   const base = binding.profileBaseUrl();
-  const origin = firstUseOrigin(binding, target);
+  const origin = firstUseOrigin(binding, profile, target);
   let bound = origin;
   await store.withLock('credentials', async () => {
     const again = store.credential(profile);

@@ -207,6 +207,18 @@ export function warnAboutSession(ctx: Context, end: SessionEnd): void {
 }
 
 /**
+ * The last line of `logout` and `profiles rm` under SVC_TOKEN: the session ended is the profile's,
+ * while every svc command run in this shell, a revoke or login line printed above too, still acts
+ * with SVC_TOKEN's credential (review23f L4).
+ */
+export function warnTokenStillSet(ctx: Context): void {
+  if (ctx.env.SVC_TOKEN)
+    ctx.out.warn(
+      'SVC_TOKEN is still set in your environment: svc commands run here (any printed above too) use it, not a stored login; unset it first: unset SVC_TOKEN',
+    );
+}
+
+/**
  * What is known of a forgotten API key, for `logout --json` (`api_key`) and the lines alike, in one
  * shape: `revoked_or_unknown` (the platform refuses it for good: nothing to revoke), `valid` (it
  * acts: svc only forgot it), `stopped` (refused now, not revoked: it acts again once its issuer

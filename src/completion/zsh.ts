@@ -23,37 +23,75 @@ __svc_unquote() {
   REPLY=\${(Q)1}
 }
 
-# The SVC_* variables typed before svc on the line (SVC_TENANT=acme-labs svc …), in \`assigned\`, as
-# the shell will pass them: they are the command's, so zsh neither puts them in words nor sets
-# them while it completes, and they are read from the line (the last command's, after any ; | &&,
-# and after the words that leave the next one a command: time ! nocorrect coproc if then do else
-# elif while until; a redirection and its target count for nothing, wherever they stand).
-# False when one holds what TAB cannot know without running something ($…, backquotes, a leading
-# ~): then nothing is offered, rather than the values of another profile or tenant.
+# env -u NAME: NAME leaves \`assigned\` and joins \`unassigned\`; false for a name not SVC_*, which
+# may be one svc reads (HOME, XDG_CONFIG_HOME) or one that finds svc (PATH).
+__svc_unassign() {
+  setopt localoptions extendedglob
+  [[ $1 == SVC_[A-Za-z0-9_]# ]] || return
+  local -a kept
+  local one
+  for one in "\${assigned[@]}"; do [[ \${(Q)one} == $1=* ]] || kept+=("$one"); done
+  assigned=("\${kept[@]}") unassigned+=("$1")
+}
+
+# The SVC_* variables typed before svc on the line (SVC_TENANT=acme-labs svc …, env SVC_TENANT=…
+# svc …), in \`assigned\`, and those \`env -u\` removes, in \`unassigned\`, as the shell will pass them:
+# they are the command's, so zsh neither puts them in words nor sets them while it completes, and
+# they are read from the line (the last command's, after any ; | &&, and after the words that leave
+# the next one a command: time ! nocorrect coproc if then do else elif while until; a redirection
+# and its target count for nothing, wherever they stand; \`env\`'s -u NAME, --unset, -- and NAME=value
+# words are read as env reads them).
+# False when the environment svc will get cannot be known without running something: a value
+# holding $…, backquotes, a leading = or ~, or :~ (zsh expands those in an assignment); an env word
+# holding $ or backquotes; env -i, -C, -S or another option; env -u of a variable that is not SVC_*;
+# and an earlier command on the line that may change the environment (SVC_*=… alone, export,
+# typeset, declare, unset, set, source, ., eval, readonly, local). Then nothing is offered, rather
+# than the values of another profile or tenant.
 __svc_assigned() {
   setopt localoptions extendedglob
-  assigned=()
-  local token start=1 target=0
+  assigned=() unassigned=()
+  local token word shape start=1 target=0 inenv=0 operand=0 known=1
   for token in \${(z)LBUFFER}; do
     if ((target)); then target=0; continue; fi
+    if ((operand)); then
+      operand=0 word=\${(Q)token}
+      if [[ $token != *[\\$\\\`]* ]]; then __svc_unassign $word || known=0; else known=0; fi
+      continue
+    fi
     case $token in
-      ('|'|'||'|'&&'|';'|'&'|'|&'|'&!'|'&|'|'('|')'|'{'|'}'|';;'|$'\\n') start=1 assigned=() ;;
+      ('|'|'||'|'&&'|';'|'&'|'|&'|'&!'|'&|'|'('|')'|'{'|'}'|';;'|$'\\n')
+        if ((start && ! inenv && \${#assigned})); then known=0; fi
+        start=1 inenv=0 assigned=() unassigned=() ;;
       (time|'!'|nocorrect|coproc|if|then|do|else|elif|while|until)
-        if ((start)) && ((! \${#assigned})); then assigned=(); else start=0; fi ;;
+        if ((start && ! inenv)) && ((! \${#assigned})); then assigned=(); else start=0 inenv=0; fi ;;
       ([0-9]#('<'|'<<'|'<<<'|'<>'|'<&'|'<<-'|('>'|'>>'|'>&'|'>>&'|'&>'|'&>>')('|'|'!')#)) target=1 ;;
       (*)
-        if ((start)) && [[ $token =~ '^[A-Za-z_][A-Za-z0-9_]*=' ]]; then
-          if [[ $token == SVC_* ]]; then assigned+=("$token"); fi
+        # An assignment's name is never quoted; env reads its words after the shell unquotes them.
+        word=\${(Q)token} shape=$token
+        if ((inenv)); then shape=$word; fi
+        if ((inenv)) && [[ $token == *[\\$\\\`]* ]]; then
+          known=0 start=0 inenv=0
+        elif ((inenv)) && [[ $word == (-u|--unset) ]]; then operand=1
+        elif ((inenv)) && [[ $word == (-u|--unset=)?* ]]; then
+          __svc_unassign \${word#(-u|--unset=)} || known=0
+        elif ((inenv)) && [[ $word == -- ]]; then :
+        elif ((inenv)) && [[ $word == -* ]]; then known=0 start=0 inenv=0
+        elif ((start)) && [[ $word == env ]]; then inenv=1
+        elif ((start)) && [[ $shape =~ '^[A-Za-z_][A-Za-z0-9_]*=' ]]; then
+          if [[ $word == SVC_* ]]; then assigned+=("$token"); fi
         else
-          start=0
+          if ((start && ! inenv)) && [[ $word == (export|typeset|declare|unset|set|source|.|eval|readonly|local) ]]; then known=0; fi
+          start=0 inenv=0
         fi
         ;;
     esac
   done
   for token in "\${assigned[@]}"; do
-    if [[ \${token#*=} == *[\\$\\\`]* || \${token#*=} == \\~* ]]; then return 1; fi
+    word=\${token#*=}
+    if [[ $word == *[\\$\\\`]* || $word == [~=]* || $word == *':~'* ]]; then return 1; fi
   done
   assigned=("\${(@Q)assigned}")
+  ((known))
 }
 
 # Values svc knows at TAB time (profiles, tenants, roles, webhooks), or file or directory names;
@@ -67,9 +105,9 @@ __svc_dynamic() {
   elif [[ $1 == dirs ]]; then
     _files -/
   else
-    local -a values assigned
+    local -a values assigned unassigned
     __svc_assigned || return
-    values=(\${(f)"$(if ((\${#assigned})); then export "\${assigned[@]}"; fi; $2 "\${@[3,-1]}" __complete --protocol ${COMPLETE_PROTOCOL} $1 2>/dev/null)"})
+    values=(\${(f)"$(if ((\${#unassigned})); then unset -v "\${unassigned[@]}"; fi; if ((\${#assigned})); then export "\${assigned[@]}"; fi; $2 "\${@[3,-1]}" __complete --protocol ${COMPLETE_PROTOCOL} $1 2>/dev/null)"})
     compadd -a values
   fi
 }

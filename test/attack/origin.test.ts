@@ -125,6 +125,22 @@ describe('credentials stored before origins were recorded', () => {
     expect(second.code).toBe(3);
     expect(s.seen).toHaveLength(0);
   });
+
+  // Session 24: the first use read an unreadable base_url (a hand edit) as a URL, where the other
+  // two readings of it give no origin: "Invalid URL; this is a bug in svc", exit 1. Refused as
+  // where it is the server in effect, nothing sent, the credential left unbound.
+  it('with an unreadable base_url in the profile, refuse the first use elsewhere (exit 2), nothing sent', async () => {
+    const dir = legacy('http://exa mple.com');
+    const s = await server();
+    expect(await runInProcess(['--base-url', s.url, 'me'], { SVC_CONFIG_DIR: dir, NO_COLOR: '1' })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: base_url in profile "default" must be an absolute http(s) URL, got "http://exa mple.com"; svc binds the profile\'s credential to it on its first use; set it: svc -p default config set base_url URL\n',
+    });
+    expect(s.seen).toHaveLength(0);
+    expect(credentialOf(dir).origin).toBeUndefined();
+  });
 });
 
 /** An IPv4 address of this machine that is not loopback, if it has one. */

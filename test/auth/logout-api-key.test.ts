@@ -84,18 +84,22 @@ describe('svc logout of a stored API key', () => {
   });
 
   // review23f L4: pasted in a shell with SVC_TOKEN set, the line ran with that credential (an API
-  // key: exit 4), whatever profile it named; the last warning says to unset it first.
-  it('under SVC_TOKEN: the last line says the printed command needs it unset', async () => {
-    const { id, key } = await newKey();
-    const other = await newKey();
-    const r = await runInProcess(['logout'], { ...(await storedKey(key)), SVC_TOKEN: other.key });
-    expect(r.code, r.stderr).toBe(0);
-    const lines = r.stderr.trimEnd().split('\n');
-    expect(lines[1]).toContain(`the API key ${id} itself stays valid`);
-    expect(lines.at(-1)).toBe(
-      'warning: SVC_TOKEN is still set in your environment: svc commands run here use it, not a stored login (a command above too); unset it first: unset SVC_TOKEN',
-    );
-  });
+  // key: exit 4), whatever profile it named; the last warning says to unset it first. Session 24:
+  // `profiles rm` ends a session as logout does and said nothing of it: one rule for both verbs.
+  it.each([[['logout']], [['profiles', 'rm', 'default', '--yes']]])(
+    'under SVC_TOKEN: %j ends with the line that says to unset it first',
+    async (args) => {
+      const { id, key } = await newKey();
+      const other = await newKey();
+      const r = await runInProcess(args, { ...(await storedKey(key)), SVC_TOKEN: other.key });
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines[1]).toContain(`the API key ${id} itself stays valid`);
+      expect(lines.at(-1)).toBe(
+        'warning: SVC_TOKEN is still set in your environment: svc commands run here (any printed above too) use it, not a stored login; unset it first: unset SVC_TOKEN',
+      );
+    },
+  );
 
   // attack23 F6: the line named `--base-url` of the key's platform, which pasted ran under the
   // active profile, whose login is bound to another platform: exit 3. A profile holding a user's

@@ -6,7 +6,16 @@
  * requires them). `svc __complete` itself is tested in-process in test/commands/completion/.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -515,6 +524,12 @@ describe('completion scripts in real shells', () => {
       // NAME=value word at all: it offers file names.)
       ['true; 2>/dev/null SVC_TENANT=acme-labs svc roles get lab', () => LABS_ROLE.slice(3)],
       ['SVC_CONFIG_DIR=BARE >&2 SVC_PROFILE=labs SVC_TENANT= svc roles get lab', () => LABS_ROLE.slice(3)],
+      // Through env, as env reads its words (unquoted): NAME=value, -u NAME, -uNAME. (zsh 5.9 does
+      // not complete the command after env's -- at all.)
+      ['env SVC_TENANT=acme-labs svc roles get lab', () => LABS_ROLE.slice(3)],
+      ['true && env "SVC_TENANT=acme-labs" svc webhooks get wh_', () => labsWebhook.slice(3)],
+      ['env -u SVC_TENANT SVC_CONFIG_DIR=BARE SVC_PROFILE=labs svc roles get lab', () => LABS_ROLE.slice(3)],
+      ['SVC_CONFIG_DIR=BARE env -uSVC_TENANT SVC_PROFILE=labs svc roles get lab', () => LABS_ROLE.slice(3)],
     ])('completes %j for the variables typed before svc', async (typed, rest) => {
       const line = typed.replace('BARE', bare.SVC_CONFIG_DIR!);
       await complete(line, `${line}${rest()}`);
@@ -531,9 +546,43 @@ describe('completion scripts in real shells', () => {
       // those words added to the script's list, as zsh 5.9 offers no labs role there either way.)
       'true; >| SVC_TENANT=acme-labs svc roles get lab',
       'true; 2> SVC_TENANT=acme-labs svc roles get lab',
+      // The environment svc will get cannot be known from the line: env clearing it, an option env
+      // has that TAB does not read, env -u of a variable svc may read (HOME) or that finds it, and an
+      // earlier command on the line that may change it.
+      'env -i SVC_TENANT=acme-labs svc roles get tenant_ad',
+      'env -C / svc roles get tenant_ad',
+      'env -u HOME svc roles get tenant_ad',
+      'export SVC_TENANT=acme-labs; svc roles get tenant_ad',
+      'SVC_TENANT=acme-labs; svc roles get tenant_ad',
     ])('offers nothing another tenant would not have: %j', async (line) => {
       // Typed after TAB: the line shows it right after what was typed only if TAB wrote nothing.
       await complete(line, `${line}Z`, 'Z');
+    });
+
+    // review23f L3: zsh expands a leading = (EQUALS: =cfg is the command cfg's path) and ~ after :
+    // in an assignment, so the command gets another value than the one typed. Typed in a directory
+    // where the value as typed names the labs profile's config: TAB must not offer its roles.
+    it.each([
+      'SVC_CONFIG_DIR==cfg SVC_PROFILE=labs SVC_TENANT= svc roles get lab',
+      'SVC_CONFIG_DIR=a:~/cfg SVC_PROFILE=labs SVC_TENANT= svc roles get lab',
+    ])('offers nothing for a value zsh expands: %j', async (line) => {
+      const typedDir = join(home, 'typed');
+      mkdirSync(join(typedDir, 'a:~'), { recursive: true });
+      for (const dir of ['=cfg', 'a:~/cfg']) {
+        rmSync(join(typedDir, dir), { force: true });
+        symlinkSync(bare.SVC_CONFIG_DIR!, join(typedDir, dir));
+      }
+      await term.send('C-u');
+      await term.type(`cd ${typedDir}`);
+      await term.send('Enter');
+      await term.waitFor(/ready>\s*$/m);
+      try {
+        await complete(line, `${line}Z`, 'Z');
+      } finally {
+        await term.type('cd -');
+        await term.send('Enter');
+        await term.waitFor(/ready>\s*$/m);
+      }
     });
 
     it('writes a value from the server quoted: the line holds the value, and nothing ran', async () => {

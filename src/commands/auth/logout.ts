@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { endSession, sessionKey, warnAboutSession } from '../../auth/end-session.js';
+import { endSession, sessionKey, warnAboutSession, warnTokenStillSet } from '../../auth/end-session.js';
 import { profileOption } from '../../config/settings.js';
 import { credentialAsProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
@@ -69,11 +69,7 @@ async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: strin
   if (shown !== profile) {
     ctx.out.warn(CREDENTIAL_NAMED_PROFILE);
   }
-  // Every line printed above runs pasted with SVC_TOKEN's credential, not a profile's (review23f L4).
-  if (ctx.env.SVC_TOKEN)
-    ctx.out.warn(
-      'SVC_TOKEN is still set in your environment: svc commands run here use it, not a stored login (a command above too); unset it first: unset SVC_TOKEN',
-    );
+  warnTokenStillSet(ctx);
 }
 
 export default function logout(make: MakeContext): Command {

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { endSession, warnAboutSession } from '../../auth/end-session.js';
+import { endSession, warnAboutSession, warnTokenStillSet } from '../../auth/end-session.js';
 import { chooseProfileHint } from '../../config/settings.js';
 import { checkProfileName, credentialAsProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
@@ -60,6 +60,7 @@ export async function runProfilesRm(
     if (active === undefined) {
       ctx.out.warn(`no profile is active now; ${chooseProfileHint(Object.keys(store.profiles()))}`);
     }
+    warnTokenStillSet(ctx);
   } finally {
     await target.close();
   }
