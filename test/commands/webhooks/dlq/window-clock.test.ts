@@ -2,8 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../../src/api/time.js';
 import type { Clock } from '../../../../src/context.js';
-import { realSleep } from '../../../../src/system/clock.js';
-import { bulkRunner } from '../../../helpers/bulk.js';
+import { briefWaits, bulkRunner } from '../../../helpers/bulk.js';
 import { ndjson } from '../../../helpers/context.js';
 import { useLossyProxy } from '../../../helpers/lossy-proxy.js';
 import { call, near, sandboxNow, useSandbox } from '../../../helpers/sandbox.js';
@@ -35,10 +34,7 @@ const svc = bulkRunner(sandbox);
  */
 async function machineClock(aheadMs: number): Promise<Clock> {
   const platform = (await sandboxNow(sandbox())) - Date.now();
-  return {
-    now: () => Date.now() + platform - aheadMs,
-    sleep: (ms, signal) => realSleep(Math.min(ms, 20), signal),
-  };
+  return briefWaits({ now: () => Date.now() + platform - aheadMs });
 }
 
 const deadLetter = (webhook: string, count: number) =>
