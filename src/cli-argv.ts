@@ -39,6 +39,28 @@ export function targetCommand(argv: string[], valued: readonly string[]): Comman
 }
 
 /**
+ * The word after the top-level command's name (`svc [globals] NAME VERB …`, or `svc help NAME
+ * VERB`): the verb a group may build alone (kit.ts verbsOnly). Undefined when there is none, or
+ * when a help flag comes before it (`svc webhooks -h verify` is the group's help, every verb listed).
+ */
+export function verbWord(argv: string[], valued: readonly string[]): string | undefined {
+  const takesValue = new Set(valued);
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    // After `--`, or a help flag before the verb: no verb to build alone.
+    if (arg === '--' || arg === '-h' || arg === '--help') return undefined;
+    if (arg.startsWith('-')) {
+      if (takesValue.has(arg)) i++;
+      continue;
+    }
+    words.push(arg);
+    if (words.length === (words[0] === 'help' ? 3 : 2)) return arg;
+  }
+  return undefined;
+}
+
+/**
  * `svc help NAME` for a NAME that is no command: the one line `svc NAME` gets (commander would
  * print the whole top-level help to stderr instead).
  */

@@ -8,6 +8,7 @@ import {
   targetCommand,
   unknownBeforeHelp,
   unknownHelpTopic,
+  verbWord,
 } from './cli-argv.js';
 import { defaultSubcommandTypo, fromCommanderError } from './cli-errors.js';
 import { refuseRepeatedValues, refuseSeveralTenants, refuseUnexpandedPaths } from './cli-options.js';
@@ -199,8 +200,10 @@ export async function buildProgram(
   const target = options.loadAll ? undefined : targetCommand(argv, valueFlags(program));
   for (const entry of COMMANDS) {
     let command: Command;
-    if (options.loadAll || entry === target) {
+    if (options.loadAll) {
       command = (await entry.load()).default(make);
+    } else if (entry === target) {
+      command = (await entry.load()).default(make, verbWord(argv, valueFlags(program)));
     } else {
       command = new Command(entry.name).description(entry.summary);
     }

@@ -39,6 +39,7 @@ import type { Platform } from './platform/index.js';
 import { findTenant } from './platform/tenant-ref.js';
 import type { Browser } from './system/browser.js';
 import { type Clock, realSleep, realTimer } from './system/clock.js';
+import { sleepSync } from './system/output-file.js';
 import { inquirerPrompter, type Prompter } from './system/prompter.js';
 import { VERSION } from './version.js';
 
@@ -207,6 +208,7 @@ export function createContext(
     now: given ? () => given.now() : Date.now,
     sleep: given?.sleep ? (ms, signal) => given.sleep!(ms, signal) : realSleep,
     timer: given?.timer ? (ms, expire) => given.timer!(ms, expire) : realTimer,
+    sleepSync: given?.sleepSync ? (ms) => given.sleepSync!(ms) : sleepSync,
   };
   const mode = outputMode(globals, deps.io);
   let limits:

@@ -20,8 +20,27 @@ import { discardTypeAhead } from '../system/type-ahead.js';
  */
 export type MakeContext = (cmd: Command, options?: { argumentsFirst?: boolean }) => Promise<Context>;
 
-/** What every command module exports: a function that builds its commander Command. */
-export type CommandFactory = (make: MakeContext) => Command;
+/**
+ * What every command module exports: a function that builds its commander Command. `verb` is the
+ * word after the command's name on the command line (cli-argv.ts verbWord), undefined when there
+ * is none or the whole tree is built (help, completions, docs): a group may build only that verb
+ * (verbsOnly).
+ */
+export type CommandFactory = (make: MakeContext, verb?: string) => Command;
+
+/** A group's verb as verbsOnly builds it: its name and aliases (test/commands/lazy-groups.test.ts checks them). */
+export type Verb = readonly [names: readonly string[], build: (make: MakeContext) => Command];
+
+/**
+ * The verbs of a group a command line runs: only the one `verb` names, when it names one (commander
+ * then dispatches to it and reads no other: `svc webhooks verify` built all 13, a third of its
+ * in-process cost); every verb otherwise, so the group's help, a missing verb, a typo's "Did you
+ * mean" and a default verb's argument see them all.
+ */
+export function verbsOnly(verbs: readonly Verb[], verb: string | undefined): readonly Verb[] {
+  const named = verb === undefined ? undefined : verbs.find(([names]) => names.includes(verb));
+  return named ? [named] : verbs;
+}
 
 const LIST_VERBS = new WeakSet<Command>();
 

@@ -107,6 +107,8 @@ export async function withFileLock<T>(
   target: string,
   work: () => Promise<T>,
   waiting?: (message: string) => void,
+  /** The pause between polls (a test gives one that does not wait on a clock it fakes). */
+  pause: (ms: number) => Promise<unknown> = sleep,
 ): Promise<T> {
   const holding = held.getStore();
   if (holding?.has(target)) return work();
@@ -163,7 +165,7 @@ export async function withFileLock<T>(
         said = true;
         waiting?.(waitNote(target));
       }
-      await sleep(delay * (0.5 + Math.random()));
+      await pause(delay * (0.5 + Math.random()));
       delay = Math.min(250, delay * 1.25);
     }
   }

@@ -13,6 +13,11 @@ export interface Clock {
   sleep?: Sleep;
   /** Calls `expire` after `ms` unless cancelled first (a request's timeout). Real time when left out. */
   timer?: Timer;
+  /**
+   * Blocks for `ms` (a synchronous open polling a named pipe for its reader: user-output-file.ts).
+   * Real time when left out; a test's that returns at once keeps the poll's count and bound.
+   */
+  sleepSync?: (ms: number) => void;
 }
 
 /** Calls `expire` once `ms` have passed; the function returned cancels it. */

@@ -105,9 +105,16 @@ function lookedAt<T>(flag: string, path: string, look: () => T): T {
  * webhook URL's `?token=`) is `secret`: created 0600, whatever the umask, as secret files are.
  * A path that is no regular file is written into as it is, and only when it is the user's own
  * (writesInto; checked again on what was opened). Returns whether svc made the file (false: it
- * wrote into a pipe or a device, whose mode is not svc's).
+ * wrote into a pipe or a device, whose mode is not svc's). `pause` blocks between polls for a
+ * named pipe's reader (the run's clock: ctx.clock.sleepSync).
  */
-export function writeFileWhole(path: string, text: string, flag: string, secret = false): boolean {
+export function writeFileWhole(
+  path: string,
+  text: string,
+  flag: string,
+  secret = false,
+  pause: (ms: number) => void = sleepSync,
+): boolean {
   const descriptor = lookedAt(flag, path, () => ownDescriptor(path));
   const into = descriptor === undefined && writesInto(path, flag);
   if (descriptor !== undefined) {
@@ -122,7 +129,7 @@ export function writeFileWhole(path: string, text: string, flag: string, secret 
     let fd: number | undefined;
     try {
       // Never created here (no O_CREAT): what is opened is what was checked, checked again.
-      fd = openForReader(path);
+      fd = openForReader(path, pause);
       const opened = fstatSync(fd);
       const problem = opened.isFile() ? 'was replaced by a regular file' : streamProblem(opened);
       if (problem !== undefined) throw refusedStream(flag, path, problem);
@@ -159,14 +166,14 @@ const READER_WAIT_MS = 10_000;
  * SIGTERM (review21d R21d-3): its reader is waited for READER_WAIT_MS (ENXIO until it opens),
  * then refused; writeAll waits out a full pipe (EAGAIN).
  */
-function openForReader(path: string): number {
+function openForReader(path: string, pause: (ms: number) => void): number {
   const flags = constants.O_WRONLY | (constants.O_NOCTTY ?? 0) | constants.O_NONBLOCK;
   for (let waited = 0; ; waited += 50) {
     try {
       return openSync(path, flags);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENXIO' || waited >= READER_WAIT_MS) throw error;
-      sleepSync(50);
+      pause(50);
     }
   }
 }

@@ -7,6 +7,7 @@ import type { JournalDisk } from '../../src/bulk/journal-disk.js';
 import type { Clock } from '../../src/context.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import { realSleep } from '../../src/system/clock.js';
 import type { Prompter } from '../../src/system/prompter.js';
 import { runInProcess } from './context.js';
 import { call } from './sandbox.js';
@@ -44,6 +45,15 @@ export const assignArgv = (user: string, role: string, ...more: string[]) => [
   't',
   ...more,
 ];
+
+/**
+ * A clock's waits real but at most `capMs` (a follow's 250-ms polls of deliveries a sandbox with a
+ * small timeScale makes in milliseconds): the worker is not held idle, and what is waited for still
+ * happens on the sandbox's real time. Its `now` is the clock's.
+ */
+export function briefWaits(clock: Clock, capMs = 20): Clock {
+  return { ...clock, now: () => clock.now(), sleep: (ms, signal) => realSleep(Math.min(ms, capMs), signal) };
+}
 
 /**
  * In-process runs of svc against a test sandbox as its admin in Acme Treasury, with private

@@ -55,6 +55,11 @@ export function virtualClock(start = FIXED_NOW): Required<Clock> & { waits: numb
     },
     // A request's timeout on the real clock: the waits this clock plays are of retries and polls.
     timer: realTimer,
+    // A synchronous poll's pause (a named pipe's reader): counted and played, at once.
+    sleepSync(ms) {
+      waits.push(ms);
+      now += ms;
+    },
   };
 }
 

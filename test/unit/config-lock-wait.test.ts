@@ -2,7 +2,8 @@
  * src/config/lock.ts past the happy path: a lock held by another process until the wait gives up
  * (config_locked, exit 1, said once while waiting), a stale lock taken over, the holder's pid
  * file, and a config directory that cannot be made. The 40-s wait runs on a clock that moves on
- * each reading (Date.now, which proper-lockfile reads too), so no test waits for it.
+ * each reading (Date.now, which proper-lockfile reads too), and its pauses between polls are given
+ * as a turn of the event loop (withFileLock's `pause`), so no test waits for it in real time.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -68,6 +69,9 @@ function refreshedBy(target: string, skewMs: number): (now: number) => void {
   };
 }
 
+/** withFileLock's pause between polls on a faked clock: a turn of the event loop, not real time. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 async function failure(promise: Promise<unknown>): Promise<SvcError> {
   try {
     await promise;
@@ -92,6 +96,7 @@ async function takeOver(
     held.target,
     async () => 'written',
     (message) => said.push(message),
+    turn,
   );
   vi.restoreAllMocks();
   return { result, said };
@@ -111,6 +116,7 @@ describe('withFileLock against another holder', () => {
           ran = true;
         },
         (message) => said.push(message),
+        turn,
       ),
     );
     vi.restoreAllMocks();
@@ -173,9 +179,15 @@ describe('withFileLock against another holder', () => {
     let ran = false;
     fastClock(1_000, refreshedBy(target, -20_000));
     const error = await failure(
-      withFileLock(dir, target, async () => {
-        ran = true;
-      }),
+      withFileLock(
+        dir,
+        target,
+        async () => {
+          ran = true;
+        },
+        undefined,
+        turn,
+      ),
     );
     vi.restoreAllMocks();
     expect([ran, error.code, existsSync(`${target}.lock`)]).toEqual([false, 'config_locked', true]);
@@ -201,13 +213,21 @@ describe('withFileLock against another holder', () => {
       }
     });
     const seen: number[] = [];
-    const result = await withFileLock(dir, target, async () => {
-      seen.push(Date.now());
-      return 'written';
-    });
+    const result = await withFileLock(
+      dir,
+      target,
+      async () => {
+        seen.push(Date.now());
+        return 'written';
+      },
+      undefined,
+      turn,
+    );
     vi.restoreAllMocks();
     expect(result).toBe('written');
-    // Taken over 15 s after the second lock was first seen, not 15 s after the first.
+    // The second lock was made while the first was watched (taken holds minus its time)...
+    expect(taken).toBeLessThan(0);
+    // ...and taken over 15 s after it was first seen, not 15 s after the first.
     expect(seen[0]! + taken).toBeGreaterThanOrEqual(15_000);
   });
 
@@ -224,6 +244,7 @@ describe('withFileLock against another holder', () => {
         said.push(message);
         rmdirSync(`${target}.lock`);
       },
+      turn,
     );
     vi.restoreAllMocks();
     expect(result).toBe('written');
@@ -235,7 +256,7 @@ describe('withFileLock against another holder', () => {
   it('gives up without a word when no one listens for the wait', async () => {
     const { dir, target } = heldLock(0);
     fastClock(2_000, refreshedBy(target, 0));
-    const error = await failure(withFileLock(dir, target, async () => {}));
+    const error = await failure(withFileLock(dir, target, async () => {}, undefined, turn));
     vi.restoreAllMocks();
     expect(error.code).toBe('config_locked');
   });

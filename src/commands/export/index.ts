@@ -183,7 +183,7 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     ctx.out.info(`exported ${what}`);
     return;
   }
-  writeFileWhole(options.output, text, '--output', holdsSecret);
+  writeFileWhole(options.output, text, '--output', holdsSecret, ctx.clock.sleepSync);
   platform.sayTwice((note) => ctx.out.warn(note), 'kept');
   ctx.out.success(`exported ${what} to ${options.output}`);
 }

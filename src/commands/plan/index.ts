@@ -97,7 +97,7 @@ export async function runPlan(
   let outCut: OutputReaderGoneError | undefined;
   if (options.out !== undefined && text !== undefined) {
     try {
-      made = writeFileWhole(options.out, text, '--out', holdsSecret);
+      made = writeFileWhole(options.out, text, '--out', holdsSecret, ctx.clock.sleepSync);
     } catch (error) {
       if (!(error instanceof OutputReaderGoneError)) throw error;
       outCut = error;

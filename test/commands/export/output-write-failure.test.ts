@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { user, writeFile } from '../../helpers/ascode.js';
+import { virtualClock } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { BIN } from '../../helpers/svc.js';
 
@@ -135,7 +136,7 @@ describe('plan --out PIPE (not stdout) whose reader goes away', () => {
 
 // review21d R21d-3: a named pipe nobody reads was opened for writing with no way out (the open
 // waits for a reader; Ctrl-C and SIGTERM do nothing there): its reader is waited for 10 s, then it is
-// refused, exit 2.
+// refused, exit 2. The 10 s are the run's clock's (virtualClock: its pauses counted, played at once).
 describe('an output named pipe that nobody reads', () => {
   it.each([['export', ['export', '--tenant', 'acme-labs', '-o', '<fifo>'], '--output']])(
     '%s: refused after 10 s, naming it and what to do',
@@ -143,8 +144,14 @@ describe('an output named pipe that nobody reads', () => {
       const fifo = join(dir, `nobody-reads-${name}`);
       execFileSync('mkfifo', [fifo]);
       const file = writeFile(dir, 'fifo.yaml', ACCESS);
-      const r = await svc.run(argv.map((a) => (a === '<fifo>' ? fifo : a === '<access>' ? file : a)));
+      const clock = virtualClock();
+      const r = await svc.run(
+        argv.map((a) => (a === '<fifo>' ? fifo : a === '<access>' ? file : a)),
+        { clock },
+      );
       expect(r.code).toBe(2);
+      // Refused once the 10 s were waited, not before: every pause of the run was the reader's poll.
+      expect(clock.waits.reduce((sum, ms) => sum + ms, 0)).toBe(10_000);
       expect(r.stderr).toContain(
         `error: cannot write ${flag} ${fifo}: no process opened this named pipe for reading within 10 s; start what reads it first (or give a regular file), then run the command again\n`,
       );

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../../src/api/time.js';
 import type { Clock } from '../../../../src/context.js';
-import { bulkRunner } from '../../../helpers/bulk.js';
+import { briefWaits, bulkRunner } from '../../../helpers/bulk.js';
 import { ndjson } from '../../../helpers/context.js';
 import { useLossyProxy } from '../../../helpers/lossy-proxy.js';
 import { call, near, sandboxNow, useSandbox } from '../../../helpers/sandbox.js';
@@ -27,10 +27,14 @@ import {
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
 
-/** This machine's clock `aheadMs` behind the platform's as it is now (negative: ahead of it). */
+/**
+ * This machine's clock `aheadMs` behind the platform's as it is now (negative: ahead of it). Its
+ * waits (the follow's polls of a delivery) are real but at most 20 ms: the sandbox delivers in
+ * milliseconds (timeScale), and a poll of 250 ms held the worker idle 2.5 s over the file.
+ */
 async function machineClock(aheadMs: number): Promise<Clock> {
   const platform = (await sandboxNow(sandbox())) - Date.now();
-  return { now: () => Date.now() + platform - aheadMs };
+  return briefWaits({ now: () => Date.now() + platform - aheadMs });
 }
 
 const deadLetter = (webhook: string, count: number) =>

@@ -1,0 +1,78 @@
+/**
+ * A group builds only the verb a command line names (src/commands/kit.ts verbsOnly): the verb
+ * table's names must be the built commands' own, and a verb built alone must be the one of the
+ * whole tree, or `svc webhooks VERB` would run (or explain) something else than `svc help webhooks`
+ * lists. Lines that name no verb, or a wrong one, still see every verb.
+ */
+import { describe, expect, it } from 'vitest';
+import type { MakeContext } from '../../src/commands/kit.js';
+import webhooks, { WEBHOOKS_VERBS } from '../../src/commands/webhooks/index.js';
+import { runInProcess } from '../helpers/context.js';
+
+const make: MakeContext = async () => {
+  throw new Error('not run');
+};
+
+const names = (verbs: readonly (readonly [readonly string[], unknown])[]) => verbs.map(([n]) => [...n]);
+
+describe('the webhooks group built for one verb', () => {
+  it('its verb table names each verb as the built command names itself (name, then aliases), all of them', () => {
+    const whole = webhooks(make);
+    expect(whole.commands.map((c) => [c.name(), ...c.aliases()])).toEqual(names(WEBHOOKS_VERBS));
+  });
+
+  it.each(WEBHOOKS_VERBS.flatMap(([n]) => n))(
+    '%s: only that verb, the same as in the whole group',
+    (verb) => {
+      const alone = webhooks(make, verb);
+      const whole = webhooks(make);
+      expect(alone.commands).toHaveLength(1);
+      const built = alone.commands[0]!;
+      const same = whole.commands.find((c) => c.name() === built.name())!;
+      expect([built.name(), ...built.aliases()]).toContain(verb);
+      expect(built.helpInformation()).toBe(same.helpInformation());
+      expect(built.commands.map((c) => c.helpInformation())).toEqual(
+        same.commands.map((c) => c.helpInformation()),
+      );
+    },
+  );
+
+  it.each([undefined, 'verfy', 'wh_1', '--json'])('%s: every verb', (verb) => {
+    expect(webhooks(make, verb).commands).toHaveLength(WEBHOOKS_VERBS.length);
+  });
+
+  it('svc webhooks verfy: the unknown verb, with the one meant', async () => {
+    const r = await runInProcess(['webhooks', 'verfy'], {});
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(/^error: unknown command 'verfy' \(Did you mean verify\?\)/);
+  });
+
+  it('svc help webhooks verify and svc webhooks verify --help: the verb’s help, as the whole group has it', async () => {
+    const whole = webhooks(make).commands.find((c) => c.name() === 'verify')!;
+    const usage = whole.helpInformation().split('\n')[0];
+    for (const argv of [
+      ['help', 'webhooks', 'verify'],
+      ['webhooks', 'verify', '--help'],
+      ['--json', '-p', 'webhooks', 'webhooks', 'verify', '-h'],
+    ]) {
+      const r = await runInProcess(argv, {});
+      expect([r.code, r.stderr, r.stdout.split('\n')[0]]).toEqual([
+        0,
+        '',
+        usage?.replace('Usage: webhooks verify', 'Usage: svc webhooks verify'),
+      ]);
+    }
+  });
+
+  it('svc webhooks -h verify and svc help webhooks: the group’s help, every verb listed', async () => {
+    const group = await runInProcess(['webhooks', '--help'], {});
+    expect(group.code).toBe(0);
+    for (const [, build] of WEBHOOKS_VERBS) expect(group.stdout).toContain(`  ${build(make).name()}`);
+    for (const argv of [
+      ['webhooks', '-h', 'verify'],
+      ['help', 'webhooks'],
+      ['webhooks', '--help', 'verify'],
+    ])
+      expect(await runInProcess(argv, {})).toEqual(group);
+  });
+});
