@@ -78,6 +78,8 @@ export async function exchange(
   // Set once the status line and headers are in: a failure after that cut the answer off.
   let received: { bytes: number; notUtf8?: Buffer } | undefined;
   // Set once the request goes onto its connection, not aborted: from then on it may reach the server.
+  // undici calls onConnect only on a connection that is up (TLS handshake done, the proxy's tunnel
+  // open), just before it writes the request; unset, nothing of the request was written.
   let sent = false;
   try {
     const response = await unlessAborted(
@@ -161,11 +163,14 @@ export async function exchange(
         mayHaveArrived: false,
       });
     }
-    if (options.proxy) throw proxyFailure(url, options.proxy, error);
+    // Whether it may have arrived is what undici said (`sent`), not guessed from the error's code:
+    // a TLS handshake refused or a tunnel the proxy would not open fail before the request is
+    // written, with codes no list of socket errors holds (attack24a F1).
+    if (options.proxy) throw proxyFailure(url, options.proxy, error, sent);
     throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
       hint: 'is the server running? check --base-url and your network or proxy settings',
       cause: error,
-      mayHaveArrived: !NEVER_SENT.has(errorCode(error) ?? ''),
+      mayHaveArrived: sent,
     });
   } finally {
     cancelTimer();
@@ -229,6 +234,7 @@ function proxyFailure(
   url: URL,
   proxy: { url: URL; from: string | undefined },
   error: unknown,
+  sent: boolean,
 ): ConnectionError {
   const code = errorCode(error) ?? '';
   const reason = networkReason(error);
@@ -260,11 +266,11 @@ function proxyFailure(
   return new ConnectionError(`cannot reach ${url.origin} through ${named}: ${reason}`, {
     hint: `is the server running? check --base-url, and the proxy in ${variable}`,
     cause: error,
-    mayHaveArrived: !code.startsWith('UND_ERR_SOCKS5'),
+    mayHaveArrived: sent,
   });
 }
 
-/** Failures before a connection existed: the request cannot have reached the server. */
+/** Failures to connect at all (to the proxy, when there is one): named as the proxy's in proxyFailure. */
 const NEVER_SENT = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',

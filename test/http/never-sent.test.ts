@@ -1,0 +1,101 @@
+/**
+ * A change whose request never left the machine is a plain failure, not an unknown outcome
+ * (attack24a F1): the TLS handshake failed (an untrusted certificate), or the http proxy refused
+ * the tunnel (502 to CONNECT). svc knows from undici whether the request went onto a connection
+ * (send.ts `sent`): one that did not cannot have reached the platform, and is tried again as a
+ * refused connection is, key or no key. One that did stays unknown.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { connect, type Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { exitCodeFor } from '../../src/errors.js';
+import { ConnectionError, OutcomeUnknownError } from '../../src/http/errors.js';
+import { needs } from '../helpers/needs.js';
+import { client, REMOTE, useLocalServers } from '../helpers/proxy-kit.js';
+import { selfSignedCertificate } from '../helpers/tls.js';
+
+const local = useLocalServers();
+const retry = { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 1 };
+
+/**
+ * An http proxy that answers each CONNECT with `status`; with 200 it opens the tunnel to the
+ * target port (whatever host was asked).
+ */
+async function tunnelProxy(status: number, targetPort = 0) {
+  const tunnels: string[] = [];
+  const server = createHttpServer();
+  server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    local.track(socket);
+    tunnels.push(req.url ?? '');
+    if (status !== 200) {
+      socket.end(`HTTP/1.1 ${status} Bad Gateway\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
+    const upstream = connect(targetPort, '127.0.0.1');
+    local.track(upstream);
+    upstream.on('connect', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  const port = await local.listen(server as Server);
+  return { url: `http://127.0.0.1:${port}`, port, tunnels };
+}
+
+describe('a change whose request never left the machine', () => {
+  it('proxy answers 502 to the tunnel: a POST without a key is retried, and fails plainly (not unknown)', async () => {
+    const proxy = await tunnelProxy(502);
+    const api = client(`https://${REMOTE}:8443`, { env: { HTTPS_PROXY: proxy.url }, retry });
+    const error = await api.post('/v1/roles', { name: 'x' }, { idempotencyKey: false }).catch((e) => e);
+    await api.close();
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+    expect([error.mayHaveArrived, error.outcome, exitCodeFor(error)]).toEqual([false, undefined, 1]);
+    expect(proxy.tunnels).toEqual([`${REMOTE}:8443`, `${REMOTE}:8443`, `${REMOTE}:8443`]);
+  });
+
+  it('the tunnel opened and the connection dropped after the request: still unknown, not resent without a key', async () => {
+    let requests = 0;
+    const target = createHttpServer((req) => {
+      requests++;
+      req.socket.destroy();
+    });
+    const targetPort = await local.listen(target);
+    const proxy = await tunnelProxy(200, targetPort);
+    const api = client(`http://${REMOTE}:8080`, {
+      env: { HTTP_PROXY: proxy.url },
+      allowInsecureHttp: true,
+      retry,
+    });
+    const error = await api.post('/v1/roles', { name: 'x' }, { idempotencyKey: false }).catch((e) => e);
+    await api.close();
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(requests).toBe(1);
+  });
+});
+
+needs('openssl').describe('a change over TLS the server does not pass', () => {
+  it('an untrusted certificate: a plain failure, and the server got no request', async () => {
+    const { key, cert } = await selfSignedCertificate('svc never-sent test');
+    let requests = 0;
+    const server = createHttpsServer({ key, cert }, (_req, res) => {
+      requests++;
+      res.end('{}');
+    });
+    // A handshake the client refuses ends in an error on the server's side too.
+    server.on('tlsClientError', () => {});
+    const port = await local.listen(server as unknown as Server);
+    const api = client(`https://127.0.0.1:${port}`, { retry });
+    const error = await api.post('/v1/roles', { name: 'x' }).catch((e) => e);
+    await api.close();
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+    expect([error.mayHaveArrived, exitCodeFor(error)]).toEqual([false, 1]);
+    expect(requests).toBe(0);
+  });
+});
