@@ -344,7 +344,7 @@ export class ApiClient {
           throw unknownIfLost(error);
         }
         if (error instanceof ConnectionError && !error.retryable) throw pending(error);
-        const mayHaveArrived = !(error instanceof ConnectionError && !error.mayHaveArrived);
+        const { mayHaveArrived } = error;
         if (changes && mayHaveArrived) {
           lostAnswer ??=
             error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
@@ -362,7 +362,7 @@ export class ApiClient {
           retryDelayMs(retry, undefined, this.#policy, this.#now()),
           signal,
           cut(
-            `while waiting to retry after ${error instanceof ConnectionTimeoutError ? 'no answer in time' : 'a connection failure'}`,
+            `while waiting to retry after ${error instanceof ConnectionTimeoutError && mayHaveArrived ? 'no answer in time' : 'a connection failure'}`,
           ),
         ).catch((interrupted: unknown) => {
           throw unknownIfLost(interrupted);

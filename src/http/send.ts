@@ -139,7 +139,17 @@ export async function exchange(
       throw new InterruptedError('interrupted; the request was cancelled');
     }
     if (timeout.aborted) {
-      throw new ConnectionTimeoutError(`no answer from ${url.origin} within ${limit / 1000} s`, {
+      const within = `within ${limit / 1000} s`;
+      // Still connecting (a SYN dropped, a TLS handshake or a proxy's CONNECT unanswered): the
+      // request was never written, so it cannot have arrived (attack24a F2).
+      if (!sent) {
+        const through = options.proxy ? ` through ${namedProxy(options.proxy)}` : '';
+        throw new ConnectionTimeoutError(`could not connect to ${url.origin}${through} ${within}`, {
+          hint: `nothing was sent; check the server, your network${options.proxy ? ' and the proxy' : ''}, or raise the limit with --timeout`,
+          mayHaveArrived: false,
+        });
+      }
+      throw new ConnectionTimeoutError(`no answer from ${url.origin} ${within}`, {
         hint: 'check the server, or raise the limit with --timeout',
       });
     }
@@ -238,7 +248,7 @@ function proxyFailure(
 ): ConnectionError {
   const code = errorCode(error) ?? '';
   const reason = networkReason(error);
-  const named = `the proxy ${proxyName(proxy.url)}${proxy.from ? ` (${proxy.from})` : ''}`;
+  const named = namedProxy(proxy);
   const variable = proxy.from ?? 'the proxy settings';
   if (code.startsWith('UND_ERR_SOCKS5_AUTH') || /Proxy response \(407\)/.test(reason)) {
     return new ConnectionError(`${named} refused the request to ${url.origin}: ${reason}`, {
@@ -268,6 +278,11 @@ function proxyFailure(
     cause: error,
     mayHaveArrived: sent,
   });
+}
+
+/** The proxy as errors name it: its URL without user name and password, and the variable that set it. */
+function namedProxy(proxy: { url: URL; from: string | undefined }): string {
+  return `the proxy ${proxyName(proxy.url)}${proxy.from ? ` (${proxy.from})` : ''}`;
 }
 
 /** Failures to connect at all (to the proxy, when there is one): named as the proxy's in proxyFailure. */

@@ -7,10 +7,10 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/errors.js';
-import { ConnectionError, OutcomeUnknownError } from '../../src/http/errors.js';
+import { ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../../src/http/errors.js';
 import { needs } from '../helpers/needs.js';
 import { client, REMOTE, useLocalServers } from '../helpers/proxy-kit.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
@@ -76,6 +76,51 @@ describe('a change whose request never left the machine', () => {
     await api.close();
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(requests).toBe(1);
+  });
+});
+
+/** A server that accepts connections and never says a word (a TLS handshake or a CONNECT unanswered). */
+async function mute() {
+  let connections = 0;
+  const server = createTcpServer((socket) => {
+    connections++;
+    local.track(socket);
+  });
+  const port = await local.listen(server);
+  return { port, connections: () => connections };
+}
+
+describe('a change whose connection was not made within --timeout', () => {
+  it('a TLS handshake never answered: "could not connect … nothing was sent", retried, not unknown', async () => {
+    const server = await mute();
+    const api = client(`https://127.0.0.1:${server.port}`, { retry, timeoutMs: 100 });
+    const error = await api.post('/v1/roles', { name: 'x' }, { idempotencyKey: false }).catch((e) => e);
+    await api.close();
+    expect(error).toBeInstanceOf(ConnectionTimeoutError);
+    expect([error.message, error.hint, error.mayHaveArrived, exitCodeFor(error)]).toEqual([
+      `could not connect to https://127.0.0.1:${server.port} within 0.1 s`,
+      'nothing was sent; check the server, your network, or raise the limit with --timeout',
+      false,
+      1,
+    ]);
+    expect(server.connections()).toBe(3);
+  });
+
+  it('a proxy that never answers the CONNECT: the proxy named, retried, not unknown', async () => {
+    const proxy = await mute();
+    const api = client(`https://${REMOTE}:8443`, {
+      env: { HTTPS_PROXY: `http://127.0.0.1:${proxy.port}` },
+      retry,
+      timeoutMs: 100,
+    });
+    const error = await api.post('/v1/roles', { name: 'x' }, { idempotencyKey: false }).catch((e) => e);
+    await api.close();
+    expect(error).toBeInstanceOf(ConnectionTimeoutError);
+    expect([error.message, error.mayHaveArrived]).toEqual([
+      `could not connect to https://${REMOTE}:8443 through the proxy http://127.0.0.1:${proxy.port} (HTTPS_PROXY) within 0.1 s`,
+      false,
+    ]);
+    expect(proxy.connections()).toBe(3);
   });
 });
 

@@ -15,6 +15,7 @@ import {
   parseRetryAfter,
 } from '../../src/http/retry.js';
 import { exchange } from '../../src/http/send.js';
+import type { Timer } from '../../src/system/clock.js';
 
 const servers: Server[] = [];
 const agent = new Agent();
@@ -38,6 +39,20 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<URL> 
 }
 
 const options = { timeoutMs: 5_000, maxBytes: 1024, signal: undefined };
+
+/** A timer that runs out when the test says (`expire`), not after its time. */
+function manualTimer() {
+  let fire = () => {};
+  return {
+    timer: ((_ms: number, expire: () => void) => {
+      fire = expire;
+      return () => {
+        fire = () => {};
+      };
+    }) as Timer,
+    expire: () => fire(),
+  };
+}
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => {
@@ -90,14 +105,18 @@ describe('exchange', () => {
   });
 
   it('no answer in time: a timeout naming the origin and the limit', async () => {
-    const url = await serve(() => {});
-    expect(await failure(exchange(agent, 'GET', url, {}, undefined, { ...options, timeoutMs: 150 }))).toEqual(
-      {
-        type: 'ConnectionTimeoutError',
-        message: `no answer from ${url.origin} within 0.15 s`,
-        hint: 'check the server, or raise the limit with --timeout',
-      },
-    );
+    // The time runs out once the server has the request (a timer of the test's, not a race).
+    const timer = manualTimer();
+    const url = await serve(() => timer.expire());
+    expect(
+      await failure(
+        exchange(agent, 'GET', url, {}, undefined, { ...options, timeoutMs: 150, timer: timer.timer }),
+      ),
+    ).toEqual({
+      type: 'ConnectionTimeoutError',
+      message: `no answer from ${url.origin} within 0.15 s`,
+      hint: 'check the server, or raise the limit with --timeout',
+    });
   });
 
   it('Ctrl-C before or during the exchange: interrupted', async () => {
