@@ -4,12 +4,12 @@ import { InterruptedError } from '../errors.js';
 import { realTimer, type Timer } from '../system/clock.js';
 import { outOfDescriptors } from '../system/system-errors.js';
 import { addressSpaceFailure } from './address-space.js';
+import { certificateRefused, namedProxy, networkReason, proxyFailure } from './connect-failure.js';
 import { contentCodings, decodedBody, hasNoBody, isDecodeError } from './encoding.js';
 import { ConnectionError, ConnectionTimeoutError, InterruptedAfterSendingError } from './errors.js';
 import { isSafeMethod } from './options.js';
-import { proxyName } from './proxy.js';
 import { formatBytes, ResponseTooLargeError, readCapped, tooLarge } from './response.js';
-import { type Dispatcher, PROXY_CLOSED, request } from './undici.js';
+import { type Dispatcher, request } from './undici.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -176,6 +176,9 @@ export async function exchange(
     // Whether it may have arrived is what undici said (`sent`), not guessed from the error's code:
     // a TLS handshake refused or a tunnel the proxy would not open fail before the request is
     // written, with codes no list of socket errors holds (attack24a F1).
+    // A certificate refused: the server (or the proxy) was reached and the fix is the trust's.
+    const certificate = sent ? undefined : certificateRefused(url, options.proxy, error);
+    if (certificate) throw certificate;
     if (options.proxy) throw proxyFailure(url, options.proxy, error, sent);
     throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
       hint: 'is the server running? check --base-url and your network or proxy settings',
@@ -232,76 +235,4 @@ function unlessAborted(
  */
 export async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {
   await (abandoned.has(dispatcher) ? dispatcher.destroy() : dispatcher.close());
-}
-
-/**
- * A request through a proxy that got no answer: every connection goes to the proxy, so a refused
- * or unresolvable connection is the proxy's, and a refused login (SOCKS5, or 407 to an http
- * proxy's tunnel) is not tried again: the same password would be refused again, and proxies lock
- * accounts that keep trying. The proxy is named without its user name and password.
- */
-function proxyFailure(
-  url: URL,
-  proxy: { url: URL; from: string | undefined },
-  error: unknown,
-  sent: boolean,
-): ConnectionError {
-  const code = errorCode(error) ?? '';
-  const reason = networkReason(error);
-  const named = namedProxy(proxy);
-  const variable = proxy.from ?? 'the proxy settings';
-  if (code.startsWith('UND_ERR_SOCKS5_AUTH') || /Proxy response \(407\)/.test(reason)) {
-    return new ConnectionError(`${named} refused the request to ${url.origin}: ${reason}`, {
-      hint: `check the proxy, its user name and password in ${variable}, or NO_PROXY`,
-      cause: error,
-      mayHaveArrived: false,
-      retryable: false,
-    });
-  }
-  if (code === PROXY_CLOSED) {
-    // No tunnel was opened: nothing reached the server. Each attempt made one connection (undici.ts).
-    return new ConnectionError(`${named} closed the connection without answering, for ${url.origin}`, {
-      hint: `check that ${variable} names an HTTP proxy that accepts CONNECT, or NO_PROXY`,
-      cause: error,
-      mayHaveArrived: false,
-    });
-  }
-  if (NEVER_SENT.has(code)) {
-    return new ConnectionError(`cannot reach ${named} for ${url.origin}: ${reason}`, {
-      hint: `check the proxy in ${variable}, or NO_PROXY`,
-      cause: error,
-      mayHaveArrived: false,
-    });
-  }
-  return new ConnectionError(`cannot reach ${url.origin} through ${named}: ${reason}`, {
-    hint: `is the server running? check --base-url, and the proxy in ${variable}`,
-    cause: error,
-    mayHaveArrived: sent,
-  });
-}
-
-/** The proxy as errors name it: its URL without user name and password, and the variable that set it. */
-function namedProxy(proxy: { url: URL; from: string | undefined }): string {
-  return `the proxy ${proxyName(proxy.url)}${proxy.from ? ` (${proxy.from})` : ''}`;
-}
-
-/** Failures to connect at all (to the proxy, when there is one): named as the proxy's in proxyFailure. */
-const NEVER_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-function errorCode(error: unknown): string | undefined {
-  const cause = (error as { cause?: { code?: string } })?.cause;
-  return (error as { code?: string })?.code ?? cause?.code;
-}
-
-function networkReason(error: unknown): string {
-  const code = errorCode(error);
-  const message = (error as Error)?.message ?? String(error);
-  return code && !message.includes(code) ? `${message} (${code})` : message;
 }

@@ -147,13 +147,29 @@ function noSilentRedial(dial: buildConnector.connector): buildConnector.connecto
       return;
     }
     dial(options, (error, socket) => {
-      if (error) return callback(error, null);
+      if (error) {
+        ownFailures.add(error);
+        return callback(error, null);
+      }
       socket.once('close', () => {
         if (socket.bytesRead === 0) silent = true;
       });
       callback(null, socket);
     });
   };
+}
+
+/** Errors of dials to an http(s) proxy itself (not to the server through its tunnel). */
+const ownFailures = new WeakSet<object>();
+
+/**
+ * Whether `error` is a failed dial to the http(s) proxy itself (refused, its TLS certificate not
+ * trusted, …), not the server's behind it: undici hands it on as it is, or (a certificate for
+ * another name) as the cause of its own error.
+ */
+export function proxyDialFailed(error: unknown): boolean {
+  const cause = (error as { cause?: unknown })?.cause;
+  return [error, cause].some((e) => typeof e === 'object' && e !== null && ownFailures.has(e));
 }
 
 let socksWarningMuted = false;

@@ -125,22 +125,67 @@ describe('a change whose connection was not made within --timeout', () => {
 });
 
 needs('openssl').describe('a change over TLS the server does not pass', () => {
-  it('an untrusted certificate: a plain failure, and the server got no request', async () => {
+  /** An https server with a self-signed certificate: the requests and the connections it got. */
+  async function untrusted(handler: Parameters<typeof createHttpsServer>[1] = (_req, res) => res.end('{}')) {
     const { key, cert } = await selfSignedCertificate('svc never-sent test');
     let requests = 0;
-    const server = createHttpsServer({ key, cert }, (_req, res) => {
+    let connections = 0;
+    const server = createHttpsServer({ key, cert }, (req, res) => {
       requests++;
-      res.end('{}');
+      handler?.(req, res);
     });
+    server.on('connection', () => connections++);
     // A handshake the client refuses ends in an error on the server's side too.
     server.on('tlsClientError', () => {});
     const port = await local.listen(server as unknown as Server);
-    const api = client(`https://127.0.0.1:${port}`, { retry });
+    return { server, port, requests: () => requests, connections: () => connections };
+  }
+
+  const trust =
+    "if it is signed by your organisation's own certificate authority, give that CA's certificate to svc with NODE_EXTRA_CA_CERTS=/path/to/ca.pem; nothing was sent";
+
+  it('an untrusted certificate: a plain failure naming the certificate and NODE_EXTRA_CA_CERTS, tried once', async () => {
+    const server = await untrusted();
+    const api = client(`https://127.0.0.1:${server.port}`, { retry });
     const error = await api.post('/v1/roles', { name: 'x' }).catch((e) => e);
     await api.close();
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).not.toBeInstanceOf(OutcomeUnknownError);
-    expect([error.mayHaveArrived, exitCodeFor(error)]).toEqual([false, 1]);
-    expect(requests).toBe(0);
+    expect([error.message, error.hint, error.mayHaveArrived, exitCodeFor(error)]).toEqual([
+      `the TLS certificate of https://127.0.0.1:${server.port} is not trusted: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)`,
+      trust,
+      false,
+      1,
+    ]);
+    expect([server.requests(), server.connections()]).toEqual([0, 1]);
+  });
+
+  it('through an http proxy: the server’s certificate, reached through the proxy', async () => {
+    const server = await untrusted();
+    const proxy = await tunnelProxy(200, server.port);
+    const api = client(`https://${REMOTE}:8443`, { env: { HTTPS_PROXY: proxy.url }, retry });
+    const error = await api.get('/v1/tenants').catch((e) => e);
+    await api.close();
+    expect([error.message, error.hint, error.mayHaveArrived]).toEqual([
+      `the TLS certificate of https://${REMOTE}:8443, reached through the proxy ${proxy.url} (HTTPS_PROXY), is not trusted: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)`,
+      trust,
+      false,
+    ]);
+    expect([server.requests(), proxy.tunnels.length]).toEqual([0, 1]);
+  });
+
+  it('an https:// proxy whose own certificate is not trusted: the proxy’s certificate named', async () => {
+    const proxy = await untrusted();
+    const api = client(`https://${REMOTE}:8443`, {
+      env: { HTTPS_PROXY: `https://127.0.0.1:${proxy.port}` },
+      retry,
+    });
+    const error = await api.get('/v1/tenants').catch((e) => e);
+    await api.close();
+    expect([error.message, error.hint]).toEqual([
+      `the TLS certificate of the proxy https://127.0.0.1:${proxy.port} (HTTPS_PROXY) is not trusted: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)`,
+      trust,
+    ]);
+    expect(proxy.connections()).toBe(1);
   });
 });
