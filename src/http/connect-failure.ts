@@ -6,6 +6,7 @@
  * attempts; nothing was sent, since a request is written only on a connection whose handshake
  * passed).
  */
+import { STATUS_CODES } from 'node:http';
 import { ConnectionError } from './errors.js';
 import { proxyName } from './proxy.js';
 import { PROXY_CLOSED, proxyDialFailed } from './undici.js';
@@ -82,7 +83,34 @@ export function proxyFailure(
   const reason = networkReason(error);
   const named = namedProxy(proxy);
   const variable = proxy.from ?? 'the proxy settings';
-  if (code.startsWith('UND_ERR_SOCKS5_AUTH') || /Proxy response \(407\)/.test(reason)) {
+  // undici's words for a tunnel the proxy would not open: `Proxy response (502) !== 200 when HTTP Tunneling`.
+  const refusal = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling/.exec(
+    (error as Error)?.message ?? '',
+  );
+  const status = refusal ? Number(refusal[1]) : undefined;
+  const answered = status && `answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
+  if (status === 407) {
+    return new ConnectionError(`${named} refused the tunnel to ${url.host}: it ${answered}`, {
+      hint: `check the proxy, its user name and password in ${variable}, or NO_PROXY`,
+      cause: error,
+      mayHaveArrived: false,
+      retryable: false,
+    });
+  }
+  if (status && !sent) {
+    // A proxy that could not reach the server (5xx) may next time; one that will not let svc
+    // through (403, …) will not within seconds (attack24a F6).
+    const transient = status >= 500 || status === 408 || status === 429;
+    return new ConnectionError(`${named} ${answered} to the tunnel for ${url.host}`, {
+      hint: transient
+        ? `the proxy could not reach ${url.host}: check the host and port of the base URL, the proxy in ${variable}, or NO_PROXY; nothing was sent`
+        : `the proxy does not let svc through to ${url.host}: check the proxy in ${variable} with its administrator, or NO_PROXY; nothing was sent`,
+      cause: error,
+      mayHaveArrived: false,
+      retryable: transient,
+    });
+  }
+  if (code.startsWith('UND_ERR_SOCKS5_AUTH')) {
     return new ConnectionError(`${named} refused the request to ${url.origin}: ${reason}`, {
       hint: `check the proxy, its user name and password in ${variable}, or NO_PROXY`,
       cause: error,
@@ -110,6 +138,26 @@ export function proxyFailure(
     cause: error,
     mayHaveArrived: sent,
   });
+}
+
+/**
+ * A connection that failed once the request was on it (reset, closed, an answer that is not HTTP):
+ * the server was reached and may have the request, so not "cannot reach" (attack24a F7).
+ */
+export function failedAfterSending(
+  url: URL,
+  proxy: { url: URL; from: string | undefined } | undefined,
+  error: unknown,
+): ConnectionError {
+  const through = proxy ? `, through ${namedProxy(proxy)},` : '';
+  return new ConnectionError(
+    `the connection to ${url.origin}${through} failed after the request was sent: ${networkReason(error)}`,
+    {
+      hint: 'try again; if it keeps happening, check the server or the proxy between',
+      cause: error,
+      mayHaveArrived: true,
+    },
+  );
 }
 
 /**

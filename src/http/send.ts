@@ -4,7 +4,13 @@ import { InterruptedError } from '../errors.js';
 import { realTimer, type Timer } from '../system/clock.js';
 import { outOfDescriptors } from '../system/system-errors.js';
 import { addressSpaceFailure } from './address-space.js';
-import { certificateRefused, namedProxy, networkReason, proxyFailure } from './connect-failure.js';
+import {
+  certificateRefused,
+  failedAfterSending,
+  namedProxy,
+  networkReason,
+  proxyFailure,
+} from './connect-failure.js';
 import { contentCodings, decodedBody, hasNoBody, isDecodeError } from './encoding.js';
 import { ConnectionError, ConnectionTimeoutError, InterruptedAfterSendingError } from './errors.js';
 import { isSafeMethod } from './options.js';
@@ -179,6 +185,7 @@ export async function exchange(
     // A certificate refused: the server (or the proxy) was reached and the fix is the trust's.
     const certificate = sent ? undefined : certificateRefused(url, options.proxy, error);
     if (certificate) throw certificate;
+    if (sent) throw failedAfterSending(url, options.proxy, error);
     if (options.proxy) throw proxyFailure(url, options.proxy, error, sent);
     throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
       hint: 'is the server running? check --base-url and your network or proxy settings',

@@ -5,7 +5,7 @@
  * (send.ts `sent`): one that did not cannot have reached the platform, and is tried again as a
  * refused connection is, key or no key. One that did stays unknown.
  */
-import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ async function tunnelProxy(status: number, targetPort = 0) {
     local.track(socket);
     tunnels.push(req.url ?? '');
     if (status !== 200) {
-      socket.end(`HTTP/1.1 ${status} Bad Gateway\r\ncontent-length: 0\r\n\r\n`);
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
     const upstream = connect(targetPort, '127.0.0.1');
@@ -56,7 +56,24 @@ describe('a change whose request never left the machine', () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).not.toBeInstanceOf(OutcomeUnknownError);
     expect([error.mayHaveArrived, error.outcome, exitCodeFor(error)]).toEqual([false, undefined, 1]);
+    expect([error.message, error.hint]).toEqual([
+      `the proxy ${proxy.url} (HTTPS_PROXY) answered 502 Bad Gateway to the tunnel for ${REMOTE}:8443`,
+      `the proxy could not reach ${REMOTE}:8443: check the host and port of the base URL, the proxy in HTTPS_PROXY, or NO_PROXY; nothing was sent`,
+    ]);
     expect(proxy.tunnels).toEqual([`${REMOTE}:8443`, `${REMOTE}:8443`, `${REMOTE}:8443`]);
+  });
+
+  it('proxy answers 403 to the tunnel: said, and not tried again (its policy will not change in seconds)', async () => {
+    const proxy = await tunnelProxy(403);
+    const api = client(`https://${REMOTE}:8443`, { env: { HTTPS_PROXY: proxy.url }, retry });
+    const error = await api.get('/v1/tenants').catch((e) => e);
+    await api.close();
+    expect([error.message, error.hint, error.mayHaveArrived]).toEqual([
+      `the proxy ${proxy.url} (HTTPS_PROXY) answered 403 Forbidden to the tunnel for ${REMOTE}:8443`,
+      `the proxy does not let svc through to ${REMOTE}:8443: check the proxy in HTTPS_PROXY with its administrator, or NO_PROXY; nothing was sent`,
+      false,
+    ]);
+    expect(proxy.tunnels).toHaveLength(1);
   });
 
   it('the tunnel opened and the connection dropped after the request: still unknown, not resent without a key', async () => {
@@ -75,6 +92,9 @@ describe('a change whose request never left the machine', () => {
     const error = await api.post('/v1/roles', { name: 'x' }, { idempotencyKey: false }).catch((e) => e);
     await api.close();
     expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.message).toBe(
+      `the connection to http://${REMOTE}:8080, through the proxy ${proxy.url} (HTTP_PROXY), failed after the request was sent: other side closed (UND_ERR_SOCKET), so the outcome is unknown: the platform may have made this change`,
+    );
     expect(requests).toBe(1);
   });
 });
