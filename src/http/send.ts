@@ -82,7 +82,7 @@ export async function exchange(
     signal.addEventListener('abort', forward, { once: true });
   }
   // Set once the status line and headers are in: a failure after that cut the answer off.
-  let received: { bytes: number; notUtf8?: Buffer } | undefined;
+  let received: { status: number; bytes: number; notUtf8?: Buffer } | undefined;
   // Set once the request goes onto its connection, not aborted: from then on it may reach the server.
   // undici calls onConnect only on a connection that is up (TLS handshake done, the proxy's tunnel
   // open), just before it writes the request; unset, nothing of the request was written.
@@ -105,7 +105,7 @@ export async function exchange(
       controller.signal,
       dispatcher,
     );
-    received = { bytes: 0 };
+    received = { status: response.statusCode, bytes: 0 };
     const overCap = () => {
       // Stop the transfer at once: the rest of the answer is never read or kept.
       controller.abort();
@@ -154,6 +154,13 @@ export async function exchange(
           hint: `nothing was sent; check the server, your network${options.proxy ? ' and the proxy' : ''}, or raise the limit with --timeout`,
           mayHaveArrived: false,
         });
+      }
+      // An answer whose status came and whose body did not finish is no "no answer" (attack24a F4).
+      if (received) {
+        throw new ConnectionTimeoutError(
+          `the answer from ${url.origin} (HTTP ${received.status}) did not finish ${within}`,
+          { hint: 'check the server or the proxy between, or raise the limit with --timeout' },
+        );
       }
       throw new ConnectionTimeoutError(`no answer from ${url.origin} ${within}`, {
         hint: 'check the server, or raise the limit with --timeout',

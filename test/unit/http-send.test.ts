@@ -119,6 +119,38 @@ describe('exchange', () => {
     });
   });
 
+  it('an answer whose body does not finish in time: its status said, not "no answer"', async () => {
+    const timer = manualTimer();
+    const url = await serve((_req, res) => {
+      res.writeHead(201, { 'content-length': '100' });
+      res.write('x'.repeat(10));
+    });
+    // The time runs out once undici has handed the answer's headers over: exchange takes them in
+    // microtasks, before this macrotask.
+    const watching = Object.create(agent, {
+      dispatch: {
+        value: (opts: Parameters<Agent['dispatch']>[0], handler: Parameters<Agent['dispatch']>[1]) => {
+          const own = handler as { onHeaders?: (...args: unknown[]) => unknown };
+          const onHeaders = own.onHeaders;
+          own.onHeaders = function (this: unknown, ...args: unknown[]) {
+            setImmediate(timer.expire);
+            return onHeaders?.apply(this, args);
+          };
+          return agent.dispatch(opts, handler);
+        },
+      },
+    }) as Agent;
+    expect(
+      await failure(
+        exchange(watching, 'POST', url, {}, '{}', { ...options, timeoutMs: 2000, timer: timer.timer }),
+      ),
+    ).toEqual({
+      type: 'ConnectionTimeoutError',
+      message: `the answer from ${url.origin} (HTTP 201) did not finish within 2 s`,
+      hint: 'check the server or the proxy between, or raise the limit with --timeout',
+    });
+  });
+
   it('Ctrl-C before or during the exchange: interrupted', async () => {
     const url = await serve(() => {});
     const stopped = new AbortController();
