@@ -63,6 +63,8 @@ export type {
   QueryValue,
   RequestOptions,
 } from './options.js';
+/** Whether NODE_TLS_REJECT_UNAUTHORIZED asks for no verification, which svc ignores (undici.ts). */
+export { verificationOffAsked } from './undici.js';
 export type { Headers, Outcome };
 
 const POOL_CONNECTIONS = 32;
