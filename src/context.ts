@@ -397,7 +397,7 @@ export function createContext(
         // A profile's org or tenant that is a pasted credential: refused before the first request.
         refuseCredentialSettings(s);
         const { timeoutMs, maxRetries, maxResponseBytes } = readLimits();
-        const { ApiClient } = await import('./http/client.js');
+        const { ApiClient, verificationOffAsked } = await import('./http/client.js');
         // After the HTTP modules are loaded: V8 compiles code loaded after a flag change without
         // the code cache, and this is still before the first connection compiles llhttp.
         deps.beforeHttp?.();
@@ -410,6 +410,12 @@ export function createContext(
             : s.sources.tenant === 'env'
               ? 'SVC_TENANT'
               : `profile ${s.profile}`;
+        // Node would not verify TLS certificates; svc's connections do all the same (undici.ts).
+        if (verificationOffAsked(deps.env)) {
+          out.warn(
+            "NODE_TLS_REJECT_UNAUTHORIZED=0 is ignored: svc verifies every server's TLS certificate; trust a private certificate authority with NODE_EXTRA_CA_CERTS=/path/to/ca.pem",
+          );
+        }
         const made = new ApiClient({
           baseUrl,
           tenant,

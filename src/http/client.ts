@@ -63,6 +63,8 @@ export type {
   QueryValue,
   RequestOptions,
 } from './options.js';
+/** Whether NODE_TLS_REJECT_UNAUTHORIZED asks for no verification, which svc ignores (undici.ts). */
+export { verificationOffAsked } from './undici.js';
 export type { Headers, Outcome };
 
 const POOL_CONNECTIONS = 32;
@@ -345,7 +347,7 @@ export class ApiClient {
           throw unknownIfLost(error);
         }
         if (error instanceof ConnectionError && !error.retryable) throw pending(error);
-        const mayHaveArrived = !(error instanceof ConnectionError && !error.mayHaveArrived);
+        const { mayHaveArrived } = error;
         if (changes && mayHaveArrived) {
           lostAnswer ??=
             error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
@@ -363,7 +365,7 @@ export class ApiClient {
           retryDelayMs(retry, undefined, this.#policy, this.#now()),
           signal,
           cut(
-            `while waiting to retry after ${error instanceof ConnectionTimeoutError ? 'no answer in time' : 'a connection failure'}`,
+            `while waiting to retry after ${error instanceof ConnectionTimeoutError && mayHaveArrived ? 'no answer in time' : 'a connection failure'}`,
           ),
         ).catch((interrupted: unknown) => {
           throw unknownIfLost(interrupted);

@@ -89,8 +89,13 @@ export class ConnectionError extends SvcError {
 
 /** No answer within the per-request timeout. Exit 1. */
 export class ConnectionTimeoutError extends SvcError {
-  constructor(message: string, options: SvcErrorOptions = {}) {
-    super('failure', message, { code: 'timeout', ...options });
+  /** false when the time ran out before the request was on a connection (nothing was sent). */
+  readonly mayHaveArrived: boolean;
+
+  constructor(message: string, options: SvcErrorOptions & { mayHaveArrived?: boolean } = {}) {
+    const { mayHaveArrived = true, ...rest } = options;
+    super('failure', message, { code: 'timeout', ...rest });
+    this.mayHaveArrived = mayHaveArrived;
   }
 }
 

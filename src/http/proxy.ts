@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import { isLoopbackHost } from '../api/loopback.js';
 import { UsageError } from '../errors.js';
 
@@ -7,7 +8,8 @@ import { UsageError } from '../errors.js';
  * behind its back: HTTP_PROXY (or http_proxy) for http targets, HTTPS_PROXY (or https_proxy, else
  * the http proxy) for https targets, NO_PROXY (or no_proxy) for hosts to reach directly — entries
  * `host`, `.domain` or `*.domain` (the host and its subdomains), `host:port`, or `*` for all, as
- * undici reads them. ALL_PROXY is not read. A proxy is http://, https:// or SOCKS5 (socks5://,
+ * undici reads them, and an address range (`10.0.0.0/8`) for a target given as an address, as curl
+ * and Go read one. ALL_PROXY is not read. A proxy is http://, https:// or SOCKS5 (socks5://,
  * socks5h:// or socks://: undici hands the proxy the target's name, so it resolves it); SOCKS4 is
  * refused by name.
  *
@@ -29,6 +31,8 @@ export interface ProxySettings {
 interface NoProxyEntry {
   host: string;
   port: number;
+  /** An address range (`192.0.2.0/24`, `fd00::/8`), as curl and Go read one: it matches an address target. */
+  range?: BlockList;
 }
 
 type Env = Record<string, string | undefined>;
@@ -114,6 +118,16 @@ function noProxyEntries(value: string): NoProxyEntry[] {
   const entries: NoProxyEntry[] = [];
   for (const entry of value.split(/[,\s]/)) {
     if (!entry) continue;
+    // An address range was taken for a host name and never matched: the target went through the
+    // proxy when the user had said "direct" (attack24a F8).
+    const cidr = /^\[?([0-9a-f:.]+)\]?\/(\d{1,3})$/i.exec(entry);
+    const family = cidr ? isIP(cidr[1]!) : 0;
+    if (cidr && family !== 0 && Number(cidr[2]) <= (family === 4 ? 32 : 128)) {
+      const range = new BlockList();
+      range.addSubnet(cidr[1]!, Number(cidr[2]), family === 4 ? 'ipv4' : 'ipv6');
+      entries.push({ host: entry.toLowerCase(), port: 0, range });
+      continue;
+    }
     const parsed = /^(.+):(\d+)$/.exec(entry);
     const host = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase();
     entries.push({ host, port: parsed ? Number.parseInt(parsed[2]!, 10) : 0 });
@@ -124,9 +138,12 @@ function noProxyEntries(value: string): NoProxyEntry[] {
 function bypassed(url: URL, noProxy: ProxySettings['noProxy']): boolean {
   if (noProxy === 'all') return true;
   const host = url.hostname.toLowerCase();
+  const address = host.replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(address);
   const port = Number.parseInt(url.port, 10) || DEFAULT_PORTS[url.protocol] || 0;
-  return noProxy.some(
-    (entry) =>
-      (entry.port === 0 || entry.port === port) && (host === entry.host || host.endsWith(`.${entry.host}`)),
+  return noProxy.some((entry) =>
+    entry.range
+      ? family !== 0 && entry.range.check(address, family === 4 ? 'ipv4' : 'ipv6')
+      : (entry.port === 0 || entry.port === port) && (host === entry.host || host.endsWith(`.${entry.host}`)),
   );
 }

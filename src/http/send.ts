@@ -4,12 +4,18 @@ import { InterruptedError } from '../errors.js';
 import { realTimer, type Timer } from '../system/clock.js';
 import { outOfDescriptors } from '../system/system-errors.js';
 import { addressSpaceFailure } from './address-space.js';
+import {
+  certificateRefused,
+  failedAfterSending,
+  namedProxy,
+  networkReason,
+  proxyFailure,
+} from './connect-failure.js';
 import { contentCodings, decodedBody, hasNoBody, isDecodeError } from './encoding.js';
 import { ConnectionError, ConnectionTimeoutError, InterruptedAfterSendingError } from './errors.js';
 import { isSafeMethod } from './options.js';
-import { proxyName } from './proxy.js';
 import { formatBytes, ResponseTooLargeError, readCapped, tooLarge } from './response.js';
-import { type Dispatcher, PROXY_CLOSED, request } from './undici.js';
+import { type Dispatcher, request } from './undici.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -76,8 +82,10 @@ export async function exchange(
     signal.addEventListener('abort', forward, { once: true });
   }
   // Set once the status line and headers are in: a failure after that cut the answer off.
-  let received: { bytes: number; notUtf8?: Buffer } | undefined;
+  let received: { status: number; bytes: number; notUtf8?: Buffer } | undefined;
   // Set once the request goes onto its connection, not aborted: from then on it may reach the server.
+  // undici calls onConnect only on a connection that is up (TLS handshake done, the proxy's tunnel
+  // open), just before it writes the request; unset, nothing of the request was written.
   let sent = false;
   try {
     const response = await unlessAborted(
@@ -97,7 +105,7 @@ export async function exchange(
       controller.signal,
       dispatcher,
     );
-    received = { bytes: 0 };
+    received = { status: response.statusCode, bytes: 0 };
     const overCap = () => {
       // Stop the transfer at once: the rest of the answer is never read or kept.
       controller.abort();
@@ -137,7 +145,24 @@ export async function exchange(
       throw new InterruptedError('interrupted; the request was cancelled');
     }
     if (timeout.aborted) {
-      throw new ConnectionTimeoutError(`no answer from ${url.origin} within ${limit / 1000} s`, {
+      const within = `within ${limit / 1000} s`;
+      // Still connecting (a SYN dropped, a TLS handshake or a proxy's CONNECT unanswered): the
+      // request was never written, so it cannot have arrived (attack24a F2).
+      if (!sent) {
+        const through = options.proxy ? ` through ${namedProxy(options.proxy)}` : '';
+        throw new ConnectionTimeoutError(`could not connect to ${url.origin}${through} ${within}`, {
+          hint: `nothing was sent; check the server, your network${options.proxy ? ' and the proxy' : ''}, or raise the limit with --timeout`,
+          mayHaveArrived: false,
+        });
+      }
+      // An answer whose status came and whose body did not finish is no "no answer" (attack24a F4).
+      if (received) {
+        throw new ConnectionTimeoutError(
+          `the answer from ${url.origin} (HTTP ${received.status}) did not finish ${within}`,
+          { hint: 'check the server or the proxy between, or raise the limit with --timeout' },
+        );
+      }
+      throw new ConnectionTimeoutError(`no answer from ${url.origin} ${within}`, {
         hint: 'check the server, or raise the limit with --timeout',
       });
     }
@@ -161,11 +186,18 @@ export async function exchange(
         mayHaveArrived: false,
       });
     }
-    if (options.proxy) throw proxyFailure(url, options.proxy, error);
+    // Whether it may have arrived is what undici said (`sent`), not guessed from the error's code:
+    // a TLS handshake refused or a tunnel the proxy would not open fail before the request is
+    // written, with codes no list of socket errors holds (attack24a F1).
+    // A certificate refused: the server (or the proxy) was reached and the fix is the trust's.
+    const certificate = sent ? undefined : certificateRefused(url, options.proxy, error);
+    if (certificate) throw certificate;
+    if (sent) throw failedAfterSending(url, options.proxy, error);
+    if (options.proxy) throw proxyFailure(url, options.proxy, error, sent);
     throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
       hint: 'is the server running? check --base-url and your network or proxy settings',
       cause: error,
-      mayHaveArrived: !NEVER_SENT.has(errorCode(error) ?? ''),
+      mayHaveArrived: sent,
     });
   } finally {
     cancelTimer();
@@ -217,70 +249,4 @@ function unlessAborted(
  */
 export async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {
   await (abandoned.has(dispatcher) ? dispatcher.destroy() : dispatcher.close());
-}
-
-/**
- * A request through a proxy that got no answer: every connection goes to the proxy, so a refused
- * or unresolvable connection is the proxy's, and a refused login (SOCKS5, or 407 to an http
- * proxy's tunnel) is not tried again: the same password would be refused again, and proxies lock
- * accounts that keep trying. The proxy is named without its user name and password.
- */
-function proxyFailure(
-  url: URL,
-  proxy: { url: URL; from: string | undefined },
-  error: unknown,
-): ConnectionError {
-  const code = errorCode(error) ?? '';
-  const reason = networkReason(error);
-  const named = `the proxy ${proxyName(proxy.url)}${proxy.from ? ` (${proxy.from})` : ''}`;
-  const variable = proxy.from ?? 'the proxy settings';
-  if (code.startsWith('UND_ERR_SOCKS5_AUTH') || /Proxy response \(407\)/.test(reason)) {
-    return new ConnectionError(`${named} refused the request to ${url.origin}: ${reason}`, {
-      hint: `check the proxy, its user name and password in ${variable}, or NO_PROXY`,
-      cause: error,
-      mayHaveArrived: false,
-      retryable: false,
-    });
-  }
-  if (code === PROXY_CLOSED) {
-    // No tunnel was opened: nothing reached the server. Each attempt made one connection (undici.ts).
-    return new ConnectionError(`${named} closed the connection without answering, for ${url.origin}`, {
-      hint: `check that ${variable} names an HTTP proxy that accepts CONNECT, or NO_PROXY`,
-      cause: error,
-      mayHaveArrived: false,
-    });
-  }
-  if (NEVER_SENT.has(code)) {
-    return new ConnectionError(`cannot reach ${named} for ${url.origin}: ${reason}`, {
-      hint: `check the proxy in ${variable}, or NO_PROXY`,
-      cause: error,
-      mayHaveArrived: false,
-    });
-  }
-  return new ConnectionError(`cannot reach ${url.origin} through ${named}: ${reason}`, {
-    hint: `is the server running? check --base-url, and the proxy in ${variable}`,
-    cause: error,
-    mayHaveArrived: !code.startsWith('UND_ERR_SOCKS5'),
-  });
-}
-
-/** Failures before a connection existed: the request cannot have reached the server. */
-const NEVER_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-function errorCode(error: unknown): string | undefined {
-  const cause = (error as { cause?: { code?: string } })?.cause;
-  return (error as { code?: string })?.code ?? cause?.code;
-}
-
-function networkReason(error: unknown): string {
-  const code = errorCode(error);
-  const message = (error as Error)?.message ?? String(error);
-  return code && !message.includes(code) ? `${message} (${code})` : message;
 }

@@ -36,7 +36,8 @@ export class ProxyRouter extends Dispatcher {
     super();
     this.settings = settings;
     this.#options = options;
-    this.#direct = new Agent(options);
+    muteUnverifiedWarning();
+    this.#direct = new Agent({ ...options, connect: { ...VERIFIED } });
   }
 
   override dispatch(
@@ -77,6 +78,8 @@ function proxyAgent(proxy: URL, options: AgentType.Options): DispatcherType {
     const secure = proxy.protocol === 'https:';
     return new ProxyAgent({
       ...options,
+      requestTls: { ...VERIFIED },
+      proxyTls: { ...VERIFIED },
       uri: proxy.href,
       clientFactory: (origin, clientOptions: Pool.Options) => {
         const given = clientOptions.connect;
@@ -90,7 +93,9 @@ function proxyAgent(proxy: URL, options: AgentType.Options): DispatcherType {
   uri.protocol = 'socks5:';
   muteSocksWarning();
   const connector = buildConnector({});
+  // requestTls (the server's TLS through the tunnel) is read by the agent but not in its typings.
   return new Socks5ProxyAgent(uri, {
+    ...({ requestTls: { ...VERIFIED } } as object),
     connect: (connectOptions, callback) =>
       connector(
         {
@@ -147,13 +152,62 @@ function noSilentRedial(dial: buildConnector.connector): buildConnector.connecto
       return;
     }
     dial(options, (error, socket) => {
-      if (error) return callback(error, null);
+      if (error) {
+        ownFailures.add(error);
+        return callback(error, null);
+      }
       socket.once('close', () => {
         if (socket.bytesRead === 0) silent = true;
       });
       callback(null, socket);
     });
   };
+}
+
+/** Errors of dials to an http(s) proxy itself (not to the server through its tunnel). */
+const ownFailures = new WeakSet<object>();
+
+/**
+ * Whether `error` is a failed dial to the http(s) proxy itself (refused, its TLS certificate not
+ * trusted, …), not the server's behind it: undici hands it on as it is, or (a certificate for
+ * another name) as the cause of its own error.
+ */
+export function proxyDialFailed(error: unknown): boolean {
+  const cause = (error as { cause?: unknown })?.cause;
+  return [error, cause].some((e) => typeof e === 'object' && e !== null && ownFailures.has(e));
+}
+
+/**
+ * Every TLS connection svc makes verifies the certificate, whatever NODE_TLS_REJECT_UNAUTHORIZED
+ * says: svc sends credentials over them (attack24a F5). Node's default is read from that variable
+ * ('0': no verification); given explicitly, it is not. A private CA is trusted with
+ * NODE_EXTRA_CA_CERTS; the run says once that the variable is ignored (context.ts).
+ */
+const VERIFIED = { rejectUnauthorized: true } as const;
+
+/** The variable that would turn verification off, set so: svc ignores it (VERIFIED). */
+export function verificationOffAsked(env: Record<string, string | undefined>): boolean {
+  return env.NODE_TLS_REJECT_UNAUTHORIZED === '0';
+}
+
+let unverifiedWarningMuted = false;
+
+/**
+ * Node warns at the first TLS connection when NODE_TLS_REJECT_UNAUTHORIZED=0 that connections are
+ * not verified, even when the caller verifies (VERIFIED): untrue for svc, and stderr is svc's own.
+ * That one warning is swallowed (Node's emitWarning put back after it); svc says its own line.
+ */
+function muteUnverifiedWarning(): void {
+  if (unverifiedWarningMuted || process.env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return;
+  unverifiedWarningMuted = true;
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(warning).startsWith("Setting the NODE_TLS_REJECT_UNAUTHORIZED environment variable to '0'")) {
+      process.emitWarning = emitWarning;
+      return;
+    }
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
 }
 
 let socksWarningMuted = false;

@@ -55,6 +55,26 @@ needs('openssl').describe('HTTPS', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ id: 'usr_tls', seen_auth: true });
   });
 
+  it('NODE_TLS_REJECT_UNAUTHORIZED=0: still verified, said once in svc’s words, no Node warning, nothing sent', async () => {
+    let requests = 0;
+    server.on('request', () => requests++);
+    const r = await svc(['me'], {
+      env: {
+        SVC_BASE_URL: url,
+        SVC_TOKEN: 'tls-token-123',
+        SVC_MAX_RETRIES: '0',
+        SVC_CONFIG_DIR: join(dir, 'cfg'),
+        NODE_TLS_REJECT_UNAUTHORIZED: '0',
+      },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "warning: NODE_TLS_REJECT_UNAUTHORIZED=0 is ignored: svc verifies every server's TLS certificate; trust a private certificate authority with NODE_EXTRA_CA_CERTS=/path/to/ca.pem\n" +
+        `error: the TLS certificate of ${url} is not trusted: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT); if it is signed by your organisation's own certificate authority, give that CA's certificate to svc with NODE_EXTRA_CA_CERTS=/path/to/ca.pem; nothing was sent\n`,
+    );
+    expect(requests).toBe(0);
+  });
+
   it('refuses an untrusted certificate with a clear error (exit 1)', async () => {
     const r = await svc(['me'], {
       env: {
@@ -65,8 +85,8 @@ needs('openssl').describe('HTTPS', () => {
       },
     });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(
-      /^error: cannot reach https:\/\/127\.0\.0\.1:\d+: .*(self[- ]signed|certificate)/i,
+    expect(r.stderr).toBe(
+      `error: the TLS certificate of ${url} is not trusted: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT); if it is signed by your organisation's own certificate authority, give that CA's certificate to svc with NODE_EXTRA_CA_CERTS=/path/to/ca.pem; nothing was sent\n`,
     );
   });
 });

@@ -68,7 +68,7 @@ describe('ApiClient behind an http proxy that closes the connection', () => {
       expect([proxy.connections(), exitCodeFor(error)]).toEqual([1, how === 'timeout' ? 1 : 130]);
       expect(error.message).toBe(
         how === 'timeout'
-          ? `no answer from http://${REMOTE}:8080 within 0.1 s`
+          ? `could not connect to http://${REMOTE}:8080 through the proxy ${proxy.url} (HTTP_PROXY) within 0.1 s`
           : 'interrupted; the request was cancelled',
       );
     },

@@ -15,6 +15,7 @@ import {
   parseRetryAfter,
 } from '../../src/http/retry.js';
 import { exchange } from '../../src/http/send.js';
+import type { Timer } from '../../src/system/clock.js';
 
 const servers: Server[] = [];
 const agent = new Agent();
@@ -38,6 +39,20 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<URL> 
 }
 
 const options = { timeoutMs: 5_000, maxBytes: 1024, signal: undefined };
+
+/** A timer that runs out when the test says (`expire`), not after its time. */
+function manualTimer() {
+  let fire = () => {};
+  return {
+    timer: ((_ms: number, expire: () => void) => {
+      fire = expire;
+      return () => {
+        fire = () => {};
+      };
+    }) as Timer,
+    expire: () => fire(),
+  };
+}
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => {
@@ -90,14 +105,50 @@ describe('exchange', () => {
   });
 
   it('no answer in time: a timeout naming the origin and the limit', async () => {
-    const url = await serve(() => {});
-    expect(await failure(exchange(agent, 'GET', url, {}, undefined, { ...options, timeoutMs: 150 }))).toEqual(
-      {
-        type: 'ConnectionTimeoutError',
-        message: `no answer from ${url.origin} within 0.15 s`,
-        hint: 'check the server, or raise the limit with --timeout',
+    // The time runs out once the server has the request (a timer of the test's, not a race).
+    const timer = manualTimer();
+    const url = await serve(() => timer.expire());
+    expect(
+      await failure(
+        exchange(agent, 'GET', url, {}, undefined, { ...options, timeoutMs: 150, timer: timer.timer }),
+      ),
+    ).toEqual({
+      type: 'ConnectionTimeoutError',
+      message: `no answer from ${url.origin} within 0.15 s`,
+      hint: 'check the server, or raise the limit with --timeout',
+    });
+  });
+
+  it('an answer whose body does not finish in time: its status said, not "no answer"', async () => {
+    const timer = manualTimer();
+    const url = await serve((_req, res) => {
+      res.writeHead(201, { 'content-length': '100' });
+      res.write('x'.repeat(10));
+    });
+    // The time runs out once undici has handed the answer's headers over: exchange takes them in
+    // microtasks, before this macrotask.
+    const watching = Object.create(agent, {
+      dispatch: {
+        value: (opts: Parameters<Agent['dispatch']>[0], handler: Parameters<Agent['dispatch']>[1]) => {
+          const own = handler as { onHeaders?: (...args: unknown[]) => unknown };
+          const onHeaders = own.onHeaders;
+          own.onHeaders = function (this: unknown, ...args: unknown[]) {
+            setImmediate(timer.expire);
+            return onHeaders?.apply(this, args);
+          };
+          return agent.dispatch(opts, handler);
+        },
       },
-    );
+    }) as Agent;
+    expect(
+      await failure(
+        exchange(watching, 'POST', url, {}, '{}', { ...options, timeoutMs: 2000, timer: timer.timer }),
+      ),
+    ).toEqual({
+      type: 'ConnectionTimeoutError',
+      message: `the answer from ${url.origin} (HTTP 201) did not finish within 2 s`,
+      hint: 'check the server or the proxy between, or raise the limit with --timeout',
+    });
   });
 
   it('Ctrl-C before or during the exchange: interrupted', async () => {

@@ -35,6 +35,15 @@ describe('which requests go through a proxy', () => {
     ['api.example.com:8443', 'https://api.example.com/', 'http://tls.proxy:3128/'],
     ['other.com, ample.com', 'https://api.example.com/', 'http://tls.proxy:3128/'],
     ['*', 'https://api.example.com/', undefined],
+    // An address range, as curl and Go read it (attack24a F8): it matches a target given as an address.
+    ['192.0.2.0/24', 'https://192.0.2.2:9999/', undefined],
+    ['other.com,10.0.0.0/8', 'https://10.20.30.40/', undefined],
+    ['192.0.2.0/24', 'https://192.0.3.2/', 'http://tls.proxy:3128/'],
+    ['192.0.2.0/24', 'https://api.example.com/', 'http://tls.proxy:3128/'],
+    ['fd00::/8', 'https://[fd12::1]:8443/', undefined],
+    ['[fd00::]/8', 'https://[fd12::1]/', undefined],
+    ['fd00::/8', 'https://[fe80::1]/', 'http://tls.proxy:3128/'],
+    ['192.0.2.0/33', 'https://192.0.2.2/', 'http://tls.proxy:3128/'],
   ])('NO_PROXY=%s: %s goes through %s', (noProxy, url, expected) => {
     expect(via(url, { ...both, no_proxy: noProxy })).toBe(expected);
   });

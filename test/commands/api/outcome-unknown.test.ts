@@ -139,7 +139,7 @@ describe('a change sent without an idempotency key is sent once (finding 13)', (
     expect(server.seen.length).toBe(1);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^error: cannot reach http:\/\/127\.0\.0\.1:\d+: [^\n]+, so the outcome is unknown: the platform may have made this change; check whether it was made before running the command again\n$/,
+      /^error: the connection to http:\/\/127\.0\.0\.1:\d+ failed after the request was sent: [^\n]+, so the outcome is unknown: the platform may have made this change; check whether it was made before running the command again\n$/,
     );
   });
 

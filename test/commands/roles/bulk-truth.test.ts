@@ -82,7 +82,7 @@ describe('a change whose every attempt lost its answer', () => {
     const r = await svc.run(argv, via());
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^error: cannot reach http:\/\/127\.0\.0\.1:\d+: [^\n]*, so the outcome is unknown: the platform may have made this change; run the same command again to find out: it is safe \(a grant the lost attempt made is reported as already assigned, never made twice\)\n$/,
+      /^error: the connection to http:\/\/127\.0\.0\.1:\d+ failed after the request was sent: [^\n]*, so the outcome is unknown: the platform may have made this change; run the same command again to find out: it is safe \(a grant the lost attempt made is reported as already assigned, never made twice\)\n$/,
     );
     // It was made.
     expect(await granted([user], id)).toEqual([user]);
@@ -189,7 +189,7 @@ describe('a change whose every attempt lost its answer', () => {
       const r = await svc.run(argv, via());
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
-        /^error: cannot reach [^\n]*, so the outcome is unknown: the platform may have made this change; run the same command again with the same profile, logged in as the same user or with the same API key, to settle it \(journal .+\): it sends the same idempotency key\n$/,
+        /^error: the connection to [^\n]* failed after the request was sent: [^\n]*, so the outcome is unknown: the platform may have made this change; run the same command again with the same profile, logged in as the same user or with the same API key, to settle it \(journal .+\): it sends the same idempotency key\n$/,
       );
       reset();
       const again = await svc.run(argv, via());

@@ -58,7 +58,7 @@ describe('replay --wait: a follow that ends with no outcome is no failure', () =
           code: 'delivery_unread',
           message: expect.stringMatching(
             new RegExp(
-              `^its delivery ${made} could not be read \\(cannot reach http://127\\.0\\.0\\.1:\\d+: .+\\), so how it went is not known: see with \`svc webhooks deliveries get ${webhook} ${made}\`, or run the same command again to follow it$`,
+              `^its delivery ${made} could not be read \\(the connection to http://127\\.0\\.0\\.1:\\d+ failed after the request was sent: .+\\), so how it went is not known: see with \`svc webhooks deliveries get ${webhook} ${made}\`, or run the same command again to follow it$`,
             ),
           ),
         },
@@ -114,7 +114,7 @@ describe('replay --wait: a follow that ends with no outcome is no failure', () =
     expect(made).toMatch(/^dlv_/);
     expect(r.stdout).toMatch(
       new RegExp(
-        `^ok\t${e!.delivery_id}\t${made}\t${e!.event_type}\tpending\tthe replay was made \\(${made}\\); its delivery ${made} could not be read \\(cannot reach .+\\), so how it went is not known: see with \`svc webhooks deliveries get ${webhook} ${made}\`, or run the same command again to follow it\n$`,
+        `^ok\t${e!.delivery_id}\t${made}\t${e!.event_type}\tpending\tthe replay was made \\(${made}\\); its delivery ${made} could not be read \\(the connection to .+ failed after the request was sent: .+\\), so how it went is not known: see with \`svc webhooks deliveries get ${webhook} ${made}\`, or run the same command again to follow it\n$`,
       ),
     );
     expect(r.stderr).not.toMatch(/server running|failed|✓/);

@@ -55,8 +55,8 @@ describe('replay --dlq whose next queue page cannot be read', () => {
             ? ndjson(cut.stdout)
             : cut.stdout.trim().split('\n');
       expect(rows).toHaveLength(200);
-      const reason = `stopped after 200 of 250: the listing is incomplete: it stopped after 200 items, when the next page failed: cannot reach ${proxy().url}: other side closed (UND_ERR_SOCKET)`;
-      const hint = `is the server running? check --base-url and your network or proxy settings; then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal})`;
+      const reason = `stopped after 200 of 250: the listing is incomplete: it stopped after 200 items, when the next page failed: the connection to ${proxy().url} failed after the request was sent: other side closed (UND_ERR_SOCKET)`;
+      const hint = `try again; if it keeps happening, check the server or the proxy between; then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal})`;
       if (mode === '--json') {
         expect(JSON.parse(cut.stderr).error).toEqual({
           code: 'connection_error',

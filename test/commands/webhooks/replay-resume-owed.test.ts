@@ -138,7 +138,7 @@ describe('a resumed replay says how the earlier run owed follows went, or that i
           code: 'delivery_unread',
           message: expect.stringMatching(
             new RegExp(
-              `^its delivery ${made[i]} could not be read \\(cannot reach .+\\), so how it went is not known`,
+              `^its delivery ${made[i]} could not be read \\(the connection to .+ failed after the request was sent: .+\\), so how it went is not known`,
             ),
           ),
         },

@@ -1,0 +1,217 @@
+/**
+ * What a failed connection was, in words and in what it means for the request (send.ts): a
+ * proxy's refusal or failure, a TLS certificate refused (attack24a F3: the server was reached and
+ * answered the handshake, so "cannot reach … is the server running?" was wrong, and the fix is the
+ * certificate's or the trust's; not tried again, since a certificate does not change between
+ * attempts; nothing was sent, since a request is written only on a connection whose handshake
+ * passed).
+ */
+import { STATUS_CODES } from 'node:http';
+import { ConnectionError } from './errors.js';
+import { proxyName } from './proxy.js';
+import { PROXY_CLOSED, proxyDialFailed } from './undici.js';
+
+/** Node's codes for a certificate whose issuer is not trusted (none of its CAs is known to Node). */
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+]);
+
+const TRUST_HINT =
+  "if it is signed by your organisation's own certificate authority, give that CA's certificate to svc with NODE_EXTRA_CA_CERTS=/path/to/ca.pem";
+
+/** What is wrong with the certificate, and what fixes it; undefined when `code` is not a certificate's. */
+function problem(code: string, whose: string, where: string): { what: string; fix: string } | undefined {
+  if (UNTRUSTED.has(code)) return { what: 'is not trusted', fix: TRUST_HINT };
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return {
+      what: code === 'CERT_HAS_EXPIRED' ? 'has expired' : 'is not valid yet',
+      fix: `${whose} certificate must be renewed, or this machine's clock is wrong`,
+    };
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return { what: 'is for another host name', fix: `check the host name in ${where}` };
+  }
+  if (code === 'CERT_REVOKED')
+    return { what: 'has been revoked', fix: `${whose} certificate must be replaced` };
+  if (/CERT|INVALID_CA|PATH_LENGTH_EXCEEDED|INVALID_PURPOSE/.test(code)) {
+    return { what: 'was not accepted', fix: `check ${whose} certificate, or NODE_EXTRA_CA_CERTS` };
+  }
+  return undefined;
+}
+
+/**
+ * The error for a failed TLS handshake whose certificate was refused (`code`, Node's), or
+ * undefined for any other failure. `of` is the server's origin, or the proxy as named (its own
+ * certificate); `where` is the setting that names it (--base-url, or the proxy's variable).
+ */
+function certificateFailure(
+  code: string,
+  reason: string,
+  of: string,
+  where: string,
+  error: unknown,
+): ConnectionError | undefined {
+  const whose = of.startsWith('the proxy') ? "the proxy's" : "the server's";
+  const found = problem(code, whose, where);
+  if (!found) return undefined;
+  return new ConnectionError(`the TLS certificate of ${of} ${found.what}: ${reason}`, {
+    hint: `${found.fix}; nothing was sent`,
+    cause: error,
+    mayHaveArrived: false,
+    retryable: false,
+  });
+}
+
+/**
+ * A request through a proxy that got no answer: every connection goes to the proxy, so a refused
+ * or unresolvable connection is the proxy's, and a refused login (SOCKS5, or 407 to an http
+ * proxy's tunnel) is not tried again: the same password would be refused again, and proxies lock
+ * accounts that keep trying. The proxy is named without its user name and password.
+ */
+export function proxyFailure(
+  url: URL,
+  proxy: { url: URL; from: string | undefined },
+  error: unknown,
+  sent: boolean,
+): ConnectionError {
+  const code = errorCode(error) ?? '';
+  const reason = networkReason(error);
+  const named = namedProxy(proxy);
+  const variable = proxy.from ?? 'the proxy settings';
+  // undici's words for a tunnel the proxy would not open: `Proxy response (502) !== 200 when HTTP Tunneling`.
+  const refusal = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling/.exec(
+    (error as Error)?.message ?? '',
+  );
+  const status = refusal ? Number(refusal[1]) : undefined;
+  const answered = status && `answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
+  if (status === 407) {
+    return new ConnectionError(`${named} refused the tunnel to ${url.host}: it ${answered}`, {
+      hint: `check the proxy, its user name and password in ${variable}, or NO_PROXY`,
+      cause: error,
+      mayHaveArrived: false,
+      retryable: false,
+    });
+  }
+  if (status && !sent) {
+    // A proxy that could not reach the server (5xx) may next time; one that will not let svc
+    // through (403, …) will not within seconds (attack24a F6).
+    const transient = status >= 500 || status === 408 || status === 429;
+    return new ConnectionError(`${named} ${answered} to the tunnel for ${url.host}`, {
+      hint: transient
+        ? `the proxy could not reach ${url.host}: check the host and port of the base URL, the proxy in ${variable}, or NO_PROXY; nothing was sent`
+        : `the proxy does not let svc through to ${url.host}: check the proxy in ${variable} with its administrator, or NO_PROXY; nothing was sent`,
+      cause: error,
+      mayHaveArrived: false,
+      retryable: transient,
+    });
+  }
+  if (code.startsWith('UND_ERR_SOCKS5_AUTH')) {
+    return new ConnectionError(`${named} refused the request to ${url.origin}: ${reason}`, {
+      hint: `check the proxy, its user name and password in ${variable}, or NO_PROXY`,
+      cause: error,
+      mayHaveArrived: false,
+      retryable: false,
+    });
+  }
+  if (code === PROXY_CLOSED) {
+    // No tunnel was opened: nothing reached the server. Each attempt made one connection (undici.ts).
+    return new ConnectionError(`${named} closed the connection without answering, for ${url.origin}`, {
+      hint: `check that ${variable} names an HTTP proxy that accepts CONNECT, or NO_PROXY`,
+      cause: error,
+      mayHaveArrived: false,
+    });
+  }
+  if (NEVER_SENT.has(code)) {
+    return new ConnectionError(`cannot reach ${named} for ${url.origin}: ${reason}`, {
+      hint: `check the proxy in ${variable}, or NO_PROXY`,
+      cause: error,
+      mayHaveArrived: false,
+    });
+  }
+  return new ConnectionError(`cannot reach ${url.origin} through ${named}: ${reason}`, {
+    hint: `is the server running? check --base-url, and the proxy in ${variable}`,
+    cause: error,
+    mayHaveArrived: sent,
+  });
+}
+
+/**
+ * A connection that failed once the request was on it (reset, closed, an answer that is not HTTP):
+ * the server was reached and may have the request, so not "cannot reach" (attack24a F7).
+ */
+export function failedAfterSending(
+  url: URL,
+  proxy: { url: URL; from: string | undefined } | undefined,
+  error: unknown,
+): ConnectionError {
+  const through = proxy ? `, through ${namedProxy(proxy)},` : '';
+  return new ConnectionError(
+    `the connection to ${url.origin}${through} failed after the request was sent: ${networkReason(error)}`,
+    {
+      hint: 'try again; if it keeps happening, check the server or the proxy between',
+      cause: error,
+      mayHaveArrived: true,
+    },
+  );
+}
+
+/**
+ * The error for a TLS handshake refused over the server's certificate, or the proxy's own (an
+ * https:// proxy's dial, undici.ts proxyDialFailed); undefined for any other failure. undici hands
+ * a proxy's certificate for another name on as the cause of its own error.
+ */
+export function certificateRefused(
+  url: URL,
+  proxy: { url: URL; from: string | undefined } | undefined,
+  error: unknown,
+): ConnectionError | undefined {
+  const cause = (error as { cause?: unknown })?.cause;
+  for (const failure of [error, cause]) {
+    const code = (failure as { code?: unknown })?.code;
+    if (typeof code !== 'string') continue;
+    const reason = networkReason(failure);
+    const refused =
+      proxy && proxyDialFailed(error)
+        ? certificateFailure(code, reason, namedProxy(proxy), proxy.from ?? 'the proxy settings', error)
+        : certificateFailure(
+            code,
+            reason,
+            proxy ? `${url.origin}, reached through ${namedProxy(proxy)},` : url.origin,
+            'the base URL',
+            error,
+          );
+    if (refused) return refused;
+  }
+  return undefined;
+}
+
+/** The proxy as errors name it: its URL without user name and password, and the variable that set it. */
+export function namedProxy(proxy: { url: URL; from: string | undefined }): string {
+  return `the proxy ${proxyName(proxy.url)}${proxy.from ? ` (${proxy.from})` : ''}`;
+}
+
+/** Failures to connect at all (to the proxy, when there is one): named as the proxy's in proxyFailure. */
+const NEVER_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+function errorCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: string } })?.cause;
+  return (error as { code?: string })?.code ?? cause?.code;
+}
+
+export function networkReason(error: unknown): string {
+  const code = errorCode(error);
+  const message = (error as Error)?.message ?? String(error);
+  return code && !message.includes(code) ? `${message} (${code})` : message;
+}
