@@ -12,6 +12,7 @@ import type { Column } from '../output/output.js';
 import { createProgress } from '../output/progress.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { lastWordOnExit } from '../system/interrupts.js';
+import { linkedSignal } from '../system/linked-signal.js';
 import { openFilesLimit } from '../system/system-errors.js';
 import { callerOf, otherCallersRun } from './caller.js';
 import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
@@ -281,7 +282,10 @@ async function runLocked<T, R extends Row>(
   if (!verb.dryRun) await beforeSending(verb, () => journal.start());
 
   const output = resultStream(ctx, verb.columns(verb.dryRun));
-  const stop = AbortSignal.any([ctx.signal, output.closed]);
+  // Linked, not AbortSignal.any (which Node 20 keeps listed on ctx.signal for good), and unlinked
+  // at the run's end, as are its requests' (src/system/linked-signal.ts).
+  const stopping = linkedSignal([ctx.signal, output.closed]);
+  const stop = stopping.signal;
   const failures: R[] = [];
   const unknowns: R[] = [];
   let singleError: unknown;
@@ -309,9 +313,10 @@ async function runLocked<T, R extends Row>(
   // The items' requests: at Ctrl-C those on the wire finish, those waiting to be sent again are
   // not. A closed stdout only stops new items: a started one finishes, its waits too (cli-contract
   // 141: "started items finished"; review21b R21b-2: it was cut and called "interrupted").
+  // Said before the run's signals are stopped, as when they were ctx.signal's dependants.
+  const sayIt = () => sayStopping(ctx, attemptsOnTheWire(requests.signal)?.sent ?? 0);
+  ctx.signal.addEventListener('abort', sayIt, { once: true });
   const requests = finishingSent(ctx.signal);
-  const stopping = () => sayStopping(ctx, attemptsOnTheWire(requests)?.sent ?? 0);
-  ctx.signal.addEventListener('abort', stopping, { once: true });
   const doing = verb.dryRun ? verb.plan : verb.work;
   const summary = await runItems<T>({
     items: verb.fromJournal
@@ -332,7 +337,7 @@ async function runLocked<T, R extends Row>(
     halts: verb.dryRun ? undefined : verb.halts,
     runId: journal.run.runId,
     stop,
-    requests,
+    requests: requests.signal,
     beforeStart: () => output.ready(),
     now,
     progress,
@@ -356,7 +361,9 @@ async function runLocked<T, R extends Row>(
     },
   }).finally(() => {
     forget();
-    ctx.signal.removeEventListener('abort', stopping);
+    ctx.signal.removeEventListener('abort', sayIt);
+    stopping.end();
+    requests.end();
     return output.end();
   });
 

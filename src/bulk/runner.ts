@@ -5,6 +5,7 @@ import { deriveIdempotencyKey } from '../http/idempotency.js';
 import { changeMade, finishingItem, finishingSent } from '../http/retry.js';
 import type { Progress } from '../output/progress.js';
 import { AcceptedUnreadError, doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
+import { linkedSignal } from '../system/linked-signal.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import {
@@ -261,10 +262,13 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     elapsedMs: 0,
   };
   // A stop ends the waits of the items in flight, not their requests on the wire (WorkCall.signal).
-  const requests = options.requests ?? finishingSent(options.stop);
+  const made = options.requests === undefined ? finishingSent(options.stop) : undefined;
+  const requests = options.requests ?? made!.signal;
   // Aborted by the first item that shows no later one can succeed (see haltsTheRun).
   const halt = new AbortController();
-  const stop = AbortSignal.any([options.stop, halt.signal]);
+  // Linked, not AbortSignal.any, and unlinked at the run's end: nothing left on options.stop.
+  const stopping = linkedSignal([options.stop, halt.signal]);
+  const stop = stopping.signal;
   const halting = (error: unknown) => {
     if (halt.signal.aborted) return;
     summary.halted = error;
@@ -502,7 +506,13 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     }
   };
 
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  } finally {
+    // The run's signals no longer hang on the command's (one per run on Node 20 otherwise).
+    stopping.end();
+    made?.end();
+  }
   // Cut short: an item not started (still in the source, or taken and left, or the source stopped
   // reading: SourceCut), counted by finishRun.
   if (stop.aborted && (!exhausted || left)) summary.stopped = true;
