@@ -67,8 +67,9 @@ export interface BulkVerb<T, R extends Row> {
    */
   prepare(run: RunIdentity, journal: Journal): Promise<number | undefined>;
   /**
-   * The items. `settled` resolves once every item started so far has finished: a source whose
-   * items leave it as they are done (a queue) reads it again only then (QueueSnapshot.entries).
+   * The items. `settled` resolves once every item taken so far has finished, or was left
+   * (RunOrder.take): a source whose items leave it as they are done (a queue) reads it again only
+   * then (QueueSnapshot.entries).
    * When the run is stopping meanwhile (Ctrl-C, a closed stdout) it throws SourceCut instead: left
    * to end the source, that says the run was cut there, not that its items were all done.
    */
