@@ -15,6 +15,7 @@ import { setMaxListeners } from 'node:events';
 import { type LinkedSignal, linkedSignal } from '../system/linked-signal.js';
 import { httpDate } from './http-date.js';
 import { isSafeMethod } from './options.js';
+import { answerAge } from './server-clock.js';
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -55,13 +56,16 @@ export function beyondCap(retryAfter: string | undefined, policy: RetryPolicy, n
 
 /**
  * The time a Retry-After given as an HTTP-date is measured from: the same answer's Date, since both
- * are the server's clock (RFC 9110 §10.2.3); this machine's `nowMs` only when the answer has no
- * readable Date. Measured from this machine's clock, a server 5 h ahead asking for 3 s read as a
- * 5 h wait (given up at once), and one behind as none (attack22 F3).
+ * are the server's clock (RFC 9110 §10.2.3), plus its `Age` when a cache held it (its Date is that
+ * long behind the server's clock, RFC 9111 §4.2.3, as server-clock.ts reads it: without it, svc
+ * waited Age seconds longer); this machine's `nowMs` only when the answer has no readable Date.
+ * An Age that is not delta-seconds adds nothing: the longer wait, never a sooner one. Measured
+ * from this machine's clock, a server 5 h ahead asking for 3 s read as a 5 h wait (given up at
+ * once), and one behind as none (attack22 F3).
  */
-export function retryAfterBase(date: string | undefined, nowMs: number): number {
+export function retryAfterBase(date: string | undefined, nowMs: number, age?: string): number {
   const answered = httpDate(date, nowMs);
-  return Number.isNaN(answered) ? nowMs : answered;
+  return Number.isNaN(answered) ? nowMs : answered + (answerAge(age) ?? 0) * 1000;
 }
 
 /**
