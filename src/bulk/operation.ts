@@ -314,7 +314,8 @@ async function runLocked<T, R extends Row>(
   // The items' requests: at Ctrl-C those on the wire finish, those waiting to be sent again are
   // not. A closed stdout only stops new items: a started one finishes, its waits too (cli-contract
   // 141: "started items finished"; review21b R21b-2: it was cut and called "interrupted").
-  // Said before the run's signals are stopped, as when they were ctx.signal's dependants.
+  // The line is said before the rows' waits are stopped (its listener first), as when the requests'
+  // signal was one of ctx.signal's dependants; the count it says is the same either way.
   const sayIt = () => sayStopping(ctx, attemptsOnTheWire(requests.signal)?.sent ?? 0);
   ctx.signal.addEventListener('abort', sayIt, { once: true });
   const requests = finishingSent(ctx.signal);
