@@ -38,7 +38,7 @@ try {
     return process.memoryUsage().heapUsed / 1e6;
   };
   const stop = new AbortController();
-  const requests = finishingSent(stop.signal);
+  const requests = finishingSent(stop.signal).signal;
   function* items() {
     for (let i = 0; i < rows; i++) yield { key: String(i), data: i };
   }

@@ -39,6 +39,7 @@ import type { Platform } from './platform/index.js';
 import { findTenant } from './platform/tenant-ref.js';
 import type { Browser } from './system/browser.js';
 import { type Clock, realSleep, realTimer } from './system/clock.js';
+import { linkedSignal } from './system/linked-signal.js';
 import { sleepSync } from './system/output-file.js';
 import { inquirerPrompter, type Prompter } from './system/prompter.js';
 import { VERSION } from './version.js';
@@ -483,11 +484,14 @@ export function createContext(
       }),
     withToken: (token) =>
       createContext({ ...deps, credentials: () => staticCredentials(token, 'standard input') }, globals),
-    forCompletion: (ms) =>
-      createContext(
-        { ...deps, deadlineMs: ms, signal: AbortSignal.any([deps.signal, AbortSignal.timeout(ms)]) },
-        globals,
-      ),
+    forCompletion: (ms) => {
+      // Linked, not AbortSignal.any (which Node 20 keeps listed on deps.signal for good), and
+      // unlinked as the quick Context closes (src/system/linked-signal.ts).
+      const deadline = linkedSignal([deps.signal, AbortSignal.timeout(ms)]);
+      const quick = createContext({ ...deps, deadlineMs: ms, signal: deadline.signal }, globals);
+      quick.atClose(async () => deadline.end());
+      return quick;
+    },
     lastChange: () => change,
     outputIsOnlyCopyOf(what, remedy) {
       onlyCopy = `its output was the only copy of ${what}, which is lost now; ${remedy}`;

@@ -251,8 +251,11 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
       });
       try {
         // A refresh is svc's own business: the command's result (a closed stdout) ignores it.
+        const api = await deps.api();
+        // Unlinked from the command's stop once answered: nothing left on it per refresh.
+        const requests = stop ? finishingSent(stop) : undefined;
         tokens = await requestToken(
-          await deps.api(),
+          api,
           url,
           {
             grant_type: 'refresh_token',
@@ -260,8 +263,8 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             client_id: stored.client_id,
             client_secret: stored.client_secret,
           },
-          { ownBusiness: true, ...(stop ? { signal: finishingSent(stop) } : {}) },
-        );
+          { ownBusiness: true, ...(requests ? { signal: requests.signal } : {}) },
+        ).finally(() => requests?.end());
       } catch (error) {
         forget();
         stop?.removeEventListener('abort', stopping);

@@ -12,6 +12,7 @@ import type { Column } from '../output/output.js';
 import { createProgress } from '../output/progress.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { lastWordOnExit } from '../system/interrupts.js';
+import { linkedSignal } from '../system/linked-signal.js';
 import { openFilesLimit } from '../system/system-errors.js';
 import { callerOf, otherCallersRun } from './caller.js';
 import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
@@ -66,8 +67,9 @@ export interface BulkVerb<T, R extends Row> {
    */
   prepare(run: RunIdentity, journal: Journal): Promise<number | undefined>;
   /**
-   * The items. `settled` resolves once every item started so far has finished: a source whose
-   * items leave it as they are done (a queue) reads it again only then (QueueSnapshot.entries).
+   * The items. `settled` resolves once every item taken so far has finished, or was left
+   * (RunOrder.take): a source whose items leave it as they are done (a queue) reads it again only
+   * then (QueueSnapshot.entries).
    * When the run is stopping meanwhile (Ctrl-C, a closed stdout) it throws SourceCut instead: left
    * to end the source, that says the run was cut there, not that its items were all done.
    */
@@ -290,7 +292,10 @@ async function runLocked<T, R extends Row>(
   if (!verb.dryRun) await beforeSending(verb, () => journal.start());
 
   const output = resultStream(ctx, verb.columns(verb.dryRun));
-  const stop = AbortSignal.any([ctx.signal, output.closed]);
+  // Linked, not AbortSignal.any (which Node 20 keeps listed on ctx.signal for good), and unlinked
+  // at the run's end, as are its requests' (src/system/linked-signal.ts).
+  const stopping = linkedSignal([ctx.signal, output.closed]);
+  const stop = stopping.signal;
   const failures: R[] = [];
   const unknowns: R[] = [];
   let singleError: unknown;
@@ -318,9 +323,11 @@ async function runLocked<T, R extends Row>(
   // The items' requests: at Ctrl-C those on the wire finish, those waiting to be sent again are
   // not. A closed stdout only stops new items: a started one finishes, its waits too (cli-contract
   // 141: "started items finished"; review21b R21b-2: it was cut and called "interrupted").
+  // The line is said before the rows' waits are stopped (its listener first), as when the requests'
+  // signal was one of ctx.signal's dependants; the count it says is the same either way.
+  const sayIt = () => sayStopping(ctx, attemptsOnTheWire(requests.signal)?.sent ?? 0);
+  ctx.signal.addEventListener('abort', sayIt, { once: true });
   const requests = finishingSent(ctx.signal);
-  const stopping = () => sayStopping(ctx, attemptsOnTheWire(requests)?.sent ?? 0);
-  ctx.signal.addEventListener('abort', stopping, { once: true });
   const doing = verb.dryRun ? verb.plan : verb.work;
   const summary = await runItems<T>({
     items: verb.fromJournal
@@ -341,7 +348,7 @@ async function runLocked<T, R extends Row>(
     halts: verb.dryRun ? undefined : verb.halts,
     runId: journal.run.runId,
     stop,
-    requests,
+    requests: requests.signal,
     beforeStart: () => output.ready(),
     now,
     progress,
@@ -365,7 +372,9 @@ async function runLocked<T, R extends Row>(
     },
   }).finally(() => {
     forget();
-    ctx.signal.removeEventListener('abort', stopping);
+    ctx.signal.removeEventListener('abort', sayIt);
+    stopping.end();
+    requests.end();
     return output.end();
   });
 

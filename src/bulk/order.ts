@@ -25,9 +25,27 @@ export class RunOrder {
     this.#phase = Math.max(phase, this.#phase ?? phase);
   }
 
-  /** Resolves once every item started so far has finished (a source that reads what items change, read again). */
+  /**
+   * Resolves once every item taken so far has finished, or was left (a source that reads what items
+   * change, read again; a phase's barrier): started ones, and those taken from the source whose
+   * worker has yet to start them (take), which would otherwise start after it.
+   */
   async settled(): Promise<void> {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  /**
+   * Marks an item taken from the source, before its worker starts it (it first writes the results
+   * so far: a slow stdout can hold it there): settled() waits for it until `release()`, called
+   * once it has started (start) or was left. Counted only once started, a DLQ replay listed its
+   * queue again before the last entry taken was sent, and a later phase's item started beside it.
+   */
+  take(): () => void {
+    let release!: () => void;
+    const taken = new Promise<void>((resolve) => (release = resolve));
+    this.#running.add(taken);
+    void taken.finally(() => this.#running.delete(taken));
+    return release;
   }
 
   /** Marks an item started; its outcome becomes known to dependents when `finish` is called. */

@@ -5,6 +5,7 @@ import { deriveIdempotencyKey } from '../http/idempotency.js';
 import { changeMade, finishingItem, finishingSent } from '../http/retry.js';
 import type { Progress } from '../output/progress.js';
 import { AcceptedUnreadError, doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
+import { linkedSignal } from '../system/linked-signal.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import {
@@ -261,10 +262,13 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     elapsedMs: 0,
   };
   // A stop ends the waits of the items in flight, not their requests on the wire (WorkCall.signal).
-  const requests = options.requests ?? finishingSent(options.stop);
+  const made = options.requests === undefined ? finishingSent(options.stop) : undefined;
+  const requests = options.requests ?? made!.signal;
   // Aborted by the first item that shows no later one can succeed (see haltsTheRun).
   const halt = new AbortController();
-  const stop = AbortSignal.any([options.stop, halt.signal]);
+  // Linked, not AbortSignal.any, and unlinked at the run's end: nothing left on options.stop.
+  const stopping = linkedSignal([options.stop, halt.signal]);
+  const stop = stopping.signal;
   const halting = (error: unknown) => {
     if (halt.signal.aborted) return;
     summary.halted = error;
@@ -286,14 +290,16 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   // once the items in flight are done; it is then the run's error (summary.unread).
   let pullError: { error: unknown } | undefined;
   const end: IteratorResult<BulkItem<T>> = { done: true, value: undefined };
+  // An item taken: `release` once its worker started it or left it (RunOrder.take).
+  type Taken = IteratorResult<BulkItem<T>> & { release?: () => void };
   // One pull at a time, so workers never race on the iterator.
-  let pulling: Promise<IteratorResult<BulkItem<T>>> = Promise.resolve({
+  let pulling: Promise<Taken> = Promise.resolve({
     done: false,
     value: undefined as never,
   });
   const order = options.order ?? new RunOrder();
-  const next = (): Promise<IteratorResult<BulkItem<T>>> => {
-    pulling = pulling.then(async () => {
+  const next = (): Promise<Taken> => {
+    pulling = pulling.then(async (): Promise<Taken> => {
       if (exhausted || cut || pullError) return end;
       let step: IteratorResult<BulkItem<T>>;
       try {
@@ -305,9 +311,13 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
         else pullError = { error };
         return end;
       }
-      if (step.done) exhausted = true;
-      else await order.enter(step.value.phase);
-      return step;
+      if (step.done) {
+        exhausted = true;
+        return step;
+      }
+      await order.enter(step.value.phase);
+      // In flight from now for what waits for the run's items to settle (its own barrier passed).
+      return { ...step, release: order.take() };
     });
     return pulling;
   };
@@ -337,16 +347,24 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       const step = await next();
       if (step.done) return;
       const item = step.value;
+      const release = step.release ?? (() => {});
       // Right before it starts (after any wait for the item: a page of a listing, a barrier), the
       // results so far are written, so a closed stdout is learnt now, not a batch later.
-      await options.beforeStart?.();
+      try {
+        await options.beforeStart?.();
+      } catch (error) {
+        release();
+        throw error;
+      }
       // A barrier may have been waited for since the stop: the item is left for the resumed run.
       if (stop.aborted) {
+        release();
         left = true;
         return;
       }
       let done!: () => void;
       order.start(item.key, item.needed, new Promise<void>((resolve) => (done = resolve)));
+      release();
       const base = { ...(item.line === undefined ? {} : { line: item.line }), key: item.key };
       let result: BulkResult;
       let thrown: unknown;
@@ -502,7 +520,13 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     }
   };
 
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  } finally {
+    // The run's signals no longer hang on the command's (one per run on Node 20 otherwise).
+    stopping.end();
+    made?.end();
+  }
   // Cut short: an item not started (still in the source, or taken and left, or the source stopped
   // reading: SourceCut), counted by finishRun.
   if (stop.aborted && (!exhausted || left)) summary.stopped = true;

@@ -396,8 +396,12 @@ export class ApiClient {
         }
       }
       const retryAfter = header(outcome.headers, 'retry-after');
-      // A Retry-After date is on the server's clock: measured from this answer's Date.
-      const answeredAt = retryAfterBase(header(outcome.headers, 'date'), this.#now());
+      // A Retry-After date is on the server's clock: measured from this answer's Date (and Age).
+      const answeredAt = retryAfterBase(
+        header(outcome.headers, 'date'),
+        this.#now(),
+        header(outcome.headers, 'age'),
+      );
       // A wait longer than svc makes cannot end in success: the answer is the result.
       const tooLong = beyondCap(retryAfter, this.#policy, answeredAt);
       if (status >= 400 && isRetryableStatus(method, status, resendable) && retry < maxRetries && !tooLong) {

@@ -12,8 +12,10 @@
  */
 
 import { setMaxListeners } from 'node:events';
+import { type LinkedSignal, linkedSignal } from '../system/linked-signal.js';
 import { httpDate } from './http-date.js';
 import { isSafeMethod } from './options.js';
+import { answerAge } from './server-clock.js';
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -54,13 +56,16 @@ export function beyondCap(retryAfter: string | undefined, policy: RetryPolicy, n
 
 /**
  * The time a Retry-After given as an HTTP-date is measured from: the same answer's Date, since both
- * are the server's clock (RFC 9110 §10.2.3); this machine's `nowMs` only when the answer has no
- * readable Date. Measured from this machine's clock, a server 5 h ahead asking for 3 s read as a
- * 5 h wait (given up at once), and one behind as none (attack22 F3).
+ * are the server's clock (RFC 9110 §10.2.3), plus its `Age` when a cache held it (its Date is that
+ * long behind the server's clock, RFC 9111 §4.2.3, as server-clock.ts reads it: without it, svc
+ * waited Age seconds longer); this machine's `nowMs` only when the answer has no readable Date.
+ * An Age that is not delta-seconds adds nothing: the longer wait, never a sooner one. Measured
+ * from this machine's clock, a server 5 h ahead asking for 3 s read as a 5 h wait (given up at
+ * once), and one behind as none (attack22 F3).
  */
-export function retryAfterBase(date: string | undefined, nowMs: number): number {
+export function retryAfterBase(date: string | undefined, nowMs: number, age?: string): number {
   const answered = httpDate(date, nowMs);
-  return Number.isNaN(answered) ? nowMs : answered;
+  return Number.isNaN(answered) ? nowMs : answered + (answerAge(age) ?? 0) * 1000;
 }
 
 /**
@@ -119,12 +124,14 @@ export function inFlightDelayMs(
  * its answer is what tells. A bulk run's rows (src/bulk/runner.ts) and a token refresh
  * (src/auth/refresh.ts) are sent so; every other request is cut on the wire by a stop.
  */
-export function finishingSent(stop: AbortSignal): AbortSignal {
-  const signal = AbortSignal.any([stop]);
+export function finishingSent(stop: AbortSignal): LinkedSignal {
+  // Linked, not AbortSignal.any, which Node 20 keeps listed on `stop` for good: `end()` at the
+  // run's or the refresh's end leaves nothing on the command's signal (src/system/linked-signal.ts).
+  const requests = linkedSignal([stop]);
   // Every wait of a run's items listens to it: dozens at once is how bulk runs work, not a leak.
-  setMaxListeners(0, signal);
-  finishing.set(signal, { sent: 0 });
-  return signal;
+  setMaxListeners(0, requests.signal);
+  finishing.set(requests.signal, { sent: 0 });
+  return requests;
 }
 
 /**
@@ -145,27 +152,18 @@ export function attemptsOnTheWire(signal: AbortSignal | undefined): SentRequests
   return signal === undefined ? undefined : finishing.get(signal);
 }
 
-/** One item's requests (finishingItem): their signal, and `end()`, called once the item has ended. */
-export interface ItemRequests {
-  signal: AbortSignal;
-  end(): void;
-}
-
 /**
  * One item's requests under a finishingSent signal (a bulk row's): stopped with it, its attempts
  * counted in its, and its own note of a change that may have been made, so a stop before the
  * item's next request is said as what it is (src/bulk/runner.ts: made, or may be; never "nothing
- * was changed"). Of another signal, that signal itself. Not AbortSignal.any: on Node 20 every signal
- * it makes stays listed on its source for good (nodejs/node#55351), 55 MB at a million rows; the
- * listener that links the item's signal to the run's is removed at `end()` (review23b L1).
+ * was changed"). Of another signal, that signal itself. Linked, not AbortSignal.any: on Node 20
+ * every signal that makes stays listed on its source for good (nodejs/node#55351), 55 MB at a
+ * million rows; `end()`, once the item has ended, unlinks it (review23b L1).
  */
-export function finishingItem(requests: AbortSignal): ItemRequests {
+export function finishingItem(requests: AbortSignal): LinkedSignal {
   const all = finishing.get(requests);
   if (all === undefined) return { signal: requests, end: () => {} };
-  const own = new AbortController();
-  const stopped = () => own.abort(requests.reason);
-  if (requests.aborted) stopped();
-  else requests.addEventListener('abort', stopped, { once: true });
+  const own = linkedSignal([requests]);
   finishing.set(own.signal, {
     get sent() {
       return all.sent;
@@ -174,7 +172,7 @@ export function finishingItem(requests: AbortSignal): ItemRequests {
       all.sent = count;
     },
   });
-  return { signal: own.signal, end: () => requests.removeEventListener('abort', stopped) };
+  return own;
 }
 
 /** How far a change of an item's requests (finishingItem) got, once one may have been made. */

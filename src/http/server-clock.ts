@@ -19,7 +19,7 @@ export function answerClockOffset(
   age: string | undefined,
   nowMs: number,
 ): number | undefined {
-  if (age !== undefined && !/^\s*0+\s*$/.test(age)) return undefined;
+  if (answerAge(age) !== 0) return undefined;
   const server = httpDate(date, nowMs);
   return Number.isFinite(server) ? server - nowMs : undefined;
 }
@@ -39,4 +39,14 @@ export function speaksForPlatform(url: URL, baseUrl: string, status: number): bo
   } catch {
     return false;
   }
+}
+
+/**
+ * The seconds a cache held an answer, by its `Age` (RFC 9111 §5.1, delta-seconds): 0 without one
+ * (fresh); undefined when it is not delta-seconds (held, for how long unsaid).
+ */
+export function answerAge(age: string | undefined): number | undefined {
+  if (age === undefined) return 0;
+  const seconds = age.trim();
+  return /^\d+$/.test(seconds) ? Number(seconds) : undefined;
 }

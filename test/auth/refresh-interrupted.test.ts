@@ -19,6 +19,7 @@ import { runInProcess } from '../helpers/context.js';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { sandboxSession, spawnSvc } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
+import { held } from '../helpers/signal-holds.js';
 
 const sandbox = useSandbox();
 const dirs: string[] = [];
@@ -94,6 +95,19 @@ describe('a stop during a token refresh', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(JSON.parse(next.stdout).id).toBeTruthy();
     expect(await refreshStats()).toEqual({ ...before, ok: before.ok + 1 });
+  });
+
+  it('a refresh not stopped leaves nothing on the command’s signal (one signal per refresh stayed listed on it, Node 20)', async () => {
+    const { env } = await expiredSession();
+    const controller = new AbortController();
+    seen.length = 0;
+    const r = await runInProcess(['-p', 'px', 'me', '--json'], env, {
+      now: Date.now(),
+      signal: controller.signal,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(seen).toEqual(['POST /v1/oauth/token', 'GET /v1/me']);
+    expect(held(controller.signal)).toEqual({ dependants: 0, listeners: 0 });
   });
 
   it('the binary, sent SIGTERM as its refresh reaches the server: the same (spawned)', async () => {

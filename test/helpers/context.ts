@@ -288,6 +288,8 @@ export interface LiveRun {
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** What Ctrl-C does to the binary: aborts the run's signal. */
   interrupt(): void;
+  /** The run's signal (what it holds once the run has ended: test/helpers/signal-holds.ts). */
+  signal: AbortSignal;
   done: Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
@@ -312,6 +314,7 @@ export function startInProcess(
     stderr: fake.stderr,
     ended: () => ended,
     interrupt: () => controller.abort(),
+    signal: controller.signal,
     done,
     async waitForStderr(pattern, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;

@@ -12,6 +12,7 @@ import { cellText, quoted } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import { sym } from '../../output/symbols.js';
 import { unabandoned } from '../../system/interrupts.js';
+import { linkedSignal } from '../../system/linked-signal.js';
 import { shellWord } from '../../system/shell-words.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
@@ -400,8 +401,10 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       `${options.forwardTo ? `, forwarding valid deliveries to ${redactUrlText(options.forwardTo.href)}` : ''}` +
       `${capture ? `, saving each request in ${capture.dir}` : ''}. Ctrl-C stops.`,
   );
-  const stop = AbortSignal.any([ctx.signal, stdoutGone.signal]);
-  if (!stop.aborted) await once(stop, 'abort');
+  // Linked, not AbortSignal.any, which Node 20 keeps listed on ctx.signal for good; unlinked as
+  // it stops (src/system/linked-signal.ts).
+  const stop = linkedSignal([ctx.signal, stdoutGone.signal]);
+  if (!stop.signal.aborted) await once(stop.signal, 'abort');
   // The listener is closed first (deliveries now fail and are retried), W is put back at once,
   // and only then does svc wait for forwards under way: a second Ctrl-C (exit 130) abandons those,
   // never the restore.

@@ -6,6 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { held } from '../../helpers/signal-holds.js';
 
 const svc = useSandboxContext();
 const lines = (...values: string[]) => `${values.join('\n')}\n`;
@@ -55,6 +56,14 @@ describe('svc __complete', () => {
     ['nope', 'nothing for an unknown kind', ''],
   ])('%s: %s', async (kind, _what, stdout) => {
     expect(await svc.run(['__complete', kind])).toEqual({ code: 0, stdout, stderr: '' });
+  });
+
+  it('tenants, under the command’s signal: the deadline’s signal is left on it no longer (Node 20 kept it)', async () => {
+    const signal = new AbortController().signal;
+    const r = await svc.run(['__complete', 'tenants'], { signal });
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain('acme-treasury\n');
+    expect(held(signal)).toEqual({ dependants: 0, listeners: 0 });
   });
 
   it('webhooks: the ids of the tenant’s webhooks, as the API lists them', async () => {

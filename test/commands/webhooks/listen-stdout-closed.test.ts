@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startInProcess } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { held } from '../../helpers/signal-holds.js';
 import { createWebhook, delivery, emit, webhookNow } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
@@ -35,6 +36,8 @@ describe('svc webhooks listen --webhook W | head -1', () => {
     // No Ctrl-C: the listener ends by itself.
     const r = await run.done;
     expect(r.code, r.stderr).toBe(141);
+    // Its stop, made by AbortSignal.any, stayed listed on the command's signal (Node 20).
+    expect(held(run.signal)).toEqual({ dependants: 0, listeners: 0 });
     expect(JSON.parse(r.stdout)).toMatchObject({ delivery_id: first, valid: true, status: 200 });
     expect((await webhookNow(svc.sandbox(), id)).url).toBe(original);
     const lines = r.stderr.trimEnd().split('\n');
