@@ -5,6 +5,7 @@ import {
   existsSync,
   fstatSync,
   futimesSync,
+  linkSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -43,7 +44,12 @@ import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-
  *   pid that runs then is named with the lock file to remove if it is not svc. Node has no flock.
  * - an empty or torn lock (its maker killed between its create and its write): watched as above;
  *   its maker only stopped meanwhile finds, once it has written it, that the file at the path is
- *   no longer its own, and is refused (stillAt), so a takeover never sets two runs going.
+ *   no longer its own, and is refused (stillAt). A lock moved aside that is not the one judged is
+ *   given back by a link, never over a lock a third run made while it was aside (removeStale).
+ *   What remains (review24b M1, run2): a taker stopped between its watch and its move (a frozen
+ *   container, a hung disk) moves aside the lock its maker, stopped over WATCH_MS before writing,
+ *   wrote and now runs under; a third run locking in that instant (between two system calls)
+ *   runs too, beside the maker, whose lock is then not put back. Node has no flock to close it.
  * A lock written on another host is never taken over: the message says how to remove it (two
  * hosts' clocks make its mtime no proof).
  */
@@ -485,22 +491,34 @@ function unreadableHeld(path: string): SvcError {
 }
 
 /**
+ * The file system steps of removeStale: a seam so that a test can put another run's create between
+ * the move aside and the give-back (review24b M1). svc always uses these.
+ */
+export const staleDisk = { renameSync, linkSync };
+
+/**
  * Removes a dead holder's lock. It is first moved aside (atomic), so of two runs removing the
  * same stale lock only one does; the other then finds the new holder's lock and is refused. A
- * lock that is not the one judged (another run took over between our read and our move, or its
- * holder refreshed it since) is given back.
+ * lock that is not the one judged (its maker wrote it, or another run took over, between our read
+ * and our move; or its holder refreshed it since) is given back by a link, which never replaces a
+ * lock made at `path` in the instant it was aside (review24b M1: a rename put it back over a third
+ * run's fresh lock, and both ran). Such a lock is then not put back: its run, if it runs, is the
+ * window the header names; the next try judges the lock at `path`.
  */
 function removeStale(path: string, judged: Raw): void {
   const aside = `${path}.${process.pid}.stale`;
   try {
-    renameSync(path, aside);
+    staleDisk.renameSync(path, aside);
   } catch {
     return; // already moved by another run: the next create tells who holds it now
   }
   const moved = readRaw(aside);
   if (moved && (moved.text !== judged.text || moved.mtimeMs !== judged.mtimeMs)) {
-    renameSync(aside, path);
-    return;
+    try {
+      staleDisk.linkSync(aside, path);
+    } catch {
+      // EEXIST: a run made its lock while this one was aside; it holds the path now.
+    }
   }
   rmSync(aside, { force: true });
 }
