@@ -373,14 +373,23 @@ function heldBy(holder: Holder, mine: Holder, journal: string, held: Held): SvcE
  * between making and writing it, or still writing it), as lockJournal does, before anything reads
  * that journal: a dry run then judges it as the real run does (s23: the dry run said exit 6 "its
  * lock unreadable" where the real run, having taken that lock over, said exit 2). Seen unchanged,
- * its maker is dead (seenDead); written or changed meanwhile, it is judged as it is then.
+ * its maker is dead (seenDead); written meanwhile, it is judged as it is then; rewritten and
+ * still unreadable, watched again, at most twice in all, as lockJournal does.
  */
 export async function watchUnreadableLock(journal: string, watch: LockWatch = realWatch): Promise<void> {
   const path = `${journal}.lock`;
-  if (heldHere.has(path) || readLock(path) !== undefined) return;
-  const raw = readRaw(path);
-  if (raw === undefined || deadAt(path, raw)) return;
-  if ((await watched(path, raw, 'unreadable', watch)) === undefined) seenDead.set(path, rawKey(raw));
+  if (heldHere.has(path)) return;
+  // Two tries, as lockJournal's: rewritten during the wait and still unreadable, it is watched
+  // again (review24b M2: the dry run watched once and said exit 6 where the real run, watching
+  // again and taking it over, said exit 2). Refreshed with the same bytes, it is held, as there.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (readLock(path) !== undefined) return;
+    const raw = readRaw(path);
+    if (raw === undefined || deadAt(path, raw)) return;
+    const seen = await watched(path, raw, 'unreadable', watch);
+    if (seen === undefined) seenDead.set(path, rawKey(raw));
+    if (seen !== 'gone') return;
+  }
 }
 
 /**
