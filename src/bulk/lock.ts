@@ -49,7 +49,9 @@ import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-
  *   What remains (review24b M1, run2): a taker stopped between its watch and its move (a frozen
  *   container, a hung disk) moves aside the lock its maker, stopped over WATCH_MS before writing,
  *   wrote and now runs under; a third run locking in that instant (between two system calls)
- *   runs too, beside the maker, whose lock is then not put back. Node has no flock to close it.
+ *   runs too, and the maker's lock is then not put back. The maker checks before each item it
+ *   starts that its lock is still its own (lockLost) and stops there (exit 6), so the two overlap
+ *   by the items the maker has in flight then (at most --concurrency). Node has no flock to close it.
  * A lock written on another host is never taken over: the message says how to remove it (two
  * hosts' clocks make its mtime no proof).
  */
@@ -84,8 +86,8 @@ const seenDead = new Map<string, string>();
 const rawKey = (raw: Raw) => `${raw.mtimeMs}\n${raw.text}`;
 const deadAt = (path: string, raw: Raw) => seenDead.get(path) === rawKey(raw);
 
-/** The locks this process holds: a holder with our own mark that is not among them is a past process. */
-const heldHere = new Set<string>();
+/** The locks this process holds (path → the fd it made it on): a holder with our own mark that is not among them is a past process. */
+const heldHere = new Map<string, number>();
 
 /** A holder's process and run, as its lock names them: two locks of one run are of one mark. */
 function markOf(holder: Holder): string {
@@ -227,7 +229,7 @@ export async function lockJournal(
  * the lock only if it is still that file (never another run's lock that took its place).
  */
 function hold(path: string, fd: number): () => void {
-  heldHere.add(path);
+  heldHere.set(path, fd);
   const beat = setInterval(() => {
     try {
       const now = new Date();
@@ -248,6 +250,25 @@ function hold(path: string, fd: number): () => void {
       closeSync(fd);
     }
   };
+}
+
+/**
+ * The refusal of a run whose lock of `journal` is no longer the file it made (moved aside by a
+ * take-over while this process was stopped: the window the header names), checked before each
+ * item it starts; undefined while it is still its own (or it holds none: a dry run).
+ */
+export function lockLost(journal: string): SvcError | undefined {
+  const path = `${journal}.lock`;
+  const fd = heldHere.get(path);
+  if (fd === undefined || stillAt(path, fd)) return undefined;
+  return new SvcError(
+    'conflict',
+    `the lock ${path} is no longer this run's: another svc run took it over while this one was stopped (for over ${WATCH_MS / 1000} s, or between two steps of its own take-over); the rows not started were not sent`,
+    {
+      code: 'journal_locked',
+      hint: `wait for that run to finish, then run the command again to pick up what is left (journal ${journal})`,
+    },
+  );
 }
 
 /** How the lock's holder is held to run: undefined when it does not (its lock is stale). */

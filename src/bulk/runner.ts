@@ -221,6 +221,8 @@ export interface RunOptions<T> {
    * is then left for the resumed run).
    */
   beforeStart?: () => Promise<void> | undefined;
+  /** The run's refusal once its journal's lock is no longer its own (lock.ts lockLost); checked before each item. */
+  lockLost?: () => unknown;
   progress?: Progress;
   now: () => number;
   /** See BulkVerb.journaled: an earlier run's item as it is now (a dry run's only reads). */
@@ -340,6 +342,13 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       // Right before it starts (after any wait for the item: a page of a listing, a barrier), the
       // results so far are written, so a closed stdout is learnt now, not a batch later.
       await options.beforeStart?.();
+      // The run's journal lock no longer its own (taken over while it was stopped): no item starts.
+      const lost = options.lockLost?.();
+      if (lost !== undefined) {
+        halting(lost);
+        left = true;
+        return;
+      }
       // A barrier may have been waited for since the stop: the item is left for the resumed run.
       if (stop.aborted) {
         left = true;
