@@ -2,6 +2,7 @@
 // one) and the rules each stored one goes through (pinned to its session, sent only to its origin);
 // apart, the one rule of where a stored credential may go would be read in several files.
 
+import { parseHttpUrl } from '../api/loopback.js';
 import { redactUrlText } from '../api/secret-names.js';
 import { profileOption } from '../config/settings.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';
@@ -301,7 +302,7 @@ export function credentialBeingReplaced(store: ConfigStore, profile: string): St
 /**
  * The origin of a profile's base_url, read one way for the three uses of a credential stored before
  * svc recorded origins (`credentialBeingReplaced`, `forgottenKeyOrigin`, `firstUseOrigin`): `none`
- * when the profile has none, `unreadable` when a hand edit left one that is no URL. Each use says
+ * when the profile has none, `unreadable` when a hand edit left one that is no http(s) URL. Each use says
  * what those two mean for it: a replaced or forgotten credential goes to no server; a first use is
  * refused for an unreadable one (binding to this use's server would be a guess) and binds to this
  * use's server for none.
@@ -312,13 +313,14 @@ function baseUrlOrigin(base: string | undefined): { origin: string } | 'none' | 
   return origin === undefined ? 'unreadable' : { origin };
 }
 
-/** A URL's origin; undefined for a base_url a hand edit left unreadable (it is refused where used). */
+/**
+ * An http(s) URL's origin; undefined for a base_url a hand edit left unreadable (it is refused where
+ * used): no URL, or a URL of another scheme (`file:///etc`, `mailto:`), whose origin is the string
+ * "null" (review24b L3: bound to "null", the credential was refused at every use). The same test
+ * as where base_url is the server in effect (checkUrlSetting).
+ */
 export function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
+  return parseHttpUrl(url)?.origin;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   existsSync,
   fstatSync,
   futimesSync,
+  linkSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -43,7 +44,14 @@ import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-
  *   pid that runs then is named with the lock file to remove if it is not svc. Node has no flock.
  * - an empty or torn lock (its maker killed between its create and its write): watched as above;
  *   its maker only stopped meanwhile finds, once it has written it, that the file at the path is
- *   no longer its own, and is refused (stillAt), so a takeover never sets two runs going.
+ *   no longer its own, and is refused (stillAt). A lock moved aside that is not the one judged is
+ *   given back by a link, never over a lock a third run made while it was aside (removeStale).
+ *   What remains (review24b M1, run2): a taker stopped between its watch and its move (a frozen
+ *   container, a hung disk) moves aside the lock its maker, stopped over WATCH_MS before writing,
+ *   wrote and now runs under; a third run locking in that instant (between two system calls)
+ *   runs too, and the maker's lock is then not put back. The maker checks before each item it
+ *   starts that its lock is still its own (lockLost) and stops there (exit 6), so the two overlap
+ *   by the items the maker has in flight then (at most --concurrency). Node has no flock to close it.
  * A lock written on another host is never taken over: the message says how to remove it (two
  * hosts' clocks make its mtime no proof).
  */
@@ -78,8 +86,8 @@ const seenDead = new Map<string, string>();
 const rawKey = (raw: Raw) => `${raw.mtimeMs}\n${raw.text}`;
 const deadAt = (path: string, raw: Raw) => seenDead.get(path) === rawKey(raw);
 
-/** The locks this process holds: a holder with our own mark that is not among them is a past process. */
-const heldHere = new Set<string>();
+/** The locks this process holds (path → the fd it made it on): a holder with our own mark that is not among them is a past process. */
+const heldHere = new Map<string, number>();
 
 /** A holder's process and run, as its lock names them: two locks of one run are of one mark. */
 function markOf(holder: Holder): string {
@@ -221,7 +229,7 @@ export async function lockJournal(
  * the lock only if it is still that file (never another run's lock that took its place).
  */
 function hold(path: string, fd: number): () => void {
-  heldHere.add(path);
+  heldHere.set(path, fd);
   const beat = setInterval(() => {
     try {
       const now = new Date();
@@ -242,6 +250,25 @@ function hold(path: string, fd: number): () => void {
       closeSync(fd);
     }
   };
+}
+
+/**
+ * The refusal of a run whose lock of `journal` is no longer the file it made (moved aside by a
+ * take-over while this process was stopped: the window the header names), checked before each
+ * item it starts; undefined while it is still its own (or it holds none: a dry run).
+ */
+export function lockLost(journal: string): SvcError | undefined {
+  const path = `${journal}.lock`;
+  const fd = heldHere.get(path);
+  if (fd === undefined || stillAt(path, fd)) return undefined;
+  return new SvcError(
+    'conflict',
+    `the lock ${path} is no longer this run's: another svc run took it over while this one was stopped (for over ${WATCH_MS / 1000} s, or between two steps of its own take-over); the rows not started were not sent`,
+    {
+      code: 'journal_locked',
+      hint: `wait for that run to finish, then run the command again to pick up what is left (journal ${journal})`,
+    },
+  );
 }
 
 /** How the lock's holder is held to run: undefined when it does not (its lock is stale). */
@@ -367,14 +394,23 @@ function heldBy(holder: Holder, mine: Holder, journal: string, held: Held): SvcE
  * between making and writing it, or still writing it), as lockJournal does, before anything reads
  * that journal: a dry run then judges it as the real run does (s23: the dry run said exit 6 "its
  * lock unreadable" where the real run, having taken that lock over, said exit 2). Seen unchanged,
- * its maker is dead (seenDead); written or changed meanwhile, it is judged as it is then.
+ * its maker is dead (seenDead); written meanwhile, it is judged as it is then; rewritten and
+ * still unreadable, watched again, at most twice in all, as lockJournal does.
  */
 export async function watchUnreadableLock(journal: string, watch: LockWatch = realWatch): Promise<void> {
   const path = `${journal}.lock`;
-  if (heldHere.has(path) || readLock(path) !== undefined) return;
-  const raw = readRaw(path);
-  if (raw === undefined || deadAt(path, raw)) return;
-  if ((await watched(path, raw, 'unreadable', watch)) === undefined) seenDead.set(path, rawKey(raw));
+  if (heldHere.has(path)) return;
+  // Two tries, as lockJournal's: rewritten during the wait and still unreadable, it is watched
+  // again (review24b M2: the dry run watched once and said exit 6 where the real run, watching
+  // again and taking it over, said exit 2). Refreshed with the same bytes, it is held, as there.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (readLock(path) !== undefined) return;
+    const raw = readRaw(path);
+    if (raw === undefined || deadAt(path, raw)) return;
+    const seen = await watched(path, raw, 'unreadable', watch);
+    if (seen === undefined) seenDead.set(path, rawKey(raw));
+    if (seen !== 'gone') return;
+  }
 }
 
 /**
@@ -485,22 +521,34 @@ function unreadableHeld(path: string): SvcError {
 }
 
 /**
+ * The file system steps of removeStale: a seam so that a test can put another run's create between
+ * the move aside and the give-back (review24b M1). svc always uses these.
+ */
+export const staleDisk = { renameSync, linkSync };
+
+/**
  * Removes a dead holder's lock. It is first moved aside (atomic), so of two runs removing the
  * same stale lock only one does; the other then finds the new holder's lock and is refused. A
- * lock that is not the one judged (another run took over between our read and our move, or its
- * holder refreshed it since) is given back.
+ * lock that is not the one judged (its maker wrote it, or another run took over, between our read
+ * and our move; or its holder refreshed it since) is given back by a link, which never replaces a
+ * lock made at `path` in the instant it was aside (review24b M1: a rename put it back over a third
+ * run's fresh lock, and both ran). Such a lock is then not put back: its run, if it runs, is the
+ * window the header names; the next try judges the lock at `path`.
  */
 function removeStale(path: string, judged: Raw): void {
   const aside = `${path}.${process.pid}.stale`;
   try {
-    renameSync(path, aside);
+    staleDisk.renameSync(path, aside);
   } catch {
     return; // already moved by another run: the next create tells who holds it now
   }
   const moved = readRaw(aside);
   if (moved && (moved.text !== judged.text || moved.mtimeMs !== judged.mtimeMs)) {
-    renameSync(aside, path);
-    return;
+    try {
+      staleDisk.linkSync(aside, path);
+    } catch {
+      // EEXIST: a run made its lock while this one was aside; it holds the path now.
+    }
   }
   rmSync(aside, { force: true });
 }

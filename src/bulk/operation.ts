@@ -25,7 +25,7 @@ import {
   refuseSharedJournals,
   refuseUnsafeJournalDirectory,
 } from './journal-path.js';
-import { lockJournal, watchUnreadableLock } from './lock.js';
+import { lockJournal, lockLost, watchUnreadableLock } from './lock.js';
 import { RunOrder } from './order.js';
 import { resultStream } from './results.js';
 import {
@@ -350,6 +350,7 @@ async function runLocked<T, R extends Row>(
     stop,
     requests: requests.signal,
     beforeStart: () => output.ready(),
+    lockLost: verb.dryRun ? undefined : () => lockLost(journal.path),
     now,
     progress,
     onResult: (result, item, error) => {

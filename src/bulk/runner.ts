@@ -222,6 +222,8 @@ export interface RunOptions<T> {
    * is then left for the resumed run).
    */
   beforeStart?: () => Promise<void> | undefined;
+  /** The run's refusal once its journal's lock is no longer its own (lock.ts lockLost); checked before each item. */
+  lockLost?: () => unknown;
   progress?: Progress;
   now: () => number;
   /** See BulkVerb.journaled: an earlier run's item as it is now (a dry run's only reads). */
@@ -355,6 +357,14 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       } catch (error) {
         release();
         throw error;
+      }
+      // The run's journal lock no longer its own (taken over while it was stopped): no item starts.
+      const lost = options.lockLost?.();
+      if (lost !== undefined) {
+        release();
+        halting(lost);
+        left = true;
+        return;
       }
       // A barrier may have been waited for since the stop: the item is left for the resumed run.
       if (stop.aborted) {

@@ -38,19 +38,22 @@ __svc_unassign() {
 # svc …), in \`assigned\`, and those \`env -u\` removes, in \`unassigned\`, as the shell will pass them:
 # they are the command's, so zsh neither puts them in words nor sets them while it completes, and
 # they are read from the line (the last command's, after any ; | &&, and after the words that leave
-# the next one a command: time ! nocorrect coproc if then do else elif while until; a redirection
-# and its target count for nothing, wherever they stand; \`env\`'s -u NAME, --unset, -- and NAME=value
-# words are read as env reads them).
+# the next one a command: time ! nocorrect coproc if then do else elif while until, and the
+# precommand modifiers noglob command exec builtin; a redirection and its target count for nothing,
+# wherever they stand; \`env\` (or /usr/bin/env, any path ending in /env) and its -u NAME, --unset, --
+# and NAME=value words are read as env reads them).
 # False when the environment svc will get cannot be known without running something: a value
-# holding $…, backquotes, a leading = or ~, or :~ (zsh expands those in an assignment); an env word
-# holding $ or backquotes; env -i, -C, -S or another option; env -u of a variable that is not SVC_*;
-# and an earlier command on the line that may change the environment (SVC_*=… alone, export,
-# typeset, declare, unset, set, source, ., eval, readonly, local). Then nothing is offered, rather
-# than the values of another profile or tenant.
+# holding $…, backquotes, a leading = or ~, :~, or <( >( =( (zsh expands those in an assignment);
+# an env word holding $, backquotes, or a character zsh brace-expands or globs in an argument
+# ({ } * ? [ ] # ^ ~ < > ( ) |, quoted or not); env -i, -C, -S or another option; env -u of a
+# variable that is not SVC_*; an option after a precommand modifier (command -p, exec -a); and an
+# earlier command on the line that may change the environment (SVC_*=… alone, export, typeset,
+# declare, integer, float, private, unset, set, source, ., eval, readonly, local, also after
+# builtin). Then nothing is offered, rather than the values of another profile or tenant.
 __svc_assigned() {
   setopt localoptions extendedglob
   assigned=() unassigned=()
-  local token word shape start=1 target=0 inenv=0 operand=0 known=1
+  local token word shape start=1 target=0 inenv=0 operand=0 known=1 pre=0
   for token in \${(z)LBUFFER}; do
     if ((target)); then target=0; continue; fi
     if ((operand)); then
@@ -61,26 +64,30 @@ __svc_assigned() {
     case $token in
       ('|'|'||'|'&&'|';'|'&'|'|&'|'&!'|'&|'|'('|')'|'{'|'}'|';;'|$'\\n')
         if ((start && ! inenv && \${#assigned})); then known=0; fi
-        start=1 inenv=0 assigned=() unassigned=() ;;
+        start=1 inenv=0 pre=0 assigned=() unassigned=() ;;
       (time|'!'|nocorrect|coproc|if|then|do|else|elif|while|until)
         if ((start && ! inenv)) && ((! \${#assigned})); then assigned=(); else start=0 inenv=0; fi ;;
+      (noglob|command|exec|builtin)
+        if ((start && ! inenv)); then pre=1; else start=0 inenv=0; fi ;;
       ([0-9]#('<'|'<<'|'<<<'|'<>'|'<&'|'<<-'|('>'|'>>'|'>&'|'>>&'|'&>'|'&>>')('|'|'!')#)) target=1 ;;
       (*)
         # An assignment's name is never quoted; env reads its words after the shell unquotes them.
         word=\${(Q)token} shape=$token
         if ((inenv)); then shape=$word; fi
-        if ((inenv)) && [[ $token == *[\\$\\\`]* ]]; then
+        if ((pre)) && [[ $word == -* ]]; then known=0; fi
+        pre=0
+        if ((inenv)) && [[ $token == *[\\$\\\`\\{\\}\\*\\?\\[\\]\\#\\^\\~\\<\\>\\(\\)\\|]* ]]; then
           known=0 start=0 inenv=0
         elif ((inenv)) && [[ $word == (-u|--unset) ]]; then operand=1
         elif ((inenv)) && [[ $word == (-u|--unset=)?* ]]; then
           __svc_unassign \${word#(-u|--unset=)} || known=0
         elif ((inenv)) && [[ $word == -- ]]; then :
         elif ((inenv)) && [[ $word == -* ]]; then known=0 start=0 inenv=0
-        elif ((start)) && [[ $word == env ]]; then inenv=1
+        elif ((start)) && [[ $word == (env|*/env) ]]; then inenv=1
         elif ((start)) && [[ $shape =~ '^[A-Za-z_][A-Za-z0-9_]*=' ]]; then
           if [[ $word == SVC_* ]]; then assigned+=("$token"); fi
         else
-          if ((start && ! inenv)) && [[ $word == (export|typeset|declare|unset|set|source|.|eval|readonly|local) ]]; then known=0; fi
+          if ((start && ! inenv)) && [[ $word == (export|typeset|declare|integer|float|private|unset|set|source|.|eval|readonly|local) ]]; then known=0; fi
           start=0 inenv=0
         fi
         ;;
@@ -88,7 +95,7 @@ __svc_assigned() {
   done
   for token in "\${assigned[@]}"; do
     word=\${token#*=}
-    if [[ $word == *[\\$\\\`]* || $word == [~=]* || $word == *':~'* ]]; then return 1; fi
+    if [[ $word == *[\\$\\\`]* || $word == [~=]* || $word == *':~'* || $word == *[\\<\\>=]\\(* ]]; then return 1; fi
   done
   assigned=("\${(@Q)assigned}")
   ((known))

@@ -129,18 +129,24 @@ describe('credentials stored before origins were recorded', () => {
   // Session 24: the first use read an unreadable base_url (a hand edit) as a URL, where the other
   // two readings of it give no origin: "Invalid URL; this is a bug in svc", exit 1. Refused as
   // where it is the server in effect, nothing sent, the credential left unbound.
-  it('with an unreadable base_url in the profile, refuse the first use elsewhere (exit 2), nothing sent', async () => {
-    const dir = legacy('http://exa mple.com');
-    const s = await server();
-    expect(await runInProcess(['--base-url', s.url, 'me'], { SVC_CONFIG_DIR: dir, NO_COLOR: '1' })).toEqual({
-      code: 2,
-      stdout: '',
-      stderr:
-        'error: base_url in profile "default" must be an absolute http(s) URL, got "http://exa mple.com"; svc binds the profile\'s credential to it on its first use; set it: svc -p default config set base_url URL\n',
-    });
-    expect(s.seen).toHaveLength(0);
-    expect(credentialOf(dir).origin).toBeUndefined();
-  });
+  // review24b L3: a URL but no http(s) one (`file:///etc`, `mailto:`) was read with origin "null",
+  // written into the credential by a run then refused (exit 3), and every later run refused alike.
+  it.each(['http://exa mple.com', 'file:///etc', 'mailto:a@b.example'])(
+    'with an unreadable base_url in the profile (%s), refuse the first use elsewhere (exit 2), nothing sent',
+    async (base) => {
+      const dir = legacy(base);
+      const s = await server();
+      expect(await runInProcess(['--base-url', s.url, 'me'], { SVC_CONFIG_DIR: dir, NO_COLOR: '1' })).toEqual(
+        {
+          code: 2,
+          stdout: '',
+          stderr: `error: base_url in profile "default" must be an absolute http(s) URL, got "${base}"; svc binds the profile's credential to it on its first use; set it: svc -p default config set base_url URL\n`,
+        },
+      );
+      expect(s.seen).toHaveLength(0);
+      expect(credentialOf(dir).origin).toBeUndefined();
+    },
+  );
 });
 
 /** An IPv4 address of this machine that is not loopback, if it has one. */

@@ -196,36 +196,48 @@ describe('a bulk run is resumed only by the caller who started it', () => {
   // s23's closing note: an earlier svc's journal whose lock is empty (its maker killed between
   // making and writing it): the dry run said exit 6 "its lock unreadable" where the real run, which
   // watched that lock and took it over, said exit 2. Both watch it (one wait, said), then exit 2.
+  // Rewritten during the wait and still unreadable (`{"pid":12`), both watch it again, then exit 2
+  // (review24b M2: the dry run watched once and said exit 6, the real run twice and said exit 2).
   it.each([
-    ['', []],
-    ['', ['--dry-run']],
-    ['--journal', []],
-    ['--journal', ['--dry-run']],
+    ['', [], false],
+    ['', ['--dry-run'], false],
+    ['--journal', [], false],
+    ['--journal', ['--dry-run'], false],
+    ['', [], true],
+    ['', ['--dry-run'], true],
+    ['--journal', [], true],
+    ['--journal', ['--dry-run'], true],
   ])(
-    "an earlier svc's journal whose lock is empty (%s %j): watched, then exit 2 as with no lock",
-    async (named, extra) => {
-      const { argv, journal } = await unfinished('assign', 50 + extra.length * 3 + (named ? 6 : 0));
+    "an earlier svc's journal whose lock is empty (%s %j, rewritten torn meanwhile: %s): watched, then exit 2 as with no lock",
+    async (named, extra, rewritten) => {
+      const from = 50 + extra.length * 3 + (named ? 6 : 0) + (rewritten ? 12 : 0);
+      const { argv, journal } = await unfinished('assign', from);
       let legacy = asEarlierSvcWrote(journal);
       if (named) {
-        const moved = join(svc.journals, `empty-lock-${extra.length}.ndjson`);
+        const moved = join(svc.journals, `empty-lock-${extra.length}-${rewritten}.ndjson`);
         renameSync(legacy, moved);
         legacy = moved;
       }
       writeFileSync(`${legacy}.lock`, '');
-      const clock = { now: () => Date.now(), sleep: async (ms: number) => void waits.push(ms) };
       const waits: number[] = [];
+      const clock = {
+        now: () => Date.now(),
+        sleep: async (ms: number) => {
+          if (rewritten && waits.length === 0) writeFileSync(`${legacy}.lock`, '{"pid":12');
+          waits.push(ms);
+        },
+      };
       const r = await svc.run([...argv, ...(named ? ['--journal', legacy] : []), ...extra], { clock });
       expect([r.code, r.stdout], r.stderr).toEqual([2, '']);
-      const [said, error, ...more] = r.stderr.trimEnd().split('\n');
-      expect([said, more]).toEqual([
-        `waiting ${WATCH_MS / 1000} s to see whether ${legacy}.lock, which cannot be read, is its maker's, still being written`,
-        [],
-      ]);
+      const lines = r.stderr.trimEnd().split('\n');
+      const error = lines.pop();
+      const said = `waiting ${WATCH_MS / 1000} s to see whether ${legacy}.lock, which cannot be read, is its maker's, still being written`;
+      expect(lines).toEqual(rewritten ? [said, said] : [said]);
       expect(JSON.parse(error!).error).toMatchObject({
         code: 'journal_caller_unknown',
         message: `journal ${legacy} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
       });
-      expect(waits).toEqual([WATCH_MS]);
+      expect(waits).toEqual(rewritten ? [WATCH_MS, WATCH_MS] : [WATCH_MS]);
     },
   );
 

@@ -10,6 +10,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   statSync,
@@ -17,10 +18,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { realJournalDisk } from '../../src/bulk/journal-disk.js';
-import { type LockWatch, lockJournal, WATCH_MS } from '../../src/bulk/lock.js';
+import { type LockWatch, lockJournal, staleDisk, WATCH_MS } from '../../src/bulk/lock.js';
 import { thisProcess } from '../../src/system/processes.js';
 import { useTempDirs } from '../helpers/context.js';
 
@@ -306,6 +307,43 @@ describe('an empty or torn lock of a run’s own journal (its maker killed betwe
       message: `another svc roles assign of the same input is running (pid ${pid}, since ${JSON.parse(text).since}); nothing was done`,
     });
     expect(readFileSync(`${path}.lock`, 'utf8')).toBe(text);
+  });
+
+  it('taken over while a third run locks in the instant it is aside: that run keeps its lock, the taker is refused (review24b M1)', async () => {
+    const path = journal();
+    writeFileSync(`${path}.lock`, '');
+    const maker = gonePid();
+    const third = otherProgram();
+    let text = '';
+    const rename = staleDisk.renameSync;
+    // The order of review24b's SIGSTOP run: the taker moves the empty lock aside; its maker, stopped
+    // till then, writes it there (and is refused by stillAt, then ends); a third run makes its lock.
+    staleDisk.renameSync = (from, to) => {
+      rename(from, to);
+      staleDisk.renameSync = rename;
+      writeFileSync(
+        to,
+        `${JSON.stringify({ pid: maker, host: hostname(), since: iso(Date.now()), beat: 5, ...run })}\n`,
+      );
+      text = lockAs(path, {
+        pid: third,
+        pidns: undefined,
+        boot: undefined,
+        start: undefined,
+        since: iso(Date.now() + 60_000),
+      });
+    };
+    try {
+      const error = await refusal(path);
+      expect(error).toMatchObject({
+        code: 'journal_locked',
+        message: `another svc roles assign of the same input is running (pid ${third}, since ${JSON.parse(text).since}); nothing was done`,
+      });
+    } finally {
+      staleDisk.renameSync = rename;
+    }
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(text);
+    expect(readdirSync(dirname(path)).sort()).toEqual([basename(`${path}.lock`)]);
   });
 
   it('changed while watched but still unreadable is refused naming the lock, left as it is', async () => {
