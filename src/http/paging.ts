@@ -87,9 +87,9 @@ export class CursorTrail {
   readonly #window: number;
   #pages = 0;
   #items = 0;
-  /** How many pages in a row held only items read before (read(); review23a F7). */
+  /** How many pages held only items read before, in all (read(); review23a F7, review24a M2). */
   #onlyRepeats = 0;
-  /** How many pages held an item not read before (read(): the bound of #onlyRepeats). */
+  /** How many pages held an item not read before (read(): #onlyRepeats may be 20 more). */
   #newPages = 0;
   /** How many items pages repeated of the items before them, printed once (read()). */
   twice = 0;
@@ -199,10 +199,11 @@ export class CursorTrail {
     }
     const rest = items.slice(skip);
     const stale = rest.length > 0 && rest.every((item) => repeated.has(item));
-    this.#onlyRepeats = stale ? this.#onlyRepeats + 1 : 0;
-    if (!stale && rest.length > 0) this.#newPages++;
-    const bound = Math.max(REPEATED_PAGES_MAX, this.#newPages);
-    if (this.#onlyRepeats >= bound) throw onlyRepeats(bound);
+    if (stale) this.#onlyRepeats++;
+    else if (rest.length > 0) this.#newPages++;
+    if (this.#onlyRepeats >= this.#newPages + REPEATED_PAGES_MAX) {
+      throw onlyRepeats(this.#onlyRepeats, this.#onlyRepeats + this.#newPages);
+    }
     this.twice += twice;
     return repeated;
   }
@@ -271,23 +272,28 @@ function shownCut(text: string): string {
 }
 
 /**
- * Pages in a row made only of items read before that stop a listing (CursorTrail.read), or as
- * many as the pages read that held an item not read before, when more: a server whose pages go
- * round (A, B, A, B…) under cursors or links that differ every time (a timestamp in them) passes
- * the check of a cursor sent again and of a page repeating the page before, and was read for
- * ever, printing nothing (review23a F7). A busy newest-first list read by offset gives such pages
- * while it gains more than a page of items between two of svc's reads: a burst as long as the
- * listing read so far is borne (closing note of session 23: 20 stopped a long listing whose list
- * would have calmed), so the requests spent on repeats are at most those that brought new items
- * (the listing costs at most twice its pages), and a server going round its pages stops within a
- * round of them (20 for a short one).
+ * How many more pages made only of items read before than pages that held an item not read
+ * before stop a listing (CursorTrail.read), counted over the whole listing: a server whose pages
+ * go round (A, B, A, B…) under cursors or links that differ every time (a timestamp in them)
+ * passes the check of a cursor sent again and of a page repeating the page before, and was read
+ * for ever, printing nothing (review23a F7). A busy newest-first list read by offset gives such
+ * pages while it gains more than a page of items between two of svc's reads, and a long listing
+ * bears its bursts (closing note of session 23: 20 in a row stopped a long listing whose list
+ * would have calmed). Counted in all, not in a row (review24a M2: a bound of as many pages in a
+ * row as had new items let a server going round over a list gaining an item a round be read for
+ * ever, and bursts cost their square): the requests of a listing are at most twice those that
+ * brought new items, and 20 more. A server going round P pages whose rounds each bring one page
+ * with new items (the list gains during a round) stops within (P + 20) / (P - 2) rounds after its
+ * first when P > 2; at P = 2, or a round with as many pages with new items as of repeats, it
+ * goes on while the list gains, at two requests a page with new items, as a list that grows
+ * under its reads does.
  */
 export const REPEATED_PAGES_MAX = 20;
 
-function onlyRepeats(pages: number): SvcError {
+function onlyRepeats(repeats: number, pages: number): SvcError {
   return new SvcError(
     'failure',
-    `the last ${pages.toLocaleString('en')} pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete`,
+    `${repeats.toLocaleString('en')} of the ${pages.toLocaleString('en')} pages svc read held only items it had read already, ${REPEATED_PAGES_MAX} more than held new ones (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete`,
     { code: 'paging_moved', hint: AGAIN },
   );
 }
