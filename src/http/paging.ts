@@ -93,6 +93,12 @@ export class CursorTrail {
   #newPages = 0;
   /** How many items pages repeated of the items before them, printed once (read()). */
   twice = 0;
+  /**
+   * The keys the start cursor's `&printed=` names (the command before printed them) that no page
+   * of this listing has held yet: left out of whichever page holds them, and handed on by the
+   * listing's own cursor (unmet()) until one does (review24a M1: only the first page was checked).
+   */
+  readonly #printedBefore: Set<string>;
   readonly #repeats: 'stop' | 'counted once';
 
   /**
@@ -107,6 +113,7 @@ export class CursorTrail {
    */
   constructor(start?: string, repeats: 'stop' | 'counted once' = 'stop', window = SEEN_MAX) {
     if (start) this.#sent.add(start);
+    this.#printedBefore = new Set(repeats === 'stop' ? ownPage(start)?.printed : undefined);
     this.#repeats = repeats;
     this.#window = window;
   }
@@ -158,9 +165,12 @@ export class CursorTrail {
    * nothing: review of paging23).
    *
    * A page asked again by a cursor of svc's own cut within it (cursorWithin): its first `#skip`
-   * items were printed by the command before, and so were the items its `&printed=` names
-   * further on (repeats of that command's pages, after the last item it printed); they are left
-   * out, and not counted again. `twice` counts the items left out as repeats this listing saw.
+   * items were printed by the command before. The items the start cursor's `&printed=` names
+   * (repeats of that command's pages after the last item it printed, or the items it printed
+   * last) were printed by it too: they are left out of whichever page of this listing holds them
+   * first (a list gaining more items than this command's first page holds shifts them further:
+   * review24a M1), and not counted again. `twice` counts the items left out as repeats this
+   * listing saw.
    */
   read<T>(items: readonly T[], asked: string | undefined): ReadonlySet<T> {
     const repeated = new Set<T>();
@@ -168,7 +178,7 @@ export class CursorTrail {
     if (this.#repeats !== 'stop') return repeated;
     const keys = new Set<string>();
     const own = ownPage(asked);
-    const [skip, printed] = [own?.skip ?? 0, own?.printed];
+    const skip = own?.skip ?? 0;
     let twice = 0;
     items.forEach((item, index) => {
       const key = itemKey(item);
@@ -182,7 +192,7 @@ export class CursorTrail {
         return;
       }
       if (!this.#seen.has(key)) this.#remember(key);
-      if (index >= skip && printed?.has(key)) repeated.add(item);
+      if (this.#printedBefore.delete(key) && index >= skip) repeated.add(item);
     });
     const before = this.#keys;
     this.#keys = keys;
@@ -206,6 +216,11 @@ export class CursorTrail {
     }
     this.twice += twice;
     return repeated;
+  }
+
+  /** The keys the start cursor named as printed that no page read has held (#printedBefore). */
+  unmet(): string[] {
+    return [...this.#printedBefore];
   }
 
   /** Keeps `key` among the last `#window` keys read, dropping the oldest past it (review23a F4). */
@@ -435,16 +450,20 @@ export function cursorWithin(
   cursor: string | undefined,
   printed: number,
   ahead: readonly unknown[] = [],
+  unmet: readonly string[] = [],
 ): string {
-  const carried = printedPart(ahead);
+  const carried = printedPart(ahead, unmet);
   const own = ownPage(cursor);
   if (own === undefined) return `${SVC_PAGE}cursor=${cursor ?? ''}#skip=${printed}${carried}`;
   return `${(cursor as string).replace(SKIP, '')}#skip=${own.skip + printed}${carried}`;
 }
 
-/** `&printed=K1,K2`: the keys (item-key.ts) of `items`, each URI-encoded, once; '' for none. */
-function printedPart(items: readonly unknown[]): string {
-  const keys = new Set<string>();
+/**
+ * `&printed=K1,K2`: `before` (keys a start cursor named that the listing did not meet:
+ * CursorTrail.unmet) and the keys (item-key.ts) of `items`, each URI-encoded, once; '' for none.
+ */
+function printedPart(items: readonly unknown[], before: readonly string[] = []): string {
+  const keys = new Set<string>(before.map(encodeURIComponent));
   for (const item of items) {
     const key = itemKey(item);
     if (key !== undefined) keys.add(encodeURIComponent(key));
@@ -466,14 +485,18 @@ export const PRINTED_LAST = 10;
  * number or link), the keys of `last`, the items printed last (at most PRINTED_LAST), as
  * `#skip=0&printed=`: the next command has no page before to compare with, and an offset list
  * that gained an item at its head between the two commands starts that page with the item printed
- * last (closing note of session 23: it was printed again). A cursor of the server's own (its
- * position is its own: the platform's is keyset) or of an id (`starting_after`) is handed as it is.
+ * last (closing note of session 23: it was printed again). Before them, within PRINTED_LAST in
+ * all, `unmet`: the keys the listing's own start cursor named that no page it read held
+ * (CursorTrail.unmet), printed by a command before and still ahead (review24a M1: dropped). A
+ * cursor of the server's own (its position is its own: the platform's is keyset) or of an id
+ * (`starting_after`) is handed as it is.
  */
-export function cursorAfter(next: string, last: readonly unknown[]): string {
+export function cursorAfter(next: string, last: readonly unknown[], unmet: readonly string[] = []): string {
   const own = ownPage(next);
   if (own === undefined || own.skip > 0 || own.printed !== undefined) return next;
   if (own.way !== 'offset' && own.way !== 'page' && own.way !== 'link') return next;
-  const carried = printedPart(last.slice(-PRINTED_LAST));
+  const items = last.slice(-PRINTED_LAST);
+  const carried = printedPart(items, unmet.slice(Math.max(0, unmet.length - (PRINTED_LAST - items.length))));
   return carried === '' ? next : `${next}#skip=0${carried}`;
 }
 
