@@ -263,7 +263,7 @@ export function createContext(
    * and the list changed while svc read it (an unstable order can also leave an item out), so the
    * run says it once, a warning after everything else it said but its error line (sayAtEnd: the
    * error stays the last line of stderr, review23a F2). A command that said it itself
-   * (Platform.sayTwice: `export`, `plan`, `apply`, `roles ls`, `webhooks ls`, a picker before its
+   * (Platform.sayTwice: `export`, `plan`, `apply`, `roles ls`, `webhooks ls`, a picker's own list before its
    * prompt: pick.ts chooseFrom) is not told again;
    * nor is a TAB press (forCompletion), whose stderr lands in the prompt.
    */

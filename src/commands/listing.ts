@@ -110,17 +110,18 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       let within: string | undefined;
       if (limit !== undefined && items.length > left) {
         const cut = rest.indexOf(items[left - 1]!) + 1;
-        within = cursorWithin(asked, cut, trail.cut(rest.slice(cut), twice));
+        within = cursorWithin(asked, cut, trail.cut(rest.slice(cut), twice), trail.unmet());
         this.twice = trail.twice;
       }
       const shown = within === undefined ? items : items.slice(0, left);
       last = [...last, ...shown.slice(-PRINTED_LAST)].slice(-PRINTED_LAST);
       // --limit reached exactly at the page's end: the next page's cursor, naming the items
       // printed last when that page is asked by position (a list gaining items ahead of it
-      // between the two commands starts it with them).
+      // between the two commands starts it with them), and those the start cursor named that
+      // no page read held (review24a M1: a gain larger than this command's pages shifts them on).
       const filled = limit !== undefined && within === undefined && this.shown + items.length >= limit;
       const next = page.next_cursor;
-      this.next = within ?? (filled && next ? cursorAfter(next, last) : next) ?? null;
+      this.next = within ?? (filled && next ? cursorAfter(next, last, trail.unmet()) : next) ?? null;
       for (const item of shown) {
         this.shown++;
         yield item;

@@ -24,14 +24,23 @@ const labelOf = (t: KnownTenant) => `${t.display_name} (${t.slug})`;
 export const PICK_LIMIT = 500;
 
 /**
- * A choice among items read from a list: a list that changed while svc read it (an item it
- * repeated kept once; an unstable order can also leave one out: Platform.sayTwice) is said before
- * the prompt, as the warning the run would say at its end, for it bears on the choice (the item
- * wanted may be missing: run the command again); at the run's end it came after the choice
- * (closing note of session 23). Every picker of svc chooses through it.
+ * A choice among the items `read` reads from a list: that list changed while svc read it (an item
+ * it repeated kept once; an unstable order can also leave one out: Platform.sayTwice) is said
+ * before the prompt, as the warning the run would say at its end, for it bears on the choice (the
+ * item wanted may be missing: run the command again); at the run's end it came after the choice
+ * (closing note of session 23). Only the picker's own list: another read earlier in the run is
+ * left for the run's end (review24a L2: `roles revoke`'s prompt was preceded by the warning of a
+ * role lookup's list). Every picker of svc chooses through it.
  */
-export async function chooseFrom<T>(ctx: Context, message: string, choices: Array<Choice<T>>): Promise<T> {
-  (await ctx.platform()).sayTwice((note) => ctx.out.warn(note), 'kept');
+export async function chooseFrom<T>(
+  ctx: Context,
+  message: string,
+  read: () => Promise<Array<Choice<T>>>,
+): Promise<T> {
+  const platform = await ctx.platform();
+  const before = platform.twiceSoFar();
+  const choices = await read();
+  platform.sayTwice((note) => ctx.out.warn(note), 'kept', before);
   return ctx.prompter.select(message, choices);
 }
 
@@ -92,21 +101,19 @@ export async function pickTenant(ctx: Context, ref: string | undefined, what: st
       hint: `pass it, or set the profile's tenant (--tenant, SVC_TENANT, \`svc ${profileFlag(ctx.settings())}config set tenant\`); see \`${svcCommand(ctx.settings(), 'tenants ls')}\``,
     });
   }
-  const tenants = await everyChoice(
-    (await ctx.platform()).tenants.listAll({ limit: 200 }, { tenant: null }),
-    'tenants',
-    `pass the TENANT (id or slug), or set the profile's tenant; see \`${svcCommand(ctx.settings(), 'tenants ls')}\``,
-  );
-  if (tenants.length === 0) throw new UsageError('you have no tenants to choose from');
-  return chooseFrom(
-    ctx,
-    'Tenant',
-    tenants.map((t) => ({
+  return chooseFrom(ctx, 'Tenant', async () => {
+    const tenants = await everyChoice(
+      (await ctx.platform()).tenants.listAll({ limit: 200 }, { tenant: null }),
+      'tenants',
+      `pass the TENANT (id or slug), or set the profile's tenant; see \`${svcCommand(ctx.settings(), 'tenants ls')}\``,
+    );
+    if (tenants.length === 0) throw new UsageError('you have no tenants to choose from');
+    return tenants.map((t) => ({
       name: labelOf(t),
       value: { id: t.id, label: async () => labelOf(t) },
       description: `${t.subscription_tier}, your role: ${t.role}`,
-    })),
-  );
+    }));
+  });
 }
 
 /** Options whose webhook may be left out on the command line (asked for on a terminal). */
@@ -122,29 +129,27 @@ export async function pickWebhook(ctx: Context, given: string | undefined, what:
   if (given !== undefined) return given;
   if (!ctx.canPrompt)
     throw new UsageError(`${what} needs a WEBHOOK id; see \`${svcCommand(ctx.settings(), 'webhooks ls')}\``);
-  const webhooks = await everyChoice(
-    (await ctx.platform()).webhooks.listAll(),
-    'webhooks in this tenant',
-    `pass the WEBHOOK id; see \`${svcCommand(ctx.settings(), 'webhooks ls')}\``,
-  );
-  if (webhooks.length === 0) throw new UsageError('this tenant has no webhooks to choose from');
   // Masked, two URLs that differ only by a secret (`?token=…` per route) look the same: such lines
   // also say when each was made, its kinds and description (review18 R18-6).
-  const masked = webhooks.map((w) => urlInWords(w.url));
-  const shared = new Set(masked.filter((url, i) => masked.indexOf(url) !== i));
   const apart = (w: Webhook) =>
     `  (${[`created ${rfc3339(w.created_at)}`, ...w.event_types, ...(w.description ? [JSON.stringify(w.description)] : [])].join(', ')})`;
-  return chooseFrom(
-    ctx,
-    'Webhook',
-    webhooks.map((w, i) => ({
+  return chooseFrom(ctx, 'Webhook', async () => {
+    const webhooks = await everyChoice(
+      (await ctx.platform()).webhooks.listAll(),
+      'webhooks in this tenant',
+      `pass the WEBHOOK id; see \`${svcCommand(ctx.settings(), 'webhooks ls')}\``,
+    );
+    if (webhooks.length === 0) throw new UsageError('this tenant has no webhooks to choose from');
+    const masked = webhooks.map((w) => urlInWords(w.url));
+    const shared = new Set(masked.filter((url, i) => masked.indexOf(url) !== i));
+    return webhooks.map((w, i) => ({
       name: `${w.id}  ${masked[i]}${shared.has(masked[i]!) ? apart(w) : ''}`,
       value: w.id,
       ...(w.description || w.status
         ? { description: [w.status, w.description].filter(Boolean).join(' · ') }
         : {}),
-    })),
-  );
+    }));
+  });
 }
 
 /** Fills in the webhook of parsed options (see pickWebhook). */

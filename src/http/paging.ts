@@ -87,12 +87,18 @@ export class CursorTrail {
   readonly #window: number;
   #pages = 0;
   #items = 0;
-  /** How many pages in a row held only items read before (read(); review23a F7). */
+  /** How many pages held only items read before, in all (read(); review23a F7, review24a M2). */
   #onlyRepeats = 0;
-  /** How many pages held an item not read before (read(): the bound of #onlyRepeats). */
+  /** How many pages held an item not read before (read(): #onlyRepeats may be 20 more). */
   #newPages = 0;
   /** How many items pages repeated of the items before them, printed once (read()). */
   twice = 0;
+  /**
+   * The keys the start cursor's `&printed=` names (the command before printed them) that no page
+   * of this listing has held yet: left out of whichever page holds them, and handed on by the
+   * listing's own cursor (unmet()) until one does (review24a M1: only the first page was checked).
+   */
+  readonly #printedBefore: Set<string>;
   readonly #repeats: 'stop' | 'counted once';
 
   /**
@@ -107,6 +113,7 @@ export class CursorTrail {
    */
   constructor(start?: string, repeats: 'stop' | 'counted once' = 'stop', window = SEEN_MAX) {
     if (start) this.#sent.add(start);
+    this.#printedBefore = new Set(repeats === 'stop' ? ownPage(start)?.printed : undefined);
     this.#repeats = repeats;
     this.#window = window;
   }
@@ -158,9 +165,12 @@ export class CursorTrail {
    * nothing: review of paging23).
    *
    * A page asked again by a cursor of svc's own cut within it (cursorWithin): its first `#skip`
-   * items were printed by the command before, and so were the items its `&printed=` names
-   * further on (repeats of that command's pages, after the last item it printed); they are left
-   * out, and not counted again. `twice` counts the items left out as repeats this listing saw.
+   * items were printed by the command before. The items the start cursor's `&printed=` names
+   * (repeats of that command's pages after the last item it printed, or the items it printed
+   * last) were printed by it too: they are left out of whichever page of this listing holds them
+   * first (a list gaining more items than this command's first page holds shifts them further:
+   * review24a M1), and not counted again. `twice` counts the items left out as repeats this
+   * listing saw.
    */
   read<T>(items: readonly T[], asked: string | undefined): ReadonlySet<T> {
     const repeated = new Set<T>();
@@ -168,7 +178,7 @@ export class CursorTrail {
     if (this.#repeats !== 'stop') return repeated;
     const keys = new Set<string>();
     const own = ownPage(asked);
-    const [skip, printed] = [own?.skip ?? 0, own?.printed];
+    const skip = own?.skip ?? 0;
     let twice = 0;
     items.forEach((item, index) => {
       const key = itemKey(item);
@@ -182,7 +192,7 @@ export class CursorTrail {
         return;
       }
       if (!this.#seen.has(key)) this.#remember(key);
-      if (index >= skip && printed?.has(key)) repeated.add(item);
+      if (this.#printedBefore.delete(key) && index >= skip) repeated.add(item);
     });
     const before = this.#keys;
     this.#keys = keys;
@@ -199,12 +209,18 @@ export class CursorTrail {
     }
     const rest = items.slice(skip);
     const stale = rest.length > 0 && rest.every((item) => repeated.has(item));
-    this.#onlyRepeats = stale ? this.#onlyRepeats + 1 : 0;
-    if (!stale && rest.length > 0) this.#newPages++;
-    const bound = Math.max(REPEATED_PAGES_MAX, this.#newPages);
-    if (this.#onlyRepeats >= bound) throw onlyRepeats(bound);
+    if (stale) this.#onlyRepeats++;
+    else if (rest.length > 0) this.#newPages++;
+    if (this.#onlyRepeats >= this.#newPages + REPEATED_PAGES_MAX) {
+      throw onlyRepeats(this.#onlyRepeats, this.#onlyRepeats + this.#newPages);
+    }
     this.twice += twice;
     return repeated;
+  }
+
+  /** The keys the start cursor named as printed that no page read has held (#printedBefore). */
+  unmet(): string[] {
+    return [...this.#printedBefore];
   }
 
   /** Keeps `key` among the last `#window` keys read, dropping the oldest past it (review23a F4). */
@@ -271,23 +287,28 @@ function shownCut(text: string): string {
 }
 
 /**
- * Pages in a row made only of items read before that stop a listing (CursorTrail.read), or as
- * many as the pages read that held an item not read before, when more: a server whose pages go
- * round (A, B, A, B…) under cursors or links that differ every time (a timestamp in them) passes
- * the check of a cursor sent again and of a page repeating the page before, and was read for
- * ever, printing nothing (review23a F7). A busy newest-first list read by offset gives such pages
- * while it gains more than a page of items between two of svc's reads: a burst as long as the
- * listing read so far is borne (closing note of session 23: 20 stopped a long listing whose list
- * would have calmed), so the requests spent on repeats are at most those that brought new items
- * (the listing costs at most twice its pages), and a server going round its pages stops within a
- * round of them (20 for a short one).
+ * How many more pages made only of items read before than pages that held an item not read
+ * before stop a listing (CursorTrail.read), counted over the whole listing: a server whose pages
+ * go round (A, B, A, B…) under cursors or links that differ every time (a timestamp in them)
+ * passes the check of a cursor sent again and of a page repeating the page before, and was read
+ * for ever, printing nothing (review23a F7). A busy newest-first list read by offset gives such
+ * pages while it gains more than a page of items between two of svc's reads, and a long listing
+ * bears its bursts (closing note of session 23: 20 in a row stopped a long listing whose list
+ * would have calmed). Counted in all, not in a row (review24a M2: a bound of as many pages in a
+ * row as had new items let a server going round over a list gaining an item a round be read for
+ * ever, and bursts cost their square): the requests of a listing are at most twice those that
+ * brought new items, and 20 more. A server going round P pages whose rounds each bring one page
+ * with new items (the list gains during a round) stops within (P + 20) / (P - 2) rounds after its
+ * first when P > 2; at P = 2, or a round with as many pages with new items as of repeats, it
+ * goes on while the list gains, at two requests a page with new items, as a list that grows
+ * under its reads does.
  */
 export const REPEATED_PAGES_MAX = 20;
 
-function onlyRepeats(pages: number): SvcError {
+function onlyRepeats(repeats: number, pages: number): SvcError {
   return new SvcError(
     'failure',
-    `the last ${pages.toLocaleString('en')} pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete`,
+    `${repeats.toLocaleString('en')} of the ${pages.toLocaleString('en')} pages svc read held only items it had read already, ${REPEATED_PAGES_MAX} more than held new ones (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete`,
     { code: 'paging_moved', hint: AGAIN },
   );
 }
@@ -429,16 +450,20 @@ export function cursorWithin(
   cursor: string | undefined,
   printed: number,
   ahead: readonly unknown[] = [],
+  unmet: readonly string[] = [],
 ): string {
-  const carried = printedPart(ahead);
+  const carried = printedPart(ahead, unmet);
   const own = ownPage(cursor);
   if (own === undefined) return `${SVC_PAGE}cursor=${cursor ?? ''}#skip=${printed}${carried}`;
   return `${(cursor as string).replace(SKIP, '')}#skip=${own.skip + printed}${carried}`;
 }
 
-/** `&printed=K1,K2`: the keys (item-key.ts) of `items`, each URI-encoded, once; '' for none. */
-function printedPart(items: readonly unknown[]): string {
-  const keys = new Set<string>();
+/**
+ * `&printed=K1,K2`: `before` (keys a start cursor named that the listing did not meet:
+ * CursorTrail.unmet) and the keys (item-key.ts) of `items`, each URI-encoded, once; '' for none.
+ */
+function printedPart(items: readonly unknown[], before: readonly string[] = []): string {
+  const keys = new Set<string>(before.map(encodeURIComponent));
   for (const item of items) {
     const key = itemKey(item);
     if (key !== undefined) keys.add(encodeURIComponent(key));
@@ -460,14 +485,18 @@ export const PRINTED_LAST = 10;
  * number or link), the keys of `last`, the items printed last (at most PRINTED_LAST), as
  * `#skip=0&printed=`: the next command has no page before to compare with, and an offset list
  * that gained an item at its head between the two commands starts that page with the item printed
- * last (closing note of session 23: it was printed again). A cursor of the server's own (its
- * position is its own: the platform's is keyset) or of an id (`starting_after`) is handed as it is.
+ * last (closing note of session 23: it was printed again). Before them, within PRINTED_LAST in
+ * all, `unmet`: the keys the listing's own start cursor named that no page it read held
+ * (CursorTrail.unmet), printed by a command before and still ahead (review24a M1: dropped). A
+ * cursor of the server's own (its position is its own: the platform's is keyset) or of an id
+ * (`starting_after`) is handed as it is.
  */
-export function cursorAfter(next: string, last: readonly unknown[]): string {
+export function cursorAfter(next: string, last: readonly unknown[], unmet: readonly string[] = []): string {
   const own = ownPage(next);
   if (own === undefined || own.skip > 0 || own.printed !== undefined) return next;
   if (own.way !== 'offset' && own.way !== 'page' && own.way !== 'link') return next;
-  const carried = printedPart(last.slice(-PRINTED_LAST));
+  const items = last.slice(-PRINTED_LAST);
+  const carried = printedPart(items, unmet.slice(Math.max(0, unmet.length - (PRINTED_LAST - items.length))));
   return carried === '' ? next : `${next}#skip=0${carried}`;
 }
 

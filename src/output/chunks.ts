@@ -259,8 +259,9 @@ export class StreamedTable {
 
   /**
    * Once per table: why it is wider than the terminal (overflowCause): its names or URLs, or what
-   * cannot be shorter (ids, times, statuses) with them, worded for what is wide, and sending the
-   * reader to a pipe only for what is cut. Not with --wide, whose lines are let wrap.
+   * cannot be shorter (ids, times, statuses), alone or with every other column at its least width,
+   * worded for what is wide, and sending the reader to a pipe for every column shown cut (review24a
+   * L1: a text column cut to its least was not). Not with --wide, whose lines are let wrap.
    */
   #overflowNote(firstRow: number): string | undefined {
     if (this.#overflowSaid || this.#wide) return undefined;
@@ -269,13 +270,19 @@ export class StreamedTable {
     this.#overflowSaid = true;
     const heads = (columns: number[]) => andList(columns.map((i) => this.#head[i]!));
     const of = (kind: string) => cause.held.filter((i) => this.#fit[i]!.kind === kind);
+    const are = cause.least.length === 1 ? 'is at its' : 'are at their';
     const why = [
       ...(cause.uncut.length > 0 ? [`${heads(cause.uncut)} cannot be shorter`] : []),
       ...(of('name').length > 0 ? [`the names in ${heads(of('name'))} would read alike cut shorter`] : []),
       ...(of('url').length > 0 ? [`the URLs in ${heads(of('url'))} keep their hosts whole`] : []),
+      ...(cause.least.length > 0 ? [`${heads(cause.least)} ${are} least width`] : []),
     ].join(', and ');
-    // "them" only where every column named is one a pipe shows more of.
-    const them = cause.uncut.length === 0 && cause.cut.length === cause.held.length;
+    // "them" only where every column named is one a pipe shows more of, and no other is.
+    const named = [...cause.held, ...cause.least];
+    const them =
+      cause.uncut.length === 0 &&
+      cause.cut.length === named.length &&
+      cause.cut.every((i) => named.includes(i));
     const whole =
       cause.cut.length === 0 ? '' : `; a pipe or --json shows ${them ? 'them' : heads(cause.cut)} whole`;
     const from = firstRow > 1 ? ` from row ${firstRow} on` : '';

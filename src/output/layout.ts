@@ -177,17 +177,21 @@ export function fitTable(
  * Why a table is wider than the terminal: the name and URL columns held at their least width (no
  * two names alike, every host whole), if cutting them to a few characters would have made the table
  * fit (review22e L2); else what cannot be cut shorter (`uncut`: the id, time and status columns
- * shown, ids already at their unique prefix) with those names and URLs beside them (session 24: such
- * a table got no note, and nothing said why it wraps). `cut` are the held columns with a value longer
- * than the column (`widest`: each column's widest value shown). undefined when the table fits, or
- * when only cut text holds it wide (more columns than the terminal has room for, none uncut).
+ * shown, ids already at their unique prefix), alone when they alone are wider than the terminal,
+ * else with the held names and URLs and the other columns (`least`: text cut as far as it goes, or
+ * narrower than that whole) beside them: every column is then at its least width, and the note
+ * names them all (session 24: such a table got no note; review24a L1: the note blamed the ids and
+ * times of a table their 24 of 40 columns did not hold wide). `cut` are the columns shown, but ids
+ * (their own note), with a value longer than the column (`widest`: each column's widest value
+ * shown), which a pipe shows whole. undefined when the table fits, or when only text holds it wide
+ * (more columns than the terminal has room for, none uncut).
  */
 export function overflowCause(
   layout: TableLayout,
   terminalWidth: number,
   columns: ColumnFit[],
   widest: number[],
-): { held: number[]; cut: number[]; uncut: number[] } | undefined {
+): { held: number[]; cut: number[]; uncut: number[]; least: number[] } | undefined {
   const excess = total(layout.widths) - terminalWidth;
   if (excess <= 0) return undefined;
   const widthOf = (i: number) => layout.widths[layout.shown.indexOf(i)]!;
@@ -198,11 +202,14 @@ export function overflowCause(
       widthOf(i) > MIN_TEXT &&
       widthOf(i) <= (layout.least.get(i) ?? 0),
   );
-  const cut = held.filter((i) => (widest[i] ?? 0) > widthOf(i));
+  const cut = layout.shown.filter((i) => kind(i) !== 'id' && (widest[i] ?? 0) > widthOf(i));
   const room = held.reduce((sum, i) => sum + widthOf(i) - MIN_TEXT, 0);
-  if (held.length > 0 && room >= excess) return { held, cut, uncut: [] };
+  if (held.length > 0 && room >= excess) return { held, cut, uncut: [], least: [] };
   const uncut = layout.shown.filter((i) => kind(i) === 'id' || kind(i) === 'time' || kind(i) === 'status');
-  return uncut.length === 0 ? undefined : { held, cut, uncut };
+  if (uncut.length === 0) return undefined;
+  if (total(uncut.map(widthOf)) > terminalWidth) return { held: [], cut, uncut, least: [] };
+  const least = layout.shown.filter((i) => !uncut.includes(i) && !held.includes(i));
+  return { held, cut, uncut, least };
 }
 
 /**

@@ -58,15 +58,31 @@ export class Platform {
    * before them, each read once (a list that changed while svc read it: ApiClient.keptTwice), in
    * the words `ls` uses (paging.ts twiceNote): `printed` once by a listing (`roles ls`), or, for a
    * command that prints none of them (`svc export`, `plan`, `apply`), the run's warning naming the
-   * lists (paging.ts keptNote), where its output places it best. Nothing when none repeated; what is said is not said again. Every other
+   * lists (paging.ts keptNote), where its output places it best; with `since`, only what the lists
+   * kept once after it (a picker's own list: pick.ts chooseFrom). Nothing when none repeated; what is said is not said again. Every other
    * command is told by the one rule at the end of the run (Context.close: a warning).
    */
-  sayTwice(say: (note: string) => void, done: 'printed' | 'kept'): void {
+  sayTwice(say: (note: string) => void, done: 'printed' | 'kept', since?: ReadonlyMap<string, number>): void {
     const lists = this.#transport.api.keptTwice;
-    const count = [...lists.values()].reduce((sum, n) => sum + n, 0);
-    const note = done === 'kept' ? keptNote(lists) : twiceNote(count, done);
-    lists.clear();
+    // `since` (twiceSoFar before a read): only what lists kept once after it, the rest left for later.
+    const said = new Map<string, number>();
+    for (const [list, n] of lists) {
+      const more = n - (since?.get(list) ?? 0);
+      if (more > 0) said.set(list, more);
+    }
+    const count = [...said.values()].reduce((sum, n) => sum + n, 0);
+    const note = done === 'kept' ? keptNote(said) : twiceNote(count, done);
+    for (const [list, more] of said) {
+      const left = lists.get(list)! - more;
+      if (left > 0) lists.set(list, left);
+      else lists.delete(list);
+    }
     if (note !== undefined) say(note);
+  }
+
+  /** How many items each list read so far kept once, not said yet (a `since` for sayTwice). */
+  twiceSoFar(): ReadonlyMap<string, number> {
+    return new Map(this.#transport.api.keptTwice);
   }
 
   /** The server's clock minus this machine's (ms), from the latest answer's Date header. */

@@ -17,6 +17,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { chooseFrom } from '../../src/commands/pick.js';
+import { listRoles } from '../../src/commands/roles/shared.js';
 import type { Choice, Prompter } from '../../src/system/prompter.js';
 import { customRole } from '../helpers/bulk.js';
 import { type LiveRun, ndjson, startInProcess } from '../helpers/context.js';
@@ -191,6 +193,35 @@ describe('a lookup reading a list that changed while svc read it (brief paging23
       `${warning}${direct.stderr}`,
       shown,
     ]);
+  });
+
+  it("a picker says before its prompt only its own list's warning; another list read before it is said at the run's end (review24a L2)", async () => {
+    rolesGainingOne(proxy());
+    let atPrompt: string | undefined;
+    const refuse = () => Promise.reject(new Error('unexpected prompt'));
+    const made = svc.context({
+      env: { SVC_BASE_URL: proxy().url },
+      tty: true,
+      prompter: {
+        input: refuse,
+        password: refuse,
+        confirm: refuse,
+        select: async <T>(_message: string, choices: Array<Choice<T>>) => {
+          atPrompt = made.stderr();
+          return choices[0]!.value;
+        },
+      },
+    });
+    // A role lookup reads the roles whole first (one kept once), then a picker reads a list of its
+    // own that did not change (roles revoke's: one page).
+    expect((await listRoles(await made.ctx.platform())).length).toBeGreaterThan(3);
+    const chosen = await chooseFrom(made.ctx, 'Role to revoke', async () => [
+      { name: 'tenant_viewer', value: 'v' },
+    ]);
+    // Was the roles' warning, said before the prompt of a list it does not bear on.
+    expect([chosen, atPrompt]).toEqual(['v', '']);
+    await made.ctx.sayAtEnd();
+    expect(made.stderr()).toBe(kept());
   });
 
   it.each([

@@ -47,7 +47,7 @@ describe('a name column widened by a later chunk (review22e L1)', () => {
     expect(shown[501]).toEqual(['role.assignm…', 'grant…']);
     expect(fake.stderr()).toBe(
       '(ACTION shows 12 characters from row 501 on: fewer would read like a name above)\n' +
-        '(the table is wider than the terminal from row 501 on: the names in ACTION would read alike cut shorter; a pipe or --json shows them whole)\n',
+        '(the table is wider than the terminal from row 501 on: the names in ACTION would read alike cut shorter; a pipe or --json shows ACTION and SUMMARY whole)\n',
     );
   });
 
@@ -92,7 +92,7 @@ describe('the widened-names note of wide (CJK) names, measured as the layout doe
     expect(shown[501]).toEqual(['経理部 東京本店…', 'grant…']);
     expect(fake.stderr()).toBe(
       '(ACTION shows 15 terminal columns from row 501 on: fewer would read like a name above)\n' +
-        '(the table is wider than the terminal from row 501 on: the names in ACTION would read alike cut shorter; a pipe or --json shows them whole)\n',
+        '(the table is wider than the terminal from row 501 on: the names in ACTION would read alike cut shorter; a pipe or --json shows ACTION and SUMMARY whole)\n',
     );
   });
 });
@@ -138,7 +138,7 @@ describe('the note of a table wider than the terminal (review22e L2)', () => {
     );
   });
 
-  it('names the ids, times and statuses alone when they hold it wide', async () => {
+  it('names the ids, times and statuses alone when they alone hold it wide, and every other column at its least width beside them when not (review24a L1)', async () => {
     interface Delivery {
       id: string;
       event: string;
@@ -155,18 +155,52 @@ describe('the note of a table wider than the terminal (review22e L2)', () => {
       { id: 'dlv_9f8e7d6c5b4a3928', event: 'payment.failed', at: '2026-11-20T11:57:00Z', status: 'retrying' },
     ];
     // ID 11 + EVENT 6 (cut) + AT 14 + STATUS 9 + gaps 6 = 46 at 40 columns: the event is cut as
-    // far as it goes, and what holds the table wide cannot be cut at all.
-    const { out, fake } = table(40);
-    await out.list(deliveries, [
+    // far as it goes; ID, AT and STATUS, 38 with their gaps, fit, so EVENT holds it wide too (was
+    // `ID, AT and STATUS cannot be shorter` alone, and no word that a pipe shows the event whole).
+    const columns: Array<Column<Delivery>> = [
       { header: 'id', value: (d) => d.id, kind: 'id' },
       { header: 'event', value: (d) => d.event },
       { header: 'at', value: (d) => d.at, kind: 'time' },
       { header: 'status', value: (d) => d.status, kind: 'status' },
-    ]);
-    expect(lines(fake.stdout())[1]).toEqual(['dlv_0a1b2c…', 'payme…', '87 seconds ago', 'delivered']);
-    expect(fake.stderr()).toBe(
+    ];
+    const at40 = table(40);
+    await at40.out.list(deliveries, columns);
+    expect(lines(at40.fake.stdout())[1]).toEqual(['dlv_0a1b2c…', 'payme…', '87 seconds ago', 'delivered']);
+    expect(at40.fake.stderr()).toBe(
       '(ids shortened to fit: --wide, a pipe or --json shows them whole)\n' +
-        '(the table is wider than the terminal: ID, AT and STATUS cannot be shorter)\n',
+        '(the table is wider than the terminal: ID, AT and STATUS cannot be shorter, and EVENT is at its least width; a pipe or --json shows EVENT whole)\n',
+    );
+    // At 36 columns, ID, AT and STATUS alone are wider than the terminal: they alone are named.
+    const at36 = table(36);
+    await at36.out.list(deliveries, columns);
+    expect(at36.fake.stderr()).toBe(
+      '(ids shortened to fit: --wide, a pipe or --json shows them whole)\n' +
+        '(the table is wider than the terminal: ID, AT and STATUS cannot be shorter; a pipe or --json shows EVENT whole)\n',
+    );
+  });
+
+  it('a short id beside five text columns at their least: all named, not the id alone (review24a L1: `ID cannot be shorter`)', async () => {
+    type Row = Record<'id' | 'a' | 'b' | 'c' | 'd' | 'e', string>;
+    const row: Row = {
+      id: 'k_001',
+      a: 'alpha-one',
+      b: 'bravo-two',
+      c: 'charlie-3',
+      d: 'delta-four',
+      e: 'echo-five',
+    };
+    const text = (key: keyof Row) => ({ header: key, value: (r: Row) => r[key] });
+    // ID 5 + five columns of 6 + gaps 10 = 45 at 40: the id's 5 are not what holds it wide.
+    const { out, fake } = table(40);
+    await out.list(
+      [row],
+      [
+        { header: 'id', value: (r: Row) => r.id, kind: 'id' as const },
+        ...(['a', 'b', 'c', 'd', 'e'] as const).map(text),
+      ],
+    );
+    expect(fake.stderr()).toBe(
+      '(the table is wider than the terminal: ID cannot be shorter, and A, B, C, D and E are at their least width; a pipe or --json shows A, B, C, D and E whole)\n',
     );
   });
 
@@ -266,7 +300,7 @@ describe('a later chunk judged on its own values too', () => {
     expect(shown[1]).toEqual(['usr_lead', 'now', 'active']);
     expect(shown[501]).toEqual(['usr_l…', 'in 3 days', 'expired']);
     expect(fake.stderr()).toBe(
-      '(the table is wider than the terminal from row 501 on: EXPIRES and STATUS cannot be shorter)\n',
+      '(the table is wider than the terminal from row 501 on: EXPIRES and STATUS cannot be shorter, and USER is at its least width; a pipe or --json shows USER whole)\n',
     );
   });
 

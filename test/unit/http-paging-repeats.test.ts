@@ -50,59 +50,109 @@ describe('CursorTrail.read: every item printed once, wherever its repeat comes (
     ]);
   });
 
-  it('pages A, B, A, B… under ever-changing links: stopped after 20 pages in a row of repeats only, one line (review23a F7: it looped printing nothing)', () => {
+  it('pages A, B, A, B… under ever-changing links: stopped at the page of repeats only 20 more than the pages with new items, one line (review23a F7: it looped printing nothing)', () => {
     const trail = new CursorTrail();
     const link = (page: number) => `svc-page:link=/items?page=${page % 2}&t=${page}`;
     trail.read(items(3), undefined);
     trail.read(items(3, 3), link(1));
-    for (let page = 2; page < 2 + 20 - 1; page++) {
+    for (let page = 2; page < 2 + 22 - 1; page++) {
       expect(trail.read(items(3, (page % 2) * 3), link(page)).size).toBe(3);
     }
     let error: SvcError | undefined;
     try {
-      trail.read(items(3, 3), link(21));
+      trail.read(items(3, 3), link(23));
     } catch (thrown) {
       error = thrown as SvcError;
     }
     expect([REPEATED_PAGES_MAX, error?.code, error?.message, error?.hint]).toEqual([
       20,
       'paging_moved',
-      "the last 20 pages svc read held only items it had read already (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete",
+      "22 of the 24 pages svc read held only items it had read already, 20 more than held new ones (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete",
       "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
     ]);
   });
 
-  it('a page with one item not read before starts the count again (a busy list read by offset goes on)', () => {
+  it('pages of repeats among pages with new items: the listing goes on while they are fewer than 20 more (a busy list read by offset goes on)', () => {
     const trail = new CursorTrail();
     trail.read(items(3), undefined);
     for (let round = 0; round < 3; round++) {
-      // 19 pages in a row of items read before (none the whole page before it), then one new item.
-      for (let page = 1; page < 20; page++) trail.read(items(2, page % 2), `c${round}-${page}`);
+      // 7 pages of items read before (none the whole page before it), then one new item.
+      for (let page = 1; page < 8; page++) trail.read(items(2, page % 2), `c${round}-${page}`);
       expect(trail.read([it_(0), it_(100 + round)], `c${round}`).size).toBe(1);
     }
+    // 21 pages of repeats to 4 with new items: 2 more go on, the 3rd stops it.
+    trail.read(items(2, 1), 'd1');
+    trail.read(items(2, 0), 'd2');
+    expect(() => trail.read(items(2, 1), 'd3')).toThrow('24 of the 28 pages svc read held only items');
   });
 
-  it('a list read for more pages than 20 bears as many pages of repeats as it has read pages with new items (a burst of a busy list calms; closing note of session 23)', () => {
+  it('a list read for more pages than 20 bears as many more pages of repeats as it has read pages with new items (a burst of a busy list calms; closing note of session 23)', () => {
     const trail = new CursorTrail();
-    // 30 pages of new items (ids 0 … 89), then 29 pages in a row of items read before: it goes on.
+    // 30 pages of new items (ids 0 … 89), then 49 pages in a row of items read before: it goes on.
     for (let page = 0; page < 30; page++) trail.read(items(3, page * 3), page === 0 ? undefined : `n${page}`);
     const repeats = (count: number, round: string) => {
-      for (let page = 0; page < count; page++) trail.read(items(2, page * 2), `${round}-${page}`);
+      for (let page = 0; page < count; page++) trail.read(items(2, (page % 40) * 2), `${round}-${page}`);
     };
-    repeats(29, 'a');
+    repeats(49, 'a');
     expect(trail.read([it_(0), it_(500)], 'new').size).toBe(1);
-    // 31 pages with new items now: the 31st page of repeats in a row stops it.
-    repeats(30, 'b');
+    // 31 pages with new items now: the 51st page of repeats in all stops it.
+    repeats(1, 'b');
     let error: SvcError | undefined;
     try {
-      repeats(1, 'c');
+      trail.read(items(2, 2), 'c');
     } catch (thrown) {
       error = thrown as SvcError;
     }
-    expect([error?.code, error?.message.slice(0, 35)]).toEqual([
+    expect([error?.code, error?.message.slice(0, 66)]).toEqual([
       'paging_moved',
-      'the last 31 pages svc read held onl',
+      '51 of the 82 pages svc read held only items it had read already, 2',
     ]);
+  });
+
+  it('a server going round 25 pages of 4 under ever-changing links, over a list gaining an item a round: stopped, its pages of repeats 20 more than its pages with new items (review24a M2: read for ever, a round of requests per new item)', () => {
+    const trail = new CursorTrail();
+    const page = (round: number, at: number) =>
+      at === 0 && round > 0 ? [{ id: `new_${round}` }, ...items(3)] : items(4, at * 4);
+    let [reads, error] = [0, undefined as SvcError | undefined];
+    try {
+      for (let round = 0; round < 2_000; round++) {
+        for (let at = 0; at < 25; at++) {
+          reads++;
+          trail.read(page(round, at), reads === 1 ? undefined : `svc-page:link=/v1/x?p=${at}&t=${round}`);
+        }
+      }
+    } catch (thrown) {
+      error = thrown as SvcError;
+    }
+    // Round 0: 25 pages with new items; rounds 1 and 2: one each, then 24 and 23 pages of repeats.
+    expect([reads, error?.code, error?.message, error?.hint]).toEqual([
+      25 + (1 + 24) + (1 + 23),
+      'paging_moved',
+      "47 of the 74 pages svc read held only items it had read already, 20 more than held new ones (the list grew faster than svc read it, or the server's pages go round under ever-changing cursors or links); svc stopped, so the listing is incomplete",
+      "run the command again from the start (without --cursor); if it repeats on every run while the list is not changing, the server's paging is broken: report it to its operator",
+    ]);
+  });
+
+  it('bursts of repeats, each calmed by one page with new items: the pages of repeats stay within 20 more than those with new items (review24a M2: 6,850 repeats to 120 new pages; "at most twice" was untrue)', () => {
+    const trail = new CursorTrail();
+    for (let page = 0; page < 20; page++) trail.read(items(3, page * 3), page === 0 ? undefined : `n${page}`);
+    let [newPages, repeated, fresh] = [20, 0, 1_000];
+    let error: SvcError | undefined;
+    try {
+      for (let burst = 0; burst < 100; burst++) {
+        // As long a burst as the old bound bore (as many pages as those with new items, less one).
+        for (let page = 0; page < newPages - 1; page++) {
+          trail.read(items(2, page * 2), `b${burst}-${page}`);
+          repeated++;
+        }
+        trail.read([it_(0), it_(fresh++)], `b${burst}-new`);
+        newPages++;
+      }
+    } catch (thrown) {
+      error = thrown as SvcError;
+    }
+    expect(error?.code).toBe('paging_moved');
+    expect(repeated + 1).toBe(newPages + 20);
   });
 
   it('an item twice within one page: its second is left out', () => {

@@ -155,6 +155,39 @@ describe('Listing.items within a page', () => {
     }
   });
 
+  it('the items a cursor names as printed are left out of every page the command reads, and the ones it did not meet are handed on (review24a M1: a gain of 4 under --limit 3 printed i2 again)', async () => {
+    // An offset list of 12; the command before printed i0 i1 i2, and 4 items came at its head.
+    const offsetPages = (list: Item[]) => {
+      const pages: Record<string, { items: Item[]; next_cursor: string | null }> = {};
+      for (let at = 0; at < list.length; at += 3) {
+        const next = at + 3 < list.length ? `svc-page:offset=${at + 3}` : null;
+        pages[at === 0 ? 'first' : `svc-page:offset=${at}`] = {
+          items: list.slice(at, at + 3),
+          next_cursor: next,
+        };
+      }
+      return pages;
+    };
+    const before = await list({ limit: 3 }, offsetPages(ids(12)));
+    expect(before.next).toBe('svc-page:offset=3#skip=0&printed=i0,i1,i2');
+    const grown = [...['n0', 'n1', 'n2', 'n3'].map((id) => ({ id })), ...ids(12)];
+    const pages = offsetPages(grown);
+    pages[before.next!] = pages['svc-page:offset=3']!;
+    const after = await list({ limit: 3, cursor: before.next! }, pages);
+    // Offset 3 is [n3, i0, i1]: n3 alone prints; offset 6 is [i2, i3, i4]: i2 is left out too.
+    expect([after.shown, after.next]).toEqual([
+      ['n3', 'i3', 'i4'],
+      'svc-page:offset=9#skip=0&printed=n3,i3,i4',
+    ]);
+    // A command that meets none of them hands them on, before the items it printed.
+    pages['svc-page:offset=12#skip=0&printed=i0,i1,i2'] = {
+      items: grown.slice(12, 13),
+      next_cursor: 'svc-page:offset=13',
+    };
+    const short = await list({ limit: 1, cursor: 'svc-page:offset=12#skip=0&printed=i0,i1,i2' }, pages);
+    expect([short.shown, short.next]).toEqual([['i8'], 'svc-page:offset=13#skip=0&printed=i0,i1,i2,i8']);
+  });
+
   it('--all without --limit prints every item of every page', async () => {
     const r = await list(
       { limit: undefined, all: true },

@@ -136,14 +136,11 @@ async function completeOptions(
     ).trim();
   let role = options.role;
   if (role === undefined) {
-    // Least privileged first, so the default (Enter) is never tenant_admin.
-    const roles = leastPrivilegedFirst(
-      (await listRoles(await ctx.platform())).filter((r) => !isOrganisationRole(r)),
-    );
-    role = await chooseFrom(
-      ctx,
-      'Role',
-      roles.map((r) => ({ name: r.name, value: r.id, description: r.description })),
+    role = await chooseFrom(ctx, 'Role', async () =>
+      // Least privileged first, so the default (Enter) is never tenant_admin.
+      leastPrivilegedFirst((await listRoles(await ctx.platform())).filter((r) => !isOrganisationRole(r))).map(
+        (r) => ({ name: r.name, value: r.id, description: r.description }),
+      ),
     );
   }
   let expiry = options.expiry;

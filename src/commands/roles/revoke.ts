@@ -66,17 +66,15 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
     ).trim();
   let role: RoleRef;
   if (options.role === undefined) {
-    const held = (await platform.roles.listAssignments(user)).items;
-    if (held.length === 0) throw new UsageError(`${user} holds no role in this tenant; nothing to revoke`);
-    const roleId = await chooseFrom(
-      ctx,
-      'Role to revoke',
-      held.map((a) => ({
+    const roleId = await chooseFrom(ctx, 'Role to revoke', async () => {
+      const held = (await platform.roles.listAssignments(user)).items;
+      if (held.length === 0) throw new UsageError(`${user} holds no role in this tenant; nothing to revoke`);
+      return held.map((a) => ({
         name: a.role_name,
         value: a.role_id,
         description: a.expires_at ? `until ${a.expires_at}` : 'permanent',
-      })),
-    );
+      }));
+    });
     role = await resolveRole(platform, roleId);
   } else {
     role = await roleToGrant(platform, options.role);

@@ -44,10 +44,11 @@ describe('tenants api-keys ls: the key prefix on a narrow terminal (review22e M1
         'key_333333…  publi…  settlement-exporter-eu-west-3  svc_pk_7CQ…  3 minutes ago  -        active\n' +
         'key_222222…  publi…  settlement-exporter-eu-west-2  svc_pk_7CP…  3 minutes ago  -        active\n',
     );
-    // The names are whole: the note does not send the reader to a pipe for more of them.
+    // The names are whole: the note does not send the reader to a pipe for more of them, only
+    // for the kind, cut (review24a L1: every column shown cut).
     expect(r.stderr).toBe(
       '(ids shortened to fit: --wide, a pipe or --json shows them whole)\n' +
-        '(the table is wider than the terminal: the names in NAME would read alike cut shorter)\n',
+        '(the table is wider than the terminal: the names in NAME would read alike cut shorter; a pipe or --json shows KIND whole)\n',
     );
   });
 });
