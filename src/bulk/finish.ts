@@ -18,7 +18,7 @@ import { fileErrorReason } from '../system/input.js';
 import { pathWord } from '../system/shell-words.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
-import { callerRefused, waitsBeyondCap } from './judge.js';
+import { callerRefused, connectionRefused, waitsBeyondCap } from './judge.js';
 import type { BulkSummary } from './runner.js';
 
 const n = (count: number) => count.toLocaleString('en');
@@ -382,6 +382,18 @@ function halted(error: unknown, resume: string, journal: string, of: string): Sv
       {
         code: 'rate_limited',
         hint: runAgain(`after ${isoSeconds(wait.until)} to resume`, journal),
+        cause: error,
+      },
+    );
+  }
+  if (connectionRefused(error)) {
+    // The platform is not listening: nothing more was sent into refused connections.
+    return new SvcError(
+      'failure',
+      `stopped after ${of}: ${(error as SvcError).message}, so the platform is not reachable now; the items not started were not sent`,
+      {
+        code: 'connection_refused',
+        hint: `once the platform answers again (is the server running? check --base-url and your network or proxy settings), ${resume}`,
         cause: error,
       },
     );

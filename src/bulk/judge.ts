@@ -1,5 +1,5 @@
 import { describeError, SvcError } from '../errors.js';
-import { ApiError, answerOf, OutcomeUnknownError } from '../http/errors.js';
+import { ApiError, answerOf, ConnectionError, OutcomeUnknownError } from '../http/errors.js';
 import { AcceptedUnreadError, doneUnread, IdempotencyInProgressError } from '../platform/errors.js';
 import type { BulkResult } from './runner.js';
 
@@ -90,8 +90,25 @@ export function haltsTheRun(error: unknown): boolean {
   return (
     (error instanceof SvcError && error.category === 'auth') ||
     callerRefused(error) ||
+    connectionRefused(error) ||
     waitsBeyondCap(error) !== undefined
   );
+}
+
+/**
+ * The platform (or the proxy to it) refused the connection, after the HTTP client's retries: it is
+ * not listening, so nothing reached it, and every later item would be refused alike (attack24b F4:
+ * a restarted platform, and svc went on starting rows, each refused after its retries). The run
+ * stops; the rows not started are left to resume.
+ */
+export function connectionRefused(error: unknown): boolean {
+  if (!(error instanceof ConnectionError) || error.mayHaveArrived) return false;
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
+    if ((cause as { code?: unknown }).code === 'ECONNREFUSED') return true;
+    cause = cause.cause;
+  }
+  return false;
 }
 
 /**
