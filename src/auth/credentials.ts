@@ -17,6 +17,17 @@ import { credentialSecrets, type RefreshDeps, refreshingCredentials, reloginHint
  * Where the HTTP layer gets its bearer token. The static source serves SVC_TOKEN or a stored
  * API key/JWT; OAuth profiles plug a refreshing source in here.
  */
+/** What a request asks of the credential besides its token. */
+export interface TokenUse {
+  /**
+   * The request is part of what svc promised to finish after the command's stop (listen's
+   * put-back of W): a refresh it needs is sent whatever that stop (a second Ctrl-C waits for the
+   * whole of it: src/system/interrupts.ts unabandoned), rather than refused as a stopped
+   * command's would be (attack24b F1).
+   */
+  afterStop?: boolean;
+}
+
 export interface CredentialSource {
   /** Describes the source for messages: `SVC_TOKEN`, `profile "default"`. */
   readonly origin: string;
@@ -24,9 +35,9 @@ export interface CredentialSource {
    * The token to send to `target`, or undefined when there is none. A stored credential is
    * only handed out for the origin it was stored for (an AuthError, exit 3, otherwise).
    */
-  token(target?: URL): Promise<string | undefined>;
+  token(target?: URL, use?: TokenUse): Promise<string | undefined>;
   /** Called once after a 401 with the token that was rejected; may return a replacement. */
-  renew?(rejected: string): Promise<string | undefined>;
+  renew?(rejected: string, use?: TokenUse): Promise<string | undefined>;
   /** Values that must never be printed (for --debug traces and error messages). */
   secrets(): string[];
 }
@@ -178,19 +189,19 @@ function pinnedToSession(
     );
   return {
     ...source,
-    async token(target) {
+    async token(target, use) {
       // Another login of the same identity: not read (nor refreshed) here, this run's own token is sent.
       if (check() === 'identity') return own;
-      const token = await source.token(target);
+      const token = await source.token(target, use);
       if (check() === 'identity') return own;
       if (token !== undefined) own = token;
       return token;
     },
     ...(source.renew
       ? {
-          async renew(rejected: string) {
+          async renew(rejected: string, use?: TokenUse) {
             if (check() === 'identity') throw refused();
-            const token = await source.renew!(rejected);
+            const token = await source.renew!(rejected, use);
             if (check() === 'identity') throw refused();
             if (token !== undefined) own = token;
             return token;
@@ -228,9 +239,9 @@ function boundToOrigin(
   };
   return {
     ...source,
-    async token(target) {
+    async token(target, use) {
       if (target) await check(target);
-      return source.token(target);
+      return source.token(target, use);
     },
   };
 }

@@ -18,7 +18,7 @@ import {
   sentUnsaved,
   withoutInFlight,
 } from './abandoned-refresh.js';
-import type { CredentialSource } from './credentials.js';
+import type { CredentialSource, TokenUse } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
 
 /** Refresh when less than this is left, so a token does not expire between check and use. */
@@ -157,7 +157,7 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
     return stored;
   };
 
-  const refresh = async (reason: Reason): Promise<StoredCredential> => {
+  const refresh = async (reason: Reason, use: TokenUse | undefined): Promise<StoredCredential> => {
     const { withCredentialLock } = await import('./lock.js');
     return withCredentialLock(store, async () => {
       const read = current();
@@ -195,7 +195,10 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         throw notRefreshed(unsavedBy, 'never saved the answer (it was killed, or could not write it)');
       }
       const url = stored.token_url ?? deps.defaultTokenUrl();
-      const stop = deps.signal;
+      // Clean-up promised after the stop (use.afterStop) is not held back by it: it needs the refresh,
+      // sent under a stop of its own that never comes (bounded by --timeout and the retries, as
+      // any request; a second Ctrl-C waits for the clean-up, src/system/interrupts.ts).
+      const stop = use?.afterStop ? new AbortController().signal : deps.signal;
       if (stop?.aborted) throw stoppedRefresh(profile, 'before');
       // The new tokens must be kept: a refresh token spent and then lost is a lost login.
       store.proveWritable(
@@ -346,7 +349,7 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
 
   return {
     origin: `profile "${profile}"`,
-    async token() {
+    async token(_target, use) {
       const stored = current();
       remember(stored);
       if (!stored) return undefined;
@@ -366,10 +369,10 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
           },
         );
       }
-      return (await refresh({ kind: 'expiry' })).access_token;
+      return (await refresh({ kind: 'expiry' }, use)).access_token;
     },
-    async renew(rejected) {
-      return (await refresh({ kind: 'rejected', token: rejected })).access_token;
+    async renew(rejected, use) {
+      return (await refresh({ kind: 'rejected', token: rejected }, use)).access_token;
     },
     secrets: () => [...seen],
   };

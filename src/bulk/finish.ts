@@ -13,12 +13,12 @@ import {
   StdoutFailedError,
   SvcError,
 } from '../errors.js';
-import { OutcomeUnknownError } from '../http/errors.js';
+import { type ApiError, OutcomeUnknownError } from '../http/errors.js';
 import { fileErrorReason } from '../system/input.js';
 import { pathWord } from '../system/shell-words.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
-import { waitsBeyondCap } from './judge.js';
+import { callerRefused, connectionRefused, waitsBeyondCap } from './judge.js';
 import type { BulkSummary } from './runner.js';
 
 const n = (count: number) => count.toLocaleString('en');
@@ -27,7 +27,7 @@ interface Words {
   words: { act: string; done: string };
   describe(row: never): string;
   retryHint?: string | (() => string) | undefined;
-  fixHint?: string | undefined;
+  fixHint?: string | (() => string) | undefined;
   keepJournal?: (() => boolean) | undefined;
   madeThoughFailed?: (() => string | undefined) | undefined;
   unchecked?: (() => string | undefined) | undefined;
@@ -278,6 +278,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
       if (left !== undefined) ctx.out.warn(left);
     } else keptFinished(ctx, journal);
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
+    const fixHint = typeof verb.fixHint === 'function' ? verb.fixHint() : verb.fixHint;
     const settle = settleUnknown(summary, journal.path);
     // Every failed row is a change not so now (changed_since): the file is right, and the same
     // command makes them anew (a new key each), as their own hints say (review20 F5) — with
@@ -290,8 +291,8 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
       anew !== undefined
         ? anew
         : summary.unsettled > 0
-          ? verb.fixHint
-            ? `${verb.fixHint}; or ${runAgain('to retry the failed rows', journal.path, '; delete it once the fixed file has run')}`
+          ? fixHint
+            ? `${fixHint}; or ${runAgain('to retry the failed rows', journal.path, '; delete it once the fixed file has run')}`
             : `fix them and ${resume}`
           : summary.unknown > 0
             ? hint && summary.failed
@@ -389,6 +390,31 @@ function halted(error: unknown, resume: string, journal: string, of: string): Sv
       {
         code: 'rate_limited',
         hint: runAgain(`after ${isoSeconds(wait.until)} to resume`, journal),
+        cause: error,
+      },
+    );
+  }
+  if (connectionRefused(error)) {
+    // The platform is not listening: nothing more was sent into refused connections.
+    return new SvcError(
+      'failure',
+      `stopped after ${of}: ${(error as SvcError).message}, so the platform is not reachable now; the items not started were not sent`,
+      {
+        code: 'connection_refused',
+        hint: `once the platform answers again (is the server running? check --base-url and your network or proxy settings), ${resume}`,
+        cause: error,
+      },
+    );
+  }
+  if (callerRefused(error)) {
+    // The caller lost the right to do this (a role revoked mid-run): the rest was not sent into it.
+    const refusal = error as ApiError;
+    return new SvcError(
+      'forbidden',
+      `stopped after ${of}: the platform refused an item because the caller's roles do not allow it now (${refusal.message}); every later item needs the same, so the items not started were not sent`,
+      {
+        code: refusal.code ?? 'insufficient_role',
+        hint: `once the caller holds a role that allows it (ask a tenant_admin), ${resume}: the items refused are tried again`,
         cause: error,
       },
     );

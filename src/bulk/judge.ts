@@ -1,5 +1,5 @@
 import { describeError, SvcError } from '../errors.js';
-import { ApiError, answerOf, OutcomeUnknownError } from '../http/errors.js';
+import { ApiError, answerOf, ConnectionError, OutcomeUnknownError } from '../http/errors.js';
 import { AcceptedUnreadError, doneUnread, IdempotencyInProgressError } from '../platform/errors.js';
 import type { BulkResult } from './runner.js';
 
@@ -82,11 +82,44 @@ export function outcomeUnknown(error: unknown): boolean {
 
 /**
  * No later item can succeed either: the credential is gone, rejected, or someone else's (exit 3);
- * or the platform's rate limit asks for a longer wait than svc makes (waitBeyondCap): every row
- * sent before it ends would be refused the same.
+ * the caller's roles no longer allow the operation (callerRefused, exit 4); or the platform's rate
+ * limit asks for a longer wait than svc makes (waitBeyondCap): every row sent before it ends would
+ * be refused the same.
  */
 export function haltsTheRun(error: unknown): boolean {
-  return (error instanceof SvcError && error.category === 'auth') || waitsBeyondCap(error) !== undefined;
+  return (
+    (error instanceof SvcError && error.category === 'auth') ||
+    callerRefused(error) ||
+    connectionRefused(error) ||
+    waitsBeyondCap(error) !== undefined
+  );
+}
+
+/**
+ * The platform (or the proxy to it) refused the connection, after the HTTP client's retries: it is
+ * not listening, so nothing reached it, and every later item would be refused alike (attack24b F4:
+ * a restarted platform, and svc went on starting rows, each refused after its retries). The run
+ * stops; the rows not started are left to resume.
+ */
+export function connectionRefused(error: unknown): boolean {
+  if (!(error instanceof ConnectionError) || error.mayHaveArrived) return false;
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
+    if ((cause as { code?: unknown }).code === 'ECONNREFUSED') return true;
+    cause = cause.cause;
+  }
+  return false;
+}
+
+/**
+ * A refusal of the caller, not of the item: 403 `insufficient_role`, the platform's answer when the
+ * caller's live roles lack the operation's own permission (docs/openapi.json x-error-codes; an
+ * item's own reach, a role holding more than the caller does, is `insufficient_permission`). A
+ * role revoked from the caller during a run (attack24b F3) made every later row 403 and svc sent
+ * them all; now the run stops, the rows not started left to resume once the caller may again.
+ */
+export function callerRefused(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 403 && error.code === 'insufficient_role';
 }
 
 /** The wait a 429 asks for when it is longer than svc makes by itself (ApiError.waitBeyondCap). */

@@ -100,7 +100,7 @@ export interface BulkVerb<T, R extends Row> {
    * the same command again to retry the failed rows" (a fixed file is a new run, not a resume),
    * e.g. `fix the file and run it again: a new run, rows already granted are skipped`.
    */
-  fixHint?: string;
+  fixHint?: string | (() => string);
   /**
    * Asked when every item was done: true keeps the journal all the same, so the same command
    * resumes, also when some rows failed for good; the counts are then no success (no ✓) and the

@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: one request's life (headers, tenant, auth, retries, waiting on its
 // own in-flight request, an attempt whose answer was lost, errors) is one loop; the pieces that
 // stand alone are in their own files.
-import type { CredentialSource } from '../auth/credentials.js';
+import type { CredentialSource, TokenUse } from '../auth/credentials.js';
 import { AuthError, InterruptedError } from '../errors.js';
 import { realSleep, type Sleep } from '../system/clock.js';
 import { encodeBody } from './body.js';
@@ -254,6 +254,7 @@ export class ApiClient {
     const onTheWire = attemptsOnTheWire(signal);
     let attempts = 0;
     const credentials = options.credentials ?? this.config.credentials;
+    const use: TokenUse | undefined = options.afterStop ? { afterStop: true } : undefined;
     this.#secrets.add(...credentials.secrets(), ...(options.secrets ?? []));
     this.#secrets.learnRequest(options.form ?? options.body, options.headers);
     let renewed: string | undefined;
@@ -311,7 +312,7 @@ export class ApiClient {
         options.auth === false
           ? undefined
           : (renewed ??
-            (await this.#token(url, credentials).catch((error: unknown) => {
+            (await this.#token(url, credentials, use).catch((error: unknown) => {
               throw unknownIfLost(error);
             })));
       if (token) headers.authorization = `Bearer ${token}`;
@@ -389,7 +390,7 @@ export class ApiClient {
       );
       if (redirect) throw redirect;
       if (status === 401 && token && renewed === undefined && credentials.renew) {
-        const replacement = await credentials.renew(token);
+        const replacement = await credentials.renew(token, use);
         if (replacement && replacement !== token) {
           renewed = replacement;
           continue;
@@ -543,8 +544,8 @@ export class ApiClient {
     if (!this.config.dispatcher) await closeDispatcher(this.#dispatcher);
   }
 
-  async #token(target: URL, credentials: CredentialSource): Promise<string> {
-    const token = await credentials.token(target);
+  async #token(target: URL, credentials: CredentialSource, use: TokenUse | undefined): Promise<string> {
+    const token = await credentials.token(target, use);
     if (!token) {
       throw new AuthError(`not logged in: ${credentials.origin} has no credential`, {
         hint: this.config.loginHint,

@@ -53,6 +53,8 @@ export interface RequestOptions {
   maxRetries?: number;
   /** Aborts this request; defaults to the client's signal (Ctrl-C). */
   signal?: AbortSignal;
+  /** Clean-up svc finishes after the command's stop: a token refresh it needs is sent (TokenUse). */
+  afterStop?: boolean;
   /** More values to keep out of traces (e.g. a client secret in a form body). */
   secrets?: string[];
   /**

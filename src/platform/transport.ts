@@ -44,6 +44,8 @@ export interface CallOptions {
   /** The operation's idempotency key (POST); chosen once by the caller and reused on every retry. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /** Clean-up svc finishes after the command's stop: a token refresh it needs is sent (TokenUse). */
+  afterStop?: boolean;
   timeoutMs?: number;
   maxRetries?: number;
   /**
@@ -480,6 +482,7 @@ function requestOptions(options: CallOptions): Partial<RequestOptions> {
   const request: Partial<RequestOptions> = {};
   if (rest.idempotencyKey !== undefined) request.idempotencyKey = rest.idempotencyKey;
   if (rest.signal !== undefined) request.signal = rest.signal;
+  if (rest.afterStop) request.afterStop = true;
   if (rest.timeoutMs !== undefined) request.timeoutMs = rest.timeoutMs;
   if (rest.maxRetries !== undefined) request.maxRetries = rest.maxRetries;
   if (rest.tenant !== undefined) request.tenant = rest.tenant;

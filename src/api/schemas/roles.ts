@@ -49,6 +49,21 @@ export const Role = Type.Object(
 );
 export type Role = Static<typeof Role>;
 
+/** DELETE /v1/roles/{id}'s answer: the role, and how many lost it by that delete (the sandbox's choice). */
+export const DeletedRole = Type.Intersect(
+  [
+    Type.Ref('Role'),
+    Type.Object({
+      revoked_assignments: Type.Integer({
+        minimum: 0,
+        description:
+          'The active assignments this delete ended (each now role_deleted): how many holders lost the role by it',
+      }),
+    }),
+  ],
+  { description: 'The deleted role, and how many lost it by this delete' },
+);
+
 export const RoleList = Page(
   Type.Ref('Role'),
   'Built-in roles first (catalog order), then custom roles in creation order.',

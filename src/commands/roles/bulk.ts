@@ -142,6 +142,9 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
     // The lines whose expiry moved sooner (--extend), and those that gave a permanent grant an end
     // that may stop the user's API keys, said after the summary.
     const shortened: number[] = [];
+    // Failed rows, and those refused because their role was deleted (409 role_deleted, before the
+    // run or during it): no fix of the file makes those, so the hint says the role is gone.
+    const failures = { rows: 0, gone: new Set<string>(), goneRows: 0 };
     const keysStopped: Array<{ line: number; user: string }> = [];
     /** Rows granted with another expiry than the one asked for (attack18b 15). */
     const notKept: Array<{ line: number; user: string }> = [];
@@ -225,6 +228,13 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       plan: plan(platform, kind, options.extend === true, caller, permissions, forecast),
       journaled: async (_item, done) => earlierRun(done),
       present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => {
+        if (status === 'failed') {
+          failures.rows++;
+          if (result.error?.code === 'role_deleted') {
+            failures.gone.add(data.role.name);
+            failures.goneRows++;
+          }
+        }
         const note = shorteningNote(result);
         if (note) shortened.push(data.line);
         if (result.api_keys_may_stop === true) keysStopped.push({ line: data.line, user: data.user });
@@ -244,13 +254,17 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
           ...(note ? { note } : {}),
         };
       },
-      fixHint: `fix the file and run it again: a new run, rows already ${
-        kind === 'revoke'
-          ? 'revoked are skipped'
-          : options.extend
-            ? 'held get the expiry it gives'
-            : 'granted are skipped'
-      }`,
+      fixHint: () =>
+        roleGoneHint(
+          failures,
+          `fix the file and run it again: a new run, rows already ${
+            kind === 'revoke'
+              ? 'revoked are skipped'
+              : options.extend
+                ? 'held get the expiry it gives'
+                : 'granted are skipped'
+          }`,
+        ),
       columns: (dryRun) => columns(kind, dryRun),
       describe: (row) => `line ${row.line}: ${(row.error as { message: string } | undefined)?.message}`,
       ...(kind === 'revoke'
@@ -377,4 +391,18 @@ async function* items(
     await forecast?.observe(row);
     yield { key: String(row.line), line: row.line, data: row, phase: ownReachLast(++last, true) };
   }
+}
+
+/**
+ * What to do about the failed rows: fix the file, unless some were refused because their role was
+ * deleted (before the run or during it: attack24b F3), which no fix of a row makes; then that is
+ * said first, and "fix the file" only for the others. The file is fine; the role is gone.
+ */
+function roleGoneHint(failures: { rows: number; gone: Set<string>; goneRows: number }, fix: string): string {
+  if (failures.goneRows === 0) return fix;
+  const names = [...failures.gone].join(', ');
+  const gone =
+    `${failures.gone.size === 1 ? `role ${names} was` : `roles ${names} were`} deleted, so ${failures.goneRows === 1 ? 'its row was' : `their ${failures.goneRows.toLocaleString('en')} rows were`} refused: ` +
+    'a deleted role grants nothing and is not restored (see `svc roles ls`); leave those rows out, or create a role of that name again (`svc roles create`) to grant it with the same file';
+  return failures.goneRows === failures.rows ? gone : `${gone}; for the other failed rows, ${fix}`;
 }

@@ -43,8 +43,22 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
     await ctx.out.json(data);
     return;
   }
-  const lost = holdersSay(holders, { none: 'nobody held it', some: (its) => `${its} lost it` });
-  ctx.out.success(`deleted role ${data.name} (${data.id})${lost}`);
+  ctx.out.success(`deleted role ${data.name} (${data.id})${lostBy(data, holders)}`);
+}
+
+/**
+ * Who lost the role, said only as known (attack24b F2): the delete's own count when its answer
+ * gives one (the sandbox's `revoked_assignments`; the reference shows no body); otherwise the
+ * count read before the delete, said as that, for grants and revokes may have come in between.
+ */
+function lostBy(answer: object, before: number | undefined): string {
+  const revoked = (answer as { revoked_assignments?: unknown }).revoked_assignments;
+  if (typeof revoked === 'number' && Number.isSafeInteger(revoked) && revoked >= 0) {
+    return holdersSay(revoked, { none: 'nobody held it', some: (its) => `${its} lost it` });
+  }
+  if (before === undefined) return '';
+  const held = before === 0 ? 'nobody held it' : `${counted(before, 'user')} held it`;
+  return `; ${held} when svc looked before deleting it (the platform's answer does not say how many lost it)`;
 }
 
 export function deleteCommand(make: MakeContext): Command {

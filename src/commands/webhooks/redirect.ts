@@ -156,8 +156,9 @@ export async function redirectWebhook(
   );
   ctx.out.info(`  ${restoreCommands(ctx.settings(), webhook, original.url)}`);
   // A change, once sent, may be applied even if svc stops waiting: requests from here on finish
-  // whatever Ctrl-C does, and a Ctrl-C during set-up undoes what took effect (a second one waits).
-  const own = () => ({ signal: AbortSignal.timeout(30_000) });
+  // whatever Ctrl-C does, and a Ctrl-C during set-up undoes what took effect (a second one waits);
+  // a token refresh they need is sent after Ctrl-C too (a session outlives its token: attack24b F1).
+  const own = () => ({ signal: AbortSignal.timeout(30_000), afterStop: true });
   return unabandoned(`undoing the changes made to webhook ${webhook} so far`, async () => {
     const rotated = await platform.webhooks.rotateSecret(webhook, own()).catch((error: unknown) => {
       throw rotationRefused(webhook, error);
@@ -244,7 +245,7 @@ function sessionRedirection(
   url: string,
   rotated: WebhookWithSecret,
   taken: boolean,
-  own: () => { signal: AbortSignal },
+  own: () => { signal: AbortSignal; afterStop: boolean },
   clockNow: () => number,
 ): Redirection {
   /** W signing with this session's secret: whether the one it had before still signs too, in words. */

@@ -207,7 +207,7 @@ export function deleteRole(
   tenant: Tenant,
   id: string,
   requestId: string,
-): Role {
+): Role & { revoked_assignments: number } {
   const found = state.roles.mutable(findRole(state, tenant, id));
   requireHeld(state, principal, tenant.id, found.permissions, DELETE);
   const now = state.clock.now();
@@ -220,5 +220,6 @@ export function deleteRole(
   for (const a of ended) {
     recordRevocation(state, a, role, { ...actorOf(principal), request_id: requestId }, 'role_deleted');
   }
-  return role;
+  // How many lost it, as the delete itself found them: a count read before it is no result (attack24b F2).
+  return { ...role, revoked_assignments: ended.length };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { permissionScope } from '../../api/permissions.js';
 import { grantsPermission, RESERVED_ROLE_PREFIXES } from '../../api/roles.js';
 import {
+  DeletedRole,
   PermissionList,
   Role,
   RoleCreateBody,
@@ -184,9 +185,10 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
           'Sets deleted_at: the role is gone from lists, its assignments stop granting it at once ' +
           '(they are kept, with status role_deleted), and its name is free again. The caller must hold every permission of the ' +
           'role live (403 insufficient_permission), since deleting it revokes them all from its holders. Built-in roles: 403 builtin_role_immutable; ' +
-          'already deleted: 409 role_deleted. Answers 200 with the deleted role (response body: not shown in the reference).',
+          'already deleted: 409 role_deleted. Answers 200 with the deleted role and revoked_assignments, the number of ' +
+          'active assignments the delete ended (response body: not shown in the reference).',
         params: RoleParams,
-        response: { 200: Role, ...errorResponses(401, 403, 404, 409) },
+        response: { 200: DeletedRole, ...errorResponses(401, 403, 404, 409) },
       },
     },
     async (request) => deleteRole(state, request.principal!, request.tenant!, request.params.id, request.id),

@@ -12,7 +12,27 @@ const sandbox = useSandbox({ users: 30 });
 const svc = bulkRunner(sandbox);
 
 let server: Server | undefined;
-afterAll(() => server?.close());
+let back: Server | undefined;
+afterAll(() => {
+  server?.close();
+  back?.close();
+});
+
+/** A plain forwarder to the sandbox on `port`: the platform back where it was. */
+async function forwardingOn(port: number): Promise<void> {
+  const target = new URL(sandbox().url);
+  back = createServer((req, res) => {
+    const out = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => back!.listen(port, '127.0.0.1', resolve));
+}
 
 /**
  * A forwarder to the sandbox that stops listening as it answers `last` (each answer closes its
@@ -38,7 +58,7 @@ async function refusingAfter(last: string): Promise<{ url: string; seen: string[
 }
 
 describe('svc roles assign --file, a row whose connection is refused', () => {
-  it('is a plain failure: no outcome, "1 failed" without an unknown outcome, exit 7, nothing granted', async () => {
+  it('is a plain failure: no outcome, "1 failed" without an unknown outcome, nothing granted', async () => {
     const role = await customRole(sandbox(), 'refused-row');
     const user = bulkUser(20);
     const path = svc.file('g.csv', `user,role,expires_in,justification\n${user},refused-row,never,t\n`);
@@ -52,9 +72,41 @@ describe('svc roles assign --file, a row whose connection is refused', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ line: 2, status: 'failed', user, role: 'refused-row' });
     expect(rows[0]).not.toHaveProperty('outcome');
-    expect(r.code).toBe(7);
+    // A refused connection stops the run (exit 1, a network failure): here no row was left.
+    expect(r.code).toBe(1);
     expect(r.stderr.split('\n')[0]).toMatch(/^0 granted, 1 failed in /);
     expect(r.stderr).not.toMatch(/unknown/);
     expect((await held(sandbox(), user)).map((a) => a.role_id)).not.toContain(role);
+  });
+
+  // attack24b F4: the platform went down mid-run and svc went on starting rows, each refused after
+  // its retries. The first refused connection stops the run; the rest is left to resume.
+  it('stops the run: the rows not started are not sent, and the same command resumes them', async () => {
+    const role = await customRole(sandbox(), 'refused-run');
+    const users = [21, 22, 23, 24].map(bulkUser);
+    const path = svc.file(
+      'h.csv',
+      `user,role,expires_in,justification\n${users.map((u) => `${u},refused-run,never,t`).join('\n')}\n`,
+    );
+    const { url, seen } = await refusingAfter('GET /v1/roles?limit=200');
+    const env = { SVC_BASE_URL: url, SVC_MAX_RETRIES: '0' };
+    const r = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1', '--json'], { env });
+    expect(seen).toEqual(['GET /v1/roles?limit=200']);
+    expect(r.code, r.stderr).toBe(1);
+    const error = JSON.parse(r.stderr).error;
+    expect(error).toMatchObject({ code: 'connection_refused', exit_code: 1 });
+    expect(error.message).toMatch(
+      /^stopped after 1 of 4: cannot reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED.*, so the platform is not reachable now; the items not started were not sent$/,
+    );
+    expect(error.hint).toMatch(
+      /^once the platform answers again \(is the server running\? .*\), run the same command again .* to resume \(journal /,
+    );
+    for (const user of users) expect((await held(sandbox(), user)).map((a) => a.role_id)).not.toContain(role);
+    // The platform back at the same address: the same command grants all four.
+    const port = new URL(url).port;
+    await forwardingOn(Number(port));
+    const again = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1', '--json'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    for (const user of users) expect((await held(sandbox(), user)).map((a) => a.role_id)).toContain(role);
   });
 });

@@ -3,24 +3,31 @@ import { parseRolesDelete, runRolesDelete } from '../../../src/commands/roles/de
 import { parseRolesHolders, runRolesHolders } from '../../../src/commands/roles/holders.js';
 import { runRolesPermissions } from '../../../src/commands/roles/permissions.js';
 import { parseRolesUpdate, runRolesUpdate } from '../../../src/commands/roles/update.js';
+import type { Prompter } from '../../../src/system/prompter.js';
+import { scriptedPrompter } from '../../helpers/context.js';
+import { useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 
 // The tenant admin's journey (issue 13): the permission catalog, who holds a role, every
 // assignment of the tenant, and a role delete that says how many lose it, in which tenant.
 const svc = useSandboxContext({ users: 12 });
+const proxy = useReshapingProxy(svc.sandbox);
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
 let keys = 0;
+
+async function grant(roleId: string, n: number): Promise<void> {
+  const r = await call(svc.sandbox(), 'POST', `/v1/users/usr_bulk_${String(n).padStart(6, '0')}/roles`, {
+    token: svc.sandbox().adminToken,
+    tenant: svc.env().SVC_TENANT!,
+    body: { role_id: roleId, idempotency_key: `holders-${++keys}` },
+  });
+  expect(r.status, r.text).toBe(201);
+}
 
 async function customRole(name: string, holders: number, permission = 'rule.read'): Promise<string> {
   const role = await svc.run(['roles', 'create', '--name', name, '--permission', permission, '--json']);
   const id = JSON.parse(role.stdout).id as string;
-  for (let n = 1; n <= holders; n++) {
-    await call(svc.sandbox(), 'POST', `/v1/users/usr_bulk_${String(n).padStart(6, '0')}/roles`, {
-      token: svc.sandbox().adminToken,
-      tenant: svc.env().SVC_TENANT!,
-      body: { role_id: id, idempotency_key: `holders-${++keys}` },
-    });
-  }
+  for (let n = 1; n <= holders; n++) await grant(id, n);
   return id;
 }
 
@@ -158,6 +165,43 @@ describe('svc roles delete', () => {
       expect(JSON.parse(gone.stdout)).toEqual([]);
     },
   );
+
+  // attack24b F2: the result line said the count read before the delete ("its 248 holders lost
+  // it" while the delete ended 264). Two grants come while the question is asked: the order is
+  // the test's, not a race.
+  it("says how many lost it from the delete's own answer, not the count read before it", async () => {
+    const name = 'fx-grown';
+    const id = await customRole(name, 2);
+    const questions: string[] = [];
+    const grantMore: Prompter = {
+      ...scriptedPrompter(),
+      async confirm(message) {
+        questions.push(message);
+        for (const n of [3, 4]) await grant(id, n);
+        return true;
+      },
+    };
+    const { ctx, stderr } = svc.context({ tty: true, prompter: grantMore });
+    await runRolesDelete(ctx, parseRolesDelete(name));
+    expect(questions).toEqual([
+      `Delete the custom role ${name} (${id}) in Acme Treasury (acme-treasury)? 2 users hold it and lose it at once.`,
+    ]);
+    expect(stderr()).toBe(`✓ deleted role ${name} (${id}); its 4 holders lost it\n`);
+  });
+
+  it('an answer without the count: the one read before is said as that, not as the result', async () => {
+    const name = 'fx-uncounted';
+    const id = await customRole(name, 3);
+    proxy().reshape((answer) => {
+      if (answer.method === 'DELETE')
+        delete (answer.body as { revoked_assignments?: number }).revoked_assignments;
+    });
+    const { ctx, stderr } = svc.context({ env: { SVC_BASE_URL: proxy().url }, answers: [true], tty: true });
+    await runRolesDelete(ctx, parseRolesDelete(name));
+    expect(stderr()).toBe(
+      `✓ deleted role ${name} (${id}); 3 users held it when svc looked before deleting it (the platform's answer does not say how many lost it)\n`,
+    );
+  });
 });
 
 describe('svc roles update', () => {

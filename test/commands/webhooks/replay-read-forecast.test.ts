@@ -120,7 +120,9 @@ describe('--dry-run by a caller without webhook.manage (webhook.read only)', () 
   const lacks = (what: string) =>
     `${what} needs permission webhook.manage in acme-treasury, which your live roles there do not grant; ask an administrator of acme-treasury`;
 
-  it('replay --dlq and dlq discard --all plan every row fail, exit 7, as their real runs end', async () => {
+  // The real run stops at its first refusal of the caller (403 insufficient_role: attack24b F3),
+  // exit 4, the rows not started left to resume; its rows fail as the dry run's are planned.
+  it('replay --dlq and dlq discard --all plan every row fail (exit 7); the real run fails it and stops (exit 4)', async () => {
     const env = await holderOf('usr_reviewer', ['webhook.read']);
     const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 500 }, 1);
     const [entry] = entries;
@@ -135,7 +137,10 @@ describe('--dry-run by a caller without webhook.manage (webhook.read only)', () 
       `fail\t${entry!.id}\t\t\t\t${lacks('discarding dead-letter entries')}\n`,
     ]);
     const real = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--yes'], { env });
-    expect([real.code, real.stdout.replace(/\t[^\t]*$/, '')]).toEqual([7, `failed\t${entry!.id}\t\t\t`]);
+    expect([real.code, real.stdout.replace(/\t[^\t]*$/, '')]).toEqual([4, `failed\t${entry!.id}\t\t\t`]);
+    expect(real.stderr).toContain(
+      "error: stopped after 1 of 1: the platform refused an item because the caller's roles do not allow it now",
+    );
     expect(real.stdout).toContain('needs permission webhook.manage in tenant acme-treasury');
     expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual([entry!.id]);
   });
@@ -147,7 +152,7 @@ describe('--dry-run by a caller without webhook.manage (webhook.read only)', () 
     const { webhook } = await deadLetteredQueue(sandbox(), { status: 500 }, 1);
     const code = async (...flags: string[]) => {
       const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--json', ...flags], { env });
-      expect(r.code, r.stderr).toBe(7);
+      expect(r.code, r.stderr).toBe(flags.includes('--dry-run') ? 7 : 4);
       return (JSON.parse(r.stdout) as Array<{ error: { code: string } }>).map((row) => row.error.code);
     };
     expect(await code('--dry-run')).toEqual(await code('--yes'));
