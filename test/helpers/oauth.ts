@@ -1,11 +1,11 @@
 // Over 300 lines: every OAuth helper the tests share (consent robot, sandbox sessions, codes,
 // spawned logins), so that no test file writes its own.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { codeChallengeS256, createCodeVerifier } from '../../src/auth/pkce.js';
 import type { StoredCredential } from '../../src/config/store.js';
 import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
@@ -13,7 +13,8 @@ import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import type { Browser } from '../../src/system/browser.js';
 import { writeConsentRobot } from '../../src/tour/consent-robot.js';
-import { call } from './sandbox.js';
+import { runInProcess, useTempDirs } from './context.js';
+import { call, useSandbox } from './sandbox.js';
 import { BIN, baseEnv, ROOT, type SvcResult } from './svc.js';
 
 export const TREASURY = tenantId('acme-treasury');
@@ -368,5 +369,38 @@ export async function sandboxSession(sandbox: Sandbox): Promise<StoredCredential
     client_id: CLI_CLIENT_ID,
     token_url: `${sandbox.url}/v1/oauth/token`,
     obtained_at: new Date().toISOString(),
+  };
+}
+
+/**
+ * A test file's own sandbox with one `svc login` made in it (in-process, the consent browser)
+ * before its tests: the env its commands run with, its config dir, and a way to move the stored
+ * access token's expiry into the past, so that the next request refreshes the session first.
+ */
+export function useLoggedIn() {
+  const sandbox = useSandbox();
+  const dirs = useTempDirs();
+  const env = () => ({
+    ...dirs(),
+    SVC_BASE_URL: sandbox().url,
+    SVC_CLIENT_ID: 'svc-cli',
+    SVC_TENANT: TREASURY,
+  });
+  beforeAll(async () => {
+    const browser = consentBrowser();
+    const r = await runInProcess(['login'], env(), { now: Date.now(), browser });
+    await browser.settled();
+    if (r.code !== 0) throw new Error(r.stderr);
+  });
+  return {
+    sandbox,
+    env,
+    configDir: () => dirs().SVC_CONFIG_DIR,
+    expireStoredToken(): void {
+      const path = join(dirs().SVC_CONFIG_DIR, 'credentials.json');
+      const file = JSON.parse(readFileSync(path, 'utf8'));
+      file.profiles.default.expires_at = '2020-01-01T00:00:00Z';
+      writeFileSync(path, JSON.stringify(file));
+    },
   };
 }

@@ -4,47 +4,22 @@
  * its reader goes away, and a full stdout says only that it cannot write. In-process against a
  * sandbox, after an OAuth login (consentBrowser) whose stored expiry is then moved into the past.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { runInProcess, useTempDirs } from '../../helpers/context.js';
-import { consentBrowser, storedCredential, TREASURY } from '../../helpers/oauth.js';
-import { useSandbox } from '../../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { runInProcess } from '../../helpers/context.js';
+import { storedCredential, useLoggedIn } from '../../helpers/oauth.js';
 
-const sandbox = useSandbox();
-const dirs = useTempDirs();
-const env = () => ({
-  ...dirs(),
-  SVC_BASE_URL: sandbox().url,
-  SVC_CLIENT_ID: 'svc-cli',
-  SVC_TENANT: TREASURY,
-});
-
-/** Makes the stored access token expired, so the next command refreshes it first. */
-function expireStoredToken(): void {
-  const path = join(dirs().SVC_CONFIG_DIR, 'credentials.json');
-  const file = JSON.parse(readFileSync(path, 'utf8'));
-  file.profiles.default.expires_at = '2020-01-01T00:00:00Z';
-  writeFileSync(path, JSON.stringify(file));
-}
-
-beforeAll(async () => {
-  const browser = consentBrowser();
-  const r = await runInProcess(['login'], env(), { now: Date.now(), browser });
-  await browser.settled();
-  if (r.code !== 0) throw new Error(r.stderr);
-});
+const { env, configDir, expireStoredToken } = useLoggedIn();
 
 describe('a read whose token was refreshed on the way', () => {
   it.each([[['roles', 'ls']], [['me']], [['tenants', 'ls']], [['auth', 'status']]])(
     '%j ends quietly with 0 when its reader went away (EPIPE)',
     async (argv) => {
       expireStoredToken();
-      const before = storedCredential(dirs().SVC_CONFIG_DIR).refresh_token;
+      const before = storedCredential(configDir()).refresh_token;
       const r = await runInProcess(argv, env(), { now: Date.now(), stdoutFails: 'EPIPE' });
       expect([r.code, r.stderr]).toEqual([0, '']);
       // It was refreshed (and saved), so the point of the test was reached.
-      expect(storedCredential(dirs().SVC_CONFIG_DIR).refresh_token).not.toBe(before);
+      expect(storedCredential(configDir()).refresh_token).not.toBe(before);
     },
   );
 

@@ -6,37 +6,13 @@
  * In-process, after an OAuth login; the stored expiry is moved into the past once W is pointed
  * at the listener, then Ctrl-C: the order is driven, nothing raced.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { runInProcess, startInProcess, useTempDirs } from '../../helpers/context.js';
-import { consentBrowser, storedCredential, TREASURY } from '../../helpers/oauth.js';
-import { advanceClock, useSandbox } from '../../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { startInProcess } from '../../helpers/context.js';
+import { storedCredential, useLoggedIn } from '../../helpers/oauth.js';
+import { advanceClock } from '../../helpers/sandbox.js';
 import { admin, createWebhook } from '../../helpers/webhooks.js';
 
-const sandbox = useSandbox();
-const dirs = useTempDirs();
-const env = () => ({
-  ...dirs(),
-  SVC_BASE_URL: sandbox().url,
-  SVC_CLIENT_ID: 'svc-cli',
-  SVC_TENANT: TREASURY,
-});
-
-/** The stored access token as if the session had outlived it: the next request refreshes first. */
-function expireStoredToken(): void {
-  const path = join(dirs().SVC_CONFIG_DIR, 'credentials.json');
-  const file = JSON.parse(readFileSync(path, 'utf8'));
-  file.profiles.default.expires_at = '2020-01-01T00:00:00Z';
-  writeFileSync(path, JSON.stringify(file));
-}
-
-beforeAll(async () => {
-  const browser = consentBrowser();
-  const r = await runInProcess(['login'], env(), { now: Date.now(), browser });
-  await browser.settled();
-  if (r.code !== 0) throw new Error(r.stderr);
-});
+const { sandbox, env, configDir, expireStoredToken } = useLoggedIn();
 
 describe('listen --webhook W: a put-back that needs a token refresh', () => {
   it('refreshes the session after Ctrl-C and puts W back (exit 0)', async () => {
@@ -46,7 +22,7 @@ describe('listen --webhook W: a put-back that needs a token refresh', () => {
     });
     await run.waitForStderr(/delivers here/);
     expireStoredToken();
-    const before = storedCredential(dirs().SVC_CONFIG_DIR).refresh_token;
+    const before = storedCredential(configDir()).refresh_token;
     run.interrupt();
     const done = await run.done;
     expect(done.code, done.stderr).toBe(0);
@@ -55,7 +31,7 @@ describe('listen --webhook W: a put-back that needs a token refresh', () => {
     const w = (await admin(sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
     expect([w.url, w.secret_rotated_at]).toEqual(['https://hooks.example/refresh', null]);
     // Refreshed, and the new tokens kept: the login goes on.
-    expect(storedCredential(dirs().SVC_CONFIG_DIR).refresh_token).not.toBe(before);
+    expect(storedCredential(configDir()).refresh_token).not.toBe(before);
   }, 30_000);
 
   // Last: the sandbox's clock stays an hour ahead.
