@@ -240,6 +240,40 @@ describe('another login of the same identity while a command runs (attack21 F9)'
     );
   });
 
+  it('neither reads nor refreshes the other login: its expired token is not sent for a refresh', async () => {
+    const s = store();
+    await s.setCredential('p', at(oauth(first, 's1')));
+    const source = credentialsFor({}, s, 'p', refresh());
+    const expired = { ...at(oauth(user(), 's2')), expires_at: new Date(Date.now() - 60_000).toISOString() };
+    await s.setCredential('p', expired);
+    // refresh()'s api throws on any request: a refresh of the other login would fail the token.
+    expect(await source.token()).toBe(first);
+  });
+
+  it('goes on with the token it last took from its own login (a refresh of it), not the first', async () => {
+    const s = store();
+    await s.setCredential('p', at(oauth(first, 's1')));
+    const source = credentialsFor({}, s, 'p', refresh());
+    const refreshed = user();
+    await s.setCredential('p', at(oauth(refreshed, 's1')));
+    expect(await source.token()).toBe(refreshed);
+    await s.setCredential('p', at(oauth(user(), 's2')));
+    expect(await source.token()).toBe(refreshed);
+  });
+
+  it('keeps its own token when the other login is stored while its token is being read', async () => {
+    const s = store();
+    await s.setCredential('p', at(oauth(first, 's1')));
+    const source = credentialsFor({}, s, 'p', refresh());
+    const other = at(oauth(user(), 's2'));
+    const real = s.credential.bind(s);
+    let reads = 0;
+    // The first read (the check before the token) sees its own login; every later one the other.
+    vi.spyOn(s, 'credential').mockImplementation((name) => (++reads === 1 ? real(name) : other));
+    expect(await source.token()).toBe(first);
+    expect(reads).toBeGreaterThan(2);
+  });
+
   it('stops once the token it holds is refused, saying the profile holds another login of the same user', async () => {
     const s = store();
     await s.setCredential('p', at(oauth(first, 's1')));
