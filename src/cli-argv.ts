@@ -6,25 +6,71 @@ import { UsageError } from './errors.js';
 
 /**
  * Reading argv before commander does: which top-level command it names, so the launcher and
- * runCli load only that command and give it its runtime. `valued` lists the global flags that
- * take a value (cli.ts valueFlags), so `-p prod roles ls` names roles, not prod.
+ * runCli load only that command and give it its runtime, and which verb, so a group builds only
+ * that one. `flags` are the options of the level read (cli.ts argvFlags): `-p prod roles ls`
+ * names roles, not prod, and `-yp prod roles ls` too.
  */
 
-/** The first `limit` words of argv that are not options or option values. */
-function commandWords(argv: string[], valued: readonly string[], limit = 2): string[] {
-  const takesValue = new Set(valued);
-  const words: string[] = [];
-  for (let i = 0; i < argv.length && words.length < limit; i++) {
+/** A level's flags as written on the command line: those that take a value, and the others. */
+export interface ArgvFlags {
+  /** `-p`, `--profile`: the next word (or the rest of a group, `-pprod`) is the value. */
+  valued: readonly string[];
+  /** `-y`, `--json`: no value. `-h` and `--help` are help whatever the lists say. */
+  plain: readonly string[];
+}
+
+/**
+ * argv as commander reads it (its parseOptions), one token per meaning: a word that is no option
+ * or value, a flag (with its value), a help flag, the end of options (`--`; every word after it
+ * is a word), or `unsure`: a group of short flags with a letter this level does not know, which
+ * commander passes on whole to the subcommand (`-yx`), so what follows may be read otherwise.
+ * A group is read letter by letter: `-yp NAME` is `-y -p NAME`, `-ypNAME` too, `-yh` is help.
+ */
+type ArgvToken = { kind: 'word'; word: string } | { kind: 'flag' | 'help' | 'end' | 'unsure' };
+
+function* argvTokens(argv: readonly string[], flags: ArgvFlags): Generator<ArgvToken> {
+  const valued = new Set(flags.valued);
+  const plain = new Set(flags.plain);
+  for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') {
-      if (argv[i + 1] !== undefined) words.push(argv[i + 1]!);
-      break;
+      yield { kind: 'end' };
+      for (const word of argv.slice(i + 1)) yield { kind: 'word', word };
+      return;
     }
-    if (arg.startsWith('-')) {
-      if (takesValue.has(arg)) i++;
-      continue;
-    }
-    words.push(arg);
+    if (arg === '-h' || arg === '--help') yield { kind: 'help' };
+    else if (valued.has(arg)) {
+      i++;
+      yield { kind: 'flag' };
+    } else if (arg.length > 2 && arg[0] === '-' && arg[1] !== '-' && !plain.has(arg)) {
+      let at = 1;
+      for (; at < arg.length; at++) {
+        const letter = `-${arg[at]}`;
+        if (letter === '-h') yield { kind: 'help' };
+        else if (valued.has(letter)) {
+          if (at === arg.length - 1) i++;
+          break;
+        } else if (!plain.has(letter)) {
+          yield { kind: 'unsure' };
+          break;
+        }
+      }
+      yield { kind: 'flag' };
+    } else if (arg.startsWith('-')) yield { kind: 'flag' };
+    else yield { kind: 'word', word: arg };
+  }
+}
+
+/** The first `limit` words of argv that are not options or option values (one after `--`). */
+function commandWords(argv: string[], flags: ArgvFlags, limit = 2): string[] {
+  const words: string[] = [];
+  let ended = false;
+  for (const token of argvTokens(argv, flags)) {
+    if (words.length >= limit) break;
+    if (token.kind === 'end') ended = true;
+    if (token.kind !== 'word') continue;
+    words.push(token.word);
+    if (ended) break;
   }
   return words;
 }
@@ -33,39 +79,44 @@ const findEntry = (name: string | undefined) =>
   COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name ?? ''));
 
 /** The top-level command named on the command line (`svc [globals] NAME …`, or `svc help NAME`). */
-export function targetCommand(argv: string[], valued: readonly string[]): CommandEntry | undefined {
-  const words = commandWords(argv, valued);
+export function targetCommand(argv: string[], flags: ArgvFlags): CommandEntry | undefined {
+  const words = commandWords(argv, flags);
   return findEntry(words[0] === 'help' ? words[1] : words[0]);
 }
 
 /**
  * The word after the top-level command's name (`svc [globals] NAME VERB …`, or `svc help NAME
  * VERB`): the verb a group may build alone (kit.ts verbsOnly). Undefined when there is none, or
- * when a help flag comes before it (`svc webhooks -h verify` is the group's help, every verb listed).
+ * when before it comes a help flag (`svc webhooks -h verify` and `-yh verify` are the group's
+ * help, every verb listed), `--`, or a group of short flags not read for sure: then every verb is
+ * built, which is always right.
  */
-export function verbWord(argv: string[], valued: readonly string[]): string | undefined {
-  const takesValue = new Set(valued);
+export function verbWord(argv: string[], flags: ArgvFlags): string | undefined {
   const words: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    // After `--`, or a help flag before the verb: no verb to build alone.
-    if (arg === '--' || arg === '-h' || arg === '--help') return undefined;
-    if (arg.startsWith('-')) {
-      if (takesValue.has(arg)) i++;
-      continue;
-    }
-    words.push(arg);
-    if (words.length === (words[0] === 'help' ? 3 : 2)) return arg;
+  for (const token of argvTokens(argv, flags)) {
+    if (token.kind === 'flag') continue;
+    if (token.kind !== 'word') return undefined;
+    words.push(token.word);
+    if (words.length === (words[0] === 'help' ? 3 : 2)) return token.word;
   }
   return undefined;
+}
+
+/** Whether argv asks for help (`-h`, `--help`, or h in a group of short flags) before `--`. */
+function helpGiven(argv: string[], flags: ArgvFlags): boolean {
+  for (const token of argvTokens(argv, flags)) {
+    if (token.kind === 'end') return false;
+    if (token.kind === 'help') return true;
+  }
+  return false;
 }
 
 /**
  * `svc help NAME` for a NAME that is no command: the one line `svc NAME` gets (commander would
  * print the whole top-level help to stderr instead).
  */
-export function unknownHelpTopic(argv: string[], valued: readonly string[]): UsageError | undefined {
-  const [first, name] = commandWords(argv, valued);
+export function unknownHelpTopic(argv: string[], flags: ArgvFlags): UsageError | undefined {
+  const [first, name] = commandWords(argv, flags);
   if (first !== 'help' || name === undefined || findEntry(name) || name === 'help') return undefined;
   const match = closest(
     name,
@@ -85,9 +136,9 @@ export function unknownHelpTopic(argv: string[], valued: readonly string[]): Usa
 export function nestedHelpTopic(
   program: Command,
   argv: string[],
-  valued: readonly string[],
+  flags: ArgvFlags,
 ): Command | UsageError | undefined {
-  const [first, ...names] = commandWords(argv, valued, Number.POSITIVE_INFINITY);
+  const [first, ...names] = commandWords(argv, flags, Number.POSITIVE_INFINITY);
   if (first !== 'help') return undefined;
   if (names.length === 1 && names[0] === 'help') return program;
   if (names.length < 2) return undefined;
@@ -112,11 +163,11 @@ export function nestedHelpTopic(
 export function unknownBeforeHelp(
   program: Command,
   argv: string[],
-  valued: readonly string[],
+  flags: ArgvFlags,
 ): UsageError | undefined {
   const options = optionWords(argv);
-  const help = options.includes('--help') || options.includes('-h');
-  const names = commandWords(options, valued, Number.POSITIVE_INFINITY);
+  const help = helpGiven(options, flags);
+  const names = commandWords(options, flags, Number.POSITIVE_INFINITY);
   if (names[0] === 'help') return undefined;
   let current = program;
   for (const [depth, name] of names.entries()) {
@@ -128,7 +179,12 @@ export function unknownBeforeHelp(
     }
     const byDefault = defaultSubcommand(current);
     if (byDefault === undefined) return help ? unknownSubcommand(current, name) : undefined;
-    const operands = commandWords(options, [...valued, ...valueFlags(byDefault)], Number.POSITIVE_INFINITY);
+    const verbFlags = argvFlags(byDefault);
+    const operands = commandWords(
+      options,
+      { valued: [...flags.valued, ...verbFlags.valued], plain: [...flags.plain, ...verbFlags.plain] },
+      Number.POSITIVE_INFINITY,
+    );
     const takes = maxArguments(byDefault);
     if (operands.length - depth <= takes) return undefined;
     // A typo of a verb (`dlq discardd wh_1`) is that; otherwise the first word is the default
@@ -163,11 +219,13 @@ function defaultSubcommand(command: Command): Command | undefined {
   return typeof name === 'string' ? subcommand(command, name) : undefined;
 }
 
-/** A command's options that take a value, as written on the command line (`--since`, `-n`). */
-function valueFlags(command: Command): string[] {
-  return command.options
-    .filter((option) => option.required || option.optional)
-    .flatMap((option) => [option.long, option.short].filter((flag): flag is string => flag !== undefined));
+/** A command's own options as written on the command line: those that take a value (`--since`, `-n`), the others. */
+export function argvFlags(command: Command): ArgvFlags {
+  const written = (takesValue: boolean) =>
+    command.options
+      .filter((option) => (option.required || option.optional) === takesValue)
+      .flatMap((option) => [option.short, option.long].filter((flag): flag is string => flag !== undefined));
+  return { valued: written(true), plain: written(false) };
 }
 
 /** How many arguments a command takes: unlimited when its last one is variadic. */

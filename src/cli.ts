@@ -3,6 +3,8 @@
 // signals and streams; argv and commander-error helpers live in cli-argv.ts and cli-errors.ts.
 import { Command, CommanderError, Option } from 'commander';
 import {
+  type ArgvFlags,
+  argvFlags,
   flagGiven,
   nestedHelpTopic,
   targetCommand,
@@ -39,11 +41,14 @@ function machineArgv(argv: string[]): boolean {
   return flagGiven(argv, '--json') || flagGiven(argv, '--ndjson');
 }
 
-/** The global flags that take a value (`-p NAME`), read from the root program's own options. */
-export function valueFlags(program: Command = rootProgram(SILENT_IO)): string[] {
-  return program.options
-    .filter((option) => option.required || option.optional)
-    .flatMap((option) => [option.short, option.long].filter((flag): flag is string => flag !== undefined));
+/** The global flags, read from the root program's own options: those that take a value (`-p NAME`), the others. */
+export function globalFlags(): ArgvFlags {
+  return argvFlags(rootProgram(SILENT_IO));
+}
+
+/** The global flags that take a value (`-p NAME`). */
+export function valueFlags(): string[] {
+  return [...globalFlags().valued];
 }
 
 /**
@@ -197,13 +202,13 @@ export async function buildProgram(
   // (a missing subcommand) is left out; the error's hint points at it.
   const shown = machineArgv(argv) ? { ...io, stderr: discard } : io;
   const program = rootProgram(shown);
-  const target = options.loadAll ? undefined : targetCommand(argv, valueFlags(program));
+  const target = options.loadAll ? undefined : targetCommand(argv, argvFlags(program));
   for (const entry of COMMANDS) {
     let command: Command;
     if (options.loadAll) {
       command = (await entry.load()).default(make);
     } else if (entry === target) {
-      command = (await entry.load()).default(make, verbWord(argv, valueFlags(program)));
+      command = (await entry.load()).default(make, verbWord(argv, argvFlags(program)));
     } else {
       command = new Command(entry.name).description(entry.summary);
     }
@@ -270,7 +275,7 @@ async function runCommandLine(argv: string[], deps: ContextDeps, options: RunCli
   const make: MakeContext = async (cmd, made = {}) => {
     if (!ctx) {
       const { createContext } = await import('./context.js');
-      const runtime = program && options.runtimeFor?.(targetCommand(argv, valueFlags(program)));
+      const runtime = program && options.runtimeFor?.(targetCommand(argv, argvFlags(program)));
       ctx = createContext({ ...deps, ...runtime }, cmd.optsWithGlobals<GlobalOptions>(), {
         requestLimits: 'later',
       });
@@ -287,11 +292,11 @@ async function runCommandLine(argv: string[], deps: ContextDeps, options: RunCli
     checkLauncherSwitches(deps.env);
     checkDirectoryVariables(deps.env);
     program = await buildProgram(make, deps.io, argv);
-    const unknownTopic = unknownHelpTopic(argv, valueFlags(program));
+    const unknownTopic = unknownHelpTopic(argv, argvFlags(program));
     if (unknownTopic) throw unknownTopic;
-    const topic = nestedHelpTopic(program, argv, valueFlags(program));
+    const topic = nestedHelpTopic(program, argv, argvFlags(program));
     if (topic instanceof UsageError) throw topic;
-    const typo = unknownBeforeHelp(program, argv, valueFlags(program));
+    const typo = unknownBeforeHelp(program, argv, argvFlags(program));
     if (typo) throw typo;
     if (topic) {
       topic.outputHelp();

@@ -108,4 +108,38 @@ describe('an item taken from the source, not yet started', () => {
     expect(run.events).toEqual([]);
     expect([summary.stopped, summary.total, relisted]).toEqual([true, 0, true]);
   });
+
+  it('left by its worker’s beforeStart throwing (stdout gone before it started): the source’s wait ends too', async () => {
+    const order = new RunOrder();
+    let relisted = false;
+    async function* source(): AsyncGenerator<BulkItem<number>> {
+      yield { key: 'e1', data: 1 };
+      await order.settled();
+      relisted = true;
+    }
+    const started: string[] = [];
+    await expect(
+      runItems({
+        items: source(),
+        order,
+        concurrency: 2,
+        runId: 'run',
+        stop: never,
+        now,
+        beforeStart: async () => {
+          await turn();
+          throw new Error('stdout closed');
+        },
+        work: async (item) => {
+          started.push(item.key);
+          return {};
+        },
+      }),
+    ).rejects.toThrow('stdout closed');
+    // The release runs before the throw goes on, and the source's wait ends in the promise jobs
+    // after it: a turn of the event loop holds them all (no timer). Without it, e1 stayed taken
+    // and a source (or a phase's barrier) waiting for it waited for ever.
+    await turn();
+    expect([started, relisted]).toEqual([[], true]);
+  });
 });

@@ -5,6 +5,8 @@
  * lists. Lines that name no verb, or a wrong one, still see every verb.
  */
 import { describe, expect, it } from 'vitest';
+import { globalFlags } from '../../src/cli.js';
+import { targetCommand, verbWord } from '../../src/cli-argv.js';
 import type { MakeContext } from '../../src/commands/kit.js';
 import webhooks, { WEBHOOKS_VERBS } from '../../src/commands/webhooks/index.js';
 import { runInProcess } from '../helpers/context.js';
@@ -74,5 +76,94 @@ describe('the webhooks group built for one verb', () => {
       ['webhooks', '--help', 'verify'],
     ])
       expect(await runInProcess(argv, {})).toEqual(group);
+  });
+});
+
+/**
+ * Short flags grouped as commander reads them (review24d M1): `-yp NAME` is `-y -p NAME` and `-yh`
+ * is `-y -h`, so the verb (and the command) is the word after NAME, and `-yh` is the group's help.
+ * A line with the flags grouped gives what the same line with them apart gives, byte for byte.
+ */
+describe('grouped short flags before the verb or the command', () => {
+  it.each([
+    [
+      ['webhooks', '-yp', 'test', 'delete', 'wh_1'],
+      ['webhooks', '-y', '-p', 'test', 'delete', 'wh_1'],
+    ],
+    [
+      ['webhooks', '-yp', 'test', 'delete', 'wh_1', '--json'],
+      ['webhooks', '-y', '-p', 'test', 'delete', 'wh_1', '--json'],
+    ],
+    [
+      ['webhooks', '-yptest', 'delete', 'wh_1'],
+      ['webhooks', '-y', '-p', 'test', 'delete', 'wh_1'],
+    ],
+    [
+      ['webhooks', '-yp', 'sign', 'verify', '--help'],
+      ['webhooks', '-y', '-p', 'sign', 'verify', '--help'],
+    ],
+    [
+      ['webhooks', '-yh', 'verify'],
+      ['webhooks', '-y', '-h', 'verify'],
+    ],
+    [
+      ['webhooks', '-yp', 'test'],
+      ['webhooks', '-y', '-p', 'test'],
+    ],
+    [
+      ['-yp', 'prod', 'roles', 'ls'],
+      ['-y', '-p', 'prod', 'roles', 'ls'],
+    ],
+    // A typo before help in a group is the same one line (exit 2), not the group's help.
+    [
+      ['roles', 'asign', '-yh'],
+      ['roles', 'asign', '-y', '-h'],
+    ],
+  ])('svc %s is svc %s', async (grouped, apart) => {
+    expect(await runInProcess(grouped, {})).toEqual(await runInProcess(apart, {}));
+  });
+
+  it('they run the verb named after the value, with that profile (svc webhooks -yp test delete wh_1)', async () => {
+    const r = await runInProcess(['webhooks', '-yp', 'test', 'delete', 'wh_1'], {});
+    expect([r.code, r.stdout]).toEqual([5, '']);
+    expect(r.stderr).toMatch(/^error: no profile named "test"/);
+    const roles = await runInProcess(['-yp', 'prod', 'roles', 'ls'], {});
+    expect([roles.code, roles.stdout]).toEqual([5, '']);
+    expect(roles.stderr).toMatch(/^error: no profile named "prod"/);
+  });
+
+  it('help in a group, or a value that names a verb, still lists every verb (svc webhooks -yh verify, -yp sign verify)', async () => {
+    const group = await runInProcess(['webhooks', '--help'], {});
+    expect(await runInProcess(['webhooks', '-yh', 'verify'], {})).toEqual(group);
+    const help = await runInProcess(['webhooks', '-yp', 'sign', 'verify', '--help'], {});
+    expect([help.code, help.stdout.split('\n')[0]]).toEqual([0, 'Usage: svc webhooks verify [options]']);
+    const missing = await runInProcess(['webhooks', '-yp', 'test'], {});
+    for (const [, build] of WEBHOOKS_VERBS) expect(missing.stderr).toContain(`  ${build(make).name()}`);
+  });
+});
+
+describe('the verb and command read from argv', () => {
+  it.each([
+    [['webhooks', '-yp', 'test', 'delete'], 'delete'],
+    [['webhooks', '-yptest', 'delete'], 'delete'],
+    [['webhooks', '-py', 'delete'], 'delete'],
+    [['-y', 'webhooks', '-p', 'x', 'verify'], 'verify'],
+    [['help', '-yp', 'x', 'webhooks', 'verify'], 'verify'],
+    [['webhooks', '-yh', 'verify'], undefined],
+    [['webhooks', '-hy', 'verify'], undefined],
+    // A letter no global flag has: commander hands the rest of the group on unread, so every verb.
+    [['webhooks', '-yx', 'test', 'verify'], undefined],
+    [['webhooks', '--', 'verify'], undefined],
+  ])('svc %j: verb %s', (argv, verb) => {
+    expect(verbWord(argv, globalFlags())).toBe(verb);
+  });
+
+  it.each([
+    [['-yp', 'prod', 'roles', 'ls'], 'roles'],
+    [['-ypprod', 'roles', 'ls'], 'roles'],
+    [['-vy', 'roles'], 'roles'],
+    [['help', '-yp', 'prod', 'roles'], 'roles'],
+  ])('svc %j: command %s', (argv, command) => {
+    expect(targetCommand(argv, globalFlags())?.name).toBe(command);
   });
 });

@@ -93,6 +93,12 @@ export interface FakeIOOptions {
    */
   stdoutFailsAfter?: number;
   /**
+   * With stdoutFails: a failed write is told in a later turn (its callback, its 'error'), as a
+   * pipe's error comes once the bytes reach the descriptor (a write queued behind others, an
+   * asynchronous pipe): until then the stream has taken the write without complaint.
+   */
+  stdoutFailsLate?: boolean;
+  /**
    * A stalled reader (a full pipe nobody reads): each write is taken only once `until` settles;
    * `onWrite` hears of each write as it is offered (a line waiting).
    */
@@ -113,13 +119,16 @@ function heldStdout(held: NonNullable<FakeIOOptions['stdoutHeld']>, seen: Writab
  * A stdout whose every write fails with `code` (after `after` writes that get through, to `seen`),
  * and which is never destroyed (as process.stdout).
  */
-function failingStdout(code: string, after: number, seen: Writable): Writable {
+function failingStdout(code: string, after: number, seen: Writable, late = false): Writable {
   let left = after;
   return new Writable({
     autoDestroy: false,
     write(chunk, _encoding, callback) {
       if (left-- > 0) return seen.write(chunk, () => callback());
-      callback(Object.assign(new Error(`${code}: write failed (test), write`), { code, syscall: 'write' }));
+      const fail = () =>
+        callback(Object.assign(new Error(`${code}: write failed (test), write`), { code, syscall: 'write' }));
+      if (late) setImmediate(fail);
+      else fail();
     },
   });
 }
@@ -131,7 +140,7 @@ export function fakeIO(options: FakeIOOptions = {}): FakeIO {
   const err: string[] = [];
   const passThrough = new PassThrough();
   const stdout = options.stdoutFails
-    ? failingStdout(options.stdoutFails, options.stdoutFailsAfter ?? 0, passThrough)
+    ? failingStdout(options.stdoutFails, options.stdoutFailsAfter ?? 0, passThrough, options.stdoutFailsLate)
     : options.stdoutHeld
       ? heldStdout(options.stdoutHeld, passThrough)
       : passThrough;

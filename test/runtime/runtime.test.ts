@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { launcherFacts, valueFlags } from '../../src/cli.js';
+import { globalFlags, launcherFacts, valueFlags } from '../../src/cli.js';
 import { targetCommand } from '../../src/cli-argv.js';
 import { createContext } from '../../src/context.js';
 import { restoreDefaultFlags, runtimeFor, withCompactHeap } from '../../src/runtime/index.js';
@@ -30,7 +30,7 @@ describe('the runtime module', () => {
     [['--base-url', 'http://x', 'sandbox', 'start'], []],
   ])('main() gives `svc %s` the runtime %j before its first request', (argv, flags) => {
     const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
-    runtimeFor(targetCommand(argv, valueFlags())).beforeHttp?.();
+    runtimeFor(targetCommand(argv, globalFlags())).beforeHttp?.();
     expect(set.mock.calls.map(([flag]) => flag)).toEqual(flags);
   });
 

@@ -267,9 +267,14 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   const recent: Array<{ record: ReceivedDelivery; bytes: number }> = [];
   let recentBytes = 0;
   let printing = Promise.resolve();
-  /** Prints a request's line after those before it; true once stdout has it (lineFirst: taken). */
+  /**
+   * Prints a request's line after those before it; true once stdout has taken it (the write's own
+   * callback). With a sink too, though the answer does not wait for it: a write the stream accepted
+   * can still fail (a pipe tells it once the bytes reach it), and a line counted printed before
+   * then was lost unnamed, the error's count short (review24d L3). The stop awaits `printing`.
+   */
   const print = (record: ReceivedDelivery): Promise<boolean> => {
-    const taken = { taken: lineFirst };
+    const taken = { taken: true };
     let bytes = 0;
     const printed = printing
       .then(() => {

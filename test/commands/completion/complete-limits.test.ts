@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigStore, type StoredCredential } from '../../../src/config/store.js';
 import { tenantId } from '../../../src/sandbox/seed.js';
+import { FIXED_NOW } from '../../helpers/context.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
@@ -83,6 +84,35 @@ describe('svc __complete: one deadline for the whole run', () => {
     expect(requests).toEqual(['GET /v1/roles']);
     expect(new ConfigStore(config).credential('px')).toEqual(credential);
   });
+});
+
+describe('svc __complete: the whole run’s deadline, not only each request’s', () => {
+  // Holds every request open, answering nothing.
+  let server: Server;
+  let url: string;
+  const held: ServerResponse[] = [];
+  beforeAll(async () => {
+    server = createServer((_request, response) => held.push(response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const response of held) response.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  // Each request's own timeout is a timer that never fires here (the clock's seam), so only the
+  // run's deadline (Context.forCompletion: a signal linked to the command's and a timeout) can end
+  // it: without it the TAB press waited on the server for ever (review24d L2). No time is
+  // asserted; the test's own timeout is only a bound far above the 0.2 s deadline.
+  it('ends a TAB press on a server that never answers: nothing offered, exit 0', async () => {
+    const result = await svc.run(['__complete', 'roles'], {
+      env: { SVC_BASE_URL: url, SVC_TIMEOUT: '0.2' },
+      clock: { now: () => FIXED_NOW, timer: () => () => {} },
+    });
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+  }, 30_000);
 });
 
 describe('svc __complete: lists longer than a page', () => {
