@@ -29,15 +29,22 @@ export type { DispatcherType as Dispatcher };
 export class ProxyRouter extends Dispatcher {
   readonly settings: ProxySettings;
   readonly #options: AgentType.Options;
+  readonly #target: { rejectUnauthorized: boolean };
   readonly #direct: DispatcherType;
   readonly #proxied = new Map<string, DispatcherType>();
 
-  constructor(settings: ProxySettings, options: AgentType.Options = {}) {
+  /**
+   * `unverifiedTargets`: the servers' certificates (not a proxy's, which may be given a password)
+   * are not checked, for connections that carry no credential of svc's and whose caller says so
+   * (listen's forwards under NODE_TLS_REJECT_UNAUTHORIZED=0, review24c M1). Otherwise VERIFIED.
+   */
+  constructor(settings: ProxySettings, options: AgentType.Options = {}, unverifiedTargets = false) {
     super();
     this.settings = settings;
     this.#options = options;
+    this.#target = { rejectUnauthorized: !unverifiedTargets };
     muteUnverifiedWarning();
-    this.#direct = new Agent({ ...options, connect: { ...VERIFIED } });
+    this.#direct = new Agent({ ...options, connect: { ...this.#target } });
   }
 
   override dispatch(
@@ -52,7 +59,7 @@ export class ProxyRouter extends Dispatcher {
     if (!proxy) return this.#direct;
     let agent = this.#proxied.get(proxy.href);
     if (!agent) {
-      agent = proxyAgent(proxy, this.#options);
+      agent = proxyAgent(proxy, this.#options, this.#target);
       this.#proxied.set(proxy.href, agent);
     }
     return agent;
@@ -73,12 +80,16 @@ export class ProxyRouter extends Dispatcher {
  * passes it the URL's user name and password still percent-encoded (`p%40ss` for `p@ss`), and its
  * connector is given an IPv6 proxy's host with its brackets (`[::1]`), which no resolver takes.
  */
-function proxyAgent(proxy: URL, options: AgentType.Options): DispatcherType {
+function proxyAgent(
+  proxy: URL,
+  options: AgentType.Options,
+  target: { rejectUnauthorized: boolean },
+): DispatcherType {
   if (proxy.protocol === 'http:' || proxy.protocol === 'https:') {
     const secure = proxy.protocol === 'https:';
     return new ProxyAgent({
       ...options,
-      requestTls: { ...VERIFIED },
+      requestTls: { ...target },
       proxyTls: { ...VERIFIED },
       uri: proxy.href,
       clientFactory: (origin, clientOptions: Pool.Options) => {
@@ -95,7 +106,7 @@ function proxyAgent(proxy: URL, options: AgentType.Options): DispatcherType {
   const connector = buildConnector({});
   // requestTls (the server's TLS through the tunnel) is read by the agent but not in its typings.
   return new Socks5ProxyAgent(uri, {
-    ...({ requestTls: { ...VERIFIED } } as object),
+    ...({ requestTls: { ...target } } as object),
     connect: (connectOptions, callback) =>
       connector(
         {
@@ -181,7 +192,8 @@ export function proxyDialFailed(error: unknown): boolean {
  * Every TLS connection svc makes verifies the certificate, whatever NODE_TLS_REJECT_UNAUTHORIZED
  * says: svc sends credentials over them (attack24a F5). Node's default is read from that variable
  * ('0': no verification); given explicitly, it is not. A private CA is trusted with
- * NODE_EXTRA_CA_CERTS; the run says once that the variable is ignored (context.ts).
+ * NODE_EXTRA_CA_CERTS; the run says once that the variable is ignored (context.ts). The one
+ * exception is a caller's own (ProxyRouter's `unverifiedTargets`: listen's forwards).
  */
 const VERIFIED = { rejectUnauthorized: true } as const;
 
