@@ -65,6 +65,24 @@ export class ProxyRouter extends Dispatcher {
     return agent;
   }
 
+  /**
+   * How many connections svc holds open to `url`'s origin when requests to it wait in svc's own
+   * pool for a free one (every one busy: undici queues at the pool only then); undefined when
+   * none wait there, or the way is a proxy's (review24c L1: such a wait is not "could not connect").
+   */
+  busyConnections(url: URL): number | undefined {
+    if (route(url, this.settings).proxy) return undefined;
+    // A Pool counts its connected clients; a Client (connections: 1) says whether it is connected.
+    type Stats = { connected: number | boolean; queued?: number; pending: number; running: number };
+    const stats = (this.#direct as unknown as { stats: Record<string, Stats> }).stats[url.origin];
+    const connected = Number(stats?.connected ?? 0);
+    if (!stats || connected === 0) return undefined;
+    // A Pool (several connections) queues only when each is busy; a Client (connections: 1)
+    // holds a request pending behind the one its connection runs.
+    const waiting = stats.queued === undefined ? stats.running > 0 && stats.pending > 0 : stats.queued > 0;
+    return waiting ? connected : undefined;
+  }
+
   override async close(): Promise<void> {
     await Promise.all([this.#direct, ...this.#proxied.values()].map((way) => way.close()));
   }
