@@ -45,6 +45,33 @@ function problem(code: string, whose: string, where: string): { what: string; fi
 }
 
 /**
+ * The error for a TLS alert the other side sent during the handshake (OpenSSL's
+ * `ERR_SSL_…_ALERT_…` codes): it refused svc's side (a client certificate it wants, a TLS version
+ * or cipher), not its own certificate, and the same handshake is refused again (review24c L3:
+ * said as "the TLS certificate of … was not accepted", or as a raw OpenSSL line with "is the
+ * server running?", and retried). Undefined for any other failure.
+ */
+function handshakeRefused(
+  code: string,
+  failure: unknown,
+  of: string,
+  error: unknown,
+): ConnectionError | undefined {
+  const alert = /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13)_ALERT_(.+)$/.exec(code);
+  if (!alert) return undefined;
+  // OpenSSL's line: `…:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure:…`.
+  const message = (failure as Error)?.message ?? '';
+  const said =
+    /:SSL routines:[^:]*:([^:]+)/.exec(message)?.[1]?.trim() ?? alert[1]!.toLowerCase().replaceAll('_', ' ');
+  return new ConnectionError(`${of} refused the TLS handshake: ${said} (${code})`, {
+    hint: 'it may require a client certificate, which svc does not send, or a TLS version or cipher svc does not offer: check its TLS settings; nothing was sent',
+    cause: error,
+    mayHaveArrived: false,
+    retryable: false,
+  });
+}
+
+/**
  * The error for a failed TLS handshake whose certificate was refused (`code`, Node's), or
  * undefined for any other failure. `of` is the server's origin, or the proxy as named (its own
  * certificate); `where` is the setting that names it (--base-url, or the proxy's variable).
@@ -162,7 +189,8 @@ export function failedAfterSending(
 
 /**
  * The error for a TLS handshake refused over the server's certificate, or the proxy's own (an
- * https:// proxy's dial, undici.ts proxyDialFailed); undefined for any other failure. undici hands
+ * https:// proxy's dial, undici.ts proxyDialFailed), or by the other side's alert (handshakeRefused);
+ * undefined for any other failure. undici hands
  * a proxy's certificate for another name on as the cause of its own error.
  */
 export function certificateRefused(
@@ -175,16 +203,25 @@ export function certificateRefused(
     const code = (failure as { code?: unknown })?.code;
     if (typeof code !== 'string') continue;
     const reason = networkReason(failure);
-    const refused =
-      proxy && proxyDialFailed(error)
-        ? certificateFailure(code, reason, namedProxy(proxy), proxy.from ?? 'the proxy settings', error)
-        : certificateFailure(
-            code,
-            reason,
-            proxy ? `${url.origin}, reached through ${namedProxy(proxy)},` : url.origin,
-            'the base URL',
-            error,
-          );
+    const theirs = proxy && proxyDialFailed(error);
+    const alert = theirs
+      ? handshakeRefused(code, failure, namedProxy(proxy), error)
+      : handshakeRefused(
+          code,
+          failure,
+          `the server ${url.origin}${proxy ? `, reached through ${namedProxy(proxy)},` : ''}`,
+          error,
+        );
+    if (alert) return alert;
+    const refused = theirs
+      ? certificateFailure(code, reason, namedProxy(proxy), proxy.from ?? 'the proxy settings', error)
+      : certificateFailure(
+          code,
+          reason,
+          proxy ? `${url.origin}, reached through ${namedProxy(proxy)},` : url.origin,
+          'the base URL',
+          error,
+        );
     if (refused) return refused;
   }
   return undefined;

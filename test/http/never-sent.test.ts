@@ -227,6 +227,30 @@ needs('openssl').describe('a change over TLS the server does not pass', () => {
     expect([server.requests(), proxy.tunnels.length]).toEqual([0, 1]);
   });
 
+  it('a TLS 1.2 server that wants a client certificate: its refusal named as such, tried once (review24c L3)', async () => {
+    const { key, cert } = await selfSignedCertificate('svc never-sent test');
+    let connections = 0;
+    const server = createHttpsServer(
+      { key, cert, requestCert: true, rejectUnauthorized: true, maxVersion: 'TLSv1.2' },
+      (_req, res) => res.end('{}'),
+    );
+    server.on('connection', () => connections++);
+    server.on('tlsClientError', () => {});
+    const port = await local.listen(server as unknown as Server);
+    const api = client(`https://127.0.0.1:${port}`, { retry });
+    const error = await api.post('/v1/roles', { name: 'x' }).catch((e) => e);
+    await api.close();
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+    expect([error.message, error.hint, error.mayHaveArrived, exitCodeFor(error)]).toEqual([
+      `the server https://127.0.0.1:${port} refused the TLS handshake: sslv3 alert handshake failure (ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE)`,
+      'it may require a client certificate, which svc does not send, or a TLS version or cipher svc does not offer: check its TLS settings; nothing was sent',
+      false,
+      1,
+    ]);
+    expect(connections).toBe(1);
+  });
+
   it('an https:// proxy whose own certificate is not trusted: the proxy’s certificate named', async () => {
     const proxy = await untrusted();
     const api = client(`https://${REMOTE}:8443`, {
