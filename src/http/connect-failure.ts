@@ -95,7 +95,8 @@ function certificateFailure(
 }
 
 /**
- * A request through a proxy that got no answer: every connection goes to the proxy, so a refused
+ * A request through a proxy that was never put on a connection (one that was is send.ts's
+ * failedAfterSending): every connection goes to the proxy, so a refused
  * or unresolvable connection is the proxy's, and a refused login (SOCKS5, or 407 to an http
  * proxy's tunnel) is not tried again: the same password would be refused again, and proxies lock
  * accounts that keep trying. The proxy is named without its user name and password.
@@ -104,7 +105,6 @@ export function proxyFailure(
   url: URL,
   proxy: { url: URL; from: string | undefined },
   error: unknown,
-  sent: boolean,
 ): ConnectionError {
   const code = errorCode(error) ?? '';
   const reason = networkReason(error);
@@ -124,7 +124,7 @@ export function proxyFailure(
       retryable: false,
     });
   }
-  if (status && !sent) {
+  if (status) {
     // A proxy that could not reach the server (5xx) may next time; one that will not let svc
     // through (403, …) will not within seconds (attack24a F6).
     const transient = status >= 500 || status === 408 || status === 429;
@@ -163,7 +163,7 @@ export function proxyFailure(
   return new ConnectionError(`cannot reach ${url.origin} through ${named}: ${reason}`, {
     hint: `is the server running? check --base-url, and the proxy in ${variable}`,
     cause: error,
-    mayHaveArrived: sent,
+    mayHaveArrived: false,
   });
 }
 

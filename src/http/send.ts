@@ -205,11 +205,12 @@ export async function exchange(
     const certificate = sent ? undefined : certificateRefused(url, options.proxy, error);
     if (certificate) throw certificate;
     if (sent) throw failedAfterSending(url, options.proxy, error);
-    if (options.proxy) throw proxyFailure(url, options.proxy, error, sent);
+    // From here on the request was never put on a connection: nothing was sent.
+    if (options.proxy) throw proxyFailure(url, options.proxy, error);
     throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
       hint: 'is the server running? check --base-url and your network or proxy settings',
       cause: error,
-      mayHaveArrived: sent,
+      mayHaveArrived: false,
     });
   } finally {
     cancelTimer();
