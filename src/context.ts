@@ -414,7 +414,7 @@ export function createContext(
         // Node would not verify TLS certificates; svc's connections do all the same (undici.ts).
         if (verificationOffAsked(deps.env)) {
           out.warn(
-            "NODE_TLS_REJECT_UNAUTHORIZED=0 is ignored: svc verifies every server's TLS certificate; trust a private certificate authority with NODE_EXTRA_CA_CERTS=/path/to/ca.pem",
+            "NODE_TLS_REJECT_UNAUTHORIZED=0 is ignored: svc verifies the platform's TLS certificate (and a proxy's); trust a private certificate authority with NODE_EXTRA_CA_CERTS=/path/to/ca.pem",
           );
         }
         const made = new ApiClient({

@@ -289,6 +289,9 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             return again;
           }
         }
+        // The hint is for an answer (a refusal: log in again) or a lost one. A failure with no
+        // answer (a ConnectionError: refused, a proxy's refusal, a certificate, a connect timeout)
+        // is left as it is, with its own network hint: no login is asked for (review24c L2).
         const failure = tokenRequestFailed(
           `the session of profile "${profile}" could not be refreshed`,
           error,

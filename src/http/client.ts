@@ -347,15 +347,17 @@ export class ApiClient {
         if (!(error instanceof ConnectionError || error instanceof ConnectionTimeoutError)) {
           throw unknownIfLost(error);
         }
-        if (error instanceof ConnectionError && !error.retryable) throw pending(error);
         const { mayHaveArrived } = error;
         if (changes && mayHaveArrived) {
           lostAnswer ??=
             error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
           mayHaveChanged('maybe');
         }
-        if (retry >= maxRetries || (mayHaveArrived && !resendable)) {
-          // A change one of whose attempts may have reached the server: its outcome is unknown.
+        // The last attempt: a change any of whose attempts may have reached the server has an
+        // unknown outcome, whatever this one's error (a retry refused by the proxy or over a
+        // certificate proves only that the retry was not sent; review24c H1).
+        const last = (error instanceof ConnectionError && !error.retryable) || retry >= maxRetries;
+        if (last || (mayHaveArrived && !resendable)) {
           throw lostAnswer === undefined
             ? pending(error)
             : new OutcomeUnknownError(error, undefined, idempotencyKey);

@@ -45,6 +45,33 @@ function problem(code: string, whose: string, where: string): { what: string; fi
 }
 
 /**
+ * The error for a TLS alert the other side sent during the handshake (OpenSSL's
+ * `ERR_SSL_…_ALERT_…` codes): it refused svc's side (a client certificate it wants, a TLS version
+ * or cipher), not its own certificate, and the same handshake is refused again (review24c L3:
+ * said as "the TLS certificate of … was not accepted", or as a raw OpenSSL line with "is the
+ * server running?", and retried). Undefined for any other failure.
+ */
+function handshakeRefused(
+  code: string,
+  failure: unknown,
+  of: string,
+  error: unknown,
+): ConnectionError | undefined {
+  const alert = /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13)_ALERT_(.+)$/.exec(code);
+  if (!alert) return undefined;
+  // OpenSSL's line: `…:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure:…`.
+  const message = (failure as Error)?.message ?? '';
+  const said =
+    /:SSL routines:[^:]*:([^:]+)/.exec(message)?.[1]?.trim() ?? alert[1]!.toLowerCase().replaceAll('_', ' ');
+  return new ConnectionError(`${of} refused the TLS handshake: ${said} (${code})`, {
+    hint: 'it may require a client certificate, which svc does not send, or a TLS version or cipher svc does not offer: check its TLS settings; nothing was sent',
+    cause: error,
+    mayHaveArrived: false,
+    retryable: false,
+  });
+}
+
+/**
  * The error for a failed TLS handshake whose certificate was refused (`code`, Node's), or
  * undefined for any other failure. `of` is the server's origin, or the proxy as named (its own
  * certificate); `where` is the setting that names it (--base-url, or the proxy's variable).
@@ -68,7 +95,8 @@ function certificateFailure(
 }
 
 /**
- * A request through a proxy that got no answer: every connection goes to the proxy, so a refused
+ * A request through a proxy that was never put on a connection (one that was is send.ts's
+ * failedAfterSending): every connection goes to the proxy, so a refused
  * or unresolvable connection is the proxy's, and a refused login (SOCKS5, or 407 to an http
  * proxy's tunnel) is not tried again: the same password would be refused again, and proxies lock
  * accounts that keep trying. The proxy is named without its user name and password.
@@ -77,7 +105,6 @@ export function proxyFailure(
   url: URL,
   proxy: { url: URL; from: string | undefined },
   error: unknown,
-  sent: boolean,
 ): ConnectionError {
   const code = errorCode(error) ?? '';
   const reason = networkReason(error);
@@ -97,7 +124,7 @@ export function proxyFailure(
       retryable: false,
     });
   }
-  if (status && !sent) {
+  if (status) {
     // A proxy that could not reach the server (5xx) may next time; one that will not let svc
     // through (403, …) will not within seconds (attack24a F6).
     const transient = status >= 500 || status === 408 || status === 429;
@@ -136,7 +163,7 @@ export function proxyFailure(
   return new ConnectionError(`cannot reach ${url.origin} through ${named}: ${reason}`, {
     hint: `is the server running? check --base-url, and the proxy in ${variable}`,
     cause: error,
-    mayHaveArrived: sent,
+    mayHaveArrived: false,
   });
 }
 
@@ -162,7 +189,8 @@ export function failedAfterSending(
 
 /**
  * The error for a TLS handshake refused over the server's certificate, or the proxy's own (an
- * https:// proxy's dial, undici.ts proxyDialFailed); undefined for any other failure. undici hands
+ * https:// proxy's dial, undici.ts proxyDialFailed), or by the other side's alert (handshakeRefused);
+ * undefined for any other failure. undici hands
  * a proxy's certificate for another name on as the cause of its own error.
  */
 export function certificateRefused(
@@ -175,16 +203,25 @@ export function certificateRefused(
     const code = (failure as { code?: unknown })?.code;
     if (typeof code !== 'string') continue;
     const reason = networkReason(failure);
-    const refused =
-      proxy && proxyDialFailed(error)
-        ? certificateFailure(code, reason, namedProxy(proxy), proxy.from ?? 'the proxy settings', error)
-        : certificateFailure(
-            code,
-            reason,
-            proxy ? `${url.origin}, reached through ${namedProxy(proxy)},` : url.origin,
-            'the base URL',
-            error,
-          );
+    const theirs = proxy && proxyDialFailed(error);
+    const alert = theirs
+      ? handshakeRefused(code, failure, namedProxy(proxy), error)
+      : handshakeRefused(
+          code,
+          failure,
+          `the server ${url.origin}${proxy ? `, reached through ${namedProxy(proxy)},` : ''}`,
+          error,
+        );
+    if (alert) return alert;
+    const refused = theirs
+      ? certificateFailure(code, reason, namedProxy(proxy), proxy.from ?? 'the proxy settings', error)
+      : certificateFailure(
+          code,
+          reason,
+          proxy ? `${url.origin}, reached through ${namedProxy(proxy)},` : url.origin,
+          'the base URL',
+          error,
+        );
     if (refused) return refused;
   }
   return undefined;

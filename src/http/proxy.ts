@@ -7,9 +7,10 @@ import { UsageError } from '../errors.js';
  * --debug trace. The settings come from the Context's environment only, never from process.env
  * behind its back: HTTP_PROXY (or http_proxy) for http targets, HTTPS_PROXY (or https_proxy, else
  * the http proxy) for https targets, NO_PROXY (or no_proxy) for hosts to reach directly — entries
- * `host`, `.domain` or `*.domain` (the host and its subdomains), `host:port`, or `*` for all, as
- * undici reads them, and an address range (`10.0.0.0/8`) for a target given as an address, as curl
- * and Go read one. ALL_PROXY is not read. A proxy is http://, https:// or SOCKS5 (socks5://,
+ * `host`, `.domain` or `*.domain` (the host and its subdomains), `host:port`, as
+ * undici reads them; an address (`fd00::1` bare, as curl takes an IPv6 one, `[fd00::1]:8443`) and
+ * an address range (`10.0.0.0/8`) for a target given as an address, as curl and Go read one; and
+ * `*` alone for all, as curl reads it (in a list it names no host). ALL_PROXY is not read. A proxy is http://, https:// or SOCKS5 (socks5://,
  * socks5h:// or socks://: undici hands the proxy the target's name, so it resolves it); SOCKS4 is
  * refused by name.
  *
@@ -128,11 +129,31 @@ function noProxyEntries(value: string): NoProxyEntry[] {
       entries.push({ host: entry.toLowerCase(), port: 0, range });
       continue;
     }
+    // An address, bare (`fd00::1`, `192.0.2.2`, as curl asks for IPv6 ones) or with a port
+    // (`[fd00::1]:8443`, `192.0.2.2:8443`): matched as the address, whatever its spelling. A bare
+    // IPv6 one was read as host `fd00:` port 1 and never matched (review24c L5).
+    const address = addressEntry(entry);
+    if (address) {
+      const range = new BlockList();
+      range.addAddress(address.ip, isIP(address.ip) === 4 ? 'ipv4' : 'ipv6');
+      entries.push({ host: entry.toLowerCase(), port: address.port, range });
+      continue;
+    }
     const parsed = /^(.+):(\d+)$/.exec(entry);
     const host = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase();
     entries.push({ host, port: parsed ? Number.parseInt(parsed[2]!, 10) : 0 });
   }
   return entries;
+}
+
+/** A NO_PROXY entry that is one address, with its port (0: any), or undefined. */
+function addressEntry(entry: string): { ip: string; port: number } | undefined {
+  if (isIP(entry) !== 0) return { ip: entry, port: 0 };
+  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (v6 && isIP(v6[1]!) === 6) return { ip: v6[1]!, port: v6[2] ? Number(v6[2]) : 0 };
+  const v4 = /^([\d.]+):(\d+)$/.exec(entry);
+  if (v4 && isIP(v4[1]!) === 4) return { ip: v4[1]!, port: Number(v4[2]) };
+  return undefined;
 }
 
 function bypassed(url: URL, noProxy: ProxySettings['noProxy']): boolean {
@@ -143,7 +164,9 @@ function bypassed(url: URL, noProxy: ProxySettings['noProxy']): boolean {
   const port = Number.parseInt(url.port, 10) || DEFAULT_PORTS[url.protocol] || 0;
   return noProxy.some((entry) =>
     entry.range
-      ? family !== 0 && entry.range.check(address, family === 4 ? 'ipv4' : 'ipv6')
+      ? (entry.port === 0 || entry.port === port) &&
+        family !== 0 &&
+        entry.range.check(address, family === 4 ? 'ipv4' : 'ipv6')
       : (entry.port === 0 || entry.port === port) && (host === entry.host || host.endsWith(`.${entry.host}`)),
   );
 }

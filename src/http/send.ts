@@ -15,7 +15,7 @@ import { contentCodings, decodedBody, hasNoBody, isDecodeError } from './encodin
 import { ConnectionError, ConnectionTimeoutError, InterruptedAfterSendingError } from './errors.js';
 import { isSafeMethod } from './options.js';
 import { formatBytes, ResponseTooLargeError, readCapped, tooLarge } from './response.js';
-import { type Dispatcher, request } from './undici.js';
+import { type Dispatcher, ProxyRouter, request } from './undici.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -149,6 +149,18 @@ export async function exchange(
       // Still connecting (a SYN dropped, a TLS handshake or a proxy's CONNECT unanswered): the
       // request was never written, so it cannot have arrived (attack24a F2).
       if (!sent) {
+        // Connected, but every connection of svc's own to it busy (a slow server under a bulk
+        // run's --concurrency): the wait was svc's, not the network's (review24c L1).
+        const busy = dispatcher instanceof ProxyRouter ? dispatcher.busyConnections(url) : undefined;
+        if (busy !== undefined) {
+          throw new ConnectionTimeoutError(
+            `the request to ${url.origin} was not sent ${within}: it waited for a free connection (svc had ${busy} open to it, all busy)`,
+            {
+              hint: 'nothing was sent; the server was slow to answer the requests before it: raise the limit with --timeout, or send fewer at once (--concurrency)',
+              mayHaveArrived: false,
+            },
+          );
+        }
         const through = options.proxy ? ` through ${namedProxy(options.proxy)}` : '';
         throw new ConnectionTimeoutError(`could not connect to ${url.origin}${through} ${within}`, {
           hint: `nothing was sent; check the server, your network${options.proxy ? ' and the proxy' : ''}, or raise the limit with --timeout`,
@@ -193,11 +205,12 @@ export async function exchange(
     const certificate = sent ? undefined : certificateRefused(url, options.proxy, error);
     if (certificate) throw certificate;
     if (sent) throw failedAfterSending(url, options.proxy, error);
-    if (options.proxy) throw proxyFailure(url, options.proxy, error, sent);
+    // From here on the request was never put on a connection: nothing was sent.
+    if (options.proxy) throw proxyFailure(url, options.proxy, error);
     throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
       hint: 'is the server running? check --base-url and your network or proxy settings',
       cause: error,
-      mayHaveArrived: sent,
+      mayHaveArrived: false,
     });
   } finally {
     cancelTimer();

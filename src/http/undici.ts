@@ -29,15 +29,22 @@ export type { DispatcherType as Dispatcher };
 export class ProxyRouter extends Dispatcher {
   readonly settings: ProxySettings;
   readonly #options: AgentType.Options;
+  readonly #target: { rejectUnauthorized: boolean };
   readonly #direct: DispatcherType;
   readonly #proxied = new Map<string, DispatcherType>();
 
-  constructor(settings: ProxySettings, options: AgentType.Options = {}) {
+  /**
+   * `unverifiedTargets`: the servers' certificates (not a proxy's, which may be given a password)
+   * are not checked, for connections that carry no credential of svc's and whose caller says so
+   * (listen's forwards under NODE_TLS_REJECT_UNAUTHORIZED=0, review24c M1). Otherwise VERIFIED.
+   */
+  constructor(settings: ProxySettings, options: AgentType.Options = {}, unverifiedTargets = false) {
     super();
     this.settings = settings;
     this.#options = options;
+    this.#target = { rejectUnauthorized: !unverifiedTargets };
     muteUnverifiedWarning();
-    this.#direct = new Agent({ ...options, connect: { ...VERIFIED } });
+    this.#direct = new Agent({ ...options, connect: { ...this.#target } });
   }
 
   override dispatch(
@@ -52,10 +59,28 @@ export class ProxyRouter extends Dispatcher {
     if (!proxy) return this.#direct;
     let agent = this.#proxied.get(proxy.href);
     if (!agent) {
-      agent = proxyAgent(proxy, this.#options);
+      agent = proxyAgent(proxy, this.#options, this.#target);
       this.#proxied.set(proxy.href, agent);
     }
     return agent;
+  }
+
+  /**
+   * How many connections svc holds open to `url`'s origin when requests to it wait in svc's own
+   * pool for a free one (every one busy: undici queues at the pool only then); undefined when
+   * none wait there, or the way is a proxy's (review24c L1: such a wait is not "could not connect").
+   */
+  busyConnections(url: URL): number | undefined {
+    if (route(url, this.settings).proxy) return undefined;
+    // A Pool counts its connected clients; a Client (connections: 1) says whether it is connected.
+    type Stats = { connected: number | boolean; queued?: number; pending: number; running: number };
+    const stats = (this.#direct as unknown as { stats: Record<string, Stats> }).stats[url.origin];
+    const connected = Number(stats?.connected ?? 0);
+    if (!stats || connected === 0) return undefined;
+    // A Pool (several connections) queues only when each is busy; a Client (connections: 1)
+    // holds a request pending behind the one its connection runs.
+    const waiting = stats.queued === undefined ? stats.running > 0 && stats.pending > 0 : stats.queued > 0;
+    return waiting ? connected : undefined;
   }
 
   override async close(): Promise<void> {
@@ -73,12 +98,16 @@ export class ProxyRouter extends Dispatcher {
  * passes it the URL's user name and password still percent-encoded (`p%40ss` for `p@ss`), and its
  * connector is given an IPv6 proxy's host with its brackets (`[::1]`), which no resolver takes.
  */
-function proxyAgent(proxy: URL, options: AgentType.Options): DispatcherType {
+function proxyAgent(
+  proxy: URL,
+  options: AgentType.Options,
+  target: { rejectUnauthorized: boolean },
+): DispatcherType {
   if (proxy.protocol === 'http:' || proxy.protocol === 'https:') {
     const secure = proxy.protocol === 'https:';
     return new ProxyAgent({
       ...options,
-      requestTls: { ...VERIFIED },
+      requestTls: { ...target },
       proxyTls: { ...VERIFIED },
       uri: proxy.href,
       clientFactory: (origin, clientOptions: Pool.Options) => {
@@ -95,7 +124,7 @@ function proxyAgent(proxy: URL, options: AgentType.Options): DispatcherType {
   const connector = buildConnector({});
   // requestTls (the server's TLS through the tunnel) is read by the agent but not in its typings.
   return new Socks5ProxyAgent(uri, {
-    ...({ requestTls: { ...VERIFIED } } as object),
+    ...({ requestTls: { ...target } } as object),
     connect: (connectOptions, callback) =>
       connector(
         {
@@ -181,7 +210,8 @@ export function proxyDialFailed(error: unknown): boolean {
  * Every TLS connection svc makes verifies the certificate, whatever NODE_TLS_REJECT_UNAUTHORIZED
  * says: svc sends credentials over them (attack24a F5). Node's default is read from that variable
  * ('0': no verification); given explicitly, it is not. A private CA is trusted with
- * NODE_EXTRA_CA_CERTS; the run says once that the variable is ignored (context.ts).
+ * NODE_EXTRA_CA_CERTS; the run says once that the variable is ignored (context.ts). The one
+ * exception is a caller's own (ProxyRouter's `unverifiedTargets`: listen's forwards).
  */
 const VERIFIED = { rejectUnauthorized: true } as const;
 

@@ -69,7 +69,7 @@ needs('openssl').describe('HTTPS', () => {
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      "warning: NODE_TLS_REJECT_UNAUTHORIZED=0 is ignored: svc verifies every server's TLS certificate; trust a private certificate authority with NODE_EXTRA_CA_CERTS=/path/to/ca.pem\n" +
+      "warning: NODE_TLS_REJECT_UNAUTHORIZED=0 is ignored: svc verifies the platform's TLS certificate (and a proxy's); trust a private certificate authority with NODE_EXTRA_CA_CERTS=/path/to/ca.pem\n" +
         `error: the TLS certificate of ${url} is not trusted: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT); if it is signed by your organisation's own certificate authority, give that CA's certificate to svc with NODE_EXTRA_CA_CERTS=/path/to/ca.pem; nothing was sent\n`,
     );
     expect(requests).toBe(0);

@@ -19,15 +19,17 @@ const local = useLocalServers();
 const retry = { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 1 };
 
 /**
- * An http proxy that answers each CONNECT with `status`; with 200 it opens the tunnel to the
- * target port (whatever host was asked).
+ * An http proxy that answers each CONNECT with `status` (or the statuses in turn, the last one
+ * from then on); with 200 it opens the tunnel to the target port (whatever host was asked).
  */
-async function tunnelProxy(status: number, targetPort = 0) {
+async function tunnelProxy(statuses: number | number[], targetPort = 0) {
   const tunnels: string[] = [];
   const server = createHttpServer();
   server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     local.track(socket);
     tunnels.push(req.url ?? '');
+    const turn = [statuses].flat();
+    const status = turn[Math.min(tunnels.length, turn.length) - 1] as number;
     if (status !== 200) {
       socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-length: 0\r\n\r\n`);
       return;
@@ -97,6 +99,37 @@ describe('a change whose request never left the machine', () => {
     );
     expect(requests).toBe(1);
   });
+
+  // review24c H1: the first attempt reached the server and lost its answer; the retry's refusal
+  // (not retried) proves only that the retry was not sent: the change may have been made.
+  for (const second of [403, 407]) {
+    it(`attempt 1 arrives and its connection drops, the retry's tunnel gets ${second}: unknown, not "nothing was sent"`, async () => {
+      let requests = 0;
+      const target = createHttpServer((req) => {
+        requests++;
+        req.socket.destroy();
+      });
+      const proxy = await tunnelProxy([200, second], await local.listen(target));
+      const api = client(`http://${REMOTE}:8080`, {
+        env: { HTTP_PROXY: proxy.url },
+        allowInsecureHttp: true,
+        retry,
+      });
+      const error = await api.post('/v1/roles', { name: 'x' }).catch((e) => e);
+      await api.close();
+      expect(requests).toBe(1);
+      expect(proxy.tunnels).toHaveLength(2);
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      expect([error.outcome, error.hint, exitCodeFor(error)]).toEqual([
+        'unknown',
+        'check whether it was made before running the command again',
+        exitCodeFor(new OutcomeUnknownError(new ConnectionError('x'))),
+      ]);
+      const refused = second === 403 ? 'answered 403 Forbidden to the tunnel for' : 'refused the tunnel to';
+      expect(error.message).toMatch(`the proxy ${proxy.url} (HTTP_PROXY) ${refused} ${REMOTE}:8080`);
+      expect(error.message).toMatch(/, so the outcome is unknown: the platform may have made this change$/);
+    });
+  }
 });
 
 /** A server that accepts connections and never says a word (a TLS handshake or a CONNECT unanswered). */
@@ -192,6 +225,30 @@ needs('openssl').describe('a change over TLS the server does not pass', () => {
       false,
     ]);
     expect([server.requests(), proxy.tunnels.length]).toEqual([0, 1]);
+  });
+
+  it('a TLS 1.2 server that wants a client certificate: its refusal named as such, tried once (review24c L3)', async () => {
+    const { key, cert } = await selfSignedCertificate('svc never-sent test');
+    let connections = 0;
+    const server = createHttpsServer(
+      { key, cert, requestCert: true, rejectUnauthorized: true, maxVersion: 'TLSv1.2' },
+      (_req, res) => res.end('{}'),
+    );
+    server.on('connection', () => connections++);
+    server.on('tlsClientError', () => {});
+    const port = await local.listen(server as unknown as Server);
+    const api = client(`https://127.0.0.1:${port}`, { retry });
+    const error = await api.post('/v1/roles', { name: 'x' }).catch((e) => e);
+    await api.close();
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+    expect([error.message, error.hint, error.mayHaveArrived, exitCodeFor(error)]).toEqual([
+      `the server https://127.0.0.1:${port} refused the TLS handshake: sslv3 alert handshake failure (ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE)`,
+      'it may require a client certificate, which svc does not send, or a TLS version or cipher svc does not offer: check its TLS settings; nothing was sent',
+      false,
+      1,
+    ]);
+    expect(connections).toBe(1);
   });
 
   it('an https:// proxy whose own certificate is not trusted: the proxy’s certificate named', async () => {

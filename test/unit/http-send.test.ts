@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/errors.js';
+import { proxySettings } from '../../src/http/proxy.js';
 import { ResponseTooLargeError } from '../../src/http/response.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -15,6 +16,7 @@ import {
   parseRetryAfter,
 } from '../../src/http/retry.js';
 import { exchange } from '../../src/http/send.js';
+import { ProxyRouter } from '../../src/http/undici.js';
 import type { Timer } from '../../src/system/clock.js';
 
 const servers: Server[] = [];
@@ -118,6 +120,39 @@ describe('exchange', () => {
       hint: 'check the server, or raise the limit with --timeout',
     });
   });
+
+  it.each([1, 2])(
+    'a request that waited for a free connection of svc\'s own (%i): said so, not "could not connect" (review24c L1)',
+    async (connections) => {
+      // Every connection held by a request the server never answers; one more waits in svc's
+      // pool, and its time runs out (the test's timer) once it is queued there.
+      let got = 0;
+      let all: () => void = () => {};
+      const arrived = new Promise<void>((resolve) => {
+        all = resolve;
+      });
+      const url = await serve(() => {
+        if (++got === connections) all();
+      });
+      const router = new ProxyRouter(proxySettings({}), { connections });
+      const hanging = Array.from({ length: connections }, () =>
+        exchange(router, 'POST', url, {}, 'one', options).catch((e: unknown) => e),
+      );
+      await arrived;
+      const timer = manualTimer();
+      const waiting = failure(
+        exchange(router, 'POST', url, {}, 'two', { ...options, timeoutMs: 300, timer: timer.timer }),
+      );
+      setImmediate(() => timer.expire());
+      expect(await waiting).toEqual({
+        type: 'ConnectionTimeoutError',
+        message: `the request to ${url.origin} was not sent within 0.3 s: it waited for a free connection (svc had ${connections} open to it, all busy)`,
+        hint: 'nothing was sent; the server was slow to answer the requests before it: raise the limit with --timeout, or send fewer at once (--concurrency)',
+      });
+      await router.destroy();
+      await Promise.all(hanging);
+    },
+  );
 
   it('an answer whose body does not finish in time: its status said, not "no answer"', async () => {
     const timer = manualTimer();

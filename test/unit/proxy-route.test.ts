@@ -44,6 +44,17 @@ describe('which requests go through a proxy', () => {
     ['[fd00::]/8', 'https://[fd12::1]/', undefined],
     ['fd00::/8', 'https://[fe80::1]/', 'http://tls.proxy:3128/'],
     ['192.0.2.0/33', 'https://192.0.2.2/', 'http://tls.proxy:3128/'],
+    // A bare IPv6 address, as curl asks for one (review24c L5): not `fd00:` port 1.
+    ['fd00::1', 'https://[fd00::1]/', undefined],
+    ['fd00:0:0::1', 'https://[fd00::1]/', undefined],
+    ['other.com,fd00::1', 'https://[fd00::2]/', 'http://tls.proxy:3128/'],
+    ['[fd00::1]:8443', 'https://[fd00::1]:8443/', undefined],
+    ['[fd00::1]:8443', 'https://[fd00::1]/', 'http://tls.proxy:3128/'],
+    ['10.1.2.3:8443', 'https://10.1.2.3/', 'http://tls.proxy:3128/'],
+    // `*` means every host only alone, as curl reads it; in a list it names no host.
+    [' * ', 'https://api.example.com/', undefined],
+    ['*,10.0.0.0/8', 'https://api.example.com/', 'http://tls.proxy:3128/'],
+    ['*,10.0.0.0/8', 'https://10.1.2.3/', undefined],
   ])('NO_PROXY=%s: %s goes through %s', (noProxy, url, expected) => {
     expect(via(url, { ...both, no_proxy: noProxy })).toBe(expected);
   });

@@ -126,9 +126,18 @@ async function forwarder(
   target: URL,
   timeoutSeconds: number,
 ): Promise<{ forward: Forwarder; close: () => Promise<void> }> {
-  const { ProxyRouter, request } = await import('../../http/undici.js');
+  const { ProxyRouter, request, verificationOffAsked } = await import('../../http/undici.js');
   const { proxySettings } = await import('../../http/proxy.js');
-  const agent = new ProxyRouter(proxySettings(ctx.env));
+  // A forward carries the delivery and no credential of svc's, to the user's own app (often
+  // self-signed): NODE_TLS_REJECT_UNAUTHORIZED=0 is honoured for it, as Node would, and said once
+  // (svc's own requests to the platform still check, context.ts; review24c M1).
+  const unverified = target.protocol === 'https:' && verificationOffAsked(ctx.env);
+  if (unverified) {
+    ctx.out.warn(
+      `NODE_TLS_REJECT_UNAUTHORIZED=0: the TLS certificate of ${target.origin} (--forward-to) is not checked; a forward carries no credentials of svc's, and svc's requests to the platform still check theirs`,
+    );
+  }
+  const agent = new ProxyRouter(proxySettings(ctx.env), {}, unverified);
   return {
     forward: async (body, headers) => {
       const signal = AbortSignal.timeout(timeoutSeconds * 1000);
