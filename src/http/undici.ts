@@ -220,44 +220,49 @@ export function verificationOffAsked(env: Record<string, string | undefined>): b
   return env.NODE_TLS_REJECT_UNAUTHORIZED === '0';
 }
 
-let unverifiedWarningMuted = false;
+/** Node's warnings svc swallows once each, by how they begin (muteWarningOnce). */
+const mutedWarnings = new Set<string>();
+const askedToMute = new Set<string>();
+let nodeEmitWarning: typeof process.emitWarning | undefined;
 
 /**
- * Node warns at the first TLS connection when NODE_TLS_REJECT_UNAUTHORIZED=0 that connections are
- * not verified, even when the caller verifies (VERIFIED): untrue for svc, and stderr is svc's own.
- * That one warning is swallowed (Node's emitWarning put back after it); svc says its own line.
+ * Swallows the first of Node's warnings that begins with `prefix`, once per process: stderr is
+ * svc's own (its output rules), and the warnings muted here are untrue for svc or about undici's
+ * insides. One wrapper holds every prefix still awaited, and Node's emitWarning is put back when
+ * none is left (two wrappers, each putting back what it found, lost the other's).
  */
-function muteUnverifiedWarning(): void {
-  if (unverifiedWarningMuted || process.env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return;
-  unverifiedWarningMuted = true;
+function muteWarningOnce(prefix: string): void {
+  if (askedToMute.has(prefix)) return;
+  askedToMute.add(prefix);
+  mutedWarnings.add(prefix);
+  if (nodeEmitWarning) return;
   const emitWarning = process.emitWarning;
+  nodeEmitWarning = emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    if (String(warning).startsWith("Setting the NODE_TLS_REJECT_UNAUTHORIZED environment variable to '0'")) {
+    const text = String(warning);
+    const muted = [...mutedWarnings].find((p) => text.startsWith(p));
+    if (muted === undefined)
+      return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+    mutedWarnings.delete(muted);
+    if (mutedWarnings.size === 0) {
       process.emitWarning = emitWarning;
-      return;
+      nodeEmitWarning = undefined;
     }
-    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
 }
 
-let socksWarningMuted = false;
-
 /**
- * undici's SOCKS5 agent, made at the first request through it, announces itself once per process
- * with an ExperimentalWarning that Node prints on stderr. svc's output rules leave stderr to svc's
- * own lines, so that one warning is swallowed (and Node's own emitWarning put back after it).
+ * Node warns at the first TLS connection when NODE_TLS_REJECT_UNAUTHORIZED=0 that connections are
+ * not verified, even when the caller verifies (VERIFIED): untrue for svc; svc says its own line.
  */
+function muteUnverifiedWarning(): void {
+  if (process.env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return;
+  muteWarningOnce("Setting the NODE_TLS_REJECT_UNAUTHORIZED environment variable to '0'");
+}
+
+/** undici's SOCKS5 agent, made at the first request through it, announces itself once per process. */
 function muteSocksWarning(): void {
-  if (socksWarningMuted) return;
-  socksWarningMuted = true;
-  const emitWarning = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    if (String(warning).startsWith('SOCKS5 proxy support is experimental')) {
-      process.emitWarning = emitWarning;
-      return;
-    }
-    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
+  muteWarningOnce('SOCKS5 proxy support is experimental');
 }
 
 /**
