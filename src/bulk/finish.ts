@@ -196,6 +196,19 @@ export interface RunEnd {
  */
 export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const { summary, journal } = end;
+  // Halted by a made item's follow-up read when every item had started: the halt stopped nothing,
+  // so the run ends on its rows (a replay made, how it went not known: exit 7), not "stopped".
+  if (
+    summary.haltedAfterMade &&
+    !ctx.signal.aborted &&
+    end.total !== undefined &&
+    summary.total >= end.total &&
+    summary.unread === undefined
+  ) {
+    summary.halted = undefined;
+    summary.stopped = false;
+    delete summary.haltedAfterMade;
+  }
   const gone = summary.gone
     ? ` (${n(summary.gone)} found done by a retry after the answer to the first attempt was lost)`
     : '';
