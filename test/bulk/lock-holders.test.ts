@@ -10,6 +10,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
+  type PathLike,
   readdirSync,
   readFileSync,
   renameSync,
@@ -390,7 +391,7 @@ describe('an empty or torn lock of a run’s own journal (its maker killed betwe
     staleDisk.linkSync = noLinks;
     const aside = `${path}.lock.${process.pid}.stale`;
     // The give-back's rename fails too (EIO): the first rename, the move aside, is the real one.
-    const failing = (from: string, to: string) => {
+    const failing = (from: PathLike, to: PathLike) => {
       if (from === aside) throw Object.assign(new Error('EIO: i/o error, rename'), { code: 'EIO' });
       rename(from, to);
     };
