@@ -256,12 +256,34 @@ function hold(path: string, fd: number): () => void {
 /**
  * The refusal of a run whose lock of `journal` is no longer the file it made (moved aside by a
  * take-over while this process was stopped: the window the header names), checked before each
- * item it starts; undefined while it is still its own (or it holds none: a dry run).
+ * item it starts; undefined while it is still its own (or it holds none: a dry run). A lock
+ * removed, or one that cannot be checked, stops the run too, said as such (lockSeen).
  */
 export function lockLost(journal: string): SvcError | undefined {
   const path = `${journal}.lock`;
   const fd = heldHere.get(path);
-  if (fd === undefined || stillAt(path, fd)) return undefined;
+  if (fd === undefined) return undefined;
+  const seen = lockSeen(path, fd);
+  if (seen === 'ours') return undefined;
+  // Said as seen (review24e L1): only another file at the path is a take-over.
+  if (seen === 'removed')
+    return new SvcError(
+      'conflict',
+      `the lock ${path} was removed while this run ran (no svc run removes a lock it did not make: by hand, or a cleaner), so another run of this command could start beside it; the rows not started were not sent`,
+      {
+        code: 'journal_locked',
+        hint: `once no other svc run of this command is running, run the command again to pick up what is left (journal ${journal})`,
+      },
+    );
+  if (seen !== 'other')
+    return new SvcError(
+      'conflict',
+      `the lock ${path} cannot be checked (${seen}), so svc cannot tell that it is still this run's; the rows not started were not sent`,
+      {
+        code: 'journal_locked',
+        hint: `once ${path} can be read again (its directory's permissions, its disk or network share), run the command again to pick up what is left (journal ${journal})`,
+      },
+    );
   return new SvcError(
     'conflict',
     `the lock ${path} is no longer this run's: another svc run took it over while this one was stopped (for over ${WATCH_MS / 1000} s, or between two steps of its own take-over); the rows not started were not sent`,
@@ -456,6 +478,27 @@ function olderRunRunning(journal: string, holder: Holder | undefined, held: Held
 }
 
 /** `path` is still the file made on `fd` (not moved aside as stale while its maker was stopped). */
+/**
+ * What is at `path` now for the lock this process made (`fd`): that very file (`ours`), another
+ * file (`other`: taken over), nothing (`removed`), or an error's code that stops the check
+ * (EACCES, ESTALE, EIO: it cannot be told).
+ */
+function lockSeen(path: string, fd: number): 'ours' | 'other' | 'removed' | string {
+  let made: ReturnType<typeof fstatSync>;
+  try {
+    made = fstatSync(fd);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? String(error);
+  }
+  try {
+    const there = statSync(path);
+    return made.ino === there.ino && made.dev === there.dev ? 'ours' : 'other';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'removed' : (code ?? String(error));
+  }
+}
+
 function stillAt(path: string, fd: number): boolean {
   try {
     const made = fstatSync(fd);
