@@ -254,7 +254,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     countsBeforeError(ctx, line);
     if (summary.halted instanceof JournalWriteError)
       throw unjournaled(summary.halted, verb, summary, of, resume);
-    throw halted(summary.halted, resume, journal.path, of);
+    throw halted(summary.halted, resume, journal.path, of, notStarted > 0 || end.total === undefined);
   }
   if (summary.stopped) {
     countsBeforeError(ctx, line);
@@ -394,12 +394,14 @@ const UNKNOWN =
  * asking for a longer wait than svc makes: exit 7, when to run it again. A verb's own
  * reason (BulkVerb.halts) is its error as it is.
  */
-function halted(error: unknown, resume: string, journal: string, of: string): SvcError {
+function halted(error: unknown, resume: string, journal: string, of: string, left: boolean): SvcError {
+  // Said only when some were left (review24e L3: "stopped after 1 of 1 … not started").
+  const notSent = (what: string) => (left ? `; the ${what} not started were not sent` : '');
   const wait = waitsBeyondCap(error);
   if (wait !== undefined) {
     // The platform asked for a longer quiet than svc waits: the rest was not sent into it.
     return new PartialFailureError(
-      `stopped after ${of}: the platform rate-limits this run and asks for a wait of ${seconds(wait.askedMs)} s, longer than svc waits by itself (${seconds(wait.capMs)} s); the rows not started were not sent`,
+      `stopped after ${of}: the platform rate-limits this run and asks for a wait of ${seconds(wait.askedMs)} s, longer than svc waits by itself (${seconds(wait.capMs)} s)${notSent('rows')}`,
       {
         code: 'rate_limited',
         hint: runAgain(`after ${isoSeconds(wait.until)} to resume`, journal),
@@ -411,7 +413,7 @@ function halted(error: unknown, resume: string, journal: string, of: string): Sv
     // The platform is not listening: nothing more was sent into refused connections.
     return new SvcError(
       'failure',
-      `stopped after ${of}: ${(error as SvcError).message}, so the platform is not reachable now; the items not started were not sent`,
+      `stopped after ${of}: ${(error as SvcError).message}, so the platform is not reachable now${notSent('items')}`,
       {
         code: 'connection_refused',
         hint: `once the platform answers again (is the server running? check --base-url and your network or proxy settings), ${resume}`,
@@ -424,7 +426,7 @@ function halted(error: unknown, resume: string, journal: string, of: string): Sv
     const refusal = error as ApiError;
     return new SvcError(
       'forbidden',
-      `stopped after ${of}: the platform refused an item because the caller's roles do not allow it now (${refusal.message}); every later item needs the same, so the items not started were not sent`,
+      `stopped after ${of}: the platform refused an item because the caller's roles do not allow it now (${refusal.message})${left ? '; an item that needs the same permission would be refused alike, so the items not started were not sent' : ''}`,
       {
         code: refusal.code ?? 'insufficient_role',
         hint: `once the caller holds a role that allows it (ask a tenant_admin), ${resume}: the items refused are tried again`,
