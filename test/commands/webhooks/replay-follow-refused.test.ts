@@ -7,10 +7,10 @@
  * the run stops after it: the rows not started are left to resume.
  */
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
+import { reservedPort } from '../../helpers/ports.js';
 import { useSandbox } from '../../helpers/sandbox.js';
 import { deadLetteredQueue, replayCounts } from '../../helpers/webhooks.js';
 
@@ -51,8 +51,10 @@ async function refusingAfterReplay(): Promise<string> {
     req.pipe(out);
   });
   forwarder = server;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Below the ephemeral range (reservedPort): once closed, no listen(0) elsewhere is given it.
+  const port = await reservedPort();
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  return `http://127.0.0.1:${port}`;
 }
 
 const rowsOf = (stdout: string) => JSON.parse(stdout) as Array<Record<string, unknown>>;
