@@ -457,7 +457,7 @@ export function finishDryRun(
   summary: BulkSummary,
   failures: unknown[],
   single?: unknown,
-  end: { total?: number | undefined; closed?: boolean; unknowns?: unknown[] } = {},
+  end: { total?: number | undefined; closed?: boolean; unknowns?: unknown[]; callerRefused?: boolean } = {},
 ): void {
   if (summary.halted !== undefined) throw haltedDryRun(ctx, verb, summary, end.total, single);
   // Items that could not be read: nothing was changed, and the dry run says what stopped it.
@@ -510,6 +510,19 @@ export function finishDryRun(
       {
         code: 'not_checked',
         hint: `nothing was changed; the rows may be fine: ${uncheckedWhy(summary)}${summary.failed ? ' (and fix the rows that would fail)' : ''}`,
+      },
+    );
+  }
+  if (summary.failed && end.callerRefused) {
+    // The real run stops at the first row the caller's roles do not allow (403 insufficient_role,
+    // exit 4): the dry run ends as it will (review24e L3: it said 7).
+    countsBeforeError(ctx, `dry run: ${counts}`);
+    throw new SvcError(
+      'forbidden',
+      `${failed(summary.failed, summary.total, verb, failures, 'would fail')}${cut}; the real run would stop at the first the caller's roles do not allow`,
+      {
+        code: 'insufficient_role',
+        hint: 'nothing was changed; once the caller holds a role that allows it (ask an administrator), run it without --dry-run',
       },
     );
   }
