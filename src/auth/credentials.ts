@@ -26,6 +26,12 @@ export interface TokenUse {
    * command's would be (attack24b F1).
    */
   afterStop?: boolean;
+  /**
+   * With afterStop: the clean-up's own limit (listen's put-back: 30 s), which ends the refresh's
+   * waits and retries in place of the command's stop (review24e L2: it had none, and a second
+   * Ctrl-C waited up to --timeout × the retries). An attempt on the wire is let finish.
+   */
+  signal?: AbortSignal;
 }
 
 export interface CredentialSource {

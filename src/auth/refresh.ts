@@ -196,9 +196,10 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
       }
       const url = stored.token_url ?? deps.defaultTokenUrl();
       // Clean-up promised after the stop (use.afterStop) is not held back by it: it needs the refresh,
-      // sent under a stop of its own that never comes (bounded by --timeout and the retries, as
-      // any request; a second Ctrl-C waits for the clean-up, src/system/interrupts.ts).
-      const stop = use?.afterStop ? new AbortController().signal : deps.signal;
+      // sent under the clean-up's own limit instead (use.signal: listen's put-back, 30 s), which
+      // ends its waits and retries as a stop does (a second Ctrl-C waits for the clean-up,
+      // src/system/interrupts.ts; review24e L2: it had no limit but --timeout × the retries).
+      const stop = use?.afterStop ? (use.signal ?? new AbortController().signal) : deps.signal;
       if (stop?.aborted) throw stoppedRefresh(profile, 'before');
       // The new tokens must be kept: a refresh token spent and then lost is a lost login.
       store.proveWritable(
@@ -245,7 +246,9 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
       // (attack21 F6). A second stop abandons it, saying so (src/system/interrupts.ts).
       const stopping = () =>
         deps.warn(
-          `stopping once the session of profile "${profile}" is refreshed and saved; interrupt again to stop now, at the risk of losing the login`,
+          use?.afterStop
+            ? `the clean-up's time is up: it stops once the session of profile "${profile}" is refreshed and saved (within --timeout)`
+            : `stopping once the session of profile "${profile}" is refreshed and saved; interrupt again to stop now, at the risk of losing the login`,
         );
       stop?.addEventListener('abort', stopping, { once: true });
       const forget = lastWordOnExit(() => {

@@ -196,6 +196,19 @@ export interface RunEnd {
  */
 export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const { summary, journal } = end;
+  // Halted by a made item's follow-up read when every item had started: the halt stopped nothing,
+  // so the run ends on its rows (a replay made, how it went not known: exit 7), not "stopped".
+  if (
+    summary.haltedAfterMade &&
+    !ctx.signal.aborted &&
+    end.total !== undefined &&
+    summary.total >= end.total &&
+    summary.unread === undefined
+  ) {
+    summary.halted = undefined;
+    summary.stopped = false;
+    delete summary.haltedAfterMade;
+  }
   const gone = summary.gone
     ? ` (${n(summary.gone)} found done by a retry after the answer to the first attempt was lost)`
     : '';
@@ -241,7 +254,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     countsBeforeError(ctx, line);
     if (summary.halted instanceof JournalWriteError)
       throw unjournaled(summary.halted, verb, summary, of, resume);
-    throw halted(summary.halted, resume, journal.path, of);
+    throw halted(summary.halted, resume, journal.path, of, notStarted > 0 || end.total === undefined);
   }
   if (summary.stopped) {
     countsBeforeError(ctx, line);
@@ -381,12 +394,14 @@ const UNKNOWN =
  * asking for a longer wait than svc makes: exit 7, when to run it again. A verb's own
  * reason (BulkVerb.halts) is its error as it is.
  */
-function halted(error: unknown, resume: string, journal: string, of: string): SvcError {
+function halted(error: unknown, resume: string, journal: string, of: string, left: boolean): SvcError {
+  // Said only when some were left (review24e L3: "stopped after 1 of 1 … not started").
+  const notSent = (what: string) => (left ? `; the ${what} not started were not sent` : '');
   const wait = waitsBeyondCap(error);
   if (wait !== undefined) {
     // The platform asked for a longer quiet than svc waits: the rest was not sent into it.
     return new PartialFailureError(
-      `stopped after ${of}: the platform rate-limits this run and asks for a wait of ${seconds(wait.askedMs)} s, longer than svc waits by itself (${seconds(wait.capMs)} s); the rows not started were not sent`,
+      `stopped after ${of}: the platform rate-limits this run and asks for a wait of ${seconds(wait.askedMs)} s, longer than svc waits by itself (${seconds(wait.capMs)} s)${notSent('rows')}`,
       {
         code: 'rate_limited',
         hint: runAgain(`after ${isoSeconds(wait.until)} to resume`, journal),
@@ -398,7 +413,7 @@ function halted(error: unknown, resume: string, journal: string, of: string): Sv
     // The platform is not listening: nothing more was sent into refused connections.
     return new SvcError(
       'failure',
-      `stopped after ${of}: ${(error as SvcError).message}, so the platform is not reachable now; the items not started were not sent`,
+      `stopped after ${of}: ${(error as SvcError).message}, so the platform is not reachable now${notSent('items')}`,
       {
         code: 'connection_refused',
         hint: `once the platform answers again (is the server running? check --base-url and your network or proxy settings), ${resume}`,
@@ -411,7 +426,7 @@ function halted(error: unknown, resume: string, journal: string, of: string): Sv
     const refusal = error as ApiError;
     return new SvcError(
       'forbidden',
-      `stopped after ${of}: the platform refused an item because the caller's roles do not allow it now (${refusal.message}); every later item needs the same, so the items not started were not sent`,
+      `stopped after ${of}: the platform refused an item because the caller's roles do not allow it now (${refusal.message})${left ? '; an item that needs the same permission would be refused alike, so the items not started were not sent' : ''}`,
       {
         code: refusal.code ?? 'insufficient_role',
         hint: `once the caller holds a role that allows it (ask a tenant_admin), ${resume}: the items refused are tried again`,
@@ -442,7 +457,7 @@ export function finishDryRun(
   summary: BulkSummary,
   failures: unknown[],
   single?: unknown,
-  end: { total?: number | undefined; closed?: boolean; unknowns?: unknown[] } = {},
+  end: { total?: number | undefined; closed?: boolean; unknowns?: unknown[]; callerRefused?: boolean } = {},
 ): void {
   if (summary.halted !== undefined) throw haltedDryRun(ctx, verb, summary, end.total, single);
   // Items that could not be read: nothing was changed, and the dry run says what stopped it.
@@ -495,6 +510,19 @@ export function finishDryRun(
       {
         code: 'not_checked',
         hint: `nothing was changed; the rows may be fine: ${uncheckedWhy(summary)}${summary.failed ? ' (and fix the rows that would fail)' : ''}`,
+      },
+    );
+  }
+  if (summary.failed && end.callerRefused) {
+    // The real run stops at the first row the caller's roles do not allow (403 insufficient_role,
+    // exit 4): the dry run ends as it will (review24e L3: it said 7).
+    countsBeforeError(ctx, `dry run: ${counts}`);
+    throw new SvcError(
+      'forbidden',
+      `${failed(summary.failed, summary.total, verb, failures, 'would fail')}${cut}; the real run would stop at the first the caller's roles do not allow`,
+      {
+        code: 'insufficient_role',
+        hint: 'nothing was changed; once the caller holds a role that allows it (ask an administrator), run it without --dry-run',
       },
     );
   }

@@ -45,7 +45,8 @@ import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-
  * - an empty or torn lock (its maker killed between its create and its write): watched as above;
  *   its maker only stopped meanwhile finds, once it has written it, that the file at the path is
  *   no longer its own, and is refused (stillAt). A lock moved aside that is not the one judged is
- *   given back by a link, never over a lock a third run made while it was aside (removeStale).
+ *   given back by a link, never over a lock a third run made while it was aside (removeStale);
+ *   where there are no hard links, by a rename when the path is free (that window reopened there).
  *   What remains (review24b M1, run2): a taker stopped between its watch and its move (a frozen
  *   container, a hung disk) moves aside the lock its maker, stopped over WATCH_MS before writing,
  *   wrote and now runs under; a third run locking in that instant (between two system calls)
@@ -255,12 +256,34 @@ function hold(path: string, fd: number): () => void {
 /**
  * The refusal of a run whose lock of `journal` is no longer the file it made (moved aside by a
  * take-over while this process was stopped: the window the header names), checked before each
- * item it starts; undefined while it is still its own (or it holds none: a dry run).
+ * item it starts; undefined while it is still its own (or it holds none: a dry run). A lock
+ * removed, or one that cannot be checked, stops the run too, said as such (lockSeen).
  */
 export function lockLost(journal: string): SvcError | undefined {
   const path = `${journal}.lock`;
   const fd = heldHere.get(path);
-  if (fd === undefined || stillAt(path, fd)) return undefined;
+  if (fd === undefined) return undefined;
+  const seen = lockSeen(path, fd);
+  if (seen === 'ours') return undefined;
+  // Said as seen (review24e L1): only another file at the path is a take-over.
+  if (seen === 'removed')
+    return new SvcError(
+      'conflict',
+      `the lock ${path} was removed while this run ran (no svc run removes a lock it did not make: by hand, or a cleaner), so another run of this command could start beside it; the rows not started were not sent`,
+      {
+        code: 'journal_locked',
+        hint: `once no other svc run of this command is running, run the command again to pick up what is left (journal ${journal})`,
+      },
+    );
+  if (seen !== 'other')
+    return new SvcError(
+      'conflict',
+      `the lock ${path} cannot be checked (${seen}), so svc cannot tell that it is still this run's; the rows not started were not sent`,
+      {
+        code: 'journal_locked',
+        hint: `once ${path} can be read again (its directory's permissions, its disk or network share), run the command again to pick up what is left (journal ${journal})`,
+      },
+    );
   return new SvcError(
     'conflict',
     `the lock ${path} is no longer this run's: another svc run took it over while this one was stopped (for over ${WATCH_MS / 1000} s, or between two steps of its own take-over); the rows not started were not sent`,
@@ -455,6 +478,27 @@ function olderRunRunning(journal: string, holder: Holder | undefined, held: Held
 }
 
 /** `path` is still the file made on `fd` (not moved aside as stale while its maker was stopped). */
+/**
+ * What is at `path` now for the lock this process made (`fd`): that very file (`ours`), another
+ * file (`other`: taken over), nothing (`removed`), or an error's code that stops the check
+ * (EACCES, ESTALE, EIO: it cannot be told).
+ */
+function lockSeen(path: string, fd: number): 'ours' | 'other' | 'removed' | string {
+  let made: ReturnType<typeof fstatSync>;
+  try {
+    made = fstatSync(fd);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? String(error);
+  }
+  try {
+    const there = statSync(path);
+    return made.ino === there.ino && made.dev === there.dev ? 'ours' : 'other';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'removed' : (code ?? String(error));
+  }
+}
+
 function stillAt(path: string, fd: number): boolean {
   try {
     const made = fstatSync(fd);
@@ -533,7 +577,8 @@ export const staleDisk = { renameSync, linkSync };
  * and our move; or its holder refreshed it since) is given back by a link, which never replaces a
  * lock made at `path` in the instant it was aside (review24b M1: a rename put it back over a third
  * run's fresh lock, and both ran). Such a lock is then not put back: its run, if it runs, is the
- * window the header names; the next try judges the lock at `path`.
+ * window the header names; the next try judges the lock at `path`. Only EEXIST says a third run
+ * holds `path`: a file system without hard links puts it back by a rename (putBack).
  */
 function removeStale(path: string, judged: Raw): void {
   const aside = `${path}.${process.pid}.stale`;
@@ -546,9 +591,37 @@ function removeStale(path: string, judged: Raw): void {
   if (moved && (moved.text !== judged.text || moved.mtimeMs !== judged.mtimeMs)) {
     try {
       staleDisk.linkSync(aside, path);
-    } catch {
-      // EEXIST: a run made its lock while this one was aside; it holds the path now.
+    } catch (error) {
+      // EEXIST: a run made its lock while this one was aside; it holds the path now. Any other
+      // failure (no hard links on vfat, exFAT, SMB, some FUSE: EPERM, EOPNOTSUPP; EIO, ENOSPC)
+      // says nothing of who holds the path: the lock aside is a live run's, never removed.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' && !existsSync(path)) {
+        putBack(path, aside, error);
+        return;
+      }
     }
   }
   rmSync(aside, { force: true });
+}
+
+/**
+ * Gives a live lock moved aside back by a rename, where a link cannot (review24e M1): as before
+ * review24b M1, so a third run's lock made between the check that `path` is free and this rename
+ * is replaced (both would run; the window of two system calls the link closes elsewhere). A rename
+ * that fails too leaves the lock aside and refuses, naming both files: nothing was done.
+ */
+function putBack(path: string, aside: string, linkError: unknown): void {
+  try {
+    staleDisk.renameSync(aside, path);
+  } catch (error) {
+    const why = (e: unknown) => (e as NodeJS.ErrnoException).code ?? String(e);
+    throw new SvcError(
+      'conflict',
+      `the lock ${path} is another svc run's, and svc moved it aside to ${aside} and could not put it back (link: ${why(linkError)}; rename: ${why(error)}); nothing was done`,
+      {
+        code: 'journal_locked',
+        hint: `put it back: mv ${aside} ${path} (unless ${path} exists: then remove ${aside}), then run the command again`,
+      },
+    );
+  }
 }

@@ -299,6 +299,7 @@ async function runLocked<T, R extends Row>(
   const failures: R[] = [];
   const unknowns: R[] = [];
   let singleError: unknown;
+  let callerRefused = false;
   const order = new RunOrder();
   const settled = async () => {
     await order.settled();
@@ -367,6 +368,9 @@ async function runLocked<T, R extends Row>(
             : { ...result, status: 'failed', outcome: 'unknown' };
       const row = verb.present({ ...shown, ...planned }, item);
       if (result.status === 'failed' && failures.length < 3) failures.push(row);
+      // A row planned refused for the caller's roles: the real run stops at its first (haltsTheRun).
+      if (verb.dryRun && result.status === 'failed' && result.error?.code === 'insufficient_role')
+        callerRefused = true;
       if (result.status === 'unknown' && unknowns.length < 3) unknowns.push(row);
       if (error !== undefined) singleError = error;
       return output.add(row);
@@ -383,7 +387,7 @@ async function runLocked<T, R extends Row>(
     verb.single && summary.total === 1 && summary.failed + summary.unknown === 1 ? singleError : undefined;
   const closed = output.closed.aborted && !ctx.signal.aborted;
   if (verb.dryRun) {
-    finishDryRun(ctx, verb, summary, failures, single, { total, closed, unknowns });
+    finishDryRun(ctx, verb, summary, failures, single, { total, closed, unknowns, callerRefused });
     return summary;
   }
   sayReplayed(ctx, summary, journal.run.resumed);

@@ -138,6 +138,11 @@ export interface BulkSummary {
    */
   halted?: unknown;
   /**
+   * `halted` came from an item whose change was made (WorkCall.halt), not from a failed one: when
+   * every item had started by then it stopped nothing, and the run ends as if not halted.
+   */
+  haltedAfterMade?: true;
+  /**
    * The error that stopped reading items (a listing page that could not be fetched): the items
    * read before it were done, the others not started; the run ends with it (finishRun).
    */
@@ -190,6 +195,13 @@ export interface WorkCall {
    * a change made then that is not so now (UndoneSinceError, storedBy in ./judge.ts).
    */
   resumed: boolean;
+  /**
+   * The item's change was made, but what followed it (a read of what it made) met an error that
+   * no later item can get past (haltsTheRun: the platform refuses the connection, the caller's
+   * role or credential is gone): the row stands as the worker returns it (made, never failed:
+   * review24e H1), and no item starts after it (BulkSummary.haltedAfterMade).
+   */
+  halt(error: unknown): void;
 }
 
 /**
@@ -414,6 +426,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       } else {
         const attempt = journal?.attempts(item.key) ?? 0;
         let firstReplayed = false;
+        let haltAfter: { error: unknown } | undefined;
         // The item's own: a stop before its next request knows whether a change of it was made.
         const own = finishingItem(requests);
         const { signal } = own;
@@ -427,6 +440,9 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             return { replayed: true };
           },
           resumed: journal?.run.resumed === true,
+          halt: (error) => {
+            haltAfter ??= { error };
+          },
         };
         try {
           // A request of the same key still running on the server (a killed run's) is waited for by
@@ -441,6 +457,11 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
           }
           if (detail.reason === FOUND_AFTER_LOST_ANSWER) summary.gone = (summary.gone ?? 0) + 1;
           result = { ...base, status: 'ok', ...detail, ...unjournaled };
+          // Made and journaled; only what followed it showed no later item can succeed.
+          if (haltAfter !== undefined && !halt.signal.aborted) {
+            summary.haltedAfterMade = true;
+            halting(haltAfter.error);
+          }
         } catch (error) {
           if (error instanceof GoneAfterLostAnswerError) {
             // Done, most likely by this item's own attempt whose answer was lost: never "not found".
@@ -511,6 +532,11 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
               journaling(() => recording?.recordFailure(item.key), false);
             }
             const halts = haltsTheRun(error) ? error : options.halts?.(error, item);
+            if (halts !== undefined && summary.haltedAfterMade) {
+              // A failed row's halt says more than a made one's: the run ends with it.
+              summary.halted = halts;
+              delete summary.haltedAfterMade;
+            }
             if (halts !== undefined) halting(halts);
             summary.unsettled++;
             result = { ...base, status: 'failed', error: failure(error) };

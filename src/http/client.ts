@@ -254,7 +254,7 @@ export class ApiClient {
     const onTheWire = attemptsOnTheWire(signal);
     let attempts = 0;
     const credentials = options.credentials ?? this.config.credentials;
-    const use: TokenUse | undefined = options.afterStop ? { afterStop: true } : undefined;
+    const use: TokenUse | undefined = options.afterStop ? { afterStop: true, signal } : undefined;
     this.#secrets.add(...credentials.secrets(), ...(options.secrets ?? []));
     this.#secrets.learnRequest(options.form ?? options.body, options.headers);
     let renewed: string | undefined;

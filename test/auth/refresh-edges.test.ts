@@ -16,7 +16,7 @@ import {
 } from '../../src/auth/refresh.js';
 import type { StoreDisk } from '../../src/config/disk.js';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
-import { AuthError } from '../../src/errors.js';
+import { AuthError, InterruptedError } from '../../src/errors.js';
 import type { ApiClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { fillableDisk } from '../helpers/disk.js';
@@ -382,4 +382,29 @@ describe('the mark of a refresh sent', () => {
       ]);
     },
   );
+});
+
+// review24e L2: a refresh a clean-up needs after the command's stop (listen's put-back, afterStop)
+// had a stop that never came: its waits and retries were bounded only by --timeout × the retries.
+describe('a refresh for clean-up after the stop (afterStop)', () => {
+  it('honours the clean-up’s own limit: past it, not sent (the refresh token kept)', async () => {
+    const { source, forms, store, full } = setup();
+    await store.setCredential('p', full);
+    const limit = new AbortController();
+    limit.abort();
+    const error = await source()
+      .token(undefined, { afterStop: true, signal: limit.signal })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect((error as Error).message).toMatch(/^interrupted before the session of profile "p" was refreshed/);
+    expect(forms).toEqual([]);
+    expect(store.credential('p')?.refresh_token).toBe('rt-old');
+  });
+
+  it('is sent under a limit not reached', async () => {
+    const { source, forms, store, full } = setup();
+    await store.setCredential('p', full);
+    const token = await source().token(undefined, { afterStop: true, signal: new AbortController().signal });
+    expect([token, forms.length]).toEqual(['at-new', 1]);
+  });
 });

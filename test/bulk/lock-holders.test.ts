@@ -10,6 +10,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
+  type PathLike,
   readdirSync,
   readFileSync,
   renameSync,
@@ -344,6 +345,75 @@ describe('an empty or torn lock of a run’s own journal (its maker killed betwe
     }
     expect(readFileSync(`${path}.lock`, 'utf8')).toBe(text);
     expect(readdirSync(dirname(path)).sort()).toEqual([basename(`${path}.lock`)]);
+  });
+
+  // review24e M1: on a file system without hard links (vfat, exFAT, SMB, some FUSE) the link
+  // failed EPERM, was taken for EEXIST, and the live maker's lock moved aside was removed.
+  const makerWrites = (path: string) => {
+    const maker = otherProgram();
+    const text = `${JSON.stringify({ pid: maker, host: hostname(), since: iso(Date.now() + 60_000), beat: 5, ...run })}\n`;
+    const rename = staleDisk.renameSync;
+    staleDisk.renameSync = (from, to) => {
+      rename(from, to);
+      staleDisk.renameSync = rename;
+      writeFileSync(to, text);
+    };
+    return { maker, text, rename };
+  };
+  const noLinks = () => {
+    throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+  };
+
+  it('without hard links, a live maker’s lock moved aside is put back by a rename and the taker refused', async () => {
+    const path = journal();
+    writeFileSync(`${path}.lock`, '');
+    const { maker, text, rename } = makerWrites(path);
+    const link = staleDisk.linkSync;
+    staleDisk.linkSync = noLinks;
+    try {
+      expect(await refusal(path)).toMatchObject({
+        code: 'journal_locked',
+        message: expect.stringContaining(`(pid ${maker}, since `),
+      });
+    } finally {
+      staleDisk.renameSync = rename;
+      staleDisk.linkSync = link;
+    }
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(text);
+    expect(readdirSync(dirname(path)).sort()).toEqual([basename(`${path}.lock`)]);
+  });
+
+  it('without hard links, a lock that cannot be put back is left aside and the taker refused naming both', async () => {
+    const path = journal();
+    writeFileSync(`${path}.lock`, '');
+    const { text, rename } = makerWrites(path);
+    const link = staleDisk.linkSync;
+    staleDisk.linkSync = noLinks;
+    const aside = `${path}.lock.${process.pid}.stale`;
+    // The give-back's rename fails too (EIO): the first rename, the move aside, is the real one.
+    const failing = (from: PathLike, to: PathLike) => {
+      if (from === aside) throw Object.assign(new Error('EIO: i/o error, rename'), { code: 'EIO' });
+      rename(from, to);
+    };
+    const moveAside = staleDisk.renameSync;
+    staleDisk.renameSync = (from, to) => {
+      moveAside(from, to);
+      staleDisk.renameSync = failing;
+    };
+    try {
+      expect(await refusal(path)).toEqual(
+        expect.objectContaining({
+          code: 'journal_locked',
+          message: `the lock ${path}.lock is another svc run's, and svc moved it aside to ${aside} and could not put it back (link: EPERM; rename: EIO); nothing was done`,
+          hint: `put it back: mv ${aside} ${path}.lock (unless ${path}.lock exists: then remove ${aside}), then run the command again`,
+        }),
+      );
+    } finally {
+      staleDisk.renameSync = rename;
+      staleDisk.linkSync = link;
+    }
+    expect(readFileSync(aside, 'utf8')).toBe(text);
+    expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
   it('changed while watched but still unreadable is refused naming the lock, left as it is', async () => {

@@ -4,7 +4,7 @@
  * third run. It now checks before each item that its lock is still the file it made, and stops.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { realJournalDisk } from '../../src/bulk/journal-disk.js';
@@ -52,6 +52,37 @@ describe('svc roles assign --file, its journal lock taken over while it runs', (
       [],
     ]);
     expect(readFileSync(`${journal}.lock`, 'utf8')).toBe(other);
+    expect((await assignments(sandbox(), id)).total).toBe(1);
+  });
+
+  // review24e L1: a lock removed (by hand, a cleaner) was said "taken over by another svc run".
+  it('its lock removed while it runs: stops, exit 6, saying it was removed', async () => {
+    const id = await customRole(sandbox(), 'lock-removed');
+    const rows = [1, 2, 3].map((k) => `${bulkUser(k)},lock-removed,never,gone`).join('\n');
+    const file = svc.file('removed.csv', `user,role,expires_in,justification\n${rows}\n`);
+    const journal = svc.file('removed.ndjson', '');
+    let removed = false;
+    const disk = {
+      ...realJournalDisk,
+      write(fd: number, text: string) {
+        realJournalDisk.write(fd, text);
+        if (!removed && text.includes('"status":"ok"')) {
+          rmSync(`${journal}.lock`);
+          removed = true;
+        }
+      },
+    };
+    const r = await svc.run(['roles', 'assign', '--file', file, '--journal', journal, '--concurrency', '1'], {
+      journalDisk: disk,
+    });
+    const [summary, error, ...more] = r.stderr.trimEnd().split('\n');
+    expect([r.code, summary, error, more]).toEqual([
+      6,
+      expect.stringMatching(/^1 granted, 2 not started in [\d.]+ s$/),
+      `error: the lock ${journal}.lock was removed while this run ran (no svc run removes a lock it did not make: by hand, or a cleaner), so another run of this command could start beside it; the rows not started were not sent; once no other svc run of this command is running, run the command again to pick up what is left (journal ${journal})`,
+      [],
+    ]);
+    expect(existsSync(`${journal}.lock`)).toBe(false);
     expect((await assignments(sandbox(), id)).total).toBe(1);
   });
 });

@@ -51,6 +51,35 @@ describe('finishRun: a halt', () => {
     expect(removed).toEqual([]);
   });
 
+  // review24e L3: "the items not started were not sent" was said when none was left, and
+  // "every later item needs the same" of a plan whose steps need other permissions.
+  it('insufficient_role at the last item: exit 4, no word of items not started', () => {
+    const halted = new ApiError({ status: 403, code: 'insufficient_role', message: 'lacks role.assign' });
+    const { run } = end({
+      total: 3,
+      summary: summary({ total: 3, ok: 2, failed: 1, stopped: true, halted }),
+    });
+    expect(finish(run, VERB, { code: true }).error).toMatchObject({
+      message:
+        "stopped after 3 of 3: the platform refused an item because the caller's roles do not allow it now (lacks role.assign)",
+      exit: 4,
+      code: 'insufficient_role',
+    });
+  });
+
+  it('insufficient_role with items left: those needing the same permission, not every later one', () => {
+    const halted = new ApiError({ status: 403, code: 'insufficient_role', message: 'lacks role.assign' });
+    const { run } = end({
+      total: 5,
+      summary: summary({ total: 3, ok: 2, failed: 1, stopped: true, halted }),
+    });
+    expect(finish(run, VERB, { code: true }).error).toMatchObject({
+      message:
+        "stopped after 3 of 5: the platform refused an item because the caller's roles do not allow it now (lacks role.assign); an item that needs the same permission would be refused alike, so the items not started were not sent",
+      exit: 4,
+    });
+  });
+
   it("the verb's own reason: its error as it is (its words, hint and exit code)", () => {
     const halted = new SvcError('usage', 'the queue changed under the run', {
       code: 'queue_changed',

@@ -1,5 +1,5 @@
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
-import { haltsTheRun } from '../../bulk/judge.js';
+import { haltsTheRun, waitsBeyondCap } from '../../bulk/judge.js';
 import { type CommandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { describeError, SvcError } from '../../errors.js';
@@ -62,6 +62,8 @@ export const noneUnfollowed = (): Record<Unfollowed, number> => ({
  * outcome is not known: Unfollowed, with `follow_error` saying it but for Ctrl-C) for one not
  * followed to its end: never a failure, the replay was made.
  * `timeoutMs` undefined reads it as it is, waiting for nothing (a dry run): one in flight is so.
+ * A read whose error halts the run (haltsTheRun) is `follow: unreadable` too, and `halt` is told
+ * (WorkCall.halt): the run stops after this row, which stays made.
  */
 export async function deliveryOutcome(
   ctx: Context,
@@ -70,11 +72,15 @@ export async function deliveryOutcome(
   webhook: string,
   delivery: WebhookDelivery,
   timeoutMs: number | undefined,
+  halt: (error: unknown) => void,
 ): Promise<Record<string, unknown>> {
   try {
     return await follow(ctx, platform, remedies, webhook, delivery, timeoutMs);
   } catch (error) {
     if (!(error instanceof DeliveryUnreadError)) throw error;
+    // The replay stays made whatever its read met; a read no later item would get past either
+    // (refused connection, role or credential gone) stops the run after this row (review24e H1).
+    if (haltsTheRun(error.cause)) halt(error.cause);
     return {
       delivery_status: error.lastSeen ?? delivery.status,
       follow: 'unreadable',
@@ -83,7 +89,7 @@ export async function deliveryOutcome(
   }
 }
 
-/** deliveryOutcome, but a read that fails (not Ctrl-C, not a credential gone) throws DeliveryUnreadError. */
+/** deliveryOutcome, but a read that fails (not Ctrl-C) throws DeliveryUnreadError. */
 async function follow(
   ctx: Context,
   platform: Platform,
@@ -101,7 +107,6 @@ async function follow(
     } catch (error) {
       // Ctrl-C cut the wait or the read (InterruptedError): the outcome is not known.
       if (ctx.signal.aborted) break;
-      if (haltsTheRun(error)) throw error;
       throw unread(ctx, webhook, current.id, error, current.status);
     }
   }
@@ -262,6 +267,17 @@ function unread(ctx: Context, webhook: string, id: string, error: unknown, lastS
 }
 
 /**
+ * The read's error is the run's, as it is (it halts the run: no row of it is said failed by it, for
+ * none of these reads makes a change): the credential is gone, rejected or someone else's, or the
+ * rate limit asks for a longer wait than svc makes. Not a refused connection nor a refused role
+ * (haltsTheRun's others): the replay followed may be this run's own, made; they are an unread
+ * delivery, whose caller decides (review24e H1).
+ */
+function credentialGone(error: unknown): boolean {
+  return (error instanceof SvcError && error.category === 'auth') || waitsBeyondCap(error) !== undefined;
+}
+
+/**
  * Follows a delivery a replay made, read by its id, as deliveryOutcome does (`timeoutMs`
  * undefined: as it is now): a resumed run's journaled row, or an entry the run it resumes took
  * that was replayed while it was stopped (by another run, or by that run, its answer lost: svc
@@ -285,7 +301,9 @@ export async function followMade(
     // Ctrl-C cut the read (InterruptedError): not followed, the row stays owed.
     if (ctx.signal.aborted) return { delivery_status: undefined, follow: 'interrupted' };
     if (error instanceof SvcError && error.category === 'not_found') return { delivery_status: undefined };
-    if (haltsTheRun(error) || error instanceof DeliveryUnreadError) throw error;
+    const cause = error instanceof DeliveryUnreadError ? error.cause : error;
+    if (credentialGone(cause)) throw cause;
+    if (error instanceof DeliveryUnreadError) throw error;
     throw unread(ctx, webhook, id, error);
   }
 }

@@ -250,8 +250,17 @@ async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
     };
     if (!wait) return detail;
     // Ctrl-C, a read with no answer or --wait-timeout stop only the follow: the replay was made,
-    // its outcome unknown (`follow` says why; journaled: the resumed run follows it), never failed.
-    const outcome = await deliveryOutcome(ctx, platform, remedies, webhook, made, options.waitTimeoutMs);
+    // its outcome unknown (`follow` says why; journaled: the resumed run follows it), never failed;
+    // a read refused as every later row would be (connection, role, credential) halts after it.
+    const outcome = await deliveryOutcome(
+      ctx,
+      platform,
+      remedies,
+      webhook,
+      made,
+      options.waitTimeoutMs,
+      call.halt,
+    );
     followed(made.id, outcome);
     return { ...detail, ...outcome };
   };

@@ -1,8 +1,8 @@
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bulkRunner, bulkUser, customRole, held } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
+import { reservedPort } from '../../helpers/ports.js';
 import { useSandbox } from '../../helpers/sandbox.js';
 
 // "A connection refused before anything was sent is a plain failure" (bulk rows; audit13 F13: the
@@ -53,8 +53,11 @@ async function refusingAfter(last: string): Promise<{ url: string; seen: string[
     );
     req.pipe(out);
   });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  // Below the ephemeral range (reservedPort): no listen(0) elsewhere is given it once it is closed,
+  // so its connections are refused, and the same port listens again for the resume (review24e L4).
+  const port = await reservedPort();
+  await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${port}`, seen };
 }
 
 describe('svc roles assign --file, a row whose connection is refused', () => {

@@ -83,7 +83,7 @@ describe('a bulk grant whose caller loses the right to grant mid-run', () => {
     expect(error.code).toBe('insufficient_role');
     expect(error.exit_code).toBe(4);
     expect(error.message).toMatch(
-      /^stopped after 2 of 5: the platform refused an item because the caller's roles do not allow it now \(.*\); every later item needs the same, so the items not started were not sent$/,
+      /^stopped after 2 of 5: the platform refused an item because the caller's roles do not allow it now \(.*\); an item that needs the same permission would be refused alike, so the items not started were not sent$/,
     );
     expect(error.hint).toMatch(
       /^once the caller holds a role that allows it \(ask a tenant_admin\), run the same command again .* to resume \(journal .*\): the items refused are tried again$/,

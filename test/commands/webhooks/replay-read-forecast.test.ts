@@ -121,19 +121,23 @@ describe('--dry-run by a caller without webhook.manage (webhook.read only)', () 
     `${what} needs permission webhook.manage in acme-treasury, which your live roles there do not grant; ask an administrator of acme-treasury`;
 
   // The real run stops at its first refusal of the caller (403 insufficient_role: attack24b F3),
-  // exit 4, the rows not started left to resume; its rows fail as the dry run's are planned.
-  it('replay --dlq and dlq discard --all plan every row fail (exit 7); the real run fails it and stops (exit 4)', async () => {
+  // exit 4, the rows not started left to resume; its rows fail as the dry run's are planned, and
+  // the dry run ends as it will (review24e L3: it said 7).
+  it('replay --dlq and dlq discard --all plan every row fail, exit 4, as their real runs end', async () => {
     const env = await holderOf('usr_reviewer', ['webhook.read']);
     const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 500 }, 1);
     const [entry] = entries;
     const replay = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--dry-run', '--no-wait'], { env });
     expect([replay.code, replay.stdout]).toEqual([
-      7,
+      4,
       `fail\t${entry!.delivery_id}\t\texception.sla.breached\t\t${lacks('replaying deliveries')}\n`,
     ]);
     const discard = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--dry-run'], { env });
+    expect(discard.stderr).toBe(
+      `dry run: 0 would be discarded, 0 would be skipped, 1 would fail\nerror: 1 of 1 item(s) would fail: ${entry!.id}: ${lacks('discarding dead-letter entries')}; the real run would stop at the first the caller's roles do not allow; nothing was changed; once the caller holds a role that allows it (ask an administrator), run it without --dry-run\n`,
+    );
     expect([discard.code, discard.stdout]).toEqual([
-      7,
+      4,
       `fail\t${entry!.id}\t\t\t\t${lacks('discarding dead-letter entries')}\n`,
     ]);
     const real = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--yes'], { env });
@@ -152,7 +156,7 @@ describe('--dry-run by a caller without webhook.manage (webhook.read only)', () 
     const { webhook } = await deadLetteredQueue(sandbox(), { status: 500 }, 1);
     const code = async (...flags: string[]) => {
       const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--json', ...flags], { env });
-      expect(r.code, r.stderr).toBe(flags.includes('--dry-run') ? 7 : 4);
+      expect(r.code, r.stderr).toBe(4);
       return (JSON.parse(r.stdout) as Array<{ error: { code: string } }>).map((row) => row.error.code);
     };
     expect(await code('--dry-run')).toEqual(await code('--yes'));
