@@ -7,6 +7,7 @@ import { rfc3339 } from '../output/format.js';
 import { urlInWords } from '../output/hosts.js';
 import { callerTenants, findTenant, type KnownTenant } from '../platform/tenant-ref.js';
 import type { Choice } from '../system/prompter.js';
+import { nonEmpty } from './kit.js';
 
 /** A tenant a command acts on: its id, and how people know it, for prompts and messages. */
 export interface NamedTenant {
@@ -93,7 +94,9 @@ export async function resolveTenant(ctx: Context, given: string): Promise<NamedT
  * error.
  */
 export async function pickTenant(ctx: Context, ref: string | undefined, what: string): Promise<NamedTenant> {
-  if (ref !== undefined && ref.trim() !== '') return resolveTenant(ctx, ref.trim());
+  // An empty or blank argument is refused as every verb's is, not taken as "not given": a loop over
+  // an unset `$T` listed the profile's tenant's keys under the name it gave (attack24c F2).
+  if (ref !== undefined) return resolveTenant(ctx, nonEmpty('TENANT', ref));
   const configured = ctx.settings().values.tenant;
   if (configured) return resolveTenant(ctx, configured);
   if (!ctx.canPrompt) {
