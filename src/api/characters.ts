@@ -98,7 +98,14 @@ export function controlIn(
   return `${what} ${escapedQuote(value)} holds a control character (${found.name}) at ${found.at}: ${fix}`;
 }
 
-/** A value in double quotes, every control and invisible character as its escape (`"a\u0007b"`, `"a\nb"`). */
+/**
+ * A value in double quotes, every control and invisible character as its escape (`"a\u0007b"`,
+ * `"a\nb"`); over 200 characters, its first 60 and last 40 and its length, as output/format's
+ * `quoted` cuts a value an error repeats: `"xxxx…xxxx" (10000 characters)`.
+ */
 export function escapedQuote(value: string): string {
-  return JSON.stringify(value).replace(/[\p{Cc}\p{Cf}]/gu, unicodeEscape);
+  const all = [...value];
+  const shown = all.length <= 200 ? value : `${all.slice(0, 60).join('')}…${all.slice(-40).join('')}`;
+  const text = JSON.stringify(shown).replace(/[\p{Cc}\p{Cf}]/gu, unicodeEscape);
+  return all.length <= 200 ? text : `${text} (${all.length} characters)`;
 }
