@@ -34,7 +34,9 @@ describe('an over-long id (attack24c F4)', () => {
     expect(r.code).toBe(5);
     const error = JSON.parse(r.stderr).error as { message: string };
     expect(error.message.length).toBeLessThan(300);
-    expect(error.message).toMatch(/^no route GET \/v1\/webhooks\/x{47}…x{39}: \(10014 characters\) a path segment is longer/);
+    expect(error.message).toMatch(
+      /^no route GET \/v1\/webhooks\/x{47}…x{39}: \(10014 characters\) a path segment is longer/,
+    );
   });
 });
 
