@@ -61,3 +61,51 @@ export function invisibleIn(what: string, id: string): string | undefined {
   const shown = JSON.stringify(id).replace(/\p{Cf}/gu, unicodeEscape);
   return `${what} ${shown} holds an invisible character (${found.name}) at ${found.at}: type the id again, or delete that character`;
 }
+
+/**
+ * The first control character of a text (Unicode Cc: C0, DEL, C1; a tab too unless `tab`), as
+ * `U+000A`, and its place counted in characters from 1; undefined when there is none. No id, key
+ * or header value holds one, and undici refuses to send a header with one: before svc's own
+ * check, that refusal read as "cannot reach … is the server running?" (attack24c F1).
+ */
+export function controlCharacter(
+  text: string,
+  options: { tab?: boolean } = {},
+): { name: string; at: number } | undefined {
+  let at = 0;
+  for (const char of text) {
+    at++;
+    if (!/\p{Cc}/u.test(char) || (options.tab === true && char === '\t')) continue;
+    return { name: `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`, at };
+  }
+  return undefined;
+}
+
+/**
+ * A value sent in a header (an id setting, an idempotency key, an `svc api -H` value) holding a
+ * control character, in words with the fix, the value quoted with each control and invisible
+ * character as its escape; undefined when it holds none. `what` names where it came from
+ * (`--org`, `SVC_ORG`, `org in profile "default"`), `fix` what to do.
+ */
+export function controlIn(
+  what: string,
+  value: string,
+  fix: string,
+  options: { tab?: boolean } = {},
+): string | undefined {
+  const found = controlCharacter(value, options);
+  if (found === undefined) return undefined;
+  return `${what} ${escapedQuote(value)} holds a control character (${found.name}) at ${found.at}: ${fix}`;
+}
+
+/**
+ * A value in double quotes, every control and invisible character as its escape (`"a\u0007b"`,
+ * `"a\nb"`); over 200 characters, its first 60 and last 40 and its length, as output/format's
+ * `quoted` cuts a value an error repeats: `"xxxx…xxxx" (10000 characters)`.
+ */
+export function escapedQuote(value: string): string {
+  const all = [...value];
+  const shown = all.length <= 200 ? value : `${all.slice(0, 60).join('')}…${all.slice(-40).join('')}`;
+  const text = JSON.stringify(shown).replace(/[\p{Cc}\p{Cf}]/gu, unicodeEscape);
+  return all.length <= 200 ? text : `${text} (${all.length} characters)`;
+}

@@ -1,5 +1,5 @@
 import type { Command, Option } from 'commander';
-import { invisibleIn } from '../api/characters.js';
+import { controlIn, invisibleIn } from '../api/characters.js';
 import { tenantByRef } from '../api/tenant-id.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
 import { decimal } from '../config/decimal.js';
@@ -95,6 +95,19 @@ export function choiceFlag<T extends string>(
 export function nonEmpty(name: string, raw: unknown): string {
   const value = typeof raw === 'string' ? raw.trim() : '';
   if (value === '') throw new UsageError(`${name} must not be empty`);
+  return value;
+}
+
+/**
+ * An --idempotency-key (sent as the Idempotency-Key header): not empty, and without a control
+ * character, which undici refuses to send in a header: before this check that refusal read as
+ * "cannot reach … is the server running?" (attack24c F1). Undefined when not given.
+ */
+export function idempotencyKeyFlag(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  const value = nonEmpty('--idempotency-key', raw);
+  const control = controlIn('--idempotency-key', value, 'give the key without it; nothing was sent');
+  if (control !== undefined) throw new UsageError(control, { code: 'invalid_header' });
   return value;
 }
 

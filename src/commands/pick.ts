@@ -7,6 +7,7 @@ import { rfc3339 } from '../output/format.js';
 import { urlInWords } from '../output/hosts.js';
 import { callerTenants, findTenant, type KnownTenant } from '../platform/tenant-ref.js';
 import type { Choice } from '../system/prompter.js';
+import { nonEmpty } from './kit.js';
 
 /** A tenant a command acts on: its id, and how people know it, for prompts and messages. */
 export interface NamedTenant {
@@ -87,13 +88,41 @@ export async function resolveTenant(ctx: Context, given: string): Promise<NamedT
 }
 
 /**
+ * The tenant a TENANT argument names, resolved as resolveTenant does, where the run's --tenant or
+ * SVC_TENANT names another: refused (exit 2) naming both, as `svc plan` refuses a file's tenants
+ * beyond --tenant. The argument silently won: a job scoped by SVC_TENANT made or revoked a key in
+ * the tenant its argument named, and a --tenant naming no tenant was never checked (attack24c F3);
+ * it is now resolved (exit 5 when it names none). The profile's own tenant is a default, not a
+ * bound: an argument overrides it without a word.
+ */
+export async function resolveTenantArgument(ctx: Context, given: string): Promise<NamedTenant> {
+  const named = await resolveTenant(ctx, nonEmpty('TENANT', given));
+  const settings = ctx.settings();
+  const bound = settings.values.tenant;
+  const source = settings.sources.tenant;
+  if (bound === undefined || (source !== 'flag' && source !== 'env')) return named;
+  const scoped = await resolveTenant(ctx, bound);
+  if (scoped.id === named.id) return named;
+  const [flag, without] =
+    source === 'flag'
+      ? [`--tenant ${bound}`, 'leave out --tenant']
+      : [`SVC_TENANT=${bound}`, 'run it with SVC_TENANT unset (`SVC_TENANT= svc …`)'];
+  throw new UsageError(
+    `${flag} bounds this run to one tenant, but TENANT ${given.trim()} names another (${await named.label()}); nothing was changed`,
+    { code: 'outside_given_tenant', hint: `give the same tenant in both, or ${without}` },
+  );
+}
+
+/**
  * The tenant a command acts on: the argument when given (id or slug); else the profile's tenant
  * (--tenant, SVC_TENANT, `svc config set tenant`); else, on a terminal, a choice among the
  * tenants visible to the caller (all of them, or a usage error past PICK_LIMIT); elsewhere a usage
  * error.
  */
 export async function pickTenant(ctx: Context, ref: string | undefined, what: string): Promise<NamedTenant> {
-  if (ref !== undefined && ref.trim() !== '') return resolveTenant(ctx, ref.trim());
+  // An empty or blank argument is refused as every verb's is, not taken as "not given": a loop over
+  // an unset `$T` listed the profile's tenant's keys under the name it gave (attack24c F2).
+  if (ref !== undefined) return resolveTenantArgument(ctx, ref);
   const configured = ctx.settings().values.tenant;
   if (configured) return resolveTenant(ctx, configured);
   if (!ctx.canPrompt) {

@@ -1,7 +1,7 @@
 // Past 300 lines: resolving each setting and refusing a bad one (a URL, a credential pasted as a
 // setting) are one rule over the same sources, kept together, with the command lines their
 // refusals and every other hint print (svcCommand, loginCommand).
-import { invisibleIn } from '../api/characters.js';
+import { controlIn, invisibleIn } from '../api/characters.js';
 import { isLoopbackHost, parseHttpUrl } from '../api/loopback.js';
 import { redactUrlText } from '../api/secret-names.js';
 import { didYouMean } from '../api/suggest.js';
@@ -385,7 +385,31 @@ export function refuseCredentialSettings(settings: Settings): void {
       ? invisibleIn(describeSource(key, source, settings.profile), value)
       : undefined;
     if (invisible !== undefined) throw new UsageError(invisible, { code: 'invalid_id' });
+    const fix =
+      source === 'flag'
+        ? 'type the id again'
+        : source === 'env'
+          ? `set ${ENV_FOR[key]} again`
+          : `set it again with \`svc ${profileFlag(settings)}config set ${key} ID\``;
+    const control = controlInSetting(key, describeSource(key, source, settings.profile), value, fix);
+    if (control !== undefined) throw new UsageError(control, { code: 'invalid_id' });
   }
+}
+
+/**
+ * An id setting (tenant, org, client_id) holding a control character, in controlIn's words; else
+ * undefined. The org and tenant go in headers, which undici refuses to send with one: said before
+ * anything is sent, where the value is read (flag, environment, profile) and by `config set`,
+ * which saves nothing (attack24c F1: "cannot reach … is the server running?", exit 1, and a
+ * profile saved that failed so on every later command).
+ */
+export function controlInSetting(
+  key: ProfileKey,
+  what: string,
+  value: string,
+  fix: string,
+): string | undefined {
+  return ID_SETTINGS.has(key) ? controlIn(what, value, fix) : undefined;
 }
 
 /** The settings that are ids (a tenant, an organization, an OAuth client). */

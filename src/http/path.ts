@@ -1,4 +1,4 @@
-import { invisibleIn } from '../api/characters.js';
+import { controlIn, invisibleIn } from '../api/characters.js';
 import { UsageError } from '../errors.js';
 import { quoted } from '../output/format.js';
 import { credentialKind } from './redact.js';
@@ -66,6 +66,10 @@ export function path(strings: TemplateStringsArray, ...values: Array<string | nu
     }
     const invisible = invisibleIn(argumentName(strings[i] ?? ''), text);
     if (invisible) throw new UsageError(invisible, { code: 'invalid_id' });
+    // A control character: no id holds one, and the server's "not found" drew `a\nb` as `a b`
+    // (attack24c F5): refused, quoted and escaped as a header's value is (controlIn).
+    const control = controlIn(argumentName(strings[i] ?? ''), text, 'type the id again; svc did not send it');
+    if (control) throw new UsageError(control, { code: 'invalid_id' });
     refuseShortenedId(argumentName(strings[i] ?? ''), text);
     const kind = argumentOf(strings[i] ?? '')[1];
     refuseCredentialAsId(idInWords(kind), text, `give the ${kind}'s id instead; ${NOT_SENT}`);

@@ -198,6 +198,18 @@ export async function exchange(
         mayHaveArrived: false,
       });
     }
+    // A request undici would not build (a header value it refuses): nothing left this process, and
+    // neither the server nor the network is to blame. svc checks every value it puts in a header
+    // before it sends (attack24c F1), so one reaching here is svc's own bug, said as such.
+    if (!sent && isInvalidArgument(error)) {
+      throw new ConnectionError(`svc could not make its request to ${url.origin}: ${networkReason(error)}`, {
+        code: 'invalid_request',
+        hint: 'nothing was sent; this is a bug in svc, please report it (run with --debug for details)',
+        cause: error,
+        mayHaveArrived: false,
+        retryable: false,
+      });
+    }
     // Whether it may have arrived is what undici said (`sent`), not guessed from the error's code:
     // a TLS handshake refused or a tunnel the proxy would not open fail before the request is
     // written, with codes no list of socket errors holds (attack24a F1).
@@ -262,4 +274,12 @@ function unlessAborted(
  */
 export async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {
   await (abandoned.has(dispatcher) ? dispatcher.destroy() : dispatcher.close());
+}
+
+/** undici's refusal of a request's own parts (`UND_ERR_INVALID_ARG`), on the error or its cause. */
+function isInvalidArgument(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as Error).cause, depth++) {
+    if ((e as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') return true;
+  }
+  return false;
 }

@@ -2,6 +2,7 @@ import { describeError, exitCodeFor, SvcError } from '../errors.js';
 import { answerOf } from '../http/errors.js';
 import { redactDeep, redactText } from '../http/redact.js';
 import { systemReason } from '../system/system-errors.js';
+import { cutLongRuns } from './format.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 
 export interface ErrorReport {
@@ -122,6 +123,9 @@ export function renderError(
   const report = redactDeep(errorReport(error), secrets) as ErrorReport;
   if (options.suggestion)
     report.hint = report.hint ? `${options.suggestion}; ${report.hint}` : options.suggestion;
+  // An over-long id or path the words repeat, cut (attack24c F4), in the JSON error as on the line.
+  report.message = cutLongRuns(report.message);
+  if (report.hint) report.hint = cutLongRuns(report.hint);
   if (options.json) return `${escapeJsonForTerminal(JSON.stringify({ error: report }))}\n`;
   const facts: string[] = [];
   const answer = answerOf(error);

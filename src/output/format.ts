@@ -59,6 +59,20 @@ export function quoted(value: unknown): string {
 }
 
 /**
+ * An error's text with every run of over 200 characters without a space (an id or a path a user
+ * gave, repeated by svc or by the server's "no route …") cut as `quoted` cuts a value: its first 60,
+ * its last 40 and its length, `xxxx…xxxx (10000 characters)`. A 10,000-character id made a 20 KB
+ * "one-line" error (attack24c F4); one rule for every error, whoever wrote its words.
+ */
+export function cutLongRuns(text: string): string {
+  return text.replace(/\S{201,}/gu, (run) => {
+    const all = [...run];
+    if (all.length <= 200) return run;
+    return `${all.slice(0, 60).join('')}${sym.ellipsis}${all.slice(-40).join('')} (${all.length} characters)`;
+  });
+}
+
+/**
  * A time (ms, or a server's text: serverTime, so one without a zone is UTC) as a point in time, or
  * NaN: the one reading under rfc3339 and relativeTime.
  */

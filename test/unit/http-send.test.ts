@@ -78,6 +78,31 @@ describe('exchange', () => {
     ]);
   });
 
+  it('a header undici will not send: svc\'s own bug, nothing sent, never "cannot reach" (attack24c F1)', async () => {
+    let asked = 0;
+    const url = await serve((_req, res) => {
+      asked++;
+      res.end();
+    });
+    const error = await exchange(agent, 'GET', url, { 'x-a': 'b\u0007c' }, undefined, options).then(
+      () => undefined,
+      (e: Error & { hint?: string; code?: string; mayHaveArrived?: boolean; retryable?: boolean }) => e,
+    );
+    expect([error?.constructor.name, error?.code, error?.mayHaveArrived, error?.retryable]).toEqual([
+      'ConnectionError',
+      'invalid_request',
+      false,
+      false,
+    ]);
+    expect(error?.message).toMatch(
+      new RegExp(`^svc could not make its request to ${url.origin}: invalid x-a header`),
+    );
+    expect(error?.hint).toBe(
+      'nothing was sent; this is a bug in svc, please report it (run with --debug for details)',
+    );
+    expect(asked).toBe(0);
+  });
+
   it('an unknown status has an empty status text', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(599);

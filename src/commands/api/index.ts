@@ -141,6 +141,9 @@ export function parseApi(
     throw new UsageError(
       `unknown HTTP method ${quoted(method)}${didYouMean(upper, METHODS)}; use one of ${METHODS.join(', ')}`,
     );
+  // An empty or blank PATH was sent as `GET /` and answered "no route GET /", exit 5: a request
+  // for a path never given (attack24c F8).
+  if (path.trim() === '') throw new UsageError('PATH must not be empty', { hint: 'e.g. svc api /v1/me' });
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
     throw new UsageError('svc api takes a path such as /v1/me, not a URL', {
       hint: 'the base URL comes from --base-url, SVC_BASE_URL or the profile, so your credential only goes there',

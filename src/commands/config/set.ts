@@ -3,6 +3,7 @@ import { canonicalTenantRef } from '../../api/tenant-id.js';
 import {
   checkBaseUrlPath,
   checkUrlSetting,
+  controlInSetting,
   credentialSettingMend,
   credentialSettingProblem,
   ENV_FOR,
@@ -38,6 +39,8 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
       code: 'credential_as_id',
       hint: `svc did not save it; ${credentialSettingMend(key, value, settings)}`,
     });
+  const control = controlInSetting(key, key, value, 'type the id again; svc did not save it');
+  if (control !== undefined) throw new UsageError(control, { code: 'invalid_id' });
   if (settings.profileSource !== 'flag' && settings.profileSource !== 'env') ctx.ownProfileSettings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings);
   if (key === 'base_url') checkBaseUrlPath(value, 'profile', settings.profile);

@@ -11,7 +11,16 @@ import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { quoted } from '../../output/format.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
-import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
+import {
+  choiceFlag,
+  collect,
+  examples,
+  idempotencyKeyFlag,
+  intFlag,
+  type MakeContext,
+  nonEmpty,
+  parseScopes,
+} from '../kit.js';
 import {
   asItIsNow,
   type Creation,
@@ -96,8 +105,7 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
     refreshTokenLifetime,
     pkceRequired: flags.pkce !== false,
     secret: clientSecretDestination(flags, 'svc oauth create'),
-    idempotencyKey:
-      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
+    idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
   };
 }
 

@@ -4,7 +4,7 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
-import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { confirmDestructive, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { earlierRotationNote, keptUntil, rotateOnce, secretFileFor } from '../replayed-creation.js';
 import type { SecretDestination } from '../secret-destination.js';
 import { clientSecretDestination, printClientWithSecret } from './create.js';
@@ -19,8 +19,7 @@ export function parseRotateSecret(clientId: unknown, flags: Record<string, unkno
   return {
     clientId: nonEmpty('CLIENT_ID', clientId),
     secret: clientSecretDestination(flags, 'svc oauth rotate-secret'),
-    idempotencyKey:
-      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
+    idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
   };
 }
 

@@ -10,7 +10,7 @@ import { newIdempotencyKey } from '../../http/idempotency.js';
 import { quoted } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import { shellWord } from '../../system/shell-words.js';
-import { collect, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { collect, examples, idempotencyKeyFlag, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import {
   asItIsNow,
   createOnce,
@@ -64,8 +64,7 @@ export function parseWebhooksCreate(flags: Record<string, unknown>): WebhooksCre
     maxAttempts: intFlag('--max-attempts', flags.maxAttempts, 1, 20),
     disabled: flags.disabled === true,
     secret: secretDestination(flags, 'svc webhooks create'),
-    idempotencyKey:
-      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
+    idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
   };
 }
 

@@ -3,7 +3,7 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
-import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { examples, idempotencyKeyFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { earlierRotationNote, keptUntil, rotateOnce, secretIntent } from '../replayed-creation.js';
 import { restoreSecretCommand } from './by-hand.js';
@@ -23,8 +23,7 @@ export function parseWebhooksRotateSecret(
   return {
     webhook: webhookArg(webhook),
     secret: secretDestination(flags, 'svc webhooks rotate-secret'),
-    idempotencyKey:
-      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
+    idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
   };
 }
 

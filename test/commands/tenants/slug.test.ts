@@ -104,7 +104,11 @@ describe('svc tenants api-keys', () => {
     const mine = await svc.run(['tenants', 'api-keys', 'ls', '--json']);
     expect(mine.code, mine.stderr).toBe(0);
     expect(JSON.parse(mine.stdout).map((k: { name: string }) => k.name)).toContain('mine');
-    const other = await svc.run(['tenants', 'api-keys', 'ls', 'acme-payments-eu', '--json']);
+    // Without SVC_TENANT: a tenant given by it or --tenant bounds the run, and an argument naming
+    // another is refused (attack24c F3, api-keys-tenant-arg.test.ts).
+    const other = await svc.run(['tenants', 'api-keys', 'ls', 'acme-payments-eu', '--json'], {
+      env: { SVC_TENANT: undefined },
+    });
     expect(other.code, other.stderr).toBe(0);
     expect(JSON.parse(other.stdout).every((k: { tenant_id: string }) => k.tenant_id === EU)).toBe(true);
   });

@@ -12,7 +12,7 @@ import { SvcError, UsageError } from '../../../errors.js';
 import { newIdempotencyKey } from '../../../http/idempotency.js';
 import type { Platform } from '../../../platform/index.js';
 import { shellWord } from '../../../system/shell-words.js';
-import { choiceFlag, examples, type MakeContext, nonEmpty } from '../../kit.js';
+import { choiceFlag, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
 import {
   type Creation,
@@ -71,8 +71,7 @@ export function parseApiKeyCreate(
       flags.justification === undefined ? undefined : nonEmpty('--justification', flags.justification),
     secretFile: flags.secretFile === undefined ? undefined : newSecretFile(flags.secretFile),
     showSecret: flags.showSecret === true,
-    idempotencyKey:
-      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
+    idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
   };
   const { min, max } = API_KEY_LIMITS.justification;
   if (

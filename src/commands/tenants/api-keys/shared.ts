@@ -6,7 +6,7 @@ import { idInWords, refuseCredentialAsId } from '../../../http/path.js';
 import { sym } from '../../../output/symbols.js';
 import { keysOf } from '../../../platform/errors.js';
 import { shellWord } from '../../../system/shell-words.js';
-import { type NamedTenant, resolveTenant } from '../../pick.js';
+import { type NamedTenant, resolveTenantArgument } from '../../pick.js';
 
 /**
  * revoked; stopped: not revoked, but it does not act (the platform's stopped_reason says why: its
@@ -38,7 +38,7 @@ export async function listedKey(
   id: string,
   verb: string,
 ): Promise<ListedKey> {
-  const tenant = await resolveTenant(ctx, tenantRef);
+  const tenant = await resolveTenantArgument(ctx, tenantRef);
   const listed = await (await ctx.platform()).tenants.apiKeys.listEvery(tenant.id);
   const keys = listed.items;
   const withheld = listed.withheld ?? 0;
