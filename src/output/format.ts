@@ -62,9 +62,19 @@ export function quoted(value: unknown): string {
  * An error's text with every run of over 200 characters without a space (an id or a path a user
  * gave, repeated by svc or by the server's "no route …") cut as `quoted` cuts a value: its first 60,
  * its last 40 and its length, `xxxx…xxxx (10000 characters)`. A 10,000-character id made a 20 KB
- * "one-line" error (attack24c F4); one rule for every error, whoever wrote its words.
+ * "one-line" error (attack24c F4); one rule for every error, whoever wrote its words. What is
+ * in backquotes, a command to run, is left whole.
  */
 export function cutLongRuns(text: string): string {
+  // A command svc gives to run (`svc records ls … --cursor …`, in backquotes) stays whole: cut, it
+  // could not be pasted.
+  return text
+    .split(/(`[^`]*`)/u)
+    .map((part) => (part.startsWith('`') ? part : cutRuns(part)))
+    .join('');
+}
+
+function cutRuns(text: string): string {
   return text.replace(/\S{201,}/gu, (run) => {
     const all = [...run];
     if (all.length <= 200) return run;
