@@ -141,17 +141,13 @@ export class OutcomeUnknownError extends SvcError {
   /** The idempotency key every attempt carried (Idempotency-Key header), if one did. */
   readonly key: string | undefined;
 
-  constructor(
-    last: ConnectionError | ConnectionTimeoutError | ApiError | InterruptedError,
-    hint?: string,
-    key?: string,
-  ) {
+  constructor(last: SvcError, hint?: string, key?: string) {
     super(
       last instanceof InterruptedError ? 'interrupted' : 'failure',
       `${last.message}, so the outcome is unknown: the platform may have made this change`,
       {
         code: last.code,
-        hint: hint ?? 'check whether it was made before running the command again',
+        hint: hint ?? SETTLE_HINT,
         details: last.details,
         cause: last,
       },
@@ -162,12 +158,24 @@ export class OutcomeUnknownError extends SvcError {
 
   /** The same error with another hint (a verb that knows how it is settled). */
   withHint(hint: string): OutcomeUnknownError {
-    return new OutcomeUnknownError(
-      this.cause as ConnectionError | ConnectionTimeoutError | ApiError | InterruptedError,
-      hint,
-      this.key,
-    );
+    return new OutcomeUnknownError(this.cause as SvcError, hint, this.key);
   }
+}
+
+/** How a change is settled when its outcome is unknown, unless a verb knows better. */
+export const SETTLE_HINT = 'check whether it was made before running the command again';
+
+/**
+ * The hint of an unknown outcome left by a later failure (a refresh refused, a retry not sent):
+ * that failure's own fix first (log in again, check the proxy), then how to settle the change.
+ * Its "nothing was sent" is true of the failing attempt only, never of the change: dropped.
+ */
+export function laterFailureHint(hint: string | undefined): string {
+  const own = hint
+    ?.replace(/^nothing was sent(; |$)/, '')
+    .replace(/; nothing was sent$/, '')
+    .trim();
+  return own ? `${own}, then ${SETTLE_HINT}` : SETTLE_HINT;
 }
 
 /** The server's error answer behind an error: an ApiError itself, or the last answer to a change whose outcome is unknown. */
