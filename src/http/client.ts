@@ -285,7 +285,13 @@ export class ApiClient {
       error instanceof SvcError &&
       !(error instanceof OutcomeUnknownError) &&
       !(error instanceof ApiError)
-        ? new OutcomeUnknownError(error, laterFailureHint(error.hint), idempotencyKey)
+        ? new OutcomeUnknownError(
+            error,
+            laterFailureHint(error.hint),
+            idempotencyKey,
+            // The lost attempt is why the outcome is unknown; a stop's own words already say so.
+            error instanceof InterruptedError ? undefined : lostAnswer,
+          )
         : error;
     // After a 409 "in progress", a failure of this request that carries no answer of the platform's
     // (a connection refused or out of descriptors, a 429 or 5xx to the retry) says nothing of that

@@ -141,10 +141,18 @@ export class OutcomeUnknownError extends SvcError {
   /** The idempotency key every attempt carried (Idempotency-Key header), if one did. */
   readonly key: string | undefined;
 
-  constructor(last: SvcError, hint?: string, key?: string) {
+  /**
+   * What became of the earlier attempt whose answer was lost (`the connection dropped`), when the
+   * last error is a later failure that says nothing of it (a retry refused, a refresh that failed):
+   * that attempt is then named as why the outcome is unknown, the last error as what stopped the
+   * retry (review24f L2).
+   */
+  readonly lost: string | undefined;
+
+  constructor(last: SvcError, hint?: string, key?: string, lost?: string) {
     super(
       last instanceof InterruptedError ? 'interrupted' : 'failure',
-      `${last.message}, so the outcome is unknown: the platform may have made this change`,
+      `${lost === undefined ? last.message : `an earlier attempt's answer was lost (${lost}), and the retry failed (${last.message})`}, so the outcome is unknown: the platform may have made this change`,
       {
         code: last.code,
         hint: hint ?? SETTLE_HINT,
@@ -154,11 +162,12 @@ export class OutcomeUnknownError extends SvcError {
     );
     this.answer = last instanceof ApiError ? last : undefined;
     this.key = key;
+    this.lost = lost;
   }
 
   /** The same error with another hint (a verb that knows how it is settled). */
   withHint(hint: string): OutcomeUnknownError {
-    return new OutcomeUnknownError(this.cause as SvcError, hint, this.key);
+    return new OutcomeUnknownError(this.cause as SvcError, hint, this.key, this.lost);
   }
 }
 

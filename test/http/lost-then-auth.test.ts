@@ -62,7 +62,9 @@ describe('a change whose first attempt was lost, then a later failure', () => {
     expect(server.seen.posts).toBe(1);
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error.outcome).toBe('unknown');
-    expect(error.message).toMatch('cannot reach http://auth.example (connection refused)');
+    expect(error.message).toBe(
+      "an earlier attempt's answer was lost (the connection dropped), and the retry failed (cannot reach http://auth.example (connection refused)), so the outcome is unknown: the platform may have made this change",
+    );
     expect(error.hint).not.toMatch('nothing was sent');
     expect(error.hint).toMatch(/^is the server running\? check the URL/);
     expect(error.hint).toMatch(/check whether it was made before running the command again$/);
@@ -88,7 +90,9 @@ describe('a change whose first attempt was lost, then a later failure', () => {
     await api.close();
     expect(server.seen.posts).toBe(1);
     expect(error).toBeInstanceOf(OutcomeUnknownError);
-    expect(error.message).toMatch('the session of profile test has ended');
+    expect(error.message).toBe(
+      "an earlier attempt's answer was lost (the connection dropped), and the retry failed (the session of profile test has ended), so the outcome is unknown: the platform may have made this change",
+    );
     expect(error.hint).toBe(
       'log in again: svc login, then check whether it was made before running the command again',
     );
@@ -115,12 +119,13 @@ describe('a change whose first attempt was lost, then a later failure', () => {
       await api.close();
       expect(server.seen.posts).toBe(2);
       expect(error).toBeInstanceOf(OutcomeUnknownError);
-      expect(error.message).toMatch(
+      const stopped =
         renew === 'throws'
           ? 'the session of profile test has ended; log in again'
-          : 'profile test was rejected: token expired',
+          : 'profile test was rejected: token expired';
+      expect(error.message).toBe(
+        `an earlier attempt's answer was lost (the connection dropped), and the retry failed (${stopped}), so the outcome is unknown: the platform may have made this change`,
       );
-      expect(error.message).toMatch(/so the outcome is unknown: the platform may have made this change$/);
     });
   }
 

@@ -130,9 +130,14 @@ describe('a change whose request never left the machine', () => {
         `${fix}, then check whether it was made before running the command again`,
         exitCodeFor(new OutcomeUnknownError(new ConnectionError('x'))),
       ]);
-      const refused = second === 403 ? 'answered 403 Forbidden to the tunnel for' : 'refused the tunnel to';
-      expect(error.message).toMatch(`the proxy ${proxy.url} (HTTP_PROXY) ${refused} ${REMOTE}:8080`);
-      expect(error.message).toMatch(/, so the outcome is unknown: the platform may have made this change$/);
+      const refused =
+        second === 403
+          ? `answered 403 Forbidden to the tunnel for ${REMOTE}:8080`
+          : `refused the tunnel to ${REMOTE}:8080: it answered 407 Proxy Authentication Required`;
+      // The lost first attempt is why the outcome is unknown; the refusal stopped the retry (review24f L2).
+      expect(error.message).toBe(
+        `an earlier attempt's answer was lost (the connection dropped), and the retry failed (the proxy ${proxy.url} (HTTP_PROXY) ${refused}), so the outcome is unknown: the platform may have made this change`,
+      );
     });
   }
 });
