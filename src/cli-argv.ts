@@ -24,7 +24,8 @@ export interface ArgvFlags {
  * or value, a flag (with its value), a help flag, the end of options (`--`; every word after it
  * is a word), or `unsure`: a group of short flags with a letter this level does not know, which
  * commander passes on whole to the subcommand (`-yx`), so what follows may be read otherwise.
- * A group is read letter by letter: `-yp NAME` is `-y -p NAME`, `-ypNAME` too, `-yh` is help.
+ * A group is read letter by letter: `-yp NAME` is `-y -p NAME`, `-ypNAME` too, `-yh` is help; an h
+ * before the group's last letter is unknown to commander (`-hy`, `-yhp`: unsure).
  */
 type ArgvToken = { kind: 'word'; word: string } | { kind: 'flag' | 'help' | 'end' | 'unsure' };
 
@@ -46,8 +47,13 @@ function* argvTokens(argv: readonly string[], flags: ArgvFlags): Generator<ArgvT
       let at = 1;
       for (; at < arg.length; at++) {
         const letter = `-${arg[at]}`;
-        if (letter === '-h') yield { kind: 'help' };
-        else if (valued.has(letter)) {
+        // commander splits a group only while its letter is a known option, and help is no option
+        // (read as a whole word): the group's last letter h is help (`-yh`), any other is unknown,
+        // handed on with what follows unread (`-hp`, `-yhp`; review24f L1).
+        if (letter === '-h') {
+          yield { kind: at === arg.length - 1 ? 'help' : 'unsure' };
+          break;
+        } else if (valued.has(letter)) {
           if (at === arg.length - 1) i++;
           break;
         } else if (!plain.has(letter)) {
@@ -102,7 +108,7 @@ export function verbWord(argv: string[], flags: ArgvFlags): string | undefined {
   return undefined;
 }
 
-/** Whether argv asks for help (`-h`, `--help`, or h in a group of short flags) before `--`. */
+/** Whether argv asks for help (`-h`, `--help`, or h last in a group of short flags) before `--`. */
 function helpGiven(argv: string[], flags: ArgvFlags): boolean {
   for (const token of argvTokens(argv, flags)) {
     if (token.kind === 'end') return false;

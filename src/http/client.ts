@@ -2,17 +2,18 @@
 // own in-flight request, an attempt whose answer was lost, errors) is one loop; the pieces that
 // stand alone are in their own files.
 import type { CredentialSource, TokenUse } from '../auth/credentials.js';
-import { AuthError, InterruptedError } from '../errors.js';
+import { AuthError, InterruptedError, SvcError } from '../errors.js';
 import { realSleep, type Sleep } from '../system/clock.js';
 import { encodeBody } from './body.js';
 import { ACCEPT_ENCODING } from './encoding.js';
 import {
-  type ApiError,
+  ApiError,
   answerLeavesOutcomeUnknown,
   apiErrorFrom,
   ConnectionError,
   ConnectionTimeoutError,
   InterruptedAfterSendingError,
+  laterFailureHint,
   OutcomeUnknownError,
   stillInProgress,
   stillRunning,
@@ -271,10 +272,26 @@ export class ApiClient {
     // A change without an idempotency key is sent again only after a failure that proves it was
     // not acted on (retry.ts): a second attempt could apply it twice.
     const resendable = mayResend(method, idempotencyKey !== undefined);
-    // Ctrl-C during a wait after an attempt that may have been applied leaves the outcome unknown.
-    const unknownIfLost = (error: unknown) =>
-      (lostAnswer !== undefined || earlierRunning) && error instanceof InterruptedError
-        ? new OutcomeUnknownError(error, undefined, idempotencyKey)
+    // One rule for every way out of the loop below (review24f H1): once an attempt of this change
+    // may have been applied (its answer lost, or an earlier attempt of its key still running), a
+    // later failure that is no answer of the platform's about the change (Ctrl-C in a wait, a token
+    // refresh that fails, a retry answered 401 or redirected, a retry not sent) proves nothing about
+    // that attempt: the outcome is unknown, with the failure's own cause and fix kept. A platform's
+    // 4xx answer stays what it is (it carries lostAnswer); after a 2xx the change was made.
+    let answered = false;
+    const settled = (error: unknown) =>
+      (lostAnswer !== undefined || earlierRunning) &&
+      !answered &&
+      error instanceof SvcError &&
+      !(error instanceof OutcomeUnknownError) &&
+      !(error instanceof ApiError)
+        ? new OutcomeUnknownError(
+            error,
+            laterFailureHint(error.hint),
+            idempotencyKey,
+            // The lost attempt is why the outcome is unknown; a stop's own words already say so.
+            error instanceof InterruptedError ? undefined : lostAnswer,
+          )
         : error;
     // After a 409 "in progress", a failure of this request that carries no answer of the platform's
     // (a connection refused or out of descriptors, a 429 or 5xx to the retry) says nothing of that
@@ -296,249 +313,246 @@ export class ApiClient {
     const mayHaveChanged = (how: 'answered' | 'maybe') => {
       if (onTheWire && changes && onTheWire.changed !== 'answered') onTheWire.changed = how;
     };
-    for (;;) {
-      await this.#waitForPause(
-        signal,
-        cut("while waiting for the platform's rate limit (HTTP 429) to pass"),
-      ).catch((error: unknown) => {
-        throw unknownIfLost(error);
-      });
-      // Stopped: a request under a stop that lets sent ones finish starts nothing new, neither
-      // another attempt nor a first one (a row's follow-up: the check read, --extend's PATCH).
-      if (onTheWire && signal?.aborted)
-        throw unknownIfLost(cut(attempts > 0 ? 'before its next attempt' : 'before it was sent')());
-      // A refresh a stop let finish says so (src/auth/refresh.ts): after a lost answer, still unknown.
-      const token =
-        options.auth === false
-          ? undefined
-          : (renewed ??
-            (await this.#token(url, credentials, use).catch((error: unknown) => {
-              throw unknownIfLost(error);
-            })));
-      if (token) headers.authorization = `Bearer ${token}`;
-      this.#secrets.add(token);
-      if (headers.authorization || (options.secrets?.length ?? 0) > 0) {
-        checkCredentialTransport(url, this.config.allowInsecureHttp === true);
-      }
-      const way = route(url, this.#proxies);
-      this.#tracer?.request(method, url, headers, body, contentType, retry + 1, way.note);
-
-      const started = process.hrtime.bigint();
-      const sentAt = this.#now();
-      let outcome: Outcome;
-      attempts++;
-      if (onTheWire) onTheWire.sent++;
-      try {
-        outcome = await exchange(this.#dispatcher, method, url, headers, body, {
-          timeoutMs: options.timeoutMs ?? this.config.timeoutMs ?? 30_000,
-          ...(this.config.timer ? { timer: this.config.timer } : {}),
-          maxBytes: this.config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-          signal: onTheWire ? undefined : signal,
-          proxy: way.proxy && { url: way.proxy, from: way.from },
-        }).finally(() => {
-          if (onTheWire) onTheWire.sent--;
-        });
-      } catch (error) {
-        // Ctrl-C once a change was sent: it may be made all the same.
-        if (error instanceof InterruptedAfterSendingError) {
-          mayHaveChanged('maybe');
-          throw new OutcomeUnknownError(error, undefined, idempotencyKey);
-        }
-        if (!(error instanceof ConnectionError || error instanceof ConnectionTimeoutError)) {
-          throw unknownIfLost(error);
-        }
-        const { mayHaveArrived } = error;
-        if (changes && mayHaveArrived) {
-          lostAnswer ??=
-            error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
-          mayHaveChanged('maybe');
-        }
-        // The last attempt: a change any of whose attempts may have reached the server has an
-        // unknown outcome, whatever this one's error (a retry refused by the proxy or over a
-        // certificate proves only that the retry was not sent; review24c H1).
-        const last = (error instanceof ConnectionError && !error.retryable) || retry >= maxRetries;
-        if (last || (mayHaveArrived && !resendable)) {
-          throw lostAnswer === undefined
-            ? pending(error)
-            : new OutcomeUnknownError(error, undefined, idempotencyKey);
-        }
-        this.#tracer?.failure(error.message, msSince(started));
-        retry++;
-        await this.#sleep(
-          retryDelayMs(retry, undefined, this.#policy, this.#now()),
+    try {
+      for (;;) {
+        await this.#waitForPause(
           signal,
-          cut(
-            `while waiting to retry after ${error instanceof ConnectionTimeoutError && mayHaveArrived ? 'no answer in time' : 'a connection failure'}`,
-          ),
-        ).catch((interrupted: unknown) => {
-          throw unknownIfLost(interrupted);
-        });
-        continue;
-      }
-      const elapsed = msSince(started);
-      this.#tracer?.response(outcome, elapsed);
-      this.#learnServerClock(url, outcome.status, outcome.headers);
+          cut("while waiting for the platform's rate limit (HTTP 429) to pass"),
+        );
+        // Stopped: a request under a stop that lets sent ones finish starts nothing new, neither
+        // another attempt nor a first one (a row's follow-up: the check read, --extend's PATCH).
+        if (onTheWire && signal?.aborted)
+          throw cut(attempts > 0 ? 'before its next attempt' : 'before it was sent')();
+        // A refresh a stop let finish says so (src/auth/refresh.ts): after a lost answer, still unknown.
+        const token =
+          options.auth === false ? undefined : (renewed ?? (await this.#token(url, credentials, use)));
+        if (token) headers.authorization = `Bearer ${token}`;
+        this.#secrets.add(token);
+        if (headers.authorization || (options.secrets?.length ?? 0) > 0) {
+          checkCredentialTransport(url, this.config.allowInsecureHttp === true);
+        }
+        const way = route(url, this.#proxies);
+        this.#tracer?.request(method, url, headers, body, contentType, retry + 1, way.note);
 
-      const { status } = outcome;
-      if (status >= 200 && status < 300) mayHaveChanged('answered');
-      // Never followed: the next hop would get the token, or be trusted as the API.
-      const redirect = redirectError(
-        method,
-        url,
-        status,
-        outcome.headers,
-        this.config.baseUrl,
-        this.config.profileFlag,
-      );
-      if (redirect) throw redirect;
-      if (status === 401 && token && renewed === undefined && credentials.renew) {
-        const replacement = await credentials.renew(token, use);
-        if (replacement && replacement !== token) {
-          renewed = replacement;
+        const started = process.hrtime.bigint();
+        const sentAt = this.#now();
+        let outcome: Outcome;
+        attempts++;
+        if (onTheWire) onTheWire.sent++;
+        try {
+          outcome = await exchange(this.#dispatcher, method, url, headers, body, {
+            timeoutMs: options.timeoutMs ?? this.config.timeoutMs ?? 30_000,
+            ...(this.config.timer ? { timer: this.config.timer } : {}),
+            maxBytes: this.config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+            signal: onTheWire ? undefined : signal,
+            proxy: way.proxy && { url: way.proxy, from: way.from },
+          }).finally(() => {
+            if (onTheWire) onTheWire.sent--;
+          });
+        } catch (error) {
+          // Ctrl-C once a change was sent: it may be made all the same.
+          if (error instanceof InterruptedAfterSendingError) {
+            mayHaveChanged('maybe');
+            throw new OutcomeUnknownError(error, undefined, idempotencyKey);
+          }
+          if (!(error instanceof ConnectionError || error instanceof ConnectionTimeoutError)) throw error;
+          const { mayHaveArrived } = error;
+          if (changes && mayHaveArrived) {
+            lostAnswer ??=
+              error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
+            mayHaveChanged('maybe');
+          }
+          // The last attempt: a change any of whose attempts may have reached the server has an
+          // unknown outcome, whatever this one's error (a retry refused by the proxy or over a
+          // certificate proves only that the retry was not sent; review24c H1).
+          const last = (error instanceof ConnectionError && !error.retryable) || retry >= maxRetries;
+          if (last || (mayHaveArrived && !resendable)) {
+            throw changes && mayHaveArrived
+              ? new OutcomeUnknownError(error, undefined, idempotencyKey)
+              : error;
+          }
+          this.#tracer?.failure(error.message, msSince(started));
+          retry++;
+          await this.#sleep(
+            retryDelayMs(retry, undefined, this.#policy, this.#now()),
+            signal,
+            cut(
+              `while waiting to retry after ${error instanceof ConnectionTimeoutError && mayHaveArrived ? 'no answer in time' : 'a connection failure'}`,
+            ),
+          );
           continue;
         }
-      }
-      const retryAfter = header(outcome.headers, 'retry-after');
-      // A Retry-After date is on the server's clock: measured from this answer's Date (and Age).
-      const answeredAt = retryAfterBase(
-        header(outcome.headers, 'date'),
-        this.#now(),
-        header(outcome.headers, 'age'),
-      );
-      // A wait longer than svc makes cannot end in success: the answer is the result.
-      const tooLong = beyondCap(retryAfter, this.#policy, answeredAt);
-      if (status >= 400 && isRetryableStatus(method, status, resendable) && retry < maxRetries && !tooLong) {
-        // A 5xx to a change may come after the change was made (408 and 429 say it was not).
-        if (changes && status >= 500) {
-          lostAnswer ??= `HTTP ${status}`;
-          mayHaveChanged('maybe');
+        const elapsed = msSince(started);
+        this.#tracer?.response(outcome, elapsed);
+        this.#learnServerClock(url, outcome.status, outcome.headers);
+
+        const { status } = outcome;
+        if (status >= 200 && status < 300) {
+          answered = true;
+          mayHaveChanged('answered');
         }
-        // Stopped meanwhile (an answer a stop let finish): no retry to announce or wait for.
-        if (signal?.aborted) throw unknownIfLost(cut(`after HTTP ${status}, before retrying`)());
-        retry++;
-        const delay = retryDelayMs(retry, retryAfter, this.#policy, answeredAt);
-        // A 429 pauses every request of this client (a bulk run's workers): said once per pause,
-        // by the request that starts it, not again by each worker answered 429 within it.
-        const paused = this.#pausedUntil > this.#now();
-        if (status === 429) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + delay);
-        if (!(status === 429 && paused)) this.#noteWait(status, delay, retry, maxRetries);
-        const after = `HTTP ${status}${status === 429 ? ', rate limited' : ''}`;
-        await this.#sleep(
-          delay,
-          signal,
-          cut(`while waiting ${Math.ceil(delay / 1000)} s to retry after ${after}`),
-        ).catch((error: unknown) => {
-          throw unknownIfLost(error);
-        });
-        continue;
-      }
-      if (status >= 400) {
-        // A body svc cannot decode is not the server's message: its coding is named instead.
-        const undecodable = outcome.undecodable;
-        const error = apiErrorFrom(
+        // Never followed: the next hop would get the token, or be trusted as the API.
+        const redirect = redirectError(
+          method,
+          url,
           status,
-          outcome.statusText,
           outcome.headers,
-          undecodable === undefined ? outcome.text : '',
-          this.#secrets.values(),
-          headers,
-          new Set(Object.keys(options.headers ?? {}).map((name) => name.toLowerCase())),
-          `${url.pathname}${url.search}`,
-          tooLong && retry < maxRetries ? this.#policy.retryAfterCapMs : undefined,
+          this.config.baseUrl,
+          this.config.profileFlag,
         );
-        if (undecodable !== undefined) error.message = `the server answered ${status} with ${undecodable}`;
-        error.lostAnswer = lostAnswer;
-        error.notUtf8 = outcome.notUtf8;
-        if (tooLong && status === 429) {
-          const askedMs = parseRetryAfter(retryAfter, answeredAt) ?? 0;
-          error.waitBeyondCap = {
-            askedMs,
-            capMs: this.#policy.retryAfterCapMs,
-            until: this.#now() + askedMs,
-          };
-        }
-        // A 5xx may come after the change was made (or an earlier attempt was lost): unknown.
-        if (changes && answerLeavesOutcomeUnknown(status, lostAnswer !== undefined)) {
-          mayHaveChanged('maybe');
-          throw new OutcomeUnknownError(error, undefined, idempotencyKey);
-        }
-        if (stillRunning(status, error.code)) {
-          earlierRunning = true;
-          mayHaveChanged('maybe');
-          // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
-          const delay = inFlightDelayMs(
-            inFlight.waits + 1,
-            header(outcome.headers, 'retry-after'),
-            this.#policy,
-            this.#now(),
-          );
-          if (
-            inFlight.waits < IN_FLIGHT_WAIT.maxWaits &&
-            inFlight.waitedMs + delay <= IN_FLIGHT_WAIT.maxTotalMs
-          ) {
-            inFlight.waits++;
-            inFlight.waitedMs += delay;
-            await this.#sleep(
-              delay,
-              signal,
-              cut('while waiting for its earlier attempt, still in progress on the platform'),
-            ).catch((interrupted: unknown) => {
-              throw unknownIfLost(interrupted);
-            });
+        if (redirect) throw redirect;
+        if (status === 401 && token && renewed === undefined && credentials.renew) {
+          const replacement = await credentials.renew(token, use);
+          if (replacement && replacement !== token) {
+            renewed = replacement;
             continue;
           }
-          throw stillInProgress(error, idempotencyKey, inFlight.waitedMs);
         }
-        // Only a bearer credential that was sent can have been rejected (the OAuth token endpoint
-        // answers 401 invalid_client to a request without one).
-        // The caller's own Authorization header (auth: false; svc api -H) is not the profile's.
-        if (status === 401 && headers.authorization) {
-          const own = options.auth !== false;
-          const sent = own ? credentials.origin : 'the Authorization header given';
-          throw new AuthError(`${sent} was rejected: ${error.message}`, {
-            code: error.code ?? 'unauthenticated',
-            ...(own && !options.credentials ? { hint: this.config.loginHint } : {}),
-            cause: error,
+        const retryAfter = header(outcome.headers, 'retry-after');
+        // A Retry-After date is on the server's clock: measured from this answer's Date (and Age).
+        const answeredAt = retryAfterBase(
+          header(outcome.headers, 'date'),
+          this.#now(),
+          header(outcome.headers, 'age'),
+        );
+        // A wait longer than svc makes cannot end in success: the answer is the result.
+        const tooLong = beyondCap(retryAfter, this.#policy, answeredAt);
+        if (
+          status >= 400 &&
+          isRetryableStatus(method, status, resendable) &&
+          retry < maxRetries &&
+          !tooLong
+        ) {
+          // A 5xx to a change may come after the change was made (408 and 429 say it was not).
+          if (changes && status >= 500) {
+            lostAnswer ??= `HTTP ${status}`;
+            mayHaveChanged('maybe');
+          }
+          // Stopped meanwhile (an answer a stop let finish): no retry to announce or wait for.
+          if (signal?.aborted) throw cut(`after HTTP ${status}, before retrying`)();
+          retry++;
+          const delay = retryDelayMs(retry, retryAfter, this.#policy, answeredAt);
+          // A 429 pauses every request of this client (a bulk run's workers): said once per pause,
+          // by the request that starts it, not again by each worker answered 429 within it.
+          const paused = this.#pausedUntil > this.#now();
+          if (status === 429) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + delay);
+          if (!(status === 429 && paused)) this.#noteWait(status, delay, retry, maxRetries);
+          const after = `HTTP ${status}${status === 429 ? ', rate limited' : ''}`;
+          await this.#sleep(
+            delay,
+            signal,
+            cut(`while waiting ${Math.ceil(delay / 1000)} s to retry after ${after}`),
+          );
+          continue;
+        }
+        if (status >= 400) {
+          // A body svc cannot decode is not the server's message: its coding is named instead.
+          const undecodable = outcome.undecodable;
+          const error = apiErrorFrom(
+            status,
+            outcome.statusText,
+            outcome.headers,
+            undecodable === undefined ? outcome.text : '',
+            this.#secrets.values(),
+            headers,
+            new Set(Object.keys(options.headers ?? {}).map((name) => name.toLowerCase())),
+            `${url.pathname}${url.search}`,
+            tooLong && retry < maxRetries ? this.#policy.retryAfterCapMs : undefined,
+          );
+          if (undecodable !== undefined) error.message = `the server answered ${status} with ${undecodable}`;
+          error.lostAnswer = lostAnswer;
+          error.notUtf8 = outcome.notUtf8;
+          if (tooLong && status === 429) {
+            const askedMs = parseRetryAfter(retryAfter, answeredAt) ?? 0;
+            error.waitBeyondCap = {
+              askedMs,
+              capMs: this.#policy.retryAfterCapMs,
+              until: this.#now() + askedMs,
+            };
+          }
+          // A 5xx may come after the change was made (or an earlier attempt was lost): unknown.
+          if (changes && answerLeavesOutcomeUnknown(status, lostAnswer !== undefined)) {
+            mayHaveChanged('maybe');
+            throw new OutcomeUnknownError(error, undefined, idempotencyKey);
+          }
+          if (stillRunning(status, error.code)) {
+            earlierRunning = true;
+            mayHaveChanged('maybe');
+            // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
+            const delay = inFlightDelayMs(
+              inFlight.waits + 1,
+              header(outcome.headers, 'retry-after'),
+              this.#policy,
+              this.#now(),
+            );
+            if (
+              inFlight.waits < IN_FLIGHT_WAIT.maxWaits &&
+              inFlight.waitedMs + delay <= IN_FLIGHT_WAIT.maxTotalMs
+            ) {
+              inFlight.waits++;
+              inFlight.waitedMs += delay;
+              await this.#sleep(
+                delay,
+                signal,
+                cut('while waiting for its earlier attempt, still in progress on the platform'),
+              );
+              continue;
+            }
+            throw stillInProgress(error, idempotencyKey, inFlight.waitedMs);
+          }
+          // Only a bearer credential that was sent can have been rejected (the OAuth token endpoint
+          // answers 401 invalid_client to a request without one).
+          // The caller's own Authorization header (auth: false; svc api -H) is not the profile's.
+          if (status === 401 && headers.authorization) {
+            const own = options.auth !== false;
+            const sent = own ? credentials.origin : 'the Authorization header given';
+            throw new AuthError(`${sent} was rejected: ${error.message}`, {
+              code: error.code ?? 'unauthenticated',
+              ...(own && !options.credentials ? { hint: this.config.loginHint } : {}),
+              cause: error,
+            });
+          }
+          // 408, 429: this attempt was not acted on; a 5xx: it may have been. Either says nothing of
+          // the earlier attempt still running. Any other answer is that attempt's own (its stored answer).
+          if (status === 408 || status === 429 || status >= 500) throw pending(error);
+          throw error;
+        }
+        // The server accepted a change, whatever its body turns out to be (a closed stdout must say so).
+        const requestId = header(outcome.headers, 'x-request-id');
+        if (changes && options.recordChange !== false) {
+          this.config.onChange?.({
+            method,
+            path: url.pathname,
+            status,
+            requestId,
+            created: createdId(status, outcome.text),
           });
         }
-        // 408, 429: this attempt was not acted on; a 5xx: it may have been. Either says nothing of
-        // the earlier attempt still running. Any other answer is that attempt's own (its stored answer).
-        if (status === 408 || status === 429 || status >= 500) throw pending(error);
-        throw error;
-      }
-      // The server accepted a change, whatever its body turns out to be (a closed stdout must say so).
-      const requestId = header(outcome.headers, 'x-request-id');
-      if (changes && options.recordChange !== false) {
-        this.config.onChange?.({
+        if (outcome.undecodable !== undefined) throw notADocument(method, url, status, outcome.undecodable);
+        const data = checkedBody<T>(
           method,
-          path: url.pathname,
+          url,
           status,
+          outcome.headers,
+          outcome.text,
+          options.expect ?? 'json',
+        );
+        // A key or secret the server just issued is known from now on, so no later line prints it.
+        this.#secrets.learn(data);
+        return {
+          status,
+          headers: outcome.headers,
+          data,
+          text: outcome.text,
+          ...(outcome.notUtf8 ? { notUtf8: outcome.notUtf8 } : {}),
           requestId,
-          created: createdId(status, outcome.text),
-        });
+          afterLostAnswer: lostAnswer !== undefined,
+          sentAt,
+          ...(idempotencyKey ? { idempotencyKey } : {}),
+        };
       }
-      if (outcome.undecodable !== undefined) throw notADocument(method, url, status, outcome.undecodable);
-      const data = checkedBody<T>(
-        method,
-        url,
-        status,
-        outcome.headers,
-        outcome.text,
-        options.expect ?? 'json',
-      );
-      // A key or secret the server just issued is known from now on, so no later line prints it.
-      this.#secrets.learn(data);
-      return {
-        status,
-        headers: outcome.headers,
-        data,
-        text: outcome.text,
-        ...(outcome.notUtf8 ? { notUtf8: outcome.notUtf8 } : {}),
-        requestId,
-        afterLostAnswer: lostAnswer !== undefined,
-        sentAt,
-        ...(idempotencyKey ? { idempotencyKey } : {}),
-      };
+    } catch (error) {
+      throw settled(error);
     }
   }
 

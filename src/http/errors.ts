@@ -141,33 +141,50 @@ export class OutcomeUnknownError extends SvcError {
   /** The idempotency key every attempt carried (Idempotency-Key header), if one did. */
   readonly key: string | undefined;
 
-  constructor(
-    last: ConnectionError | ConnectionTimeoutError | ApiError | InterruptedError,
-    hint?: string,
-    key?: string,
-  ) {
+  /**
+   * What became of the earlier attempt whose answer was lost (`the connection dropped`), when the
+   * last error is a later failure that says nothing of it (a retry refused, a refresh that failed):
+   * that attempt is then named as why the outcome is unknown, the last error as what stopped the
+   * retry (review24f L2).
+   */
+  readonly lost: string | undefined;
+
+  constructor(last: SvcError, hint?: string, key?: string, lost?: string) {
     super(
       last instanceof InterruptedError ? 'interrupted' : 'failure',
-      `${last.message}, so the outcome is unknown: the platform may have made this change`,
+      `${lost === undefined ? last.message : `an earlier attempt's answer was lost (${lost}), and the retry failed (${last.message})`}, so the outcome is unknown: the platform may have made this change`,
       {
         code: last.code,
-        hint: hint ?? 'check whether it was made before running the command again',
+        hint: hint ?? SETTLE_HINT,
         details: last.details,
         cause: last,
       },
     );
     this.answer = last instanceof ApiError ? last : undefined;
     this.key = key;
+    this.lost = lost;
   }
 
   /** The same error with another hint (a verb that knows how it is settled). */
   withHint(hint: string): OutcomeUnknownError {
-    return new OutcomeUnknownError(
-      this.cause as ConnectionError | ConnectionTimeoutError | ApiError | InterruptedError,
-      hint,
-      this.key,
-    );
+    return new OutcomeUnknownError(this.cause as SvcError, hint, this.key, this.lost);
   }
+}
+
+/** How a change is settled when its outcome is unknown, unless a verb knows better. */
+export const SETTLE_HINT = 'check whether it was made before running the command again';
+
+/**
+ * The hint of an unknown outcome left by a later failure (a refresh refused, a retry not sent):
+ * that failure's own fix first (log in again, check the proxy), then how to settle the change.
+ * Its "nothing was sent" is true of the failing attempt only, never of the change: dropped.
+ */
+export function laterFailureHint(hint: string | undefined): string {
+  const own = hint
+    ?.replace(/^nothing was sent(; |$)/, '')
+    .replace(/; nothing was sent$/, '')
+    .trim();
+  return own ? `${own}, then ${SETTLE_HINT}` : SETTLE_HINT;
 }
 
 /** The server's error answer behind an error: an ApiError itself, or the last answer to a change whose outcome is unknown. */

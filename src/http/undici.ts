@@ -255,13 +255,13 @@ function muteWarningOnce(prefix: string): void {
  * Node warns at the first TLS connection when NODE_TLS_REJECT_UNAUTHORIZED=0 that connections are
  * not verified, even when the caller verifies (VERIFIED): untrue for svc; svc says its own line.
  */
-function muteUnverifiedWarning(): void {
+export function muteUnverifiedWarning(): void {
   if (process.env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return;
   muteWarningOnce("Setting the NODE_TLS_REJECT_UNAUTHORIZED environment variable to '0'");
 }
 
 /** undici's SOCKS5 agent, made at the first request through it, announces itself once per process. */
-function muteSocksWarning(): void {
+export function muteSocksWarning(): void {
   muteWarningOnce('SOCKS5 proxy support is experimental');
 }
 

@@ -132,6 +132,18 @@ describe('grouped short flags before the verb or the command', () => {
     expect(roles.stderr).toMatch(/^error: no profile named "prod"/);
   });
 
+  // review24f L1: commander splits a group only while its letter is a known option; -h is not one
+  // (help is read as a whole word), so -hp and -yhp are an unknown option, as in the full tree.
+  it.each([
+    [['-hp', 'webhooks', 'delete', 'wh_1'], '-hp'],
+    [['-yhp', 'webhooks', 'delete', 'wh_1'], '-hp'],
+    [['roles', '-hp', 'x', 'asign'], '-hp'],
+  ])('svc %j: h not last in a group is an unknown option (%s), not help', async (argv, option) => {
+    const r = await runInProcess(argv, {});
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(new RegExp(`^error: unknown option '${option}'`));
+  });
+
   it('help in a group, or a value that names a verb, still lists every verb (svc webhooks -yh verify, -yp sign verify)', async () => {
     const group = await runInProcess(['webhooks', '--help'], {});
     expect(await runInProcess(['webhooks', '-yh', 'verify'], {})).toEqual(group);
@@ -151,6 +163,8 @@ describe('the verb and command read from argv', () => {
     [['help', '-yp', 'x', 'webhooks', 'verify'], 'verify'],
     [['webhooks', '-yh', 'verify'], undefined],
     [['webhooks', '-hy', 'verify'], undefined],
+    // review24f L1: h not last in a group is no help for commander, and its p takes no value.
+    [['webhooks', '-hp', 'x', 'delete'], undefined],
     // A letter no global flag has: commander hands the rest of the group on unread, so every verb.
     [['webhooks', '-yx', 'test', 'verify'], undefined],
     [['webhooks', '--', 'verify'], undefined],
@@ -163,6 +177,8 @@ describe('the verb and command read from argv', () => {
     [['-ypprod', 'roles', 'ls'], 'roles'],
     [['-vy', 'roles'], 'roles'],
     [['help', '-yp', 'prod', 'roles'], 'roles'],
+    [['-hp', 'webhooks', 'delete', 'wh_1'], 'webhooks'],
+    [['-yhp', 'webhooks', 'delete', 'wh_1'], 'webhooks'],
   ])('svc %j: command %s', (argv, command) => {
     expect(targetCommand(argv, globalFlags())?.name).toBe(command);
   });

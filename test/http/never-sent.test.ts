@@ -120,14 +120,24 @@ describe('a change whose request never left the machine', () => {
       expect(requests).toBe(1);
       expect(proxy.tunnels).toHaveLength(2);
       expect(error).toBeInstanceOf(OutcomeUnknownError);
+      // The proxy's own fix is kept, without its "nothing was sent" (true of the retry only).
+      const fix =
+        second === 403
+          ? `the proxy does not let svc through to ${REMOTE}:8080: check the proxy in HTTP_PROXY with its administrator, or NO_PROXY`
+          : 'check the proxy, its user name and password in HTTP_PROXY, or NO_PROXY';
       expect([error.outcome, error.hint, exitCodeFor(error)]).toEqual([
         'unknown',
-        'check whether it was made before running the command again',
+        `${fix}, then check whether it was made before running the command again`,
         exitCodeFor(new OutcomeUnknownError(new ConnectionError('x'))),
       ]);
-      const refused = second === 403 ? 'answered 403 Forbidden to the tunnel for' : 'refused the tunnel to';
-      expect(error.message).toMatch(`the proxy ${proxy.url} (HTTP_PROXY) ${refused} ${REMOTE}:8080`);
-      expect(error.message).toMatch(/, so the outcome is unknown: the platform may have made this change$/);
+      const refused =
+        second === 403
+          ? `answered 403 Forbidden to the tunnel for ${REMOTE}:8080`
+          : `refused the tunnel to ${REMOTE}:8080: it answered 407 Proxy Authentication Required`;
+      // The lost first attempt is why the outcome is unknown; the refusal stopped the retry (review24f L2).
+      expect(error.message).toBe(
+        `an earlier attempt's answer was lost (the connection dropped), and the retry failed (the proxy ${proxy.url} (HTTP_PROXY) ${refused}), so the outcome is unknown: the platform may have made this change`,
+      );
     });
   }
 });

@@ -276,6 +276,8 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   const recent: Array<{ record: ReceivedDelivery; bytes: number }> = [];
   let recentBytes = 0;
   let printing = Promise.resolve();
+  /** Lines offered to stdout and not yet taken (a write's callback): what the stop waits for. */
+  let untaken = 0;
   /**
    * Prints a request's line after those before it; true once stdout has taken it (the write's own
    * callback). With a sink too, though the answer does not wait for it: a write the stream accepted
@@ -285,6 +287,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   const print = (record: ReceivedDelivery): Promise<boolean> => {
     const taken = { taken: true };
     let bytes = 0;
+    untaken++;
     const printed = printing
       .then(() => {
         const text = ctx.out.isMachine ? `${ctx.out.jsonText(record)}\n` : `${line(ctx, record)}\n`;
@@ -312,7 +315,9 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
           return false;
         },
       );
-    printing = printed.then(() => undefined);
+    printing = printed.then(() => {
+      untaken--;
+    });
     return printed;
   };
   let listener: Awaited<ReturnType<typeof startListener>>;
@@ -465,6 +470,16 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   }
   await listener.idle();
   await forwarding?.close();
+  // A reader that stopped reading (`| less` scrolled back, a full pipe) holds the stop here until it
+  // reads on: said, as the forwards wait is, once a turn has let lines stdout is taking settle
+  // (review24f L3). A second Ctrl-C exits 130 without them.
+  if (untaken > 0) await new Promise((resolve) => setImmediate(resolve));
+  if (untaken > 0) {
+    ctx.out.info(
+      `waiting for stdout's reader to take ${untaken === 1 ? '1 line' : `${untaken} lines`} ` +
+        `(Ctrl-C again to exit without ${untaken === 1 ? 'it' : 'them'})`,
+    );
+  }
   await printing;
   const { received, valid, invalid, refused, repeated, notReady, looped, notSaved } = listener.counts;
   const tooLarge = refused

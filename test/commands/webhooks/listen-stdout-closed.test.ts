@@ -149,3 +149,43 @@ describe('svc webhooks listen --webhook W with a stalled reader, then Ctrl-C (re
     expect((await delivery(svc.sandbox(), id, first)).status).not.toBe('delivered');
   });
 });
+
+describe('svc webhooks listen --capture with a stalled reader, then Ctrl-C (review24f L3)', () => {
+  it('the stop says what it waits for (the lines stdout has not taken), then ends once they are', async () => {
+    const original = 'http://127.0.0.1:9/none';
+    const { id } = await createWebhook(svc.sandbox(), original);
+    let release!: () => void;
+    let offered = 0;
+    const dir = join(tmp, 'captured-stalled');
+    const run = startInProcess(
+      ['webhooks', 'listen', '--webhook', id, '--port', '0', '--capture', dir],
+      svc.env(),
+      {
+        now: Date.now(),
+        stdoutHeld: {
+          until: new Promise<void>((resolve) => {
+            release = resolve;
+          }),
+          onWrite: () => offered++,
+        },
+      },
+    );
+    await run.waitForStderr(new RegExp(`webhook ${id} delivers here`));
+    const first = (await emit(svc.sandbox(), id, 1)).events[0]!.delivery_ids[0]!;
+    await expect.poll(() => offered, { timeout: 10_000 }).toBe(1);
+    run.interrupt();
+    await run.waitForStderr(/waiting for stdout's reader/);
+    release();
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${first}#1`);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.filter((l) => l.includes('waiting for'))).toEqual([
+      "waiting for stdout's reader to take 1 line (Ctrl-C again to exit without it)",
+    ]);
+    expect(
+      lines.indexOf("waiting for stdout's reader to take 1 line (Ctrl-C again to exit without it)"),
+    ).toBeGreaterThan(lines.findIndex((l) => l.includes(`webhook ${id} is back`)));
+    expect(lines.at(-1)).toMatch(/^stopped after 1 request\(s\): 1 valid, 0 invalid/);
+  });
+});
