@@ -3,7 +3,7 @@
  * refused; reshaping-proxy.ts: answers in another server's shape): reading a request, passing it on
  * to the sandbox without its hop-by-hop headers, and a loopback server that lives for the file.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -79,4 +79,27 @@ export function useFront(
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   return () => url;
+}
+
+/**
+ * Passes one request on to `target` (the sandbox's URL) as it streams, and its answer back as it
+ * streams: the body of a plain forwarder a test puts in front of the sandbox. `answered` may act
+ * as the answer comes (close the forwarder) and give headers of its own to add.
+ */
+export function pipeOn(
+  target: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  answered?: (answer: IncomingMessage) => Record<string, string> | undefined,
+): void {
+  const { hostname, port } = new URL(target);
+  const out = httpRequest(
+    { host: hostname, port, path: req.url, method: req.method, headers: req.headers },
+    (answer) => {
+      const extra = answered?.(answer);
+      res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...extra });
+      answer.pipe(res);
+    },
+  );
+  req.pipe(out);
 }

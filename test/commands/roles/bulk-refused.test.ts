@@ -1,9 +1,10 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bulkRunner, bulkUser, customRole, held } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { reservedPort } from '../../helpers/ports.js';
 import { useSandbox } from '../../helpers/sandbox.js';
+import { pipeOn } from '../../helpers/sandbox-front.js';
 
 // "A connection refused before anything was sent is a plain failure" (bulk rows; audit13 F13: the
 // old test's run died on its first read, so no row was ever judged). Here the run's read gets
@@ -20,17 +21,7 @@ afterAll(() => {
 
 /** A plain forwarder to the sandbox on `port`: the platform back where it was. */
 async function forwardingOn(port: number): Promise<void> {
-  const target = new URL(sandbox().url);
-  back = createServer((req, res) => {
-    const out = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    req.pipe(out);
-  });
+  back = createServer((req, res) => pipeOn(sandbox().url, req, res));
   await new Promise<void>((resolve) => back!.listen(port, '127.0.0.1', resolve));
 }
 
@@ -40,18 +31,12 @@ async function forwardingOn(port: number): Promise<void> {
  */
 async function refusingAfter(last: string): Promise<{ url: string; seen: string[] }> {
   const seen: string[] = [];
-  const target = new URL(sandbox().url);
   server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
-    const out = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        if (`${req.method} ${req.url}` === last) server!.close();
-        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, connection: 'close' });
-        answer.pipe(res);
-      },
-    );
-    req.pipe(out);
+    pipeOn(sandbox().url, req, res, () => {
+      if (`${req.method} ${req.url}` === last) server!.close();
+      return { connection: 'close' };
+    });
   });
   // Below the ephemeral range (reservedPort): no listen(0) elsewhere is given it once it is closed,
   // so its connections are refused, and the same port listens again for the resume (review24e L4).

@@ -6,12 +6,13 @@
  * The revocation is made by a forwarder before it passes the second grant on: the order is the
  * test's, not a race.
  */
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ACME, bulkRunner, bulkUser, customRole, held } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
+import { pipeOn } from '../../helpers/sandbox-front.js';
 
 const sandbox = useSandbox({ users: 30 });
 const svc = bulkRunner(sandbox);
@@ -31,18 +32,10 @@ async function revokingBefore(
   before: () => Promise<void>,
 ): Promise<{ url: string; grants: () => number }> {
   let grants = 0;
-  const target = new URL(sandbox().url);
   const server = createServer(async (req, res) => {
     if (req.method === 'POST' && /^\/v1\/users\/[^/]+\/roles$/.test(req.url ?? '') && ++grants === nth)
       await before();
-    const out = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    req.pipe(out);
+    pipeOn(sandbox().url, req, res);
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

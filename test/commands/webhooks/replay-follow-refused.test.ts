@@ -6,12 +6,13 @@
  * the replay was made. The row now stays made (`ok`, its new delivery, `follow: unreadable`), and
  * the run stops after it: the rows not started are left to resume.
  */
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { reservedPort } from '../../helpers/ports.js';
 import { useSandbox } from '../../helpers/sandbox.js';
+import { pipeOn } from '../../helpers/sandbox-front.js';
 import { deadLetteredQueue, replayCounts } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
@@ -37,19 +38,13 @@ afterEach(() => {
 let forwarder: Server | undefined;
 afterEach(() => new Promise<void>((r) => (forwarder ? forwarder.close(() => r()) : r())));
 async function refusingAfterReplay(): Promise<string> {
-  const target = new URL(sandbox().url);
-  const server = createServer((req, res) => {
-    const out = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        // No new connection is accepted from now: the next read is refused (ECONNREFUSED).
-        if (req.method === 'POST' && req.url?.includes('/replay')) server.close();
-        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, connection: 'close' });
-        answer.pipe(res);
-      },
-    );
-    req.pipe(out);
-  });
+  const server = createServer((req, res) =>
+    pipeOn(sandbox().url, req, res, () => {
+      // No new connection is accepted from now: the next read is refused (ECONNREFUSED).
+      if (req.method === 'POST' && req.url?.includes('/replay')) server.close();
+      return { connection: 'close' };
+    }),
+  );
   forwarder = server;
   // Below the ephemeral range (reservedPort): once closed, no listen(0) elsewhere is given it.
   const port = await reservedPort();
