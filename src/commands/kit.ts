@@ -1,3 +1,5 @@
+// Just over 300 lines: the shared kit every verb builds its flags with (numbers, choices, ids,
+// idempotency keys, scopes, who a command acts as); one file so that each flag rule exists once.
 import type { Command, Option } from 'commander';
 import { controlIn, invisibleIn } from '../api/characters.js';
 import { tenantByRef } from '../api/tenant-id.js';

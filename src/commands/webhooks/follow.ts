@@ -1,3 +1,5 @@
+// Just over 300 lines: following a replay's delivery (--wait) and what each way it ends says, for
+// the single replay and a bulk run's rows alike; split, the two would word the same ends twice.
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
 import { haltsTheRun, waitsBeyondCap } from '../../bulk/judge.js';
 import { type CommandLine, svcCommand } from '../../config/settings.js';
