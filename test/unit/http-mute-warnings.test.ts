@@ -13,6 +13,9 @@ const node = process.emitWarning;
 const tlsSetting = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
 
 afterEach(() => {
+  // The module this case used, its warnings spent, must not be the one a later file in this worker
+  // imports (vitest.config.ts: isolate false): proxy-socks's SOCKS5 warning then printed.
+  vi.resetModules();
   process.emitWarning = node;
   if (tlsSetting === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
   else process.env.NODE_TLS_REJECT_UNAUTHORIZED = tlsSetting;
