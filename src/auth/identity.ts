@@ -31,13 +31,15 @@ function sessionOf(credential: StoredCredential): string {
 function identityOf(credential: StoredCredential): string | undefined {
   const jwt = jwtSubject(credential.access_token);
   if (jwt === undefined) return undefined;
-  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  // Each claim as the token holds it, so that two values are one only when they are equal: an
+  // organization (client, issuer) whose ids are numbers 1 and 2 is two, not one absent value.
+  // JSON writes an absent claim as null.
   return JSON.stringify([
     credential.origin ?? null,
-    jwt.iss,
+    jwt.claims.iss,
     jwt.sub,
-    text(jwt.claims.org_id),
-    text(jwt.claims.client_id),
+    jwt.claims.org_id,
+    jwt.claims.client_id,
   ]);
 }
 

@@ -180,6 +180,43 @@ describe('svc logout of a stored API key', () => {
       expect((await call(sandbox(), 'GET', '/v1/me', { token: key })).status).toBe(401);
     });
 
+    // Which profile the line names when several hold a user's login there (userLoginAt): the
+    // active one, else the first by name, not the first in the file.
+    it('names the active profile when it holds a user login there, else the first by name', async () => {
+      const { id, key } = await newKey();
+      const shell = await profiles(key);
+      const store = new ConfigStore(shell.SVC_CONFIG_DIR);
+      const origin = new URL(sandbox().url).origin;
+      for (const name of ['zeta', 'alpha']) {
+        await store.setProfileValues(name, { base_url: sandbox().url });
+        await store.setCredential(name, login(sandbox().adminToken, origin));
+      }
+      await store.removeCredential('admin');
+      await store.setActiveProfile('zeta');
+      const named = async () =>
+        quoted((await runInProcess(['-p', 'key', 'logout'], shell)).stderr.split('\n')[1]!);
+      expect((await named())[0]).toEqual([
+        '-p',
+        'zeta',
+        'tenants',
+        'api-keys',
+        'revoke',
+        'acme-treasury',
+        id,
+      ]);
+      await store.setCredential('key', login(key, origin));
+      await store.setActiveProfile('key');
+      expect((await named())[0]).toEqual([
+        '-p',
+        'alpha',
+        'tenants',
+        'api-keys',
+        'revoke',
+        'acme-treasury',
+        id,
+      ]);
+    });
+
     it('SVC_PROFILE=key: the line names -p admin, and run in that shell it revokes the key', async () => {
       const { id, key } = await newKey();
       const shell = { ...(await profiles(key)), SVC_PROFILE: 'key' };

@@ -216,6 +216,12 @@ describe('another login of the same identity while a command runs (attack21 F9)'
       at(token(user({ org_id: 'org_other' }), 's2')),
     ],
     [
+      // An organization's id as the token holds it: 1 and 2 are two, not one absent value.
+      'the same user of another organization whose ids are numbers',
+      at(token(user({ org_id: 1 }), 's1')),
+      at(token(user({ org_id: 2 }), 's2')),
+    ],
+    [
       'the same subject from another issuer',
       at(token(first, 's1')),
       at(token(user({ iss: 'https://idp.example' }), 's2')),
