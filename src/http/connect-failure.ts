@@ -51,19 +51,13 @@ function problem(code: string, whose: string, where: string): { what: string; fi
  * said as "the TLS certificate of … was not accepted", or as a raw OpenSSL line with "is the
  * server running?", and retried). Undefined for any other failure.
  */
-function handshakeRefused(
-  code: string,
-  failure: unknown,
-  of: string,
-  error: unknown,
-): ConnectionError | undefined {
-  const alert = /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13)_ALERT_(.+)$/.exec(code);
+function handshakeRefused(code: string, of: string, error: unknown): ConnectionError | undefined {
+  // Node 20's OpenSSL says ERR_SSL_SSLV3_ALERT_…, Node 24's ERR_SSL_SSL/TLS_ALERT_… (and only a raw
+  // OpenSSL line for a message): the alert is named from the code, the same words on both.
+  const alert = /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13|SSL\/TLS)_ALERT_(.+)$/.exec(code);
   if (!alert) return undefined;
-  // OpenSSL's line: `…:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure:…`.
-  const message = (failure as Error)?.message ?? '';
-  const said =
-    /:SSL routines:[^:]*:([^:]+)/.exec(message)?.[1]?.trim() ?? alert[1]!.toLowerCase().replaceAll('_', ' ');
-  return new ConnectionError(`${of} refused the TLS handshake: ${said} (${code})`, {
+  const said = alert[1]!.toLowerCase().replaceAll('_', ' ');
+  return new ConnectionError(`${of} refused the TLS handshake: its alert "${said}" (${code})`, {
     hint: 'it may require a client certificate, which svc does not send, or a TLS version or cipher svc does not offer: check its TLS settings; nothing was sent',
     cause: error,
     mayHaveArrived: false,
@@ -202,13 +196,14 @@ export function certificateRefused(
   for (const failure of [error, cause]) {
     const code = (failure as { code?: unknown })?.code;
     if (typeof code !== 'string') continue;
-    const reason = networkReason(failure);
+    // Node's own advice after its reason ("; if the root CA is installed locally, try running
+    // Node.js with --use-system-ca", Node 24) is left out: svc says the fix that works for svc.
+    const reason = networkReason(failure).replace(/; [^()]*(?= \(|$)/u, '');
     const theirs = proxy && proxyDialFailed(error);
     const alert = theirs
-      ? handshakeRefused(code, failure, namedProxy(proxy), error)
+      ? handshakeRefused(code, namedProxy(proxy), error)
       : handshakeRefused(
           code,
-          failure,
           `the server ${url.origin}${proxy ? `, reached through ${namedProxy(proxy)},` : ''}`,
           error,
         );
