@@ -1,4 +1,4 @@
-// About 370 lines: one refresh under the lock, from the proof that its tokens can be kept to what a stop
+// Past 300 lines: one refresh under the lock, from the proof that its tokens can be kept to what a stop
 // (attack21 F6) and a second stop say; the token endpoint itself is in ./token-endpoint.ts.
 import { serverTime } from '../api/time.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';

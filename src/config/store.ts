@@ -1,4 +1,4 @@
-// Over 300 lines, just: the one store of profiles and credentials (both files, read and written
+// Over 300 lines: the one store of profiles and credentials (both files, read and written
 // under one lock, their checks and the proof that they can be written before something that
 // cannot be undone); split, each half would need the other's lock and file handling.
 
