@@ -44,7 +44,7 @@ import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-
  *   pid that runs then is named with the lock file to remove if it is not svc. Node has no flock.
  * - an empty or torn lock (its maker killed between its create and its write): watched as above;
  *   its maker only stopped meanwhile finds, once it has written it, that the file at the path is
- *   no longer its own, and is refused (stillAt). A lock moved aside that is not the one judged is
+ *   no longer its own, and is refused (lockSeen). A lock moved aside that is not the one judged is
  *   given back by a link, never over a lock a third run made while it was aside (removeStale);
  *   where there are no hard links, by a rename when the path is free (that window reopened there).
  *   What remains (review24b M1, run2): a taker stopped between its watch and its move (a frozen
@@ -182,7 +182,7 @@ export async function lockJournal(
       }
       // Still the file at `path`? A maker stopped (SIGSTOP, a frozen container) for WATCH_MS
       // between its create and its write saw its empty lock taken over: it must not run beside.
-      if (!stillAt(path, fd)) {
+      if (lockSeen(path, fd) !== 'ours') {
         closeSync(fd);
         throw takenWhileWriting(path);
       }
@@ -194,7 +194,7 @@ export async function lockJournal(
       // killed before writing would refuse every run for good (review23e L1, at the older path;
       // at a run's own journal, the user had to remove it). Watched as a lock of another namespace
       // is: written or removed meanwhile, judged again; unchanged, taken over. A maker only stopped
-      // meanwhile finds its lock no longer at `path` once it has written it, and is refused (stillAt).
+      // meanwhile finds its lock no longer at `path` once it has written it, and is refused (lockSeen).
       const raw = readRaw(path);
       if (raw === undefined) continue; // removed since
       if (!deadAt(path, raw)) {
@@ -244,7 +244,7 @@ function hold(path: string, fd: number): () => void {
     clearInterval(beat);
     heldHere.delete(path);
     try {
-      if (stillAt(path, fd)) rmSync(path, { force: true });
+      if (lockSeen(path, fd) === 'ours') rmSync(path, { force: true });
     } catch {
       // gone already
     } finally {
@@ -477,7 +477,6 @@ function olderRunRunning(journal: string, holder: Holder | undefined, held: Held
   );
 }
 
-/** `path` is still the file made on `fd` (not moved aside as stale while its maker was stopped). */
 /**
  * What is at `path` now for the lock this process made (`fd`): that very file (`ours`), another
  * file (`other`: taken over), nothing (`removed`), or an error's code that stops the check
@@ -496,16 +495,6 @@ function lockSeen(path: string, fd: number): 'ours' | 'other' | 'removed' | stri
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? 'removed' : (code ?? String(error));
-  }
-}
-
-function stillAt(path: string, fd: number): boolean {
-  try {
-    const made = fstatSync(fd);
-    const there = statSync(path);
-    return made.ino === there.ino && made.dev === there.dev;
-  } catch {
-    return false;
   }
 }
 
