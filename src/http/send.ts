@@ -182,7 +182,10 @@ export async function exchange(
       if (received) {
         throw new ConnectionTimeoutError(
           `the answer from ${url.origin} (HTTP ${received.status}) did not finish ${within}`,
-          { hint: 'check the server or the proxy between, or raise the limit with --timeout' },
+          {
+            hint: 'check the server or the proxy between, or raise the limit with --timeout',
+            answered: received.status,
+          },
         );
       }
       throw new ConnectionTimeoutError(`no answer from ${url.origin} ${within}`, {
