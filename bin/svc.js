@@ -32,12 +32,25 @@ function facts() {
 }
 
 function commandWord() {
-  const { valueFlags, commands } = facts();
+  const { valueFlags, plainFlags, commands } = facts();
   const valued = new Set(valueFlags);
+  const plain = new Set(plainFlags || []);
   for (let i = 0; i < args.length; i++) {
-    if (valued.has(args[i])) i++;
-    else if (!args[i].startsWith('-'))
-      return Object.hasOwn(commands || {}, args[i]) ? commands[args[i]] : 'other';
+    const arg = args[i];
+    if (valued.has(arg)) i++;
+    else if (arg.length > 2 && arg[0] === '-' && arg[1] !== '-' && !plain.has(arg)) {
+      // A group of short flags, read letter by letter as src/cli-argv.ts argvTokens reads it:
+      // `-yp NAME` is `-y -p NAME` (s25: NAME was taken for the command), `-ypNAME` too; a letter
+      // no option's (h included) ends the group, as commander hands the rest on.
+      for (let at = 1; at < arg.length; at++) {
+        const letter = `-${arg[at]}`;
+        if (valued.has(letter)) {
+          if (at === arg.length - 1) i++;
+          break;
+        }
+        if (!plain.has(letter)) break;
+      }
+    } else if (!arg.startsWith('-')) return Object.hasOwn(commands || {}, arg) ? commands[arg] : 'other';
   }
   return 'root';
 }

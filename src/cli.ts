@@ -53,12 +53,14 @@ export function valueFlags(): string[] {
 
 /**
  * What bin/svc.js must know before it loads this bundle; the build writes it to
- * dist/launcher.json (see src/runtime/index.ts): the global flags that take a value, and the
+ * dist/launcher.json (see src/runtime/index.ts): the global flags that take a value and those
+ * that do not (to read a group of short flags, `-yp NAME`, as cli-argv.ts does), and the
  * command words with the name of their code cache (an alias shares its command's; any other word
  * shares one, so typos cannot fill the cache directory).
  */
 export function launcherFacts(): {
   valueFlags: string[];
+  plainFlags: string[];
   commands: Record<string, string>;
   unexpandedDirectory: string;
 } {
@@ -66,7 +68,13 @@ export function launcherFacts(): {
   for (const entry of COMMANDS) {
     for (const word of [entry.name, ...(entry.aliases ?? [])]) commands[word] = entry.name;
   }
-  return { valueFlags: valueFlags(), commands, unexpandedDirectory: UNEXPANDED_DIRECTORY.source };
+  const { valued, plain } = globalFlags();
+  return {
+    valueFlags: [...valued],
+    plainFlags: [...plain],
+    commands,
+    unexpandedDirectory: UNEXPANDED_DIRECTORY.source,
+  };
 }
 
 /**

@@ -357,9 +357,16 @@ export class ApiClient {
           }
           if (!(error instanceof ConnectionError || error instanceof ConnectionTimeoutError)) throw error;
           const { mayHaveArrived } = error;
+          // An answer that started (its status came) and whose body stopped is no "no answer": the
+          // request arrived, and the outcome is unknown all the same (s25; attack24a F4's rest).
+          const lost =
+            error instanceof ConnectionTimeoutError
+              ? error.answered === undefined
+                ? 'no answer in time'
+                : `HTTP ${error.answered} came, but its body did not finish in time`
+              : 'the connection dropped';
           if (changes && mayHaveArrived) {
-            lostAnswer ??=
-              error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
+            lostAnswer ??= lost;
             mayHaveChanged('maybe');
           }
           // The last attempt: a change any of whose attempts may have reached the server has an
@@ -377,7 +384,7 @@ export class ApiClient {
             retryDelayMs(retry, undefined, this.#policy, this.#now()),
             signal,
             cut(
-              `while waiting to retry after ${error instanceof ConnectionTimeoutError && mayHaveArrived ? 'no answer in time' : 'a connection failure'}`,
+              `while waiting to retry after ${error instanceof ConnectionTimeoutError && mayHaveArrived ? (error.answered === undefined ? lost : 'an answer whose body did not finish in time') : 'a connection failure'}`,
             ),
           );
           continue;

@@ -24,9 +24,32 @@ const UNTRUSTED = new Set([
 const TRUST_HINT =
   "if it is signed by your organisation's own certificate authority, give that CA's certificate to svc with NODE_EXTRA_CA_CERTS=/path/to/ca.pem";
 
+/**
+ * The server whose certificate it is: the platform (svc's own requests, named by --base-url) or the
+ * target of a `webhooks listen` forward (--forward-to: the user's own app, often self-signed, for
+ * which NODE_TLS_REJECT_UNAUTHORIZED=0 is honoured, listen.ts; s24 fixrc noted it worded by Node).
+ */
+export type Server = 'platform' | 'forward';
+
+const SERVERS = {
+  platform: { name: (origin: string) => origin, who: 'the server', where: 'the base URL', trust: TRUST_HINT },
+  forward: {
+    name: (origin: string) => `${origin} (--forward-to)`,
+    who: 'the target',
+    where: '--forward-to',
+    trust:
+      "give its certificate (or its CA's) to svc with NODE_EXTRA_CA_CERTS=/path/to/cert.pem, or set NODE_TLS_REJECT_UNAUTHORIZED=0, which svc honours for forwards only (they carry no credentials)",
+  },
+} as const;
+
 /** What is wrong with the certificate, and what fixes it; undefined when `code` is not a certificate's. */
-function problem(code: string, whose: string, where: string): { what: string; fix: string } | undefined {
-  if (UNTRUSTED.has(code)) return { what: 'is not trusted', fix: TRUST_HINT };
+function problem(
+  code: string,
+  whose: string,
+  where: string,
+  trust: string,
+): { what: string; fix: string } | undefined {
+  if (UNTRUSTED.has(code)) return { what: 'is not trusted', fix: trust };
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
     return {
       what: code === 'CERT_HAS_EXPIRED' ? 'has expired' : 'is not valid yet',
@@ -67,18 +90,18 @@ function handshakeRefused(code: string, of: string, error: unknown): ConnectionE
 
 /**
  * The error for a failed TLS handshake whose certificate was refused (`code`, Node's), or
- * undefined for any other failure. `of` is the server's origin, or the proxy as named (its own
- * certificate); `where` is the setting that names it (--base-url, or the proxy's variable).
+ * undefined for any other failure. `of` is the server as named, or the proxy (its own
+ * certificate); `where` is the setting that names it (--base-url, --forward-to, or the proxy's
+ * variable); `trust` the fix for a certificate whose issuer is not trusted.
  */
 function certificateFailure(
   code: string,
   reason: string,
   of: string,
-  where: string,
+  named: { whose: string; where: string; trust: string },
   error: unknown,
 ): ConnectionError | undefined {
-  const whose = of.startsWith('the proxy') ? "the proxy's" : "the server's";
-  const found = problem(code, whose, where);
+  const found = problem(code, named.whose, named.where, named.trust);
   if (!found) return undefined;
   return new ConnectionError(`the TLS certificate of ${of} ${found.what}: ${reason}`, {
     hint: `${found.fix}; nothing was sent`,
@@ -185,13 +208,17 @@ export function failedAfterSending(
  * The error for a TLS handshake refused over the server's certificate, or the proxy's own (an
  * https:// proxy's dial, undici.ts proxyDialFailed), or by the other side's alert (handshakeRefused);
  * undefined for any other failure. undici hands
- * a proxy's certificate for another name on as the cause of its own error.
+ * a proxy's certificate for another name on as the cause of its own error. `server` says whose
+ * `url` is: the platform's, or a forward's target.
  */
 export function certificateRefused(
   url: URL,
   proxy: { url: URL; from: string | undefined } | undefined,
   error: unknown,
+  server: Server = 'platform',
 ): ConnectionError | undefined {
+  const words = SERVERS[server];
+  const name = words.name(url.origin);
   const cause = (error as { cause?: unknown })?.cause;
   for (const failure of [error, cause]) {
     const code = (failure as { code?: unknown })?.code;
@@ -204,17 +231,23 @@ export function certificateRefused(
       ? handshakeRefused(code, namedProxy(proxy), error)
       : handshakeRefused(
           code,
-          `the server ${url.origin}${proxy ? `, reached through ${namedProxy(proxy)},` : ''}`,
+          `${words.who} ${name}${proxy ? `, reached through ${namedProxy(proxy)},` : ''}`,
           error,
         );
     if (alert) return alert;
     const refused = theirs
-      ? certificateFailure(code, reason, namedProxy(proxy), proxy.from ?? 'the proxy settings', error)
+      ? certificateFailure(
+          code,
+          reason,
+          namedProxy(proxy),
+          { whose: "the proxy's", where: proxy.from ?? 'the proxy settings', trust: TRUST_HINT },
+          error,
+        )
       : certificateFailure(
           code,
           reason,
-          proxy ? `${url.origin}, reached through ${namedProxy(proxy)},` : url.origin,
-          'the base URL',
+          proxy ? `${name}, reached through ${namedProxy(proxy)},` : name,
+          { whose: `${words.who}'s`, where: words.where, trust: words.trust },
           error,
         );
     if (refused) return refused;

@@ -91,11 +91,17 @@ export class ConnectionError extends SvcError {
 export class ConnectionTimeoutError extends SvcError {
   /** false when the time ran out before the request was on a connection (nothing was sent). */
   readonly mayHaveArrived: boolean;
+  /** The status of an answer that came and whose body did not finish in time; undefined when none came. */
+  readonly answered: number | undefined;
 
-  constructor(message: string, options: SvcErrorOptions & { mayHaveArrived?: boolean } = {}) {
-    const { mayHaveArrived = true, ...rest } = options;
+  constructor(
+    message: string,
+    options: SvcErrorOptions & { mayHaveArrived?: boolean; answered?: number } = {},
+  ) {
+    const { mayHaveArrived = true, answered, ...rest } = options;
     super('failure', message, { code: 'timeout', ...rest });
     this.mayHaveArrived = mayHaveArrived;
+    this.answered = answered;
   }
 }
 

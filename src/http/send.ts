@@ -151,17 +151,28 @@ export async function exchange(
       if (!sent) {
         // Connected, but every connection of svc's own to it busy (a slow server under a bulk
         // run's --concurrency): the wait was svc's, not the network's (review24c L1).
-        const busy = dispatcher instanceof ProxyRouter ? dispatcher.busyConnections(url) : undefined;
-        if (busy !== undefined) {
+        // Through a proxy, the same wait in the pool of tunnels, or a proxy that took the
+        // connection and never answered the CONNECT, is said as what it was (s25).
+        const why = dispatcher instanceof ProxyRouter ? dispatcher.whyNotSent(url) : undefined;
+        const through = options.proxy ? ` through ${namedProxy(options.proxy)}` : '';
+        if (why && 'busy' in why) {
           throw new ConnectionTimeoutError(
-            `the request to ${url.origin} was not sent ${within}: it waited for a free connection (svc had ${busy} open to it, all busy)`,
+            `the request to ${url.origin}${through} was not sent ${within}: it waited for a free connection (svc had ${why.busy} open to it, all busy)`,
             {
               hint: 'nothing was sent; the server was slow to answer the requests before it: raise the limit with --timeout, or send fewer at once (--concurrency)',
               mayHaveArrived: false,
             },
           );
         }
-        const through = options.proxy ? ` through ${namedProxy(options.proxy)}` : '';
+        if (why && options.proxy) {
+          throw new ConnectionTimeoutError(
+            `${namedProxy(options.proxy)} did not answer svc's request for a tunnel to ${url.host} ${within}`,
+            {
+              hint: `nothing was sent; check the proxy in ${options.proxy.from ?? 'the proxy settings'} (it took the connection and said nothing), or NO_PROXY, or raise the limit with --timeout`,
+              mayHaveArrived: false,
+            },
+          );
+        }
         throw new ConnectionTimeoutError(`could not connect to ${url.origin}${through} ${within}`, {
           hint: `nothing was sent; check the server, your network${options.proxy ? ' and the proxy' : ''}, or raise the limit with --timeout`,
           mayHaveArrived: false,
@@ -171,7 +182,10 @@ export async function exchange(
       if (received) {
         throw new ConnectionTimeoutError(
           `the answer from ${url.origin} (HTTP ${received.status}) did not finish ${within}`,
-          { hint: 'check the server or the proxy between, or raise the limit with --timeout' },
+          {
+            hint: 'check the server or the proxy between, or raise the limit with --timeout',
+            answered: received.status,
+          },
         );
       }
       throw new ConnectionTimeoutError(`no answer from ${url.origin} ${within}`, {

@@ -4,12 +4,17 @@
  * fetch, WebSocket, caching and mocking, which costs about 30 ms at every start (bench/RESULTS.md);
  * these deep imports skip that. test/http/client.test.ts and test/http/proxy.test.ts exercise them
  * through real requests, proxy included.
+ *
+ * Over 300 lines (344): the router, the proxy agents it makes and the connectors they dial with are
+ * one piece (whyNotSent reads the pools proxyAgent makes; proxyDialFailed the errors its connector
+ * marks); Node's warnings it mutes (about 50 lines) could go to a file of their own.
  */
 import { isIP } from 'node:net';
 import type { Agent as AgentType, Dispatcher as DispatcherType } from 'undici';
 import api from 'undici/lib/api/index.js';
 import buildConnector from 'undici/lib/core/connect.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
+import Client from 'undici/lib/dispatcher/client.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
@@ -31,7 +36,7 @@ export class ProxyRouter extends Dispatcher {
   readonly #options: AgentType.Options;
   readonly #target: { rejectUnauthorized: boolean };
   readonly #direct: DispatcherType;
-  readonly #proxied = new Map<string, DispatcherType>();
+  readonly #proxied = new Map<string, ProxyWay>();
 
   /**
    * `unverifiedTargets`: the servers' certificates (not a proxy's, which may be given a password)
@@ -57,40 +62,75 @@ export class ProxyRouter extends Dispatcher {
 
   #way(proxy: URL | undefined): DispatcherType {
     if (!proxy) return this.#direct;
-    let agent = this.#proxied.get(proxy.href);
-    if (!agent) {
-      agent = proxyAgent(proxy, this.#options, this.#target);
-      this.#proxied.set(proxy.href, agent);
+    let way = this.#proxied.get(proxy.href);
+    if (!way) {
+      way = proxyAgent(proxy, this.#options, this.#target);
+      this.#proxied.set(proxy.href, way);
     }
-    return agent;
+    return way.agent;
   }
 
   /**
-   * How many connections svc holds open to `url`'s origin when requests to it wait in svc's own
-   * pool for a free one (every one busy: undici queues at the pool only then); undefined when
-   * none wait there, or the way is a proxy's (review24c L1: such a wait is not "could not connect").
+   * Why a request to `url` that is not on a connection yet waits, when it is svc's own or the
+   * proxy's doing: `busy`, the connections svc holds open to the origin (through its tunnels too),
+   * every one busy (undici queues at the pool only then; review24c L1: such a wait is not "could
+   * not connect"); `proxySilent`, an http(s) proxy connected to and sent a CONNECT it has not
+   * answered (s25). Undefined otherwise (still connecting, a TLS handshake unanswered, SOCKS5).
    */
-  busyConnections(url: URL): number | undefined {
-    if (route(url, this.settings).proxy) return undefined;
-    // A Pool counts its connected clients; a Client (connections: 1) says whether it is connected.
-    type Stats = { connected: number | boolean; queued?: number; pending: number; running: number };
-    const stats = (this.#direct as unknown as { stats: Record<string, Stats> }).stats[url.origin];
-    const connected = Number(stats?.connected ?? 0);
-    if (!stats || connected === 0) return undefined;
-    // A Pool (several connections) queues only when each is busy; a Client (connections: 1)
-    // holds a request pending behind the one its connection runs.
-    const waiting = stats.queued === undefined ? stats.running > 0 && stats.pending > 0 : stats.queued > 0;
-    return waiting ? connected : undefined;
+  whyNotSent(url: URL): { busy: number } | { proxySilent: true } | undefined {
+    const { proxy } = route(url, this.settings);
+    if (!proxy) {
+      const stats = (this.#direct as unknown as { stats: Record<string, Stats> }).stats[url.origin];
+      const busy = stats && allBusy(stats);
+      return busy ? { busy } : undefined;
+    }
+    const way = this.#proxied.get(proxy.href);
+    const pool = way?.origins.get(url.origin);
+    const busy = pool && allBusy(pool.stats as unknown as Stats);
+    if (busy) return { busy };
+    // A CONNECT is running (written, unanswered) on a connection to the proxy that is up.
+    const tunnels = way?.tunnels?.stats as unknown as Stats | undefined;
+    return tunnels && Number(tunnels.connected) > 0 && tunnels.running > 0
+      ? { proxySilent: true }
+      : undefined;
   }
 
   override async close(): Promise<void> {
-    await Promise.all([this.#direct, ...this.#proxied.values()].map((way) => way.close()));
+    const ways = [this.#direct, ...[...this.#proxied.values()].map((way) => way.agent)];
+    await Promise.all(ways.map((way) => way.close()));
   }
 
   override async destroy(): Promise<void> {
-    await Promise.all([this.#direct, ...this.#proxied.values()].map((way) => way.destroy()));
+    const ways = [this.#direct, ...[...this.#proxied.values()].map((way) => way.agent)];
+    await Promise.all(ways.map((way) => way.destroy()));
   }
 }
+
+/** undici's stats of a Pool or of a Client (connections: 1; `connected` then says whether it is). */
+type Stats = { connected: number | boolean; queued?: number; pending: number; running: number };
+
+/** How many connections are open when every one is busy and a request waits for one; else 0. */
+function allBusy(stats: Stats): number {
+  const connected = Number(stats.connected ?? 0);
+  if (connected === 0) return 0;
+  // A Pool (several connections) queues only when each is busy; a Client (connections: 1)
+  // holds a request pending behind the one its connection runs.
+  const waiting = stats.queued === undefined ? stats.running > 0 && stats.pending > 0 : stats.queued > 0;
+  return waiting ? connected : 0;
+}
+
+/**
+ * The agent of one proxy, with what whyNotSent reads: its pools to each origin (tunnelled
+ * connections), and its pool of connections to the proxy that carry the CONNECTs (http(s) only).
+ */
+interface ProxyWay {
+  agent: DispatcherType;
+  origins: Map<string, Counted>;
+  tunnels?: Counted;
+}
+
+/** A Pool or a Client, whose stats undici keeps. */
+type Counted = DispatcherType & { stats: object };
 
 /**
  * undici's agent for `proxy`. A SOCKS5 proxy (socks5h:// is socks5:// to undici, which hands the
@@ -102,10 +142,12 @@ function proxyAgent(
   proxy: URL,
   options: AgentType.Options,
   target: { rejectUnauthorized: boolean },
-): DispatcherType {
+): ProxyWay {
+  const origins = new Map<string, Counted>();
   if (proxy.protocol === 'http:' || proxy.protocol === 'https:') {
     const secure = proxy.protocol === 'https:';
-    return new ProxyAgent({
+    const way: ProxyWay = { agent: undefined as unknown as DispatcherType, origins };
+    way.agent = new ProxyAgent({
       ...options,
       requestTls: { ...target },
       proxyTls: { ...VERIFIED },
@@ -114,16 +156,26 @@ function proxyAgent(
         const given = clientOptions.connect;
         const dial = typeof given === 'function' ? given : buildConnector(given ?? {});
         const connect = noSilentRedial(secure ? withoutAddressServername(dial) : dial);
-        return new Pool(origin, { ...clientOptions, connect });
+        way.tunnels = new Pool(origin, { ...clientOptions, connect });
+        return way.tunnels;
+      },
+      // undici's own choice (a Client for one connection), kept to be read (whyNotSent).
+      factory: (origin, given) => {
+        const agentOptions = given as Pool.Options;
+        const made =
+          agentOptions.connections === 1 ? new Client(origin, agentOptions) : new Pool(origin, agentOptions);
+        origins.set(String(origin), made);
+        return made;
       },
     });
+    return way;
   }
   const uri = new URL(proxy.href);
   uri.protocol = 'socks5:';
   muteSocksWarning();
   const connector = buildConnector({});
   // requestTls (the server's TLS through the tunnel) is read by the agent but not in its typings.
-  return new Socks5ProxyAgent(uri, {
+  const agent = new Socks5ProxyAgent(uri, {
     ...({ requestTls: { ...target } } as object),
     connect: (connectOptions, callback) =>
       connector(
@@ -135,6 +187,7 @@ function proxyAgent(
         callback,
       ),
   });
+  return { agent, origins };
 }
 
 /** An IPv6 host as a URL writes it (`[::1]`) without its brackets, as resolvers and TLS take it. */

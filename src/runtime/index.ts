@@ -6,8 +6,8 @@
  *   compiles dist/cli.cjs as a vm.Script with a V8 code cache, one per command (an alias shares
  *   its command's; every word that is no command shares `other`, so the directory stays bounded),
  *   in SVC_CACHE_DIR/svc-code-cache, where it removes only the caches it wrote (Node 20 has no module compile cache). Before it reads argv it needs the
- *   global flags that take a value (`-p NAME tenants ls` is the `tenants` cache) and the command
- *   words, which the build writes to dist/launcher.json from launcherFacts() (src/cli.ts).
+ *   global flags that take a value (`-p NAME tenants ls` and `-yp NAME tenants ls` are the
+ *   `tenants` cache), those that do not (to read a group of short flags) and the command words, which the build writes to dist/launcher.json from launcherFacts() (src/cli.ts).
  *   At exit it calls restoreDefaultFlags() before writing a cache (V8 stamps caches with its flags).
  * - V8 flags (./v8-flags.ts): the baseline WebAssembly compiler for short commands, chosen by
  *   the entry point (main() passes runtimeFor to runCli) and applied by the Context just before

@@ -28,3 +28,8 @@ declare module 'undici/lib/dispatcher/pool.js' {
   import { Pool } from 'undici';
   export default Pool;
 }
+
+declare module 'undici/lib/dispatcher/client.js' {
+  import { Client } from 'undici';
+  export default Client;
+}

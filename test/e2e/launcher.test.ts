@@ -64,6 +64,21 @@ describe('the launcher (bin/svc.js)', () => {
     expect(readdirSync(join(cacheDir, CODE_CACHE, versionDir!))).toEqual(['config.bin']);
   });
 
+  // s25: `-yp prod` was read as a flag, then the command `prod` (no command: other.bin).
+  it('names the cache after the command past a group of short flags whose last takes a value (-yp NAME, -ypNAME)', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    try {
+      const env = { SVC_CACHE_DIR: cacheDir, SVC_CONFIG_DIR: join(cacheDir, 'cfg') };
+      for (const group of [['-yp', 'prod'], ['-ypprod']]) {
+        expect((await svc([...group, 'config', 'set', 'org', 'o'], { env })).code).toBe(0);
+      }
+      const [versionDir] = readdirSync(join(cacheDir, CODE_CACHE));
+      expect(readdirSync(join(cacheDir, CODE_CACHE, versionDir!))).toEqual(['config.bin']);
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps one cache for all words that are no command (a typo), and one per command with its aliases', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
     try {

@@ -11,6 +11,10 @@ import { connect, createServer as createTcpServer, type Socket } from 'node:net'
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/errors.js';
 import { ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../../src/http/errors.js';
+import { proxySettings } from '../../src/http/proxy.js';
+import { exchange } from '../../src/http/send.js';
+import { ProxyRouter } from '../../src/http/undici.js';
+import type { Timer } from '../../src/system/clock.js';
 import { needs } from '../helpers/needs.js';
 import { client, REMOTE, useLocalServers } from '../helpers/proxy-kit.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
@@ -142,15 +146,27 @@ describe('a change whose request never left the machine', () => {
   }
 });
 
-/** A server that accepts connections and never says a word (a TLS handshake or a CONNECT unanswered). */
+/**
+ * A server that accepts connections and never says a word (a TLS handshake or a CONNECT
+ * unanswered). Its `timer` (a client's) runs out when a request's first bytes arrive, so what svc
+ * says of the wait does not hang on how fast the machine connects.
+ */
 async function mute() {
   let connections = 0;
+  let expire = () => {};
   const server = createTcpServer((socket) => {
     connections++;
     local.track(socket);
+    socket.once('data', () => setImmediate(expire));
   });
   const port = await local.listen(server);
-  return { port, connections: () => connections };
+  const timer: Timer = (_ms, fire) => {
+    expire = fire;
+    return () => {
+      expire = () => {};
+    };
+  };
+  return { port, connections: () => connections, timer };
 }
 
 describe('a change whose connection was not made within --timeout', () => {
@@ -169,22 +185,70 @@ describe('a change whose connection was not made within --timeout', () => {
     expect(server.connections()).toBe(3);
   });
 
-  it('a proxy that never answers the CONNECT: the proxy named, retried, not unknown', async () => {
+  // s25: it said "could not connect to … through the proxy", though the proxy took the connection.
+  it('a proxy that never answers the CONNECT: said so, the proxy named, retried, not unknown', async () => {
     const proxy = await mute();
     const api = client(`https://${REMOTE}:8443`, {
       env: { HTTPS_PROXY: `http://127.0.0.1:${proxy.port}` },
       retry,
       timeoutMs: 100,
+      timer: proxy.timer,
     });
     const error = await api.post('/v1/roles', { name: 'x' }, { idempotencyKey: false }).catch((e) => e);
     await api.close();
     expect(error).toBeInstanceOf(ConnectionTimeoutError);
-    expect([error.message, error.mayHaveArrived]).toEqual([
-      `could not connect to https://${REMOTE}:8443 through the proxy http://127.0.0.1:${proxy.port} (HTTPS_PROXY) within 0.1 s`,
+    expect([error.message, error.hint, error.mayHaveArrived]).toEqual([
+      `the proxy http://127.0.0.1:${proxy.port} (HTTPS_PROXY) did not answer svc's request for a tunnel to ${REMOTE}:8443 within 0.1 s`,
+      'nothing was sent; check the proxy in HTTPS_PROXY (it took the connection and said nothing), or NO_PROXY, or raise the limit with --timeout',
       false,
     ]);
     expect(proxy.connections()).toBe(3);
   });
+
+  // s25: a wait in the pool of tunnels (every connection busy) said "could not connect … through
+  // the proxy"; it is said as the same wait without a proxy is (review24c L1).
+  it.each([1, 2])(
+    "a request that waited for a free tunnel of svc's own (%i): said so, the proxy named",
+    async (connections) => {
+      let got = 0;
+      let all: () => void = () => {};
+      const arrived = new Promise<void>((resolve) => {
+        all = resolve;
+      });
+      const server = createHttpServer(() => {
+        if (++got === connections) all();
+      });
+      const proxy = await tunnelProxy(200, await local.listen(server));
+      const router = new ProxyRouter(proxySettings({ HTTP_PROXY: proxy.url }), { connections });
+      const url = new URL(`http://${REMOTE}:8080/v1/x`);
+      // The way as client.ts gives it (proxy.ts route).
+      const way = { url: new URL(proxy.url), from: 'HTTP_PROXY' };
+      const options = { timeoutMs: 5_000, maxBytes: 1024, signal: undefined, proxy: way };
+      const hanging = Array.from({ length: connections }, () =>
+        exchange(router, 'POST', url, {}, 'one', options).catch((e: unknown) => e),
+      );
+      await arrived;
+      let expire = () => {};
+      const timer: Timer = (_ms, fire) => {
+        expire = fire;
+        return () => {};
+      };
+      const waiting = exchange(router, 'POST', url, {}, 'two', { ...options, timeoutMs: 300, timer }).catch(
+        (e: unknown) => e,
+      );
+      setImmediate(() => expire());
+      const error = (await waiting) as ConnectionTimeoutError;
+      expect([error.constructor.name, error.message, error.hint, error.mayHaveArrived]).toEqual([
+        'ConnectionTimeoutError',
+        `the request to http://${REMOTE}:8080 through the proxy ${proxy.url} (HTTP_PROXY) was not sent within 0.3 s: it waited for a free connection (svc had ${connections} open to it, all busy)`,
+        'nothing was sent; the server was slow to answer the requests before it: raise the limit with --timeout, or send fewer at once (--concurrency)',
+        false,
+      ]);
+      expect(proxy.tunnels).toHaveLength(connections);
+      await router.destroy();
+      await Promise.all(hanging);
+    },
+  );
 });
 
 needs('openssl').describe('a change over TLS the server does not pass', () => {

@@ -2,9 +2,10 @@
 // plain web server named as one) made svc open new connections to it in a tight loop, for ever:
 // ~200 a second, past --timeout, the retries and SIGTERM (exploratory test s12, contract12 #1).
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/errors.js';
+import type { Timer } from '../../src/system/clock.js';
 import { client, REMOTE, useLocalServers } from '../helpers/proxy-kit.js';
 
 const local = useLocalServers();
@@ -12,9 +13,21 @@ const local = useLocalServers();
 /** A proxy that closes each connection: at once (`accept`), or on the CONNECT request (`http`); or never answers (`mute`). */
 async function closingProxy(kind: 'accept' | 'http' | 'mute') {
   let connections = 0;
+  // The mute proxy's `timer` (a client's) runs out once a CONNECT has arrived, not on the clock.
+  let expire = () => {};
+  const timer: Timer = (_ms, fire) => {
+    expire = fire;
+    return () => {
+      expire = () => {};
+    };
+  };
+  const mute = (socket: Socket) => {
+    local.track(socket);
+    socket.once('data', () => setImmediate(expire));
+  };
   const server: Server =
     kind !== 'http'
-      ? createServer((socket) => (kind === 'accept' ? socket.destroy() : local.track(socket)))
+      ? createServer((socket) => (kind === 'accept' ? socket.destroy() : mute(socket)))
       : // A plain web server: without a 'connect' listener Node closes a CONNECT request's socket.
         (createHttpServer((_req, res) => res.end('x')) as unknown as Server);
   // After 20 connections it stops listening (a refused dial ends any loop), so the test fails rather than hangs.
@@ -22,7 +35,7 @@ async function closingProxy(kind: 'accept' | 'http' | 'mute') {
     if (++connections === 20) server.close();
   });
   const port = await local.listen(server);
-  return { url: `http://127.0.0.1:${port}`, port, connections: () => connections };
+  return { url: `http://127.0.0.1:${port}`, port, connections: () => connections, timer };
 }
 
 describe('ApiClient behind an http proxy that closes the connection', () => {
@@ -56,7 +69,7 @@ describe('ApiClient behind an http proxy that closes the connection', () => {
       const api = client(`http://${REMOTE}:8080`, {
         env: { HTTP_PROXY: proxy.url },
         allowInsecureHttp: true,
-        ...(how === 'timeout' ? { timeoutMs: 100 } : { signal: controller.signal }),
+        ...(how === 'timeout' ? { timeoutMs: 100, timer: proxy.timer } : { signal: controller.signal }),
       });
       const pending = api.get('/v1/tenants').catch((e) => e);
       if (how === 'Ctrl-C') {
@@ -68,7 +81,7 @@ describe('ApiClient behind an http proxy that closes the connection', () => {
       expect([proxy.connections(), exitCodeFor(error)]).toEqual([1, how === 'timeout' ? 1 : 130]);
       expect(error.message).toBe(
         how === 'timeout'
-          ? `could not connect to http://${REMOTE}:8080 through the proxy ${proxy.url} (HTTP_PROXY) within 0.1 s`
+          ? `the proxy ${proxy.url} (HTTP_PROXY) did not answer svc's request for a tunnel to ${REMOTE}:8080 within 0.1 s`
           : 'interrupted; the request was cancelled',
       );
     },

@@ -127,7 +127,8 @@ async function forwarder(
   timeoutSeconds: number,
 ): Promise<{ forward: Forwarder; close: () => Promise<void> }> {
   const { ProxyRouter, request, verificationOffAsked } = await import('../../http/undici.js');
-  const { proxySettings } = await import('../../http/proxy.js');
+  const { proxySettings, route } = await import('../../http/proxy.js');
+  const { certificateRefused } = await import('../../http/connect-failure.js');
   // A forward carries the delivery and no credential of svc's, to the user's own app (often
   // self-signed): NODE_TLS_REJECT_UNAUTHORIZED=0 is honoured for it, as Node would, and said once
   // (svc's own requests to the platform still check, context.ts; review24c M1).
@@ -137,13 +138,19 @@ async function forwarder(
       `NODE_TLS_REJECT_UNAUTHORIZED=0: the TLS certificate of ${target.origin} (--forward-to) is not checked; a forward carries no credentials of svc's, and svc's requests to the platform still check theirs`,
     );
   }
-  const agent = new ProxyRouter(proxySettings(ctx.env), {}, unverified);
+  const settings = proxySettings(ctx.env);
+  const way = route(target, settings);
+  const agent = new ProxyRouter(settings, {}, unverified);
   return {
     forward: async (body, headers) => {
       const signal = AbortSignal.timeout(timeoutSeconds * 1000);
       const response = await request(agent, target, { method: 'POST', headers, body, signal }).catch(
         (error: unknown) => {
-          throw signal.aborted ? new Error(`the target did not answer within ${timeoutSeconds} s`) : error;
+          if (signal.aborted) throw new Error(`the target did not answer within ${timeoutSeconds} s`);
+          // A certificate refused is said in svc's words, with its fix, as for the platform's.
+          const proxy = way.proxy && { url: way.proxy, from: way.from };
+          const refused = certificateRefused(target, proxy, error, 'forward');
+          throw refused ? new Error(`${refused.message}; ${refused.hint}`) : error;
         },
       );
       // The limit covers the whole answer: a target that sent its head and then hung is said so.
