@@ -9,7 +9,7 @@ import { thirdPartyClientOf } from '../api/holds.js';
 import { isoSeconds, serverTime } from '../api/time.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
-import type { BulkItem } from '../bulk/runner.js';
+import { type BulkItem, FOUND_AFTER_LOST_ANSWER } from '../bulk/runner.js';
 import { svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
@@ -96,6 +96,10 @@ const COLUMNS: Array<Column<Row>> = [
       // Another run's creation: said so, and where its secret is (or why it is not).
       (r.reason === 'created_by_another_run' && (r.secret_file ?? r.secret) !== undefined
         ? `${r.reason}: ${r.secret_file ?? r.secret}`
+        : undefined) ??
+      // Found done by a retry after a lost answer: most likely this run's (steps.ts foundAfterLostAnswer).
+      (r.reason === FOUND_AFTER_LOST_ANSWER && typeof r.note === 'string'
+        ? `${r.reason}: ${r.note}`
         : undefined) ??
       // Where the secret is, or why none was saved (a resumed run's creation rotated since).
       r.secret_file ??
