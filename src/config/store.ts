@@ -178,6 +178,12 @@ export class ConfigStore {
     return own(this.#read<ConfigFile>(this.configPath).profiles, name);
   }
 
+  /** Every profile's name, sorted: each that has settings or a stored credential (hasProfile's rule). */
+  profileNames(): string[] {
+    const held = this.#read<CredentialsFile>(this.credentialsPath).profiles ?? {};
+    return [...new Set([...Object.keys(this.profiles()), ...Object.keys(held)])].sort();
+  }
+
   /** Whether a profile of that name exists: it has settings or a stored credential. */
   hasProfile(name: string): boolean {
     return this.profile(name) !== undefined || this.credential(name) !== undefined;
