@@ -200,6 +200,9 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   const path = verb.journal ?? defaultJournalPath(ctx.env, verb.kind, owner.operation);
   // A new run in the state directory: an earlier svc's run of this command is refused (whose it
   // is is unknown), another caller's is named, left to them.
+  // What is at the path first: a pipe, a device or a path that cannot be looked at is said in one
+  // line before the directories above it are looked at (their lstat's text named the path twice).
+  refuseDirectory(path, verb.journal !== undefined);
   if (verb.journal === undefined) refuseSharedJournals(dirname(path));
   else refuseUnsafeJournalDirectory(path);
   // A holder seen dead at one lock is not watched again at the next (one wait).
@@ -217,7 +220,6 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
     const note = otherCallersRun(dirname(path), verb.kind, owner);
     if (note !== undefined) ctx.out.info(note);
   }
-  refuseDirectory(path);
   // A dry run only reads the journal; a real run holds it, from before it reads it to its end.
   const unlock = verb.dryRun
     ? undefined

@@ -372,28 +372,42 @@ export function credentialSettingProblem(key: ProfileKey, value: string): string
   return kind === undefined ? undefined : `${kind}, not ${SETTING_IN_WORDS[key]}`;
 }
 
-/** Every setting of a run checked as refuseCredentialSetting does, before any of them is sent. */
+/** Every setting of a run checked as refuseSentSetting does, before any of them is sent. */
 export function refuseCredentialSettings(settings: Settings): void {
   for (const key of PROFILE_KEYS) {
     const value = settings.values[key];
     if (value === undefined) continue;
-    const source = settings.sources[key] ?? 'profile';
-    refuseCredentialSetting(key, value, source, settings);
-    // An id holding a paste's invisible character (`--tenant acme\u200b-apac`), refused with it
-    // escaped, as a positional id is; its not-found error drew it as the id it suggested (attack21b F7).
-    const invisible = ID_SETTINGS.has(key)
-      ? invisibleIn(describeSource(key, source, settings.profile), value)
-      : undefined;
-    if (invisible !== undefined) throw new UsageError(invisible, { code: 'invalid_id' });
-    const fix =
-      source === 'flag'
-        ? 'type the id again'
-        : source === 'env'
-          ? `set ${ENV_FOR[key]} again`
-          : `set it again with \`svc ${profileFlag(settings)}config set ${key} ID\``;
-    const control = controlInSetting(key, describeSource(key, source, settings.profile), value, fix);
-    if (control !== undefined) throw new UsageError(control, { code: 'invalid_id' });
+    refuseSentSetting(key, value, settings.sources[key] ?? 'profile', settings);
   }
+}
+
+/**
+ * A setting's value about to be sent, checked: not a credential (refuseCredentialSetting), and an
+ * id with no invisible or control character. Also for a value a command takes as its own flag
+ * (`login --client-id`, `oauth token --client-id`), which the run's settings do not hold: it was
+ * sent with a control character in it (the token request's form, the login page's address).
+ */
+export function refuseSentSetting(
+  key: ProfileKey,
+  value: string,
+  source: SettingSource,
+  settings: Settings,
+): void {
+  refuseCredentialSetting(key, value, source, settings);
+  // An id holding a paste's invisible character (`--tenant acme\u200b-apac`), refused with it
+  // escaped, as a positional id is; its not-found error drew it as the id it suggested (attack21b F7).
+  const invisible = ID_SETTINGS.has(key)
+    ? invisibleIn(describeSource(key, source, settings.profile), value)
+    : undefined;
+  if (invisible !== undefined) throw new UsageError(invisible, { code: 'invalid_id' });
+  const fix =
+    source === 'flag'
+      ? 'type the id again'
+      : source === 'env'
+        ? `set ${ENV_FOR[key]} again`
+        : `set it again with \`svc ${profileFlag(settings)}config set ${key} ID\``;
+  const control = controlInSetting(key, describeSource(key, source, settings.profile), value, fix);
+  if (control !== undefined) throw new UsageError(control, { code: 'invalid_id' });
 }
 
 /**

@@ -26,11 +26,19 @@ function splitHeader(raw: string): [string, string] {
   const what = `-H ${match[1]}`;
   const control = controlIn(what, value, 'give the value without it; nothing was sent', { tab: true });
   if (control !== undefined) throw new UsageError(control, { code: 'invalid_header' });
-  const wide = [...value].findIndex((char) => char.codePointAt(0)! > 0xff);
+  // U+0080–U+00FF undici sends as one Latin-1 byte (obs-text, RFC 9110 §5.5: opaque to a
+  // recipient, and no new field should use it), where curl and gh send the UTF-8 bytes typed:
+  // servers and proxies read that byte differently, so it is refused as the rest of non-ASCII is.
+  const wide = [...value].findIndex((char) => char.codePointAt(0)! > 0x7f);
   if (wide !== -1) {
     const char = [...value][wide]!;
+    const code = char.codePointAt(0)!;
+    const why =
+      code > 0xff
+        ? 'which a header cannot carry'
+        : 'which a header carries only as one Latin-1 byte (obs-text), that servers and proxies read differently';
     throw new UsageError(
-      `${what} ${escapedQuote(value)} holds ${char} (U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) at ${wide + 1}, which a header cannot carry: give it as ASCII (percent- or base64-encoded, as the server expects); nothing was sent`,
+      `${what} ${escapedQuote(value)} holds ${char} (U+${code.toString(16).toUpperCase().padStart(4, '0')}) at ${wide + 1}, ${why}: give it as ASCII (percent- or base64-encoded, as the server expects); nothing was sent`,
       { code: 'invalid_header' },
     );
   }
