@@ -8,16 +8,15 @@ import type { Settings } from '../config/settings.js';
  * (canonicalTenantRef): a slug given is said as the slug, an id as the id (in lower case) — the
  * words the user can match to their settings, with no request of its own to turn one into the
  * other (a GET /v1/me after the change is made could fail and cost the line). A run that names no
- * tenant (a key that carries its own) says the tenant the answer names (`tenant_id`), else none.
+ * tenant (a key that carries its own) names none.
  */
-export function tenantChanged(settings: Settings, answered?: string | null): string | undefined {
+export function tenantChanged(settings: Settings): string | undefined {
   const named = settings.values.tenant;
-  if (named !== undefined && named !== '') return canonicalTenantRef(named);
-  return answered ?? undefined;
+  return named === undefined || named === '' ? undefined : canonicalTenantRef(named);
 }
 
 /** ` in acme-payments-eu`, the words every such ✓ line puts after what it changed; '' for none. */
-export function changedIn(settings: Settings, answered?: string | null): string {
-  const tenant = tenantChanged(settings, answered);
+export function changedIn(settings: Settings): string {
+  const tenant = tenantChanged(settings);
   return tenant === undefined ? '' : ` in ${tenant}`;
 }
