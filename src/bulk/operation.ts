@@ -62,6 +62,11 @@ export interface BulkVerb<T, R extends Row> {
   /** The verb in words: `grant`, `granting`, `granted`. */
   words: { act: string; doing: string; done: string };
   /**
+   * The tenant every item is changed in, as its summary names it after the counts (changed-in.ts
+   * changedIn: ` in acme-payments-eu`); unset for a run whose items say where themselves.
+   */
+  where?: string | undefined;
+  /**
    * Checks everything before anything is sent (a usage error stops here) and says how many items
    * there will be, when known. `run` is the run about to happen: a resumed run's first start.
    */

@@ -7,6 +7,7 @@ import { SvcError } from '../../errors.js';
 import { ApiError, OutcomeUnknownError } from '../../http/errors.js';
 import { type ApiErrorClass, retyped } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
+import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { checkSurface, onSurface, type RecordData, unlessUnreadable } from './shared.js';
 
@@ -37,7 +38,7 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
       act: 'delete',
       thing: 'the record',
       done: 'deleted',
-      subject: `${surface} record ${id} is gone`,
+      subject: `${surface} record ${id}${changedIn(ctx.settings())} is gone`,
       target: { surface, id },
     },
   );
@@ -47,7 +48,9 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
   const purged = record.purge_at ? ` and to be purged at ${record.purge_at}` : '';
   const unread =
     before === undefined ? ' (you cannot read it: the answer holds only what the delete did)' : '';
-  ctx.out.success(`Deleted ${surface} record ${record.id}; it is hidden from lists${purged}${unread}`);
+  ctx.out.success(
+    `Deleted ${surface} record ${record.id}${changedIn(ctx.settings())}; it is hidden from lists${purged}${unread}`,
+  );
 }
 
 /**

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { changedIn } from '../changed-in.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { permissionFlag, withCatalogHint } from './permission-flags.js';
 import { roleFields, withNameTakenHint } from './shared.js';
@@ -42,7 +43,8 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
     options.name,
   );
   await ctx.out.record(data, roleFields(data));
-  if (!ctx.out.isMachine) ctx.out.success(`created role ${data.name} (${data.id})`);
+  if (!ctx.out.isMachine)
+    ctx.out.success(`created role ${data.name} (${data.id})${changedIn(ctx.settings())}`);
 }
 
 export function createCommand(make: MakeContext): Command {
