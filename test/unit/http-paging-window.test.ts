@@ -15,3 +15,33 @@ describe('CursorTrail: the window holds each key once', () => {
     expect(trail.twice).toBe(1);
   });
 });
+
+describe('CursorTrail.read: what a page is, at the edges', () => {
+  it('a repeat the start cursor names (&printed=) coming right after the items skipped is left out, uncounted', () => {
+    const cursor = 'svc-page:offset=3#skip=1&printed=it_1';
+    const trail = new CursorTrail(cursor);
+    expect([...trail.read([it_(3), it_(1), it_(4)], cursor)]).toEqual([it_(1)]);
+    expect([trail.twice, trail.unmet()]).toEqual([0, []]);
+  });
+
+  it('empty pages are not pages of repeats: a sparse list with 25 empty pages under new cursors between its items is read to its end, not stopped as a list going round', () => {
+    const trail = new CursorTrail();
+    trail.read([it_(0)], undefined);
+    for (let page = 1; page <= 25; page++) expect(trail.read([], `c${page}`).size).toBe(0);
+    expect([...trail.read([it_(1)], 'c26')]).toEqual([]);
+    expect(trail.twice).toBe(0);
+  });
+
+  it('nor pages with new items: a server going round, an empty page between its pages of repeats, is stopped after 20 more pages of repeats than pages with new items', () => {
+    const trail = new CursorTrail();
+    trail.read([it_(0), it_(1)], undefined);
+    for (let round = 1; round <= 20; round++) {
+      trail.read([], `e${round}`);
+      expect(trail.read([it_(round % 2)], `r${round}`).size).toBe(1);
+    }
+    trail.read([], 'e21');
+    expect(() => trail.read([it_(1)], 'r21')).toThrow(
+      /^21 of the 22 pages svc read held only items it had read already, 20 more than held new ones/,
+    );
+  });
+});
