@@ -32,7 +32,7 @@ describe('CursorTrail.read: what a page is, at the edges', () => {
     expect(trail.twice).toBe(0);
   });
 
-  it('nor pages with new items: a server going round, an empty page between its pages of repeats, is stopped after 20 more pages of repeats than pages with new items', () => {
+  it('nor pages with new items: a server going round, an empty page between its pages of repeats, is stopped after 20 more pages of repeats than pages with new items, its line counting every page read (it said 22 of 43)', () => {
     const trail = new CursorTrail();
     trail.read([it_(0), it_(1)], undefined);
     for (let round = 1; round <= 20; round++) {
@@ -41,7 +41,7 @@ describe('CursorTrail.read: what a page is, at the edges', () => {
     }
     trail.read([], 'e21');
     expect(() => trail.read([it_(1)], 'r21')).toThrow(
-      /^21 of the 22 pages svc read held only items it had read already, 20 more than held new ones/,
+      /^21 of the 43 pages svc read held only items it had read already, 20 more than held new ones/,
     );
   });
 });
