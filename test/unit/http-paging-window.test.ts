@@ -2,7 +2,7 @@
 // once however often it comes, so the oldest dropped is the oldest read, and a key still within the
 // window is still found (session 25's mutation run of src/http/paging.ts).
 import { describe, expect, it } from 'vitest';
-import { CursorTrail } from '../../src/http/paging.js';
+import { CursorTrail, cursorAfter } from '../../src/http/paging.js';
 
 const it_ = (n: number) => ({ id: `it_${n}` });
 
@@ -43,5 +43,44 @@ describe('CursorTrail.read: what a page is, at the edges', () => {
     expect(() => trail.read([it_(1)], 'r21')).toThrow(
       /^21 of the 43 pages svc read held only items it had read already, 20 more than held new ones/,
     );
+  });
+});
+
+describe('cursorAfter: the cursor of a --limit reached at a page end (closing note of session 23, review24a M1)', () => {
+  const its = (n: number, from = 0) => Array.from({ length: n }, (_, i) => it_(from + i));
+
+  it('a page by position carries the keys of the last PRINTED_LAST items printed; nothing to carry is the cursor as it is', () => {
+    expect(cursorAfter('svc-page:offset=12', its(12))).toBe(
+      'svc-page:offset=12#skip=0&printed=it_2,it_3,it_4,it_5,it_6,it_7,it_8,it_9,it_10,it_11',
+    );
+    expect(cursorAfter('svc-page:page=2&per_page=3', its(3))).toBe(
+      'svc-page:page=2&per_page=3#skip=0&printed=it_0,it_1,it_2',
+    );
+    expect(cursorAfter('svc-page:link=/items?offset=3', [])).toBe('svc-page:link=/items?offset=3');
+  });
+
+  it('the keys the start cursor named and no page held go first, within PRINTED_LAST in all: the last of them', () => {
+    const unmet = ['u_0', 'u_1', 'u_2', 'u_3'];
+    expect(cursorAfter('svc-page:offset=20', its(8), unmet)).toBe(
+      'svc-page:offset=20#skip=0&printed=u_2,u_3,it_0,it_1,it_2,it_3,it_4,it_5,it_6,it_7',
+    );
+    expect(cursorAfter('svc-page:offset=20', its(10), unmet)).toBe(
+      `svc-page:offset=20#skip=0&printed=${its(10)
+        .map((item) => item.id)
+        .join(',')}`,
+    );
+    expect(cursorAfter('svc-page:offset=20', [], ['u_0'])).toBe('svc-page:offset=20#skip=0&printed=u_0');
+  });
+
+  it("a server's cursor, starting_after, or a cursor of svc's already cut or carrying keys is handed as it is", () => {
+    for (const next of [
+      'c2',
+      'svc-page:starting_after=it_2',
+      'svc-page:cursor=c2',
+      'svc-page:offset=3#skip=1',
+      'svc-page:offset=3#skip=0&printed=it_0',
+    ]) {
+      expect(cursorAfter(next, its(3), ['u_0'])).toBe(next);
+    }
   });
 });
