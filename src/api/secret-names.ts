@@ -65,9 +65,15 @@ const CODE_NAME =
  * header or a JSON field alike (attack21b F5: only a URL's was masked). Read on the name's words.
  */
 const SESSION_NAME = /^((.+_)?session(_?id)?|(j|php)?sess(ion)?_?id|sid)$/;
-/** Names that contain a secret word but hold something else (times, lifetimes, kinds, paths). */
+/**
+ * Names that contain a secret word but hold something else (times, lifetimes, kinds, paths), and
+ * an authorization server's metadata (RFC 8414): its endpoints (`token_endpoint`), URLs masked by
+ * the URL rules where shown, and what it supports (`token_endpoint_auth_methods_supported`).
+ * Learnt as secrets, the endpoints turned every request line to them into `* POST [redacted]`
+ * (attack25b L2).
+ */
 const NOT_SECRET_FIELD =
-  /^(idempotency_key|token_type|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type)$/i;
+  /^(idempotency_key|token_type|token_type_hint|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type|endpoint|supported)$/i;
 // The names masked in a URL's query or a form only: there `state` travels beside the
 // authorization code, while a JSON field or header named `state` is a record's (a webhook's, a
 // reconciliation's) and masking it would hide what a trace is read for; `k`, `access`, `sign`,
