@@ -15,9 +15,13 @@ export async function runConfigGet(ctx: Context, rawKey: string): Promise<void> 
     });
   }
   // A profile's base or app URL holding a query (saved by an older svc) is not printed: it may hold a credential.
+  // An app_url that is the base URL (no app_url set) is mended by setting base_url.
+  const source = settings.sources[key] ?? 'profile';
   const query =
     key === 'base_url' || key === 'app_url'
-      ? urlQueryProblem(key, value, settings.sources[key] ?? 'profile', settings)
+      ? source === 'default'
+        ? urlQueryProblem('base_url', value, 'profile', settings)
+        : urlQueryProblem(key, value, source, settings)
       : undefined;
   if (query !== undefined) throw query;
   if (ctx.out.isMachine) return ctx.out.json({ key, value, source: settings.sources[key] });

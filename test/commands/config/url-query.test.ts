@@ -58,7 +58,8 @@ describe('a base or app URL with a query or a fragment is refused, its values no
     it('is refused where it would be used (a request, config get), with the command that mends it', async () => {
       await saved(`https://api.example.com/?token=${SECRET}`);
       const line = `error: base_url in profile "default" https://api.example.com/?token=[redacted] has a query, and a base URL takes none: svc would drop it from every request; drop the query: \`svc config set base_url https://api.example.com\`; ${HINT}\n`;
-      for (const argv of [['me'], ['config', 'get', 'base_url']]) {
+      // app_url unset: it is the base URL, mended by setting base_url.
+      for (const argv of [['me'], ['config', 'get', 'base_url'], ['config', 'get', 'app_url']]) {
         expect(await runInProcess(argv, env()), argv.join(' ')).toEqual({
           code: 2,
           stdout: '',
