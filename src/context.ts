@@ -22,6 +22,7 @@ import {
   missingActiveProfileError,
   profileFlag,
   refuseCredentialSettings,
+  refuseUrlQueries,
   resolveProfileName,
   resolveSettings,
   type Settings,
@@ -395,6 +396,7 @@ export function createContext(
           });
         }
         checkBaseUrlPath(baseUrl, s.sources.base_url ?? 'profile', s.profile);
+        refuseUrlQueries(s);
         // A profile's org or tenant that is a pasted credential: refused before the first request.
         refuseCredentialSettings(s);
         const { timeoutMs, maxRetries, maxResponseBytes } = readLimits();

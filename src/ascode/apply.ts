@@ -10,7 +10,7 @@ import { isoSeconds, serverTime } from '../api/time.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
 import { type BulkItem, FOUND_AFTER_LOST_ANSWER } from '../bulk/runner.js';
-import { svcCommand } from '../config/settings.js';
+import { shownSetting, svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
 import type { Column } from '../output/output.js';
@@ -146,7 +146,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   let doc: PlanDocument | undefined = fromFile ? undefined : readPlanDocument(label, bytes);
   if (doc && doc.base_url !== (ctx.settings().values.base_url ?? '')) {
     throw new UsageError(
-      `${label} was computed against ${doc.base_url}, not ${ctx.settings().values.base_url}`,
+      `${label} was computed against ${shownSetting('base_url', doc.base_url)}, not ${ctx.settings().values.base_url}`,
       {
         hint: 'apply it with the profile it was made with, or plan again here',
       },

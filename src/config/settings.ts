@@ -3,7 +3,7 @@
 // refusals and every other hint print (svcCommand, loginCommand).
 import { controlIn, invisibleIn } from '../api/characters.js';
 import { isLoopbackHost, parseHttpUrl } from '../api/loopback.js';
-import { redactUrlText } from '../api/secret-names.js';
+import { MASK, redactUrlReference, redactUrlText } from '../api/secret-names.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { credentialKind, redactText } from '../http/redact.js';
@@ -271,7 +271,9 @@ export function resolveSettings(
       // that `config set`/`unset` and `config ls` still reach the profile to mend it.
       const inUse = { profile: profileName.name, profileSource: profileName.source };
       if (source !== 'profile') refuseCredentialSetting(key, value, source, inUse);
-      if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, source, inUse);
+      // A profile's query is refused where the URL is used (urlQueryProblem): `config set` mends it.
+      if (key === 'base_url' || key === 'app_url')
+        checkUrlSetting(key, value, source, inUse, source !== 'profile');
       values[key] = value;
       sources[key] = source;
     }
@@ -456,12 +458,16 @@ export function checkBaseUrlPath(value: string, source: SettingSource, profile: 
   );
 }
 
-/** A base or app URL svc can use, or a refusal naming `source` (and, for the fix, the profile in use). */
+/**
+ * A base or app URL svc can use, or a refusal naming `source` (and, for the fix, the profile in
+ * use). `query: false`: a query is left to urlQueryProblem where the value is used (a profile's).
+ */
 export function checkUrlSetting(
   key: ProfileKey,
   value: string,
   source: SettingSource,
   profile: ProfileInUse,
+  query = true,
 ): string {
   const url = parseHttpUrl(value);
   if (!url) {
@@ -479,5 +485,56 @@ export function checkUrlSetting(
       },
     );
   }
+  const problem = query ? urlQueryProblem(key, value, source, profile) : undefined;
+  if (problem !== undefined) throw problem;
   return value;
+}
+
+/** The first of the run's base and app URL that holds a query or a fragment, refused (urlQueryProblem). */
+export function refuseUrlQueries(settings: Settings): void {
+  for (const key of ['base_url', 'app_url'] as const) {
+    const value = settings.values[key];
+    const problem =
+      value === undefined
+        ? undefined
+        : urlQueryProblem(key, value, settings.sources[key] ?? 'profile', settings);
+    if (problem !== undefined) throw problem;
+  }
+}
+
+/**
+ * A base or app URL with a query or a fragment (`https://api.example.com/?token=…`) is no base
+ * URL: svc joins its own paths to it, which drops the query from every request, so what it holds is
+ * never sent, only saved in config.json and shown (attack25b M2). Refused where a user name or
+ * password is (checkUrlSetting: flag, environment, `config set`), and a profile's value where it
+ * would be used (the API client, `config get`), so `config set`/`unset` still reach the profile to
+ * mend it. The line shows the query's names, never its values.
+ */
+export function urlQueryProblem(
+  key: ProfileKey,
+  value: string,
+  source: SettingSource,
+  profile: ProfileInUse,
+): UsageError | undefined {
+  const cut = value.search(/[?#]/);
+  if (cut < 0) return undefined;
+  const head = value.slice(0, cut);
+  const hashAt = value.indexOf('#');
+  const beforeHash = hashAt < 0 ? value : value.slice(0, hashAt);
+  const shown = `${redactUrlReference(beforeHash, true)}${hashAt < 0 ? '' : `#${MASK}`}`;
+  const what = beforeHash.length > head.length ? 'a query' : 'a fragment';
+  const fixed = head.replace(/\/+$/, '');
+  const fixedShown = redactUrlText(fixed);
+  const use =
+    fixedShown !== fixed
+      ? `drop the ${what.slice(2)} from the URL`
+      : source === 'profile'
+        ? `drop the ${what.slice(2)}: \`svc ${profileFlag(profile)}config set ${key} ${shellWord(fixed)}\``
+        : `drop the ${what.slice(2)}: use ${fixed}`;
+  return new UsageError(
+    `${describeSource(key, source, profile.profile)} ${shown} has ${what}, and a ${key === 'app_url' ? 'browser app' : 'base'} URL takes none: svc would drop it from every request`,
+    {
+      hint: `${use}; credentials go in the credential store: \`${loginCommand({ profile: profile.profile, profileSource: profile.profileSource })}\`, or SVC_TOKEN`,
+    },
+  );
 }

@@ -10,6 +10,7 @@ import {
   loginCommand,
   profileFlag,
   type Settings,
+  shownSetting,
 } from '../../config/settings.js';
 import { type ProfileSettings, sameUrl } from '../../config/store.js';
 import type { Context } from '../../context.js';
@@ -99,12 +100,12 @@ async function appUrlAfter(
   if (before?.base_url !== undefined && sameUrl(app, before.base_url)) {
     await ctx.store().unsetProfileValue(settings.profile, 'app_url');
     ctx.out.info(
-      `Removed app_url (${app}, the old base URL): the browser app is now found at the base URL, ${baseUrl}`,
+      `Removed app_url (${shownSetting('app_url', app)}, the old base URL): the browser app is now found at the base URL, ${shownSetting('base_url', baseUrl)}`,
     );
     return;
   }
   ctx.out.warn(
-    `app_url of profile "${settings.profile}" is still ${app}: \`svc login\` opens its page there; ` +
+    `app_url of profile "${settings.profile}" is still ${shownSetting('app_url', app)}: \`svc login\` opens its page there; ` +
       `\`svc ${p}config unset app_url\` makes it the base URL, or \`svc ${p}config set app_url URL\``,
   );
 }
