@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
-import type { SvcError } from '../errors.js';
+import { type SvcError, UsageError } from '../errors.js';
 import { refuseShortAddressSpace } from '../http/address-space.js';
 import { attemptsOnTheWire, finishingSent } from '../http/retry.js';
 import type { Column } from '../output/output.js';
@@ -21,6 +21,8 @@ import { Journal, type RunIdentity, type RunOwner } from './journal.js';
 import { JournalChangedError, JournalWriteError } from './journal-disk.js';
 import {
   defaultJournalPath,
+  journalPathFix,
+  journalPathReason,
   refuseDirectory,
   refuseSharedJournals,
   refuseUnsafeJournalDirectory,
@@ -439,6 +441,14 @@ async function beforeSending<V>(verb: { words: { done: string } }, step: () => V
   } catch (error) {
     if (error instanceof JournalChangedError) throw error.said(`; nothing was ${verb.words.done}`);
     if (!(error instanceof JournalWriteError)) throw error;
+    // A journal its permissions refuse (a 0400 file, not root): a path svc cannot use, said in
+    // the words of the others (journalPathReason), exit 2 as they are; nothing was sent.
+    if (error.denied) {
+      throw new UsageError(`cannot write ${error.what}: ${journalPathReason(error.cause)}`, {
+        code: 'journal_path',
+        hint: `${journalPathFix(error.cause)}; svc changed nothing`,
+      });
+    }
     throw error.said(
       `; nothing was ${verb.words.done}`,
       'make room on its disk (or pass --journal PATH on another), then run the same command again',

@@ -1,7 +1,7 @@
 // Past 300 lines: resolving each setting and refusing a bad one (a URL, a credential pasted as a
 // setting) are one rule over the same sources, kept together, with the command lines their
 // refusals and every other hint print (svcCommand, loginCommand).
-import { controlIn, invisibleIn } from '../api/characters.js';
+import { controlIn, invisibleIn, nonAsciiIn } from '../api/characters.js';
 import { isLoopbackHost, parseHttpUrl } from '../api/loopback.js';
 import { MASK, redactUrlReference, redactUrlText } from '../api/secret-names.js';
 import { didYouMean } from '../api/suggest.js';
@@ -408,24 +408,29 @@ export function refuseSentSetting(
       : source === 'env'
         ? `set ${ENV_FOR[key]} again`
         : `set it again with \`svc ${profileFlag(settings)}config set ${key} ID\``;
-  const control = controlInSetting(key, describeSource(key, source, settings.profile), value, fix);
-  if (control !== undefined) throw new UsageError(control, { code: 'invalid_id' });
+  const character = characterInSetting(key, describeSource(key, source, settings.profile), value, fix);
+  if (character !== undefined) throw new UsageError(character, { code: 'invalid_id' });
 }
 
 /**
- * An id setting (tenant, org, client_id) holding a control character, in controlIn's words; else
- * undefined. The org and tenant go in headers, which undici refuses to send with one: said before
- * anything is sent, where the value is read (flag, environment, profile) and by `config set`,
- * which saves nothing (attack24c F1: "cannot reach … is the server running?", exit 1, and a
- * profile saved that failed so on every later command).
+ * An id setting (tenant, org, client_id) holding a control character, in controlIn's words, or
+ * the org (sent in the X-SVC-Org-Id header) holding a character past U+007F, in nonAsciiIn's (the
+ * rule of every value svc puts in a header: undici sent `orgé` as one Latin-1 byte, exit 0, and
+ * `org☃` failed as "a bug in svc"); else undefined. The org and tenant go in headers, which undici
+ * refuses to send with a control character: said before anything is sent, where the value is read
+ * (flag, environment, profile) and by `config set`, which saves nothing (attack24c F1: "cannot
+ * reach … is the server running?", exit 1, and a profile saved that failed so on every later
+ * command). A tenant is sent only as a UUID (a slug is resolved to the platform's id), and the
+ * client id only in a form or a URL, percent-encoded as UTF-8: past U+007F neither is refused.
  */
-export function controlInSetting(
+export function characterInSetting(
   key: ProfileKey,
   what: string,
   value: string,
   fix: string,
 ): string | undefined {
-  return ID_SETTINGS.has(key) ? controlIn(what, value, fix) : undefined;
+  if (!ID_SETTINGS.has(key)) return undefined;
+  return controlIn(what, value, fix) ?? (key === 'org' ? nonAsciiIn(what, value, fix) : undefined);
 }
 
 /** The settings that are ids (a tenant, an organization, an OAuth client). */

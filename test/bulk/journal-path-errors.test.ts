@@ -116,3 +116,56 @@ describe('--journal a path svc cannot use', () => {
     });
   });
 });
+
+describe('a journal file svc cannot write, found before anything is sent', () => {
+  it('permission denied (a 0400 journal, not root): exit 2 in the path words, not exit 1 "make room"', async () => {
+    const dir = base();
+    const journal = join(dir, 'j.ndjson');
+    // The lock is made; the journal itself refuses (tests run as root: the disk seam plays it).
+    const denied = Object.assign(new Error(`EACCES: permission denied, open '${journal}'`), {
+      code: 'EACCES',
+    });
+    const disk = {
+      ...realJournalDisk,
+      open: (path: string, flag: 'a' | 'wx') => {
+        if (path === journal) throw denied;
+        return realJournalDisk.open(path, flag);
+      },
+    };
+    let worked = 0;
+    const verb = testVerb(['ok'], {
+      journal,
+      work: async () => {
+        worked++;
+        return {};
+      },
+    });
+    const r = await runVerb(dirs, verb, { journalDisk: disk });
+    expect([r.code, r.stdout, r.stderr, worked, existsSync(journal)]).toEqual([2, '', '', 0, false]);
+    expect(r.error).toMatchObject({
+      message: `cannot write the journal ${journal}: permission denied`,
+      hint: 'pass --journal PATH in a writable directory, or set SVC_STATE_DIR; svc changed nothing',
+      code: 'journal_path',
+    });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a full disk there stays exit 1, with its own fix', async () => {
+    const dir = base();
+    const journal = join(dir, 'j.ndjson');
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const disk = {
+      ...realJournalDisk,
+      write: (fd: number, text: string) => {
+        if (text.includes('"journal"')) throw full;
+        realJournalDisk.write(fd, text);
+      },
+    };
+    const verb = testVerb(['ok'], { journal, work: async () => ({}) });
+    const r = await runVerb(dirs, verb, { journalDisk: disk });
+    expect(r.code).toBe(1);
+    expect(r.error).toMatchObject({
+      hint: 'make room on its disk (or pass --journal PATH on another), then run the same command again',
+    });
+  });
+});

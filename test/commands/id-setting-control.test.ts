@@ -92,10 +92,16 @@ describe('a control character in the tenant or the OAuth client id (attack24c F1
       '--client-id "cli\\tent" holds a control character (U+0009) at 4: type the id again',
     ],
     [
-      // Checked as a positional id is (its words name it CLIENT).
+      // Named as the flag it came in, as login's and oauth token's are (it was CLIENT, the
+      // positional id of the client lookup that refused it).
       ['oauth', 'authorize', '--client-id', 'cli\nent', '--no-browser'],
       {},
-      'CLIENT "cli\\nent" holds a control character (U+000A) at 4: type the id again; svc did not send it',
+      '--client-id "cli\\nent" holds a control character (U+000A) at 4: type the id again',
+    ],
+    [
+      ['oauth', 'authorize', '--client-id', 'cli\u200bent', '--public', '--no-browser'],
+      {},
+      '--client-id "cli\\u200bent" holds an invisible character (U+200B ZERO WIDTH SPACE) at 4: type the id again, or delete that character',
     ],
   ])('%j %j: refused before any request, exit 2', async (argv, env, message) => {
     await refused(argv, env, message);

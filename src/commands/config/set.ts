@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { canonicalTenantRef } from '../../api/tenant-id.js';
 import {
+  characterInSetting,
   checkBaseUrlPath,
   checkUrlSetting,
-  controlInSetting,
   credentialSettingMend,
   credentialSettingProblem,
   ENV_FOR,
@@ -40,7 +40,7 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
       code: 'credential_as_id',
       hint: `svc did not save it; ${credentialSettingMend(key, value, settings)}`,
     });
-  const control = controlInSetting(key, key, value, 'type the id again; svc did not save it');
+  const control = characterInSetting(key, key, value, 'type the id again; svc did not save it');
   if (control !== undefined) throw new UsageError(control, { code: 'invalid_id' });
   if (settings.profileSource !== 'flag' && settings.profileSource !== 'env') ctx.ownProfileSettings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings);
