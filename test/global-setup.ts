@@ -15,7 +15,7 @@
  *    at teardown: a test that makes a temporary directory and does not remove it (or an svc process
  *    killed before removing its own) leaves nothing in the machine's /tmp.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,8 +72,6 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const cacheDir = mkdtempSync(join(tmpdir(), 'svc-test-cache-'));
   project.provide('svcCacheDir', cacheDir);
   const scratch = mkdtempSync(join(tmpdir(), 'svc-test-tmp-'));
-  // Sticky and open to all, as /tmp is: tests that run svc as another uid make their files here.
-  chmodSync(scratch, 0o1777);
   process.env.TMPDIR = scratch;
 
   return () => {
