@@ -15,6 +15,7 @@ import {
   WebhookNotFoundError,
 } from '../platform/errors.js';
 import type { Platform } from '../platform/index.js';
+import { liveRoleNamed, permissionDifference } from '../platform/role-ref.js';
 import type { Sleep } from '../system/clock.js';
 import { createWithSecret, sharedKey, type Unsaved } from './creations.js';
 import { holdsAsPlanned } from './held-expiry.js';
@@ -154,16 +155,10 @@ async function roleMadeMeanwhile(
   read: { tenant: string; signal: AbortSignal },
   lost: string | undefined,
 ): Promise<Record<string, unknown> | undefined> {
-  let live: { id: string; permissions: string[] } | undefined;
-  for await (const role of platform.roles.listAll({ limit: 200 }, read)) {
-    if (!role.deleted_at && role.name === change.name) live = role;
-  }
+  const live = await liveRoleNamed(platform, change.name, read);
   if (live === undefined) return undefined; // deleted again since: the platform's answer stands
   const planned = (change.fields.find((f) => f.field === 'permissions')?.to ?? []) as string[];
-  const has = new Set(live.permissions);
-  const wanted = new Set(planned);
-  const more = [...has].filter((p) => !wanted.has(p)).sort();
-  const fewer = [...wanted].filter((p) => !has.has(p)).sort();
+  const { more, fewer } = permissionDifference(live.permissions, planned);
   if (more.length === 0 && fewer.length === 0)
     return lost === undefined
       ? { status: 'skipped', reason: 'created_by_another_run', id: live.id }

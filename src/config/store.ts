@@ -206,7 +206,11 @@ export class ConfigStore {
       file.profiles ??= {};
       const before = own(file.profiles, name);
       const created = before === undefined && this.credential(name) === undefined;
-      made = { created, first: created && Object.keys(file.profiles).length === 0 };
+      // The store's first: no profile has settings nor a stored credential (hasProfile's rule).
+      const none =
+        Object.keys(file.profiles).length === 0 &&
+        Object.keys(this.#read<CredentialsFile>(this.credentialsPath).profiles ?? {}).length === 0;
+      made = { created, first: created && none };
       const next = { ...before, ...values };
       const follows =
         values.base_url !== undefined &&

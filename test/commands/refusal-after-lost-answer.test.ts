@@ -63,43 +63,82 @@ const grant = (user: string, role: string) => [
 ];
 
 describe('a refusal to the retry of an attempt whose answer was lost (review24f M1)', () => {
-  it('roles create answered 409 role_name_taken: says the lost attempt may have made it; exit 6', async () => {
+  // Session 25 (brief fixpn 3): read back, the role with exactly the permissions asked is most
+  // likely the lost attempt's: created, exit 0, as `roles assign` says a grant found after a lost
+  // answer is granted and `svc apply` counts such a role found_after_lost_answer; `--json` says how.
+  it('roles create answered 409 role_name_taken, the role found as asked: created by the lost attempt; exit 0', async () => {
     const r = await svc.run(['roles', 'create', '--name', 'lost-made', '--permission', 'exception.read'], {
       env: { SVC_BASE_URL: forgetful().url },
     });
-    expect([r.code, r.stdout, r.stderr]).toEqual([
-      6,
-      '',
-      expect.stringMatching(
-        new RegExp(
-          `^error: ${esc(LOST)} a role named lost-made already exists in this tenant \\[name: is taken\\] \\(HTTP 409, role_name_taken, request req_\\w+\\); pick another --name, or change that role: svc roles update lost-made\n$`,
-        ),
-      ),
+    const id = /^id\t(role_[0-9a-f]{24})$/m.exec(r.stdout)?.[1];
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      `✓ created role lost-made (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016: most likely by this command's attempt whose answer was lost (the connection dropped); its retry found a role of that name with exactly the permissions asked\n`,
     ]);
+    expect(r.stdout).toContain('permissions\texception.read\n');
   });
 
-  it('roles create --json: the same words and "lost_answer"', async () => {
+  it('roles create --json: the role, with "found_after_lost_answer": true', async () => {
     const r = await svc.run(
       ['roles', 'create', '--name', 'lost-made-json', '--permission', 'exception.read', '--json'],
       { env: { SVC_BASE_URL: forgetful().url } },
     );
-    expect([r.code, r.stdout, JSON.parse(r.stderr)]).toEqual([
-      6,
+    expect([r.code, r.stderr, JSON.parse(r.stdout)]).toEqual([
+      0,
       '',
-      {
-        error: {
-          code: 'role_name_taken',
-          message: `${LOST} a role named lost-made-json already exists in this tenant`,
-          exit_code: 6,
-          hint: 'pick another --name, or change that role: svc roles update lost-made-json',
-          status: 409,
-          request_id: expect.stringMatching(/^req_/),
-          details: [{ field: 'name', message: 'is taken' }],
-          lost_answer: 'the connection dropped',
-        },
-      },
+      expect.objectContaining({
+        id: expect.stringMatching(/^role_[0-9a-f]{24}$/),
+        name: 'lost-made-json',
+        permissions: ['exception.read'],
+        found_after_lost_answer: true,
+      }),
     ]);
   });
+
+  // A role of that name made before with other permissions (or another description) is not the
+  // lost attempt's: the platform's refusal stands, with the lost attempt named (exit 6).
+  it.each([
+    ['other permissions', ['--permission', 'exception.write']],
+    ['another description', ['--permission', 'exception.read', '--description', 'not that one']],
+  ])(
+    'roles create answered 409 role_name_taken, the role found with %s: the refusal; exit 6',
+    async (_what, more) => {
+      const name = `taken-before-${more.length}`;
+      await customRole(sandbox(), name);
+      const r = await svc.run(['roles', 'create', '--name', name, ...more], {
+        env: { SVC_BASE_URL: forgetful().url },
+      });
+      expect([r.code, r.stdout, r.stderr]).toEqual([
+        6,
+        '',
+        expect.stringMatching(
+          new RegExp(
+            `^error: ${esc(LOST)} a role named ${name} already exists in this tenant \\[name: is taken\\] \\(HTTP 409, role_name_taken, request req_\\w+\\); pick another --name, or change that role: svc roles update ${name}\n$`,
+          ),
+        ),
+      ]);
+      forgetful().reset();
+      const j = await svc.run(['roles', 'create', '--name', name, ...more, '--json'], {
+        env: { SVC_BASE_URL: forgetful().url },
+      });
+      expect([j.code, j.stdout, JSON.parse(j.stderr)]).toEqual([
+        6,
+        '',
+        {
+          error: {
+            code: 'role_name_taken',
+            message: `${LOST} a role named ${name} already exists in this tenant`,
+            exit_code: 6,
+            hint: `pick another --name, or change that role: svc roles update ${name}`,
+            status: 409,
+            request_id: expect.stringMatching(/^req_/),
+            details: [{ field: 'name', message: 'is taken' }],
+            lost_answer: 'the connection dropped',
+          },
+        },
+      ]);
+    },
+  );
 
   it('roles assign answered 409 role_deleted: exit 6, the lost attempt named', async () => {
     const id = await customRole(sandbox(), 'lost-grant-a');

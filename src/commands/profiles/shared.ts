@@ -138,7 +138,7 @@ export function inUseNote(ctx: Context): string | undefined {
  */
 export function noActiveProfile(ctx: Context): string {
   const store = ctx.store();
-  const names = Object.keys(store.profiles());
+  const names = store.profileNames();
   const active = store.activeProfile();
   const start =
     active === undefined ? 'no profile is active' : `the active profile "${active}" does not exist`;

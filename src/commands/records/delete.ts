@@ -86,11 +86,15 @@ async function unreadDelete<T>(ctx: Context, sent: Promise<T>, surface: string, 
       );
     }
     if (!(error instanceof ApiError && error.lostAnswer !== undefined && error.status === 403)) throw error;
-    throw new SvcError(
+    // `--json` carries what became of the lost attempt (`lost_answer`), the one shape of every error
+    // after one (review24f M1), and `outcome: unknown`, as every error about a change that may have
+    // been made does (session 25).
+    const unknown = new SvcError(
       'failure',
       `the platform's answer to the delete was lost (${error.lostAnswer}) and its retry was refused (HTTP 403${error.code ? ` ${error.code}` : ''}${error.requestId ? `, request ${error.requestId}` : ''}) as a deleted record is refused to a caller who cannot read it; most likely this command deleted it, so the outcome is unknown`,
-      { code: 'outcome_unknown', hint, cause: error },
+      { code: 'outcome_unknown', outcome: 'unknown', hint, cause: error },
     );
+    throw Object.assign(unknown, { lostAnswer: error.lostAnswer });
   }
 }
 
