@@ -7,6 +7,7 @@ import { sym } from '../output/symbols.js';
 import { hasConcurrency } from '../system/command-scope.js';
 import { httpDate } from './http-date.js';
 import { MAX_REDACT_DEPTH, redactText } from './redact.js';
+import { markedReplayed } from './replayed.js';
 import { largestPartHint } from './too-large.js';
 
 export interface ApiErrorInit {
@@ -75,8 +76,20 @@ export function lostAttempt(lost: string): string {
  * 404: 5) and a bulk row is counted failed; `--json` adds `"lost_answer"`. Undefined for any other error.
  */
 export function refusalAfterLostAnswer(error: unknown): string | undefined {
+  const lost = doubtAfterLostAnswer(error);
+  if (lost === undefined) return undefined;
+  return `${lostAttempt(lost)} and it may have acted; this answer may describe what it left: ${(error as ApiError).message}`;
+}
+
+/**
+ * The lost answer (ApiError.lostAnswer) an answer leaves in doubt: undefined when no attempt lost
+ * its answer, or when this answer is marked as the platform's stored answer to that attempt
+ * (markedReplayed, same key): it is then the attempt's own answer, a refusal it was given, so the
+ * attempt did not act and the refusal is a plain one (review25a L1). Its `lost_answer` too.
+ */
+export function doubtAfterLostAnswer(error: unknown): string | undefined {
   if (!(error instanceof ApiError) || error.lostAnswer === undefined) return undefined;
-  return `${lostAttempt(error.lostAnswer)} and it may have acted; this answer may describe what it left: ${error.message}`;
+  return markedReplayed(error.headers) ? undefined : error.lostAnswer;
 }
 
 export class BadRequestError extends ApiError {}

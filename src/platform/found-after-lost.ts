@@ -5,8 +5,8 @@
  * (role create, grant, --prune delete), roles assign and roles assign --file all ask it here.
  *
  * Only when nothing svc holds shows otherwise (review25a H1):
- * - the refusal is not marked as the platform's stored answer (markedReplayed): under the same key,
- *   a marked refusal is the lost attempt's own answer: it was refused, it made nothing;
+ * - the refusal is not marked as the platform's stored answer (doubtAfterLostAnswer): under the
+ *   same key, a marked refusal is the lost attempt's own answer: it was refused, it made nothing;
  * - the thing found is as sent: a grant's justification and expiry, where the answer gives them;
  * - it was not made clearly before the run's first attempt (`before`, a time on the platform's clock
  *   at or before it). That clock is this machine's when the two differ by less than CLOCK_SKEW_MS,
@@ -15,9 +15,8 @@
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { serverTime } from '../api/time.js';
-import { ApiError } from '../http/errors.js';
+import { doubtAfterLostAnswer } from '../http/errors.js';
 import { CLOCK_SKEW_MS } from './clock.js';
-import { markedReplayed } from './stored-answer.js';
 
 /** What the run sent and knows, against which the thing found is judged. */
 export interface SentChange {
@@ -39,8 +38,9 @@ export interface SentChange {
  * anything shows the change is someone else's.
  */
 export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): string | undefined {
-  if (!(error instanceof ApiError) || error.lostAnswer === undefined) return undefined;
-  if (markedReplayed(error.headers)) return undefined;
+  // None lost, or the refusal is that attempt's own stored answer (it made nothing).
+  const lost = doubtAfterLostAnswer(error);
+  if (lost === undefined) return undefined;
   if (sent.before && sent.madeAt && clearlyBefore(sent.madeAt, sent.before)) return undefined;
   const held = sent.grant?.held;
   if (sent.grant && held) {
@@ -53,7 +53,7 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
     if (held.expires_at !== undefined && !nearExpiry(held.expires_at, sent.grant.expiresAt)) return undefined;
     if (sent.before && clearlyBefore(held.assigned_at, sent.before)) return undefined;
   }
-  return error.lostAnswer;
+  return lost;
 }
 
 /** `a` is before `b` by more than the clocks' allowed difference and a second's precision. */

@@ -159,3 +159,75 @@ describe("another admin's grant just before a lost attempt (review25a H1)", () =
     expect([r.code, row.status, row.reason, row.note]).toEqual([0, 'skipped', 'already_assigned', undefined]);
   });
 });
+
+// review25a L1: the refusal to the retry is marked as the platform's stored answer to the lost
+// attempt: that attempt was refused and did not act. It is a plain refusal, without "it may have
+// acted" or "lost_answer".
+describe('a replayed refusal after a lost answer (review25a L1)', () => {
+  let taken = '';
+  let tries = 0;
+  const roles = useLossyProxy(sandbox, {
+    before: async (method, path) => {
+      if (method === 'POST' && path === '/v1/roles' && ++tries === 1 && taken)
+        await customRole(sandbox(), taken);
+    },
+    lose: (method, path, n) => (method === 'POST' && path === '/v1/roles' && n === 1 ? 'drop' : false),
+  });
+  let doomed = '';
+  const grants = useLossyProxy(sandbox, {
+    before: async (method, path) => {
+      if (method === 'POST' && GRANT.test(path) && ++tries === 1 && doomed)
+        await as(sandbox(), ACME, 'DELETE', `/v1/roles/${doomed}`);
+    },
+    lose: (method, path, n) => (method === 'POST' && GRANT.test(path) && n === 1 ? 'drop' : false),
+  });
+  afterEach(() => {
+    taken = '';
+    doomed = '';
+    tries = 0;
+    roles().reset();
+    grants().reset();
+  });
+
+  it('roles create: the plain refusal, exit 6; --json without lost_answer', async () => {
+    taken = 'l1-taken';
+    const r = await svc.run(['roles', 'create', '--name', 'l1-taken', '--permission', 'exception.read'], {
+      env: { SVC_BASE_URL: roles().url },
+    });
+    expect([r.code, r.stdout]).toEqual([6, '']);
+    expect(r.stderr).toMatch(
+      /^error: a role named l1-taken already exists in this tenant \[name: is taken\] \(HTTP 409, role_name_taken, request req_\w+\); pick another --name/,
+    );
+    roles().reset();
+    tries = 0;
+    taken = 'l1-taken-json';
+    const j = await svc.run(
+      ['roles', 'create', '--name', 'l1-taken-json', '--permission', 'exception.read', '--json'],
+      { env: { SVC_BASE_URL: roles().url } },
+    );
+    const { error } = JSON.parse(j.stderr);
+    expect([j.code, error.message, error.lost_answer]).toEqual([
+      6,
+      'a role named l1-taken-json already exists in this tenant',
+      undefined,
+    ]);
+  });
+
+  it('roles assign --file: the row is failed with the plain refusal, no lost_answer', async () => {
+    const path = svc.file('l1.csv', `user,role\n${bulkUser(6)},l1-gone\n`);
+    // The role is deleted just before the row's first attempt, whose answer (409 role_deleted) is dropped.
+    doomed = await customRole(sandbox(), 'l1-gone');
+    const r = await svc.run(
+      ['roles', 'assign', '--file', path, '--expires-in', '1d', '--justification', 'x', '--yes', '--ndjson'],
+      { env: { SVC_BASE_URL: grants().url } },
+    );
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.status, row.error.code, row.error.message, row.error.lost_answer]).toEqual([
+      7,
+      'failed',
+      'role_deleted',
+      expect.not.stringContaining('lost'),
+      undefined,
+    ]);
+  });
+});
