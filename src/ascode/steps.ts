@@ -14,6 +14,7 @@ import {
   RoleNotFoundError,
   WebhookNotFoundError,
 } from '../platform/errors.js';
+import { foundAfterLostAnswer } from '../platform/found-after-lost.js';
 import type { Platform } from '../platform/index.js';
 import { liveRoleNamed, permissionDifference } from '../platform/role-ref.js';
 import type { Sleep } from '../system/clock.js';
@@ -145,24 +146,28 @@ async function refuseUnendedGrants(
  * permissions it is the planned role (skipped, `created_by_another_run`, with its id), and the
  * grants planned for it go ahead against it; with other permissions granting it would hand out
  * what the plan did not show, so it fails naming the difference, and its grants are not made.
- * Told so by the retry of an attempt whose answer was lost (`lost`: a platform that keeps no stored
- * answers), the planned role is most likely that attempt's: made by this run (found_after_lost_answer,
- * as a bulk grant's), never "created by another run" (review24f M1).
+ * Told so by the retry of an attempt whose answer was lost, the planned role is most likely that
+ * attempt's (made by this run: found_after_lost_answer, as a bulk grant's; review24f M1) unless
+ * anything shows it is another's: the one rule, foundAfterLostAnswer (the refusal marked as the
+ * attempt's own stored answer, the role made clearly before the plan; review25a H1).
  */
 async function roleMadeMeanwhile(
   platform: Platform,
   change: PlanChange,
   read: { tenant: string; signal: AbortSignal },
-  lost: string | undefined,
+  error: RoleNameTakenError,
+  plannedAt: string,
 ): Promise<Record<string, unknown> | undefined> {
   const live = await liveRoleNamed(platform, change.name, read);
   if (live === undefined) return undefined; // deleted again since: the platform's answer stands
   const planned = (change.fields.find((f) => f.field === 'permissions')?.to ?? []) as string[];
   const { more, fewer } = permissionDifference(live.permissions, planned);
-  if (more.length === 0 && fewer.length === 0)
+  if (more.length === 0 && fewer.length === 0) {
+    const lost = foundAfterLostAnswer(error, { before: plannedAt, madeAt: live.created_at });
     return lost === undefined
       ? { status: 'skipped', reason: 'created_by_another_run', id: live.id }
-      : foundAfterLostAnswer(lost, 'the creation', 'it made', { id: live.id });
+      : foundByRetry(lost, 'the creation', 'it made', { id: live.id });
+  }
   const diff = [
     more.length > 0 ? `it also has ${more.join(', ')}` : '',
     fewer.length > 0 ? `it lacks ${fewer.join(', ')}` : '',
@@ -179,7 +184,7 @@ async function roleMadeMeanwhile(
  * likely that attempt's, so this run's (ok, counted with the run's other such items), as a bulk
  * grant says it (src/commands/roles/bulk-workers.ts).
  */
-function foundAfterLostAnswer(
+function foundByRetry(
   lost: string,
   act: string,
   found: string,
@@ -332,7 +337,7 @@ export function stepWorker(
       return { id: change.id };
     } catch (error) {
       if (error instanceof RoleNameTakenError && change.kind === 'role' && change.action === 'create') {
-        const made = await roleMadeMeanwhile(platform, change, read, error.lostAnswer);
+        const made = await roleMadeMeanwhile(platform, change, read, error, run.plannedAt());
         if (made !== undefined) return made;
       }
       // The platform's own answer that it is so already: reported as skipped, never as done. The
@@ -343,9 +348,16 @@ export function stepWorker(
         const as = held
           ? holdsAsPlanned(change.grant, held.expires_at ?? null, run.now())
           : change.grant.expires_at === null;
-        if (as && error.lostAnswer !== undefined) {
-          // Told it exists by the retry of an attempt whose answer was lost: most likely made by it.
-          return foundAfterLostAnswer(error.lostAnswer, 'the grant', 'it made', {
+        // Told it exists by the retry of an attempt whose answer was lost: most likely made by it,
+        // unless the refusal is that attempt's own, or the grant held is not the one it sent.
+        const lost = as
+          ? foundAfterLostAnswer(error, {
+              before: run.plannedAt(),
+              grant: { justification: change.grant.justification, expiresAt: change.grant.expires_at, held },
+            })
+          : undefined;
+        if (lost !== undefined) {
+          return foundByRetry(lost, 'the grant', 'it made', {
             ...(held ? { expires_at: held.expires_at ?? null } : {}),
             audit_trail_id: held?.audit_trail_id,
           });
@@ -369,11 +381,14 @@ export function stepWorker(
         if (
           (error instanceof RoleNotFoundError || error instanceof RoleDeletedError) &&
           change.kind === 'role'
-        )
-          // After a lost answer, most likely deleted by that attempt (a 404 is GoneAfterLostAnswerError).
-          return error.lostAnswer === undefined
+        ) {
+          // After a lost answer, most likely deleted by that attempt, unless the refusal is that
+          // attempt's own stored answer (a 404 is GoneAfterLostAnswerError).
+          const lost = foundAfterLostAnswer(error);
+          return lost === undefined
             ? gone('already_removed')
-            : foundAfterLostAnswer(error.lostAnswer, 'the delete', 'the role deleted', {});
+            : foundByRetry(lost, 'the delete', 'the role deleted', {});
+        }
       }
       throw error;
     }

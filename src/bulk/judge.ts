@@ -3,6 +3,7 @@ import {
   ApiError,
   answerOf,
   ConnectionError,
+  doubtAfterLostAnswer,
   OutcomeUnknownError,
   refusalAfterLostAnswer,
 } from '../http/errors.js';
@@ -39,9 +40,7 @@ export function failure(error: unknown): NonNullable<BulkResult['error']> {
       message: refusalAfterLostAnswer(error) ?? (error as SvcError).message,
       status: answer.status,
       ...(answer.requestId ? { request_id: answer.requestId } : {}),
-      ...(error instanceof ApiError && error.lostAnswer !== undefined
-        ? { lost_answer: error.lostAnswer }
-        : {}),
+      ...(doubtAfterLostAnswer(error) !== undefined ? { lost_answer: doubtAfterLostAnswer(error) } : {}),
       // Where to look for the right id, as the single verb's error says it (`svc users ls`).
       ...(answer.hint ? { hint: answer.hint } : {}),
     };

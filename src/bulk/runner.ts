@@ -53,8 +53,9 @@ export type BulkStatus = 'ok' | 'failed' | 'skipped' | 'unknown';
 
 /**
  * A worker's reason for an item it found done by a retry after the answer to its first attempt was
- * lost (a grant the retry was told exists, on a server that keeps no stored answers): most likely
- * this run's own doing, counted with the run's gone_after_lost_answer items, never "skipped".
+ * lost (a grant the retry was told exists, and nothing shows it is another's: foundAfterLostAnswer,
+ * src/platform/found-after-lost.ts): most likely this run's own doing, counted with the run's
+ * gone_after_lost_answer items, never "skipped".
  */
 export const FOUND_AFTER_LOST_ANSWER = 'found_after_lost_answer';
 

@@ -264,6 +264,8 @@ export class ApiClient {
     // What became of the first attempt of this change whose answer was lost (it may have been
     // applied): a final error then says so, since it may describe the state that attempt left.
     let lostAnswer: string | undefined;
+    // The 2xx status of that lost answer, when its head came and its body did not (review25a L2).
+    let lostStatus: number | undefined;
     // A 409 "in progress" came: an attempt with this key runs on the platform and may make the
     // change, so a stop from then on leaves the outcome unknown (never "nothing was changed").
     // Apart from lostAnswer: the answer svc then takes is that attempt's own, not one to doubt.
@@ -291,6 +293,7 @@ export class ApiClient {
             idempotencyKey,
             // The lost attempt is why the outcome is unknown; a stop's own words already say so.
             error instanceof InterruptedError ? undefined : lostAnswer,
+            lostStatus,
           )
         : error;
     // After a 409 "in progress", a failure of this request that carries no answer of the platform's
@@ -366,6 +369,8 @@ export class ApiClient {
                 : `HTTP ${error.answered} came, but its body did not finish in time`
               : 'the connection dropped';
           if (changes && mayHaveArrived) {
+            if (lostAnswer === undefined && error instanceof ConnectionTimeoutError)
+              lostStatus = error.answered;
             lostAnswer ??= lost;
             mayHaveChanged('maybe');
           }

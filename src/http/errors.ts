@@ -7,6 +7,7 @@ import { sym } from '../output/symbols.js';
 import { hasConcurrency } from '../system/command-scope.js';
 import { httpDate } from './http-date.js';
 import { MAX_REDACT_DEPTH, redactText } from './redact.js';
+import { markedReplayed } from './replayed.js';
 import { largestPartHint } from './too-large.js';
 
 export interface ApiErrorInit {
@@ -75,8 +76,20 @@ export function lostAttempt(lost: string): string {
  * 404: 5) and a bulk row is counted failed; `--json` adds `"lost_answer"`. Undefined for any other error.
  */
 export function refusalAfterLostAnswer(error: unknown): string | undefined {
+  const lost = doubtAfterLostAnswer(error);
+  if (lost === undefined) return undefined;
+  return `${lostAttempt(lost)} and it may have acted; this answer may describe what it left: ${(error as ApiError).message}`;
+}
+
+/**
+ * The lost answer (ApiError.lostAnswer) an answer leaves in doubt: undefined when no attempt lost
+ * its answer, or when this answer is marked as the platform's stored answer to that attempt
+ * (markedReplayed, same key): it is then the attempt's own answer, a refusal it was given, so the
+ * attempt did not act and the refusal is a plain one (review25a L1). Its `lost_answer` too.
+ */
+export function doubtAfterLostAnswer(error: unknown): string | undefined {
   if (!(error instanceof ApiError) || error.lostAnswer === undefined) return undefined;
-  return `${lostAttempt(error.lostAnswer)} and it may have acted; this answer may describe what it left: ${error.message}`;
+  return markedReplayed(error.headers) ? undefined : error.lostAnswer;
 }
 
 export class BadRequestError extends ApiError {}
@@ -173,11 +186,18 @@ export class OutcomeUnknownError extends SvcError {
    * retry (review24f L2).
    */
   readonly lost: string | undefined;
+  /** The 2xx status the lost attempt's answer came with, when its body did not finish (lostMade). */
+  readonly lostStatus: number | undefined;
 
-  constructor(last: SvcError, hint?: string, key?: string, lost?: string) {
+  constructor(last: SvcError, hint?: string, key?: string, lost?: string, lostStatus?: number) {
+    const made = lostMade(lostStatus ?? (last instanceof ConnectionTimeoutError ? last.answered : undefined));
     super(
       last instanceof InterruptedError ? 'interrupted' : 'failure',
-      `${lost === undefined ? last.message : `${lostAttempt(lost)}, and the retry failed (${last.message})`}, so the outcome is unknown: the platform may have made this change`,
+      `${lost === undefined ? last.message : `${lostAttempt(lost)}, and the retry failed (${last.message})`}, so ${
+        made === undefined
+          ? 'the outcome is unknown: the platform may have made this change'
+          : `the platform made this change (it answered HTTP ${made}), but its answer, with what it made, was not read`
+      }`,
       {
         code: last.code,
         hint: hint ?? SETTLE_HINT,
@@ -188,12 +208,24 @@ export class OutcomeUnknownError extends SvcError {
     this.answer = last instanceof ApiError ? last : undefined;
     this.key = key;
     this.lost = lost;
+    this.lostStatus = lostStatus;
   }
 
   /** The same error with another hint (a verb that knows how it is settled). */
   withHint(hint: string): OutcomeUnknownError {
-    return new OutcomeUnknownError(this.cause as SvcError, hint, this.key, this.lost);
+    return new OutcomeUnknownError(this.cause as SvcError, hint, this.key, this.lost, this.lostStatus);
   }
+}
+
+/**
+ * The status of an answer whose head came and whose body did not finish, when it says the change
+ * was made: a 2xx but 202 (which says only that it was taken). Said as made (review25a L2), while
+ * the outcome stays `unknown`: the body, with the id and any once-only secret, was not read, and
+ * the same command (same key) reads it from the platform's stored answer; "done" would have a
+ * re-run skip the change and lose that answer for good.
+ */
+function lostMade(status: number | undefined): number | undefined {
+  return status !== undefined && status >= 200 && status < 300 && status !== 202 ? status : undefined;
 }
 
 /** How a change is settled when its outcome is unknown, unless a verb knows better. */

@@ -1,5 +1,5 @@
 import { describeError, exitCodeFor, SvcError } from '../errors.js';
-import { answerOf, refusalAfterLostAnswer } from '../http/errors.js';
+import { ApiError, answerOf, doubtAfterLostAnswer, refusalAfterLostAnswer } from '../http/errors.js';
 import { redactDeep, redactText } from '../http/redact.js';
 import { systemReason } from '../system/system-errors.js';
 import { cutLongRuns } from './format.js';
@@ -44,7 +44,11 @@ export function errorReport(error: unknown): ErrorReport {
   } else if (acceptedStatus(error) !== undefined) report.status = acceptedStatus(error);
   if (error.details !== undefined) report.details = error.details;
   if (error.outcome !== undefined) report.outcome = error.outcome;
-  const { lostAnswer } = error as { lostAnswer?: unknown };
+  // An ApiError's only while it leaves the lost attempt in doubt (not that attempt's stored answer).
+  const { lostAnswer } =
+    error instanceof ApiError
+      ? { lostAnswer: doubtAfterLostAnswer(error) }
+      : (error as { lostAnswer?: unknown });
   if (typeof lostAnswer === 'string') report.lost_answer = lostAnswer;
   return report;
 }

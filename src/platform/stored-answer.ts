@@ -1,30 +1,14 @@
 /**
- * Is an answer the platform's stored answer to an earlier request with the same idempotency key,
- * and is the secret it carries still the current one (sameRotation)?
- * The reference names no header for it (Errors 1 says only that the identifier is stable under
- * idempotency): the sandbox says `Idempotent-Replayed: true`, other servers spell it otherwise or
- * not at all (attack18b 1). So svc reads the usual spellings, and nothing else: an object's time
+ * Is an answer the platform's stored answer to an earlier request with the same idempotency key
+ * (markedReplayed, src/http/replayed.ts), and is the secret it carries still the current one
+ * (sameRotation)? Only the headers say the first: an object's time
  * against the server's Date is two clocks (a gateway's ahead, a time without a zone), which made
  * this run's creation an earlier run's (review18b R1, review19 F7). A creation under the user's own
  * key is checked whatever the headers say (createOnce's `unmarked`).
  */
 import { clearlyAfter } from '../api/time.js';
-import { type Headers, header } from '../http/client.js';
 
-/** The spellings of "this is a stored answer" svc reads (Stripe's, the IETF draft's, and prefixed). */
-export const REPLAYED_HEADERS = [
-  'idempotent-replayed',
-  'idempotency-replayed',
-  'x-idempotent-replayed',
-  'x-idempotency-replayed',
-  'idempotency-key-replayed',
-  'x-idempotency-key-replayed',
-] as const;
-
-/** One of REPLAYED_HEADERS says true (`true`, `1` or `yes`, any case). */
-export function markedReplayed(headers: Headers): boolean {
-  return REPLAYED_HEADERS.some((name) => /^\s*(true|1|yes)\s*$/i.test(header(headers, name) ?? ''));
-}
+export { markedReplayed, REPLAYED_HEADERS } from '../http/replayed.js';
 
 /**
  * Whether the secret as it is now (`now`) is still the one a stored answer carries (`then`), by

@@ -2,7 +2,8 @@
  * A change whose first attempt got its answer's status and headers but not the rest of its body
  * within --timeout, and whose retry then failed (s25; s24 fixn and fixrc noted): the first attempt
  * was described as "no answer in time", untrue, for its status came. It is said as what it was,
- * and the outcome stays unknown (an answer that started means the request arrived).
+ * and the outcome stays unknown (an answer that started means the request arrived). A 2xx status
+ * says the change was made: said so, with its answer not read (review25a L2).
  */
 import { createServer } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
@@ -61,7 +62,8 @@ it('a 201 whose body stopped, then a retry refused: the earlier attempt said as 
   expect(error).toBeInstanceOf(OutcomeUnknownError);
   expect(error.cause).toBeInstanceOf(ConnectionError);
   expect(error.message).toBe(
-    `an earlier attempt's answer was lost (HTTP 201 came, but its body did not finish in time), and the retry failed (cannot reach http://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}), so the outcome is unknown: the platform may have made this change`,
+    `an earlier attempt's answer was lost (HTTP 201 came, but its body did not finish in time), and the retry failed (cannot reach http://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}), so the platform made this change (it answered HTTP 201), but its answer, with what it made, was not read`,
   );
+  // Unknown all the same: what was made (the id, a secret) is in the body not read (review25a L2).
   expect(error.outcome).toBe('unknown');
 });

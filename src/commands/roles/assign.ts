@@ -5,11 +5,14 @@ import { characters } from '../../api/characters.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseAt, parseDuration } from '../../api/expiry.js';
 import { isOrganisationRole, JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
+import { isoSeconds } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
+import { platformTime } from '../../platform/clock.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
+import { foundAfterLostAnswer } from '../../platform/found-after-lost.js';
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
@@ -175,6 +178,12 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   const role = await roleToGrant(platform, ref);
   await refusePastExpiresAt(ctx, platform, expiry);
   const expires = expiresAt(expiry, await expiryAnchor(ctx, platform, expiry));
+  // The platform's time before the first attempt, when its clock is known: a grant found held
+  // after a lost answer that was made clearly before it is not that attempt's (review25a H1).
+  const before =
+    platform.serverClockOffsetMs === undefined
+      ? undefined
+      : isoSeconds(platformTime(platform, ctx.clock.now()));
   let data: RoleAssignment;
   try {
     data = await platform.roles.assign(user, {
@@ -197,7 +206,11 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
     if (options.extend) {
       return moveExpiry(ctx, user, role, { expires, justification, counted }, error.assignment);
     }
-    return alreadyAssigned(ctx, error.assignment, user, role, error.lostAnswer);
+    const lost = foundAfterLostAnswer(error, {
+      before,
+      grant: { justification, expiresAt: expires, held: error.assignment },
+    });
+    return alreadyAssigned(ctx, error.assignment, user, role, lost);
   }
   await ctx.out.record(data, assignmentFields(data, tenantChanged(ctx.settings())));
   if (!ctx.out.isMachine) {

@@ -23,6 +23,7 @@ import {
   doneUnread,
   GoneAfterLostAnswerError,
 } from '../../platform/errors.js';
+import { foundAfterLostAnswer } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import type { Sleep } from '../../system/clock.js';
 import { endsKeyHold, expiryNotKept, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
@@ -53,7 +54,14 @@ async function keysMayStop(
 }
 
 export const grant =
-  (platform: Platform, extend: boolean, permissions: RolePermissions, sleep: Sleep): Worker<Row> =>
+  (
+    platform: Platform,
+    extend: boolean,
+    permissions: RolePermissions,
+    sleep: Sleep,
+    /** The run's anchor on the platform's clock (at or before its first attempts), once known. */
+    startedAt: () => string | undefined = () => undefined,
+  ): Worker<Row> =>
   async ({ data }, { signal, idempotencyKey, replayed, resumed }) => {
     const row = data as GrantRow;
     const body = {
@@ -65,7 +73,7 @@ export const grant =
     try {
       answer = await platform.roles.assign(row.user, body, { signal, idempotencyKey }).withResponse();
     } catch (error) {
-      return alreadyHeld(platform, extend, permissions, row, error, signal);
+      return alreadyHeld(platform, extend, permissions, row, error, signal, startedAt());
     }
     const { data: made, response } = answer;
     const mark = replayed(response);
@@ -101,6 +109,7 @@ async function alreadyHeld(
   row: GrantRow,
   error: unknown,
   signal: AbortSignal,
+  startedAt: string | undefined,
 ): Promise<Record<string, unknown>> {
   // --extend of a role the caller holds is a change of its own expiry: asked as such.
   const self = extend
@@ -131,9 +140,14 @@ async function alreadyHeld(
       ...keys,
     };
   }
-  // Told it exists by the retry of an attempt whose answer was lost (a server that keeps no
-  // stored answers): most likely that attempt made it, so done, not "nothing changed".
-  const lost = self ? undefined : (error as AssignmentExistsError).lostAnswer;
+  // Told it exists by the retry of an attempt whose answer was lost: most likely that attempt made
+  // it, so done, not "nothing changed", unless anything shows it is another's (foundAfterLostAnswer).
+  const lost = self
+    ? undefined
+    : foundAfterLostAnswer(error, {
+        before: startedAt,
+        grant: { justification: row.justification, expiresAt: row.expiresAt, held },
+      });
   if (lost !== undefined) {
     return {
       reason: FOUND_AFTER_LOST_ANSWER,

@@ -212,7 +212,9 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
         }),
       work:
         kind === 'assign'
-          ? grant(platform, options.extend === true, permissions, ctx.clock.sleep)
+          ? grant(platform, options.extend === true, permissions, ctx.clock.sleep, () =>
+              anchor === undefined ? undefined : isoSeconds(anchor.ms),
+            )
           : revoke(platform, ctx.clock.sleep),
       // The platform refused a row's duration, counted from the run's start, as past: every later
       // row counts from that start too, so the run stops rather than send them all to be refused.

@@ -1,9 +1,13 @@
 import { Command, Option } from 'commander';
 import type { Role } from '../../api/schemas/roles.js';
+import { isoSeconds } from '../../api/time.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { doubtAfterLostAnswer } from '../../http/errors.js';
+import { platformTime } from '../../platform/clock.js';
 import { RoleNameTakenError } from '../../platform/errors.js';
+import { foundAfterLostAnswer } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import { liveRoleNamed, permissionDifference } from '../../platform/role-ref.js';
 import { changedIn } from '../changed-in.js';
@@ -34,6 +38,12 @@ export function parseRolesCreate(flags: Record<string, unknown>): RolesCreateOpt
 
 export async function runRolesCreate(ctx: Context, options: RolesCreateOptions): Promise<void> {
   const platform = await ctx.platform();
+  // The platform's time before the first attempt, when its clock is known: a role found after a
+  // lost answer that was made clearly before it is not that attempt's (foundAfterLostAnswer).
+  const before =
+    platform.serverClockOffsetMs === undefined
+      ? undefined
+      : isoSeconds(platformTime(platform, ctx.clock.now()));
   const sent = withNameTakenHint(
     commandLine(ctx.settings()),
     withCatalogHint(
@@ -50,7 +60,7 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
   try {
     data = await sent;
   } catch (error) {
-    const found = await madeByLostAttempt(platform, options, error);
+    const found = await madeByLostAttempt(platform, options, error, before);
     if (found === undefined) throw error;
     await ctx.out.record({ ...found.role, found_after_lost_answer: true }, roleFields(found.role));
     if (!ctx.out.isMachine) {
@@ -71,16 +81,18 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
  * stored answers): the role of that name, read back, is most likely the lost attempt's when it has
  * exactly the permissions asked (and the description, when one was given): created, exit 0, as
  * `roles assign` says a grant so found is granted and `svc apply` counts such a role
- * found_after_lost_answer (session 25); `--json` says how it was found. Any other role of that name
- * (another's, made before), none any more, or a read that fails: undefined, and the refusal stands,
- * saying that attempt may have acted (refusalAfterLostAnswer).
+ * found_after_lost_answer (session 25); `--json` says how it was found. A refusal marked as the
+ * lost attempt's own stored answer, a role made clearly before this command, any other role of that
+ * name, none any more, or a read that fails: undefined (foundAfterLostAnswer's rule, shared with
+ * roles assign and apply), and the refusal stands as refusalAfterLostAnswer says it.
  */
 async function madeByLostAttempt(
   platform: Platform,
   options: RolesCreateOptions,
   error: unknown,
+  before: string | undefined,
 ): Promise<{ role: Role; lost: string } | undefined> {
-  if (!(error instanceof RoleNameTakenError) || error.lostAnswer === undefined) return undefined;
+  if (!(error instanceof RoleNameTakenError) || doubtAfterLostAnswer(error) === undefined) return undefined;
   let role: Role | undefined;
   try {
     role = await liveRoleNamed(platform, options.name);
@@ -91,7 +103,8 @@ async function madeByLostAttempt(
   const { more, fewer } = permissionDifference(role.permissions, options.permissions);
   if (more.length > 0 || fewer.length > 0) return undefined;
   if (options.description !== undefined && role.description !== options.description) return undefined;
-  return { role, lost: error.lostAnswer };
+  const lost = foundAfterLostAnswer(error, { before, madeAt: role.created_at });
+  return lost === undefined ? undefined : { role, lost };
 }
 
 export function createCommand(make: MakeContext): Command {

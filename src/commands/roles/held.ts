@@ -68,21 +68,22 @@ export const EXTEND_SETS = '--extend sets the expiry given, sooner or later';
 /**
  * A role the user holds already: one outcome in single and bulk runs alike — already_assigned,
  * nothing changed, exit 0 — with the assignment in place (its expiry) and how to move it. Found so
- * by the retry of an attempt whose answer was lost, it is most likely that attempt's grant: said
- * granted (bulk: found_after_lost_answer), never "nothing changed".
+ * by the retry of an attempt whose answer was lost, and nothing shows it is another's
+ * (foundAfterLostAnswer, src/platform/found-after-lost.ts), it is most likely that attempt's grant:
+ * said granted (bulk: found_after_lost_answer), never "nothing changed".
  */
 export async function alreadyAssigned(
   ctx: Context,
   held: RoleAssignment | undefined,
   user: string,
   role: RoleRef,
-  /** The refusal came to the retry of an attempt whose answer was lost (ApiError.lostAnswer). */
+  /** The lost answer, when the grant is most likely that attempt's (foundAfterLostAnswer). */
   lostAnswer?: string,
 ): Promise<void> {
   const name = held?.role_name ?? role.name;
   const audit = held?.audit_trail_id ? ` (audit trail ${held.audit_trail_id})` : '';
   if (lostAnswer !== undefined) {
-    // A server that keeps no stored answers: the grant found is most likely the lost attempt's.
+    // Not the attempt's own stored refusal, and the grant is the one it sent: most likely its own.
     if (held)
       await ctx.out.record(
         { ...held, found_after_lost_answer: true },

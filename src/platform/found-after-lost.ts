@@ -1,0 +1,70 @@
+/**
+ * The one rule for a refusal that says a change is so already (409 role_name_taken,
+ * assignment_exists, role_deleted) when it came to the retry of an attempt whose answer was lost
+ * (ApiError.lostAnswer): is what the retry found most likely that attempt's own doing? svc apply
+ * (role create, grant, --prune delete), roles assign and roles assign --file all ask it here.
+ *
+ * Only when nothing svc holds shows otherwise (review25a H1):
+ * - the refusal is not marked as the platform's stored answer (doubtAfterLostAnswer): under the
+ *   same key, a marked refusal is the lost attempt's own answer: it was refused, it made nothing;
+ * - the thing found is as sent: a grant's justification and expiry, where the answer gives them;
+ * - it was not made clearly before the run's first attempt (`before`, a time on the platform's clock
+ *   at or before it). That clock is this machine's when the two differ by less than CLOCK_SKEW_MS,
+ *   so only a time earlier by more than that (and the times' precision) is clearly before.
+ * Otherwise the caller keeps the verdict it gives without a lost answer (someone else's doing).
+ */
+import type { RoleAssignment } from '../api/schemas/roles.js';
+import { serverTime } from '../api/time.js';
+import { doubtAfterLostAnswer } from '../http/errors.js';
+import { CLOCK_SKEW_MS } from './clock.js';
+
+/** What the run sent and knows, against which the thing found is judged. */
+export interface SentChange {
+  /** A platform-clock time at or before the run's first attempt (a plan's or a run's anchor). */
+  before?: string | undefined;
+  /** When the thing found was made, as the platform says (a grant's assigned_at, a role's created_at). */
+  madeAt?: string | null | undefined;
+  /** A grant: what was sent (null: none) and the grant the platform holds. */
+  grant?: {
+    justification: string | null;
+    expiresAt: string | null;
+    held: RoleAssignment | undefined;
+  };
+}
+
+/**
+ * The lost answer (`the connection dropped`) when the change the retry was told is so already is
+ * most likely the lost attempt's, so this run's; undefined when there was no lost attempt or
+ * anything shows the change is someone else's.
+ */
+export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): string | undefined {
+  // None lost, or the refusal is that attempt's own stored answer (it made nothing).
+  const lost = doubtAfterLostAnswer(error);
+  if (lost === undefined) return undefined;
+  if (sent.before && sent.madeAt && clearlyBefore(sent.madeAt, sent.before)) return undefined;
+  const held = sent.grant?.held;
+  if (sent.grant && held) {
+    // A field the answer leaves out (a server without it) shows nothing.
+    if (
+      held.justification !== undefined &&
+      (held.justification || null) !== (sent.grant.justification || null)
+    )
+      return undefined;
+    if (held.expires_at !== undefined && !nearExpiry(held.expires_at, sent.grant.expiresAt)) return undefined;
+    if (sent.before && clearlyBefore(held.assigned_at, sent.before)) return undefined;
+  }
+  return lost;
+}
+
+/** `a` is before `b` by more than the clocks' allowed difference and a second's precision. */
+function clearlyBefore(a: string, b: string): boolean {
+  const [x, y] = [serverTime(a), serverTime(b)];
+  return Number.isFinite(x) && Number.isFinite(y) && y - x > CLOCK_SKEW_MS + 1000;
+}
+
+/** The expiry held is the one sent, within a second (a server that keeps whole seconds). */
+function nearExpiry(held: string | null, sent: string | null): boolean {
+  if (held === null || sent === null) return held === sent;
+  const [x, y] = [serverTime(held), serverTime(sent)];
+  return Number.isFinite(x) && Number.isFinite(y) ? Math.abs(x - y) <= 1000 : held === sent;
+}

@@ -1,0 +1,233 @@
+/**
+ * review25a H1: a 409 "already so" to the retry of an attempt whose answer was lost is "found done,
+ * most likely by that attempt" only when nothing shows the change is someone else's. Here another
+ * admin's grant lands just before the run's first attempt, whose answer (the platform's 409) is
+ * dropped: the retry's 409 is then the lost attempt's own stored answer (Idempotent-Replayed: the
+ * attempt was refused and made nothing), and the grant held is not the one sent (another
+ * justification). svc apply, roles assign and roles assign --file keep their old verdicts
+ * (skipped created_by_another_run, already_assigned), never "granted by this command's attempt".
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { as, LABS, user, writeFile } from '../helpers/ascode.js';
+import { ACME, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
+import { useLossyProxy } from '../helpers/lossy-proxy.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const sandbox = useSandbox({ users: 10 });
+const svc = bulkRunner(sandbox);
+const dir = mkdtempSync(join(tmpdir(), 'svc-found-after-lost-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const GRANT = /^\/v1\/users\/[^/]+\/roles$/;
+
+/** What lands just before the first grant attempt: another admin's grant (tenant, role id). */
+let theirs: { tenant: string; role: string; justification: string } | undefined;
+let seen = 0;
+/** A platform that keeps no stored answers: each grant attempt passed on with a fresh key. */
+let forget = false;
+let fresh = 0;
+afterEach(() => {
+  theirs = undefined;
+  seen = 0;
+  forget = false;
+  proxy().reset();
+});
+const proxy = useLossyProxy(sandbox, {
+  before: async (method, path) => {
+    if (method === 'POST' && GRANT.test(path) && ++seen === 1 && theirs) {
+      const { tenant, role, justification } = theirs;
+      await as(sandbox(), tenant, 'POST', path, { role_id: role, justification });
+    }
+  },
+  lose: (method, path, n) => (method === 'POST' && GRANT.test(path) && n === 1 ? 'drop' : false),
+  body: (method, path, body) =>
+    forget && method === 'POST' && GRANT.test(path)
+      ? JSON.stringify({ ...JSON.parse(body), idempotency_key: `fresh-${++fresh}` })
+      : body,
+});
+
+describe("another admin's grant just before a lost attempt (review25a H1)", () => {
+  const applyGrant = async (name: string, justification: string) => {
+    const role = (await as(sandbox(), LABS, 'POST', '/v1/roles', { name, permissions: ['exception.read'] }))
+      .id as string;
+    const file = writeFile(
+      dir,
+      `${name}.yaml`,
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - { name: ${name}, permissions: [exception.read] }\n    grants:\n      - { user: ${user(1)}, role: ${name}, justification: ${justification} }\n`,
+    );
+    return { role, file };
+  };
+  const apply = (name: string, file: string) =>
+    svc.run(['apply', '-f', file, '--yes', '--journal', join(dir, `${name}.j`), '--ndjson'], {
+      env: { SVC_BASE_URL: proxy().url, SVC_TENANT: '' },
+    });
+
+  it('svc apply: the replayed refusal and another justification: skipped, created_by_another_run', async () => {
+    const { role, file } = await applyGrant('h1-a', 'mine');
+    theirs = { tenant: LABS, role, justification: 'theirs' };
+    const r = await apply('h1-a', file);
+    const row = JSON.parse(r.stdout);
+    expect([r.code, row.status, row.reason, row.note]).toEqual([
+      0,
+      'skipped',
+      'created_by_another_run',
+      undefined,
+    ]);
+  });
+
+  it('svc apply: the replayed refusal alone (same justification) is the attempt refused: skipped', async () => {
+    const { role, file } = await applyGrant('h1-b', 'same');
+    theirs = { tenant: LABS, role, justification: 'same' };
+    const r = await apply('h1-b', file);
+    expect([JSON.parse(r.stdout).status, JSON.parse(r.stdout).reason]).toEqual([
+      'skipped',
+      'created_by_another_run',
+    ]);
+  });
+
+  it('svc apply: no stored answers, but the grant held is not the one sent: skipped', async () => {
+    const { role, file } = await applyGrant('h1-c', 'mine');
+    theirs = { tenant: LABS, role, justification: 'theirs' };
+    forget = true;
+    const r = await apply('h1-c', file);
+    expect([JSON.parse(r.stdout).status, JSON.parse(r.stdout).reason]).toEqual([
+      'skipped',
+      'created_by_another_run',
+    ]);
+  });
+
+  const assign = (u: string, role: string, ...more: string[]) => [
+    'roles',
+    'assign',
+    u,
+    role,
+    '--justification',
+    'mine',
+    '--expires-in',
+    'never',
+    '--yes',
+    ...more,
+  ];
+
+  it('roles assign: already_assigned, nothing changed; --json without found_after_lost_answer', async () => {
+    const role = await customRole(sandbox(), 'h1-single');
+    theirs = { tenant: ACME, role, justification: 'theirs' };
+    const r = await svc.run(assign(bulkUser(2), 'h1-single'), { env: { SVC_BASE_URL: proxy().url } });
+    expect([r.code, r.stdout]).toEqual([0, expect.stringContaining('justification\ttheirs\n')]);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^skipped: already_assigned — ${bulkUser(2)} already holds h1-single permanently .*; nothing changed\n`,
+      ),
+    );
+    proxy().reset();
+    seen = 0;
+    theirs = { tenant: ACME, role, justification: 'theirs' };
+    const j = await svc.run(assign(bulkUser(3), 'h1-single', '--json'), {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    const held = JSON.parse(j.stdout);
+    expect([j.code, held.justification, held.already_assigned, held.found_after_lost_answer]).toEqual([
+      0,
+      'theirs',
+      true,
+      undefined,
+    ]);
+  });
+
+  it('roles assign --file: the row is skipped already_assigned, not found_after_lost_answer', async () => {
+    const role = await customRole(sandbox(), 'h1-file');
+    theirs = { tenant: ACME, role, justification: 'theirs' };
+    const path = svc.file('h1.csv', `user,role\n${bulkUser(4)},h1-file\n`);
+    const r = await svc.run(
+      [
+        'roles',
+        'assign',
+        '--file',
+        path,
+        '--expires-in',
+        'never',
+        '--justification',
+        'mine',
+        '--yes',
+        '--ndjson',
+      ],
+      { env: { SVC_BASE_URL: proxy().url } },
+    );
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.status, row.reason, row.note]).toEqual([0, 'skipped', 'already_assigned', undefined]);
+  });
+});
+
+// review25a L1: the refusal to the retry is marked as the platform's stored answer to the lost
+// attempt: that attempt was refused and did not act. It is a plain refusal, without "it may have
+// acted" or "lost_answer".
+describe('a replayed refusal after a lost answer (review25a L1)', () => {
+  let taken = '';
+  let tries = 0;
+  const roles = useLossyProxy(sandbox, {
+    before: async (method, path) => {
+      if (method === 'POST' && path === '/v1/roles' && ++tries === 1 && taken)
+        await customRole(sandbox(), taken);
+    },
+    lose: (method, path, n) => (method === 'POST' && path === '/v1/roles' && n === 1 ? 'drop' : false),
+  });
+  let doomed = '';
+  const grants = useLossyProxy(sandbox, {
+    before: async (method, path) => {
+      if (method === 'POST' && GRANT.test(path) && ++tries === 1 && doomed)
+        await as(sandbox(), ACME, 'DELETE', `/v1/roles/${doomed}`);
+    },
+    lose: (method, path, n) => (method === 'POST' && GRANT.test(path) && n === 1 ? 'drop' : false),
+  });
+  afterEach(() => {
+    taken = '';
+    doomed = '';
+    tries = 0;
+    roles().reset();
+    grants().reset();
+  });
+
+  it('roles create: the plain refusal, exit 6; --json without lost_answer', async () => {
+    taken = 'l1-taken';
+    const r = await svc.run(['roles', 'create', '--name', 'l1-taken', '--permission', 'exception.read'], {
+      env: { SVC_BASE_URL: roles().url },
+    });
+    expect([r.code, r.stdout]).toEqual([6, '']);
+    expect(r.stderr).toMatch(
+      /^error: a role named l1-taken already exists in this tenant \[name: is taken\] \(HTTP 409, role_name_taken, request req_\w+\); pick another --name/,
+    );
+    roles().reset();
+    tries = 0;
+    taken = 'l1-taken-json';
+    const j = await svc.run(
+      ['roles', 'create', '--name', 'l1-taken-json', '--permission', 'exception.read', '--json'],
+      { env: { SVC_BASE_URL: roles().url } },
+    );
+    const { error } = JSON.parse(j.stderr);
+    expect([j.code, error.message, error.lost_answer]).toEqual([
+      6,
+      'a role named l1-taken-json already exists in this tenant',
+      undefined,
+    ]);
+  });
+
+  it('roles assign --file: the row is failed with the plain refusal, no lost_answer', async () => {
+    const path = svc.file('l1.csv', `user,role\n${bulkUser(6)},l1-gone\n`);
+    // The role is deleted just before the row's first attempt, whose answer (409 role_deleted) is dropped.
+    doomed = await customRole(sandbox(), 'l1-gone');
+    const r = await svc.run(
+      ['roles', 'assign', '--file', path, '--expires-in', '1d', '--justification', 'x', '--yes', '--ndjson'],
+      { env: { SVC_BASE_URL: grants().url } },
+    );
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.status, row.error.code, row.error.message, row.error.lost_answer]).toEqual([
+      7,
+      'failed',
+      'role_deleted',
+      expect.not.stringContaining('lost'),
+      undefined,
+    ]);
+  });
+});
