@@ -228,7 +228,7 @@ async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
           });
     } catch (error) {
       // Disabled since the run started.
-      throw withEnableHint(error, webhook);
+      throw withEnableHint(error, webhook, platform.svc);
     }
     // Gone from the queue since it was listed or read: another run (or a lost answer) came first.
     if ('left' in answer)
