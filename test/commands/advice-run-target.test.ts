@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { remedyFor } from '../../src/commands/webhooks/remedies.js';
 import { svcCommand } from '../../src/config/settings.js';
 import { runInProcess } from '../helpers/context.js';
-import { useSandboxContext } from '../helpers/sandbox.js';
+import { requestCount, useSandboxContext } from '../helpers/sandbox.js';
 import { createWebhook } from '../helpers/webhooks.js';
 
 const svc = useSandboxContext();
@@ -53,5 +53,50 @@ describe('the remedy of a delivery its stopped webhook cancelled (attack25a F3)'
         '(svc -p ops --tenant acme-labs webhooks update wh_1 --enable), and so owns it, replay the delivery: ' +
         'it is in the dead-letter queue (svc -p ops --tenant acme-labs webhooks replay wh_1 --dlq)',
     );
+  });
+});
+
+describe('USER and ROLE swapped: the line meant (attack25a F4)', () => {
+  it.each([
+    [
+      ['roles', 'revoke', 'tenant_viewer', 'usr_lead', '--yes'],
+      `${LINE} roles revoke usr_lead tenant_viewer --yes`,
+    ],
+    [
+      [
+        'roles',
+        'assign',
+        'tenant_viewer',
+        'usr_lead',
+        '--expires-in',
+        '1h',
+        '--justification',
+        'on call, "Q3"',
+      ],
+      `${LINE} roles assign usr_lead tenant_viewer --expires-in 1h --justification 'on call, "Q3"'`,
+    ],
+    [
+      [
+        'roles',
+        'assign',
+        'tenant_viewer',
+        'usr_lead',
+        '--extend',
+        '--expires-in',
+        'never',
+        '--justification',
+        'x',
+      ],
+      `${LINE} roles assign usr_lead tenant_viewer --expires-in never --justification x --extend`,
+    ],
+  ])('%j: exit 2, the same line with the two swapped, nothing sent', async (argv, line) => {
+    const before = await requestCount(svc.sandbox());
+    const r = await run(argv);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      `error: arguments are USER ROLE: did you mean \`${line}\`?\n`,
+    ]);
+    expect(await requestCount(svc.sandbox())).toBe(before);
   });
 });
