@@ -4,6 +4,7 @@
 import { clearlyAfter } from '../api/time.js';
 import type { BulkItem, WorkCall } from '../bulk/runner.js';
 import { checkStoredGrant, checkStoredRevocation } from '../bulk/stored-grants.js';
+import type { CommandLine } from '../config/settings.js';
 import { SvcError } from '../errors.js';
 import {
   AssignmentExistsError,
@@ -180,6 +181,8 @@ export function stepWorker(
   run: {
     resumed: () => boolean;
     unsaved: (key: string, created: Unsaved) => void;
+    /** The run's command lines in a tenant (by its slug), for the lines a row names. */
+    svcIn: (tenant: string) => CommandLine;
     sleep: Sleep;
     /** The platform's time now (platformTime): what a grant held meanwhile is judged at. */
     now: () => number;
@@ -238,6 +241,7 @@ export function stepWorker(
         resumed: run.resumed(),
         secrets: secretDir(),
         unsaved: (made) => run.unsaved(key, made),
+        svc: run.svcIn(tenant.slug),
       });
     try {
       if (change.kind === 'role') {
