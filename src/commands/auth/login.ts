@@ -247,12 +247,15 @@ export async function runLoginBrowser(
       hint: `pass --client-id, set SVC_CLIENT_ID or \`svc ${profileFlag(settings)}config set client_id ID\` (svc sandbox start sets it), or use \`${loginCommand(settings)} --with-token\``,
     });
   }
-  refuseCredentialSetting(
-    'client_id',
-    clientId,
-    options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile'),
-    settings,
-  );
+  const idSource = options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile');
+  refuseCredentialSetting('client_id', clientId, idSource, settings);
+  // Where a client id the server does not know came from, and how to change it there.
+  const clientIdFrom =
+    idSource === 'flag'
+      ? 'given with --client-id'
+      : idSource === 'env'
+        ? 'from SVC_CLIENT_ID'
+        : `profile "${settings.profile}"'s client_id (\`svc ${profileFlag(settings)}config set client_id ID\` changes it, \`svc ${profileFlag(settings)}config unset client_id\` removes it)`;
   const clientSecret = await readSecret(ctx, options.secret, {
     name: 'client-secret',
     label: 'client secret',
@@ -270,6 +273,7 @@ export async function runLoginBrowser(
     ? await store(
         await (await import('../../auth/device.js')).authorizeWithDevice(ctx, {
           clientId,
+          clientIdFrom,
           clientSecret,
           scopes: options.scopes,
           beforeExchange,
@@ -278,7 +282,7 @@ export async function runLoginBrowser(
     : // Stored before the browser hears, so its page says "Logged in" only when it is true.
       await authorizeWithBrowser(
         ctx,
-        { ...options, clientId, clientSecret, kind: 'login', beforeExchange, clientDoubt },
+        { ...options, clientId, clientIdFrom, clientSecret, kind: 'login', beforeExchange, clientDoubt },
         store,
       );
   const me = stored.identity;

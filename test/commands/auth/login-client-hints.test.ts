@@ -225,3 +225,26 @@ describe('svc login --device refused with invalid_client', () => {
     });
   });
 });
+
+// attack25a F7: an unknown client id was told to supply a secret, which changed nothing; the id
+// came from the profile, whose setting is what fixes it.
+describe('svc login --device with a client id the server does not know', () => {
+  it.each([
+    [
+      'from the profile',
+      [],
+      `profile "work"'s client_id (\`svc -p work config set client_id ID\` changes it, \`svc -p work config unset client_id\` removes it)`,
+    ],
+    ['by --client-id', ['--client-id', 'cli_nope'], 'given with --client-id'],
+  ])('%s: says the server does not know it, and where it came from (exit 3)', async (_name, extra, from) => {
+    const env = anonymous();
+    const made = await svc.run(['-p', 'work', 'config', 'set', 'client_id', 'cli_nope'], { env });
+    expect(made.code, made.stderr).toBe(0);
+    const r = await svc.run(['-p', 'work', 'login', '--device', ...extra], { env });
+    expect(r).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: `error: the server refused to start a device login: unknown client (invalid_client); the server does not know this client id, ${from}: check it\n`,
+    });
+  });
+});
