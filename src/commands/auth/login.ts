@@ -269,6 +269,11 @@ export async function runLoginBrowser(
   // Read only when given by flag: the profile's own client (svc sandbox start's) is known.
   const clientDoubt =
     options.clientId && !options.device ? await doubtAboutClient(ctx, options.clientId) : undefined;
+  // Said before the browser or the code is waited for (up to minutes), not after (attack25a F9).
+  if (ctx.env.SVC_TOKEN)
+    ctx.out.warn(
+      'SVC_TOKEN is set and overrides the stored credential: this shell goes on using it after the login (unset SVC_TOKEN to use the login)',
+    );
   const stored = options.device
     ? await store(
         await (await import('../../auth/device.js')).authorizeWithDevice(ctx, {
@@ -315,7 +320,6 @@ export async function runLoginBrowser(
   } else if (facts.length > 0) ctx.out.info(`  ${facts.join('; ')} (refreshed automatically)`);
   // Only now: a login that failed has left the old session working.
   await endReplacedSession(ctx, settings.profile, stored.replaced);
-  if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
 }
 
 export default function login(make: MakeContext): Command {
