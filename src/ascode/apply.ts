@@ -10,7 +10,7 @@ import { isoSeconds, serverTime } from '../api/time.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
 import { type BulkItem, FOUND_AFTER_LOST_ANSWER } from '../bulk/runner.js';
-import { shownSetting, svcCommand } from '../config/settings.js';
+import { commandLine, inTenant, shownSetting, svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
 import type { Column } from '../output/output.js';
@@ -173,9 +173,12 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   let spansNote: string | undefined;
   /** Creations whose secret could not be saved, by their step's key: made, with their ids. */
   const unsaved = new Map<string, Unsaved>();
+  // The run's command lines in one of its tenants: what a line about a creation there names.
+  const svcIn = (tenant: string) => commandLine(inTenant(ctx.settings(), tenant));
   const work = stepWorker(platform, () => secrets, {
     resumed: () => resumed,
     unsaved: (key, created) => unsaved.set(key, created),
+    svcIn,
     sleep: ctx.clock.sleep,
     now: () => platformTime(platform, ctx.clock.now()),
     plannedAt: () => doc!.anchor,
@@ -351,7 +354,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     // A run that ended with nothing to resume removed its journal: its plan goes too.
     // Only a plan svc wrote (or took back) for this run: never a file another user put there.
     if (runJournal !== undefined && !existsSync(runJournal.path)) runJournal.removeKept();
-    if (unsaved.size > 0) ctx.out.info(unsavedLine([...unsaved.values()], KEY_LIFETIME_MS));
+    if (unsaved.size > 0) ctx.out.info(unsavedLine([...unsaved.values()], KEY_LIFETIME_MS, svcIn));
     // A list that changed while svc read it (an item repeated, kept once): said once, at the end
     // of every read of the run (the plan's, the drift check's, a step's; brief paging22 2).
     platform.sayTwice((note) => ctx.out.warn(note), 'kept');

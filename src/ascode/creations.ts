@@ -1,11 +1,13 @@
 import { canonicalJson } from '../api/canonical-json.js';
 import type { WorkCall } from '../bulk/runner.js';
+import type { CommandLine } from '../config/settings.js';
 import { SvcError } from '../errors.js';
 import { ApiError } from '../http/errors.js';
 import { deriveIdempotencyKey } from '../http/idempotency.js';
 import { OAuthClientNotFoundError, WebhookNotFoundError } from '../platform/errors.js';
 import type { Platform } from '../platform/index.js';
 import { markedReplayed, sameRotation } from '../platform/stored-answer.js';
+import { shellWord } from '../system/shell-words.js';
 import type { PlanChange } from './plan.js';
 import { type SecretDir, SecretNotSavedError } from './secrets.js';
 
@@ -46,6 +48,8 @@ export function sharedKey(tenantId: string, key: string, change: PlanChange): st
 export interface Unsaved {
   id: string;
   kind: 'webhook' | 'oauth_client';
+  /** The slug of the tenant it was created in: the rotate line names it (--tenant). */
+  tenant: string;
 }
 
 interface Made {
@@ -82,7 +86,7 @@ export async function createWithSecret(
   change: PlanChange,
   body: Record<string, unknown>,
   call: WorkCall,
-  run: { resumed: boolean; secrets: SecretDir; unsaved: (u: Unsaved) => void },
+  run: { resumed: boolean; secrets: SecretDir; unsaved: (u: Unsaved) => void; svc: CommandLine },
 ): Promise<Record<string, unknown>> {
   const webhook = change.kind === 'webhook';
   const read = { tenant: tenant.id, signal: call.signal };
@@ -121,7 +125,7 @@ export async function createWithSecret(
         id: made.id,
         ...(run.resumed ? { replayed: true } : { status: 'skipped', reason: 'created_by_another_run' }),
         secret: webhook
-          ? `rotated at ${live.rotated} since it was created: not saved (no longer the webhook's current secret; a rotated-out secret still signs, as a previous one, for 24 hours: svc webhooks get ${made.id} shows until when)`
+          ? `rotated at ${live.rotated} since it was created: not saved (no longer the webhook's current secret; a rotated-out secret still signs, as a previous one, for 24 hours: ${run.svc(`webhooks get ${shellWord(made.id)}`)} shows until when)`
           : `rotated at ${live.rotated} since it was created: not saved (no longer the client's secret)`,
       };
     }
@@ -136,7 +140,7 @@ export async function createWithSecret(
       );
     } catch (error) {
       if (!(error instanceof SecretNotSavedError)) throw error;
-      run.unsaved({ id: made.id, kind: change.kind as Unsaved['kind'] });
+      run.unsaved({ id: made.id, kind: change.kind as Unsaved['kind'], tenant: tenant.slug });
       throw new SvcError(
         'failure',
         `created ${made.id}, but its secret could not be saved to ${error.path}: ${error.reason}${error.left === undefined ? '' : `; ${error.left}`}`,
@@ -206,13 +210,18 @@ async function current(
  * exist, and the platform answers the same request with the secret again for a day, which the
  * same command (resuming the run, with the same key) asks for.
  */
-export function unsavedLine(made: Unsaved[], keptMs: number): string {
+export function unsavedLine(made: Unsaved[], keptMs: number, svcIn: (tenant: string) => CommandLine): string {
   const ids = made.map((m) => m.id).join(', ');
-  const rotate = [
-    ...(made.some((m) => m.kind === 'webhook') ? ['svc webhooks rotate-secret ID --secret-file PATH'] : []),
-    ...(made.some((m) => m.kind === 'oauth_client')
-      ? ['svc oauth rotate-secret ID --secret-file PATH --yes']
-      : []),
-  ].join(' or ');
-  return `${made.length.toLocaleString('en')} of the failed item(s) were created (${ids}) but their secret could not be saved: make room, then run the same command again within ${keptMs / 3600_000} hours to save it (the platform answers with it again); after that it is lost: ${rotate} makes a new one`;
+  // Each in the run's command lines and its own tenant (an apply acts in several): a bare line
+  // acted in the profile's default tenant (attack25a, creations.ts).
+  const rotate = made
+    .map((m) =>
+      svcIn(m.tenant)(
+        m.kind === 'webhook'
+          ? `webhooks rotate-secret ${shellWord(m.id)} --secret-file PATH`
+          : `oauth rotate-secret ${shellWord(m.id)} --secret-file PATH --yes`,
+      ),
+    )
+    .join('; ');
+  return `${made.length.toLocaleString('en')} of the failed item(s) were created (${ids}) but their secret could not be saved: make room, then run the same command again within ${keptMs / 3600_000} hours to save it (the platform answers with it again); after that it is lost: ${rotate} ${made.length === 1 ? 'makes a new one' : 'make new ones, one each'}`;
 }

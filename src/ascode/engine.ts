@@ -1,6 +1,7 @@
 import { type Anchor, pastExpiry } from '../api/expiry.js';
 import { isoSeconds } from '../api/time.js';
 import { notUtf8 } from '../api/utf8.js';
+import { svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
 import { counted } from '../output/format.js';
@@ -9,6 +10,7 @@ import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
 import { cutShortWords, unendedLastLine } from '../system/cut-short.js';
 import { utf16Without } from '../system/input.js';
+import { shellWord } from '../system/shell-words.js';
 import { desiredTenants, unknownTenantRefs } from './desired.js';
 import { diffTenant } from './diff.js';
 import { readEntries } from './entries.js';
@@ -146,7 +148,7 @@ export function readFile(ctx: Context, label: string, bytes: Buffer, piped?: str
   const value = parsed.source.value as Record<string, unknown>;
   if (typeof value === 'object' && !Array.isArray(value) && 'svc_plan' in value) {
     throw new UsageError(`${label} is a plan saved by svc plan --out, not an access file`, {
-      hint: `apply it with svc apply ${label} (no -f), or give the access file it was planned from`,
+      hint: `apply it with ${svcCommand(ctx.settings(), `apply ${shellWord(label)}`)} (no -f), or give the access file it was planned from`,
     });
   }
   return {

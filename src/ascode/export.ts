@@ -147,7 +147,7 @@ export interface SecretValue {
 const FIXES: Record<string, (svc: CommandLine, entry: Doc, id: string) => string> = {
   roles: (svc, e) => svc(`roles update ${shellWord(String(e.name))} --description TEXT`),
   grants: (svc, e) =>
-    `a justification cannot be edited: ${svc(`roles revoke USER ${shellWord(String(e.role))}`)}, then grant it again with another`,
+    `a justification cannot be edited: ${svc(`roles revoke ${e.user === undefined ? 'USER' : shellWord(String(e.user))} ${shellWord(String(e.role))}`)}, then grant it again with another`,
   webhooks: (svc, e, id) =>
     svc(`webhooks update ${shellWord(id)} --${String(e.field ?? 'description')} TEXT`),
   oauth_clients: (svc, _e, id) => svc(`oauth update ${shellWord(id)} --description TEXT`),

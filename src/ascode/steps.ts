@@ -4,6 +4,7 @@
 import { clearlyAfter } from '../api/time.js';
 import { type BulkItem, FOUND_AFTER_LOST_ANSWER, type WorkCall } from '../bulk/runner.js';
 import { checkStoredGrant, checkStoredRevocation } from '../bulk/stored-grants.js';
+import type { CommandLine } from '../config/settings.js';
 import { SvcError } from '../errors.js';
 import {
   AssignmentExistsError,
@@ -204,6 +205,8 @@ export function stepWorker(
   run: {
     resumed: () => boolean;
     unsaved: (key: string, created: Unsaved) => void;
+    /** The run's command lines in a tenant (by its slug), for the lines a row names. */
+    svcIn: (tenant: string) => CommandLine;
     sleep: Sleep;
     /** The platform's time now (platformTime): what a grant held meanwhile is judged at. */
     now: () => number;
@@ -262,6 +265,7 @@ export function stepWorker(
         resumed: run.resumed(),
         secrets: secretDir(),
         unsaved: (made) => run.unsaved(key, made),
+        svc: run.svcIn(tenant.slug),
       });
     try {
       if (change.kind === 'role') {

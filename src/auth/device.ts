@@ -24,6 +24,8 @@ import {
 
 export interface DeviceFlowOptions {
   clientId: string;
+  /** Where the client id came from, with how to change it there (invalidClientHint). */
+  clientIdFrom?: string | undefined;
   clientSecret: string | undefined;
   scopes: string[];
   /**
@@ -121,7 +123,7 @@ export async function authorizeWithDevice(
       error,
       secrets,
       oauthErrorCode(error) === 'invalid_client'
-        ? invalidClientHint(options.clientSecret)
+        ? invalidClientHint(options.clientSecret, error, options.clientIdFrom)
         : 'check the client id and --scope',
     );
   }

@@ -18,6 +18,8 @@ export const DEFAULT_BROWSER_TIMEOUT_SECONDS = 300;
 
 export interface BrowserFlowOptions {
   clientId: string;
+  /** Where the client id came from, with how to change it there (invalidClientHint). */
+  clientIdFrom?: string | undefined;
   clientSecret: string | undefined;
   /** Scopes to ask for; none lets the server grant the client's default scopes. */
   scopes: string[];
@@ -248,7 +250,7 @@ async function exchange(
       secrets,
       oauthErrorCode(error) !== 'invalid_client'
         ? 'run the login again'
-        : invalidClientHint(options.clientSecret),
+        : invalidClientHint(options.clientSecret, error, options.clientIdFrom),
     );
   }
 }

@@ -94,9 +94,17 @@ export function oauthErrorCode(error: unknown): string | undefined {
 
 /**
  * The fix for a token endpoint's invalid_client (RFC 6749 §5.2), the same for every grant: a
- * confidential client sent without its secret, or a wrong client id or secret.
+ * confidential client sent without its secret, or a wrong client id or secret. A server that says
+ * the client is unknown gets no word of a secret (attack25a F7: "supply the secret", followed,
+ * changed nothing); `idFrom` says where the id came from and how to change it there.
  */
-export function invalidClientHint(clientSecret: string | undefined): string {
+export function invalidClientHint(
+  clientSecret: string | undefined,
+  error?: unknown,
+  idFrom?: string,
+): string {
+  if (error instanceof ApiError && /unknown client/i.test(error.message))
+    return `the server does not know this client id${idFrom ? `, ${idFrom}` : ''}: check it`;
   return clientSecret === undefined
     ? 'a confidential client needs its secret: --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET'
     : 'check the client id and secret';

@@ -223,14 +223,19 @@ export const shownBy =
 /** Where to look for the ids of a kind (`see \`svc users ls\` …`), as a "not found" of it says. */
 export const whereToLook = (type: NotFoundClass): LineHint | undefined => NOT_FOUND_HINTS.get(type);
 
-/** The command that enables a disabled webhook, as a hint. */
-export const enableHint = (webhook: string): string =>
-  `enable it with: svc webhooks update ${shellWord(webhook)} --enable`;
+/**
+ * The command that enables a disabled webhook, as a hint in the run's command lines (a bare one
+ * pasted acted in the active profile's default tenant: attack25a F3).
+ */
+export const enableHint =
+  (webhook: string): LineHint =>
+  (svc) =>
+    `enable it with: ${svc(`webhooks update ${shellWord(webhook)} --enable`)}`;
 
-/** A refusal to send events to a disabled webhook, with the command that enables it. */
-export function withEnableHint(error: unknown, webhook: string): unknown {
+/** A refusal to send events to a disabled webhook, with the command that enables it (`svc`: Platform.svc). */
+export function withEnableHint(error: unknown, webhook: string, svc: CommandLine): unknown {
   return error instanceof WebhookDisabledError
-    ? retyped(error, WebhookDisabledError, enableHint(webhook))
+    ? retyped(error, WebhookDisabledError, enableHint(webhook)(svc))
     : error;
 }
 

@@ -232,8 +232,10 @@ export class SecretFile {
         throw leftEmpty(path, flag, intent);
       }
       if (code === 'EEXIST') {
+        // Never "remove the old file first": for a rotation it may be the only copy of the secret
+        // still in force, lost if the rotation then fails (attack25a F10).
         throw new UsageError(`${flag} ${path} already exists; svc never overwrites a secret file`, {
-          hint: 'choose a new path, or remove the old file first',
+          hint: 'choose a new path; keep the old file until the new secret is in use (it may hold the one in force now)',
         });
       }
       throw new UsageError(

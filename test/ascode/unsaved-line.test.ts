@@ -7,14 +7,16 @@ describe('unsavedLine', () => {
   it('names rotate-secret commands that carry a destination for the new secret', () => {
     const line = unsavedLine(
       [
-        { id: 'wh_1', kind: 'webhook' },
-        { id: 'cli_1', kind: 'oauth_client' },
+        { id: 'wh_1', kind: 'webhook', tenant: 'acme-labs' },
+        { id: 'cli_1', kind: 'oauth_client', tenant: 'acme-apac' },
       ],
       23 * 3600_000,
+      // The run's -p, and each creation's own tenant (an apply acts in several: attack25a).
+      (tenant) => (words) => `svc -p ops --tenant ${tenant} ${words}`,
     );
     expect(line).toBe(
       '2 of the failed item(s) were created (wh_1, cli_1) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: ' +
-        'svc webhooks rotate-secret ID --secret-file PATH or svc oauth rotate-secret ID --secret-file PATH --yes makes a new one',
+        'svc -p ops --tenant acme-labs webhooks rotate-secret wh_1 --secret-file PATH; svc -p ops --tenant acme-apac oauth rotate-secret cli_1 --secret-file PATH --yes make new ones, one each',
     );
   });
 });

@@ -1,5 +1,6 @@
 import { keepNumbersAsTheyCame } from '../../api/numbers-as-they-came.js';
 import { notUtf8 } from '../../api/utf8.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
 import {
@@ -91,7 +92,7 @@ export async function printPages(
       `the server answered GET ${path} with an item nested too deep for svc to print as a list item`,
       {
         code: 'bad_response',
-        hint: `\`svc api ${shellWord(path)}\` without --paginate prints each page as it came`,
+        hint: `\`${svcCommand(ctx.settings(), `api ${shellWord(path)}`)}\` without --paginate prints each page as it came`,
       },
     );
   }

@@ -247,12 +247,15 @@ export async function runLoginBrowser(
       hint: `pass --client-id, set SVC_CLIENT_ID or \`svc ${profileFlag(settings)}config set client_id ID\` (svc sandbox start sets it), or use \`${loginCommand(settings)} --with-token\``,
     });
   }
-  refuseSentSetting(
-    'client_id',
-    clientId,
-    options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile'),
-    settings,
-  );
+  const idSource = options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile');
+  refuseSentSetting('client_id', clientId, idSource, settings);
+  // Where a client id the server does not know came from, and how to change it there.
+  const clientIdFrom =
+    idSource === 'flag'
+      ? 'given with --client-id'
+      : idSource === 'env'
+        ? 'from SVC_CLIENT_ID'
+        : `profile "${settings.profile}"'s client_id (\`svc ${profileFlag(settings)}config set client_id ID\` changes it, \`svc ${profileFlag(settings)}config unset client_id\` removes it)`;
   const clientSecret = await readSecret(ctx, options.secret, {
     name: 'client-secret',
     label: 'client secret',
@@ -266,10 +269,16 @@ export async function runLoginBrowser(
   // Read only when given by flag: the profile's own client (svc sandbox start's) is known.
   const clientDoubt =
     options.clientId && !options.device ? await doubtAboutClient(ctx, options.clientId) : undefined;
+  // Said before the browser or the code is waited for (up to minutes), not after (attack25a F9).
+  if (ctx.env.SVC_TOKEN)
+    ctx.out.warn(
+      'SVC_TOKEN is set and overrides the stored credential: this shell goes on using it after the login (unset SVC_TOKEN to use the login)',
+    );
   const stored = options.device
     ? await store(
         await (await import('../../auth/device.js')).authorizeWithDevice(ctx, {
           clientId,
+          clientIdFrom,
           clientSecret,
           scopes: options.scopes,
           beforeExchange,
@@ -278,7 +287,7 @@ export async function runLoginBrowser(
     : // Stored before the browser hears, so its page says "Logged in" only when it is true.
       await authorizeWithBrowser(
         ctx,
-        { ...options, clientId, clientSecret, kind: 'login', beforeExchange, clientDoubt },
+        { ...options, clientId, clientIdFrom, clientSecret, kind: 'login', beforeExchange, clientDoubt },
         store,
       );
   const me = stored.identity;
@@ -311,7 +320,6 @@ export async function runLoginBrowser(
   } else if (facts.length > 0) ctx.out.info(`  ${facts.join('; ')} (refreshed automatically)`);
   // Only now: a login that failed has left the old session working.
   await endReplacedSession(ctx, settings.profile, stored.replaced);
-  if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
 }
 
 export default function login(make: MakeContext): Command {

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
 import { loginHint } from '../../auth/login-hint.js';
 import { reloginHint } from '../../auth/refresh.js';
-import { loginCommand } from '../../config/settings.js';
+import { loginCommand, type Settings, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError } from '../../errors.js';
 import { HTTP_CLIENT_SHORT } from '../../http/address-space.js';
@@ -10,6 +10,7 @@ import { ConnectionError, ConnectionTimeoutError } from '../../http/errors.js';
 import { inWholeSeconds, maskSecret } from '../../output/format.js';
 import type { CallerIdentity } from '../../platform/me.js';
 import { identityDespiteTenant, notYoursWarning } from '../../platform/tenant-ref.js';
+import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext } from '../kit.js';
 
 interface AuthStatus {
@@ -101,7 +102,7 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
   if (failure && failure.category !== 'auth') status.logged_in = null;
   if (status.logged_in && status.credential?.scopes?.length === 0) {
     const relogin = reloginHint(loginCommand(settings), ctx.store().credential(settings.profile));
-    failure = noScopeLeft(settings.profile, status.credential.client_id, relogin);
+    failure = noScopeLeft(settings, status.credential.client_id, relogin);
   }
   status.error = failure?.message ?? null;
   // Not logged in is exit 3 (4: no scope left), whether or not the status's reader is still there.
@@ -151,8 +152,13 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
  * call that needs a scope refused, so the status is a 403's (exit 4), with the ways out: this
  * profile's login again (`relogin`: its -p and client), or the scopes given back to the client.
  */
-function noScopeLeft(profile: string, clientId: string | null, relogin: string): SvcError {
-  const client = clientId ?? 'the OAuth client';
+function noScopeLeft(settings: Settings, clientId: string | null, relogin: string): SvcError {
+  const profile = settings.profile;
+  // In the run's command lines: the client is the tenant's (attack25a).
+  const update = svcCommand(
+    settings,
+    `oauth update ${clientId === null ? 'CLIENT' : shellWord(clientId)} --scope S`,
+  );
   return new SvcError(
     'forbidden',
     `the token of profile "${profile}" has no scope left: ${clientId ? `client ${clientId}` : 'its OAuth client'} ` +
@@ -161,7 +167,7 @@ function noScopeLeft(profile: string, clientId: string | null, relogin: string):
       code: 'no_scope_left',
       hint:
         `${relogin} for the scopes the client has now, or ask an admin to give the client ` +
-        `back the ones you need (svc oauth update ${client} --scope S)`,
+        `back the ones you need (${update})`,
     },
   );
 }

@@ -27,9 +27,9 @@ import {
   listRoles,
   namedNotFound,
   passMissing,
-  refuseSwapped,
   roleToGrant,
 } from './shared.js';
+import { parsedUnswapped, refuseSwapped } from './swapped.js';
 
 export interface RolesAssignOptions {
   user: string | undefined;
@@ -338,7 +338,10 @@ export function assignCommand(make: MakeContext): Command {
         cmd: Command,
       ) => {
         const ctx = await make(cmd);
-        await runRolesAssign(ctx, parseRolesAssign(user, role, flags));
+        await runRolesAssign(
+          ctx,
+          await parsedUnswapped(make, cmd, () => parseRolesAssign(user, role, flags)),
+        );
       },
     );
 }

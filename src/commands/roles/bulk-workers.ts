@@ -183,7 +183,7 @@ export const revoke = (platform: Platform, sleep: Sleep): Worker<Row> => {
     // A row that lists its grant revokes that one only, and an --extend run's result row none: the
     // grant held now is read first (listed-grant.ts).
     if (row.auditTrailId !== undefined || row.extension !== undefined) {
-      const other = anotherGrant(row, await grantHeldNow(platform, row, signal));
+      const other = anotherGrant(row, await grantHeldNow(platform, row, signal), platform.svc);
       if (other) throw new ItemError('failure', other.message, { code: other.code });
     }
     let answer: Awaited<ReturnType<ReturnType<Platform['roles']['revoke']>['withResponse']>>;
@@ -274,7 +274,7 @@ export const plan =
       return { expires_at: expiresAt };
     }
     if (!active) return { status: 'skipped', reason: 'not_assigned' };
-    const other = anotherGrant(row, active);
+    const other = anotherGrant(row, active, platform.svc);
     if (other) return { status: 'failed', error: other, audit_trail_id: active.audit_trail_id };
     const refused = (await caller.checkedRefusal(kind, row)) ?? forecast?.refusal(row.line);
     if (refused) return { status: 'failed', error: refused, audit_trail_id: active.audit_trail_id };

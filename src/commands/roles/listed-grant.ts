@@ -18,6 +18,7 @@
 import type { Refusal } from '../../api/holds.js';
 import { assignmentInForce } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
+import type { CommandLine } from '../../config/settings.js';
 import { quoted } from '../../output/format.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -54,8 +55,12 @@ export interface Extension {
 
 type Held = Pick<RoleAssignment, 'audit_trail_id' | 'update_audit_trail_id'>;
 
-/** The refusal of a row whose listed grant is not the one `held` now, or undefined. */
-export function anotherGrant(row: RevokeRow, held: Held | undefined): Refusal | undefined {
+/**
+ * The refusal of a row whose listed grant is not the one `held` now, or undefined. `svc`: the
+ * run's command lines (Platform.svc), so that the lines its advice names act in the run's tenant
+ * and profile (attack25a F1: a bare `svc roles assign … --extend` granted in the active profile's).
+ */
+export function anotherGrant(row: RevokeRow, held: Held | undefined, svc: CommandLine): Refusal | undefined {
   const now = held?.audit_trail_id;
   const listed = row.auditTrailId;
   // The held grant's own extension: its row names the PATCH's audit entry (or, from a server that
@@ -63,7 +68,7 @@ export function anotherGrant(row: RevokeRow, held: Held | undefined): Refusal | 
   const itsUpdate = listed !== undefined && listed !== now && listed === held?.update_audit_trail_id;
   const extension = row.extension ?? (itsUpdate ? {} : undefined);
   if (held && extension)
-    return extended(row, held, extension, listed === undefined || listed === now || itsUpdate);
+    return extended(row, held, extension, listed === undefined || listed === now || itsUpdate, svc);
   if (listed === undefined || !now || now === listed) return undefined;
   return {
     code: 'another_grant',
@@ -78,7 +83,13 @@ export function anotherGrant(row: RevokeRow, held: Held | undefined): Refusal | 
  * An `--extend` run's result row: `tied`, the grant held now is the one it extended (made before
  * that run); else the grant held now was changed again since, or is another.
  */
-function extended(row: RevokeRow, held: Held, extension: Extension, tied: boolean): Refusal {
+function extended(
+  row: RevokeRow,
+  held: Held,
+  extension: Extension,
+  tied: boolean,
+  svc: CommandLine,
+): Refusal {
   const grant = `${row.user}'s ${row.role.name} grant`;
   const since = held.audit_trail_id ? ` (audit trail ${held.audit_trail_id})` : '';
   const moved =
@@ -98,8 +109,8 @@ function extended(row: RevokeRow, held: Held, extension: Extension, tied: boolea
     code: 'extension_row',
     message:
       `the row is the result row of an --extend run: ${what}, which is not the undo of an extension; not revoked: ` +
-      `to put the expiry back, svc roles assign ${shellWord(row.user)} ${shellWord(row.role.name)} --extend ${back} --justification TEXT; ` +
-      `to end the grant, revoke the row of \`svc roles assignments ${shellWord(row.user)} --ndjson\``,
+      `to put the expiry back, ${svc(`roles assign ${shellWord(row.user)} ${shellWord(row.role.name)} --extend ${back} --justification TEXT`)}; ` +
+      `to end the grant, revoke the row of \`${svc(`roles assignments ${shellWord(row.user)} --ndjson`)}\``,
   };
 }
 

@@ -13,10 +13,10 @@ import {
   namedNotFound,
   passMissing,
   type RoleRef,
-  refuseSwapped,
   resolveRole,
   roleToGrant,
 } from './shared.js';
+import { parsedUnswapped, refuseSwapped } from './swapped.js';
 
 export interface RolesRevokeOptions {
   user: string | undefined;
@@ -173,7 +173,7 @@ export function revokeCommand(make: MakeContext): Command {
         flags: Record<string, unknown>,
         cmd: Command,
       ) => {
-        const options = parseRolesRevoke(user, role, flags);
+        const options = await parsedUnswapped(make, cmd, () => parseRolesRevoke(user, role, flags));
         await runRolesRevoke(await make(cmd), options);
       },
     );

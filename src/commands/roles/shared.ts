@@ -1,4 +1,3 @@
-import { BUILTIN_TENANT_ROLES } from '../../api/constants.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import { type CommandLine, profileFlag } from '../../config/settings.js';
@@ -19,7 +18,7 @@ import {
   UserNotFoundError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { findRoleByRef, isRoleId, ROLE_ID } from '../../platform/role-ref.js';
+import { findRoleByRef, isRoleId } from '../../platform/role-ref.js';
 import { shellWord } from '../../system/shell-words.js';
 
 /** A role is named in every command by id or name, so the id (a built-in role's is its name) may go first. */
@@ -219,24 +218,6 @@ export function holdersSay(
   if (holders === 0) return `; ${said.none}`;
   const its = `its ${counted(holders, 'holder')}`;
   return `; ${said.some(its, holders === 1)}`;
-}
-
-/**
- * USER and ROLE given the other way round (`roles assign tenant_admin usr_analyst`): a first
- * argument that is a role (a built-in name or a role id) and a second that looks like a user id
- * is refused before anything is sent, with the command line meant. A custom role's name is not
- * guessed at (it would take a lookup); the platform's "unknown role" answers that case.
- */
-export function refuseSwapped(
-  verb: 'assign' | 'revoke',
-  user: string | undefined,
-  role: string | undefined,
-): void {
-  if (user === undefined || role === undefined || !/^usr_/.test(role)) return;
-  if (!(BUILTIN_TENANT_ROLES as readonly string[]).includes(user) && !ROLE_ID.test(user)) return;
-  throw new UsageError(
-    `arguments are USER ROLE: did you mean \`svc roles ${verb} ${shellWord(role)} ${shellWord(user)}\`?`,
-  );
 }
 
 /** `pass them` or `pass it`: the hint for values missing on a command line that could be asked for. */

@@ -1,6 +1,6 @@
 // What `svc sandbox start` checks before it serves or writes anything: the --host it was given,
 // the profile it is about to replace, and what a failed bind means for the user.
-import { isIP } from 'node:net';
+import { connect, isIP } from 'node:net';
 import { isLoopbackHost, parseHttpUrl } from '../../api/loopback.js';
 import { profileOption, shownSetting } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -43,23 +43,55 @@ const isLocalHttp = (url: string | undefined, host: string) => {
   return isLoopbackHost(parsed.hostname) || name === host.toLowerCase();
 };
 
+/** How long the look at a profile's local server may take: far above a loopback connect's need. */
+const ANSWERS_WITHIN_MS = 3000;
+
+/**
+ * Whether a server still accepts connections at a local http URL (a sandbox started earlier,
+ * still running). A connect that neither succeeds nor fails within ANSWERS_WITHIN_MS counts as
+ * not answering.
+ */
+export function answersAt(url: string): Promise<boolean> {
+  const parsed = parseHttpUrl(url);
+  if (parsed === undefined) return Promise.resolve(false);
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(parsed.port || 80);
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (answers: boolean) => {
+      socket.destroy();
+      resolve(answers);
+    };
+    socket.setTimeout(ANSWERS_WITHIN_MS, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
 /**
  * The profile the sandbox is about to be saved to, when it belongs to another platform (a base
- * URL or a login that is not a local http server's): replacing it loses that platform's URL and
- * login (which is not revoked), so it needs -y/--yes or a yes at a prompt. Returns what to warn of
- * once it is replaced.
+ * URL or a login that is not a local http server's), or to a local server that still answers (a
+ * sandbox started earlier and running, whose banner told the user to use this profile: attack25a
+ * F5, `--port 0` after "port in use" took it over without a word): replacing it loses that URL and
+ * login (which is not revoked), so it needs -y/--yes or a yes at a prompt. A profile pointing at
+ * the port this sandbox is to bind is not looked at: the bind says that port is taken. Returns
+ * what to warn of once it is replaced.
  */
 export async function confirmReplacing(
   ctx: Context,
   profile: string,
-  host: string,
+  bind: { host: string; port: number },
 ): Promise<string | undefined> {
+  const { host } = bind;
   const store = ctx.store();
   const base = store.profile(profile)?.base_url;
   const credential = store.credential(profile);
   const baseElsewhere = base !== undefined && !isLocalHttp(base, host);
   const loginElsewhere = credential !== undefined && !isLocalHttp(credential.origin ?? base, host);
-  if (!baseElsewhere && !loginElsewhere) return undefined;
+  if (!baseElsewhere && !loginElsewhere) {
+    if (base === undefined || samePort(base, bind.port) || !(await answersAt(base))) return undefined;
+    return confirmRunning(ctx, profile, base, credential !== undefined);
+  }
   const loginAt = loginElsewhere ? (credential.origin ?? 'another server') : undefined;
   const there = loginAt !== undefined && loginAt === parseHttpUrl(base ?? '')?.origin;
   const where = base === undefined ? 'has no base URL' : `points at ${shownSetting('base_url', base)}`;
@@ -84,12 +116,37 @@ export async function confirmReplacing(
   return `profile "${profile}" ${was}${lost}`;
 }
 
+/** Whether a URL is at the port this sandbox is about to bind (0: a free one, never its). */
+function samePort(url: string, port: number): boolean {
+  const parsed = parseHttpUrl(url);
+  return port !== 0 && parsed !== undefined && Number(parsed.port || 80) === port;
+}
+
+/** A profile whose local server still answers: replaced only with --yes or a yes at a prompt. */
+async function confirmRunning(ctx: Context, profile: string, base: string, login: boolean): Promise<string> {
+  const what = `profile "${profile}" points at ${base}, where a server still answers (a sandbox started earlier?)`;
+  const keep = `keep it: start this one under another profile, \`svc -p NAME sandbox start …\``;
+  const dropped = login ? ' (its login there is dropped, not revoked)' : '';
+  if (!ctx.globals.yes && !ctx.canPrompt)
+    throw new UsageError(what, { hint: `${keep}; or pass --yes to point it at this one${dropped}` });
+  await confirmDestructive(ctx, `The ${what}. Point it at this sandbox instead${dropped}?`, what);
+  return `profile "${profile}" pointed at ${base}, which still answers${login ? '; its login there was dropped, not revoked' : ''}: it points at this sandbox now`;
+}
+
 /** The bind error of a --host or --port the user gave, as bad input (exit 2). */
-export function bindError(error: unknown, options: { host: string; port: number }): unknown {
+export function bindError(
+  error: unknown,
+  options: { host: string; port: number },
+  profile?: { name: string; base: string | undefined },
+): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') {
+    // The profile's own sandbox is the one there: a second one keeps it only under another profile.
+    const ours = profile?.base !== undefined && samePort(profile.base, options.port);
     return new UsageError(`port ${options.port} on ${options.host} is already in use`, {
-      hint: 'stop the other server, or pass --port 0 for a free port',
+      hint: ours
+        ? `profile "${profile.name}" points at it (a sandbox running?): stop that one, or start another on a free port under another profile: \`svc -p NAME sandbox start --port 0\``
+        : 'stop the other server, or pass --port 0 for a free port',
     });
   }
   if (code === 'EACCES') {

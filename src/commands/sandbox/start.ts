@@ -98,9 +98,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
   const profile = ctx.globals.profile ?? 'sandbox';
   // Without an admin (--seed none) there is no credential to save: no profile is written.
   const replaced =
-    options.profile && options.seed === 'demo'
-      ? await confirmReplacing(ctx, profile, options.host)
-      : undefined;
+    options.profile && options.seed === 'demo' ? await confirmReplacing(ctx, profile, options) : undefined;
   const [
     { startSandbox, isEveryInterface, isLoopbackBound },
     { tenantId, PRIMARY_TENANT_SLUG, DEMO_ORG },
@@ -123,7 +121,11 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
       log: (line) => ctx.out.stderr(`${line}\n`),
     });
   } catch (error) {
-    throw bindError(error, options);
+    throw bindError(
+      error,
+      options,
+      options.profile ? { name: profile, base: ctx.store().profile(profile)?.base_url } : undefined,
+    );
   }
   // Judged by the address the system bound (127.1, 127.0.0.2 and a name for 127.0.0.1 are
   // loopback too), not by how --host spelled it.
@@ -219,8 +221,9 @@ export function startCommand(make: MakeContext): Command {
         'per built-in role), prints its URL and an admin token, and configures a "sandbox" profile\n' +
         '(the active one unless another profile is already set up); with --seed none there is no user,\n' +
         'so no admin token and no profile (it says so). State lives in memory. A -p NAME\n' +
-        'that points at another platform (or holds a login for one) is replaced only after a prompt or\n' +
-        'with --yes; its login is not revoked. Ctrl-C stops the sandbox: exit 0 (a second Ctrl-C: 130).',
+        'that points at another platform (or holds a login for one), or at a local server that still\n' +
+        'answers (a sandbox running), is replaced only after a prompt or with --yes; its login is not\n' +
+        'revoked. Ctrl-C stops the sandbox: exit 0 (a second Ctrl-C: 130).',
     )
     .addOption(new Option('--port <n>', 'port to listen on; 0 picks a free one').default('4010'))
     .addOption(

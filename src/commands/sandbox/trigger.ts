@@ -44,7 +44,7 @@ export async function runTrigger(ctx: Context, options: TriggerOptions): Promise
   const data = await platform.sandbox
     .emitEvents({ type: options.eventType, count: options.count, ...target })
     .catch((error: unknown) => {
-      throw options.webhook === undefined ? error : withEnableHint(error, options.webhook);
+      throw options.webhook === undefined ? error : withEnableHint(error, options.webhook, platform.svc);
     });
   if (ctx.out.isMachine) return ctx.out.json(data);
   await ctx.out.list(data.events, [

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import { redactUrlText } from '../../api/secret-names.js';
+import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { ClosedPipeError, StdoutClosedError, StdoutFailedError, SvcError, UsageError } from '../../errors.js';
 import { renderError } from '../../output/errors.js';
@@ -556,13 +557,20 @@ function unprintedError(
   maybeUnread: ReceivedDelivery[],
 ): SvcError {
   const what = stdoutWords(ctx);
+  // The run's command lines (-p, --tenant …): pasted, a bare `svc webhooks replay` acts in the
+  // active profile's default tenant, where W is not (attack25a F2).
+  const svc = commandLine(ctx.settings());
+  const replayOf = (deliveries: readonly ReceivedDelivery[]) =>
+    svc(
+      [
+        'webhooks replay',
+        webhook === undefined ? 'WEBHOOK' : shellWord(webhook),
+        ...deliveries.map((r) => shellWord(r.delivery_id ?? '')),
+      ].join(' '),
+    );
   const count = `${unprinted.length} request(s) answered were not printed (${requestList(unprinted)})`;
   const acknowledged = unprinted.filter((r) => r.status >= 200 && r.status < 300 && r.delivery_id);
   const one = acknowledged.length === 1;
-  const ids = acknowledged
-    .slice(0, 5)
-    .map((r) => shellWord(r.delivery_id ?? ''))
-    .join(' ');
   // A valid delivery whose line could not be written was answered 503 (lineFirst), not acknowledged.
   const retried = unprinted.filter((r) => r.valid && r.status === 503).length;
   const replay =
@@ -570,19 +578,14 @@ function unprintedError(
       ? retried === 0
         ? undefined
         : `${retried === 1 ? 'that delivery was' : `${retried} of them were`} answered 503, not acknowledged: the platform retries ${retried === 1 ? 'it' : 'them'}`
-      : `${one ? 'that delivery was' : `${acknowledged.length} of them were`} answered 2xx, so the platform counts ${one ? 'it' : 'them'} delivered: \`svc webhooks replay ${webhook === undefined ? 'WEBHOOK' : shellWord(webhook)} ${ids}\` sends ${one ? 'it' : 'them'} again`;
+      : `${one ? 'that delivery was' : `${acknowledged.length} of them were`} answered 2xx, so the platform counts ${one ? 'it' : 'them'} delivered: \`${replayOf(acknowledged.slice(0, 5))}\` sends ${one ? 'it' : 'them'} again`;
   const message = sink
     ? `${what} while listening: ${count}; each was still ${sink}`
     : `${what}, so the listener stopped (later deliveries fail and the platform retries them): ${count}`;
   const unread =
     maybeUnread.length === 0 || ctx.out.stdoutFailure !== undefined
       ? undefined
-      : `${maybeUnread.length === 1 ? 'the delivery' : `the ${maybeUnread.length} deliveries`} acknowledged (200) last, whose line${maybeUnread.length === 1 ? ' was' : 's were'} in the last ${UNREAD_WINDOW / 1024} KiB handed to stdout, may have been dropped unread by a reader that left (head, grep -m1): ${requestList(maybeUnread)}; if your reader did not show ${maybeUnread.length === 1 ? 'it' : 'them'}, \`svc webhooks replay ${webhook ?? 'WEBHOOK'} ${maybeUnread
-          .slice(0, 5)
-          .map((r) => r.delivery_id)
-          .join(
-            ' ',
-          )}\` sends ${maybeUnread.length > 5 ? 'the first 5' : maybeUnread.length === 1 ? 'it' : 'them'} again${maybeUnread.length > 5 ? ' (`svc webhooks deliveries` lists the rest)' : ''}`;
+      : `${maybeUnread.length === 1 ? 'the delivery' : `the ${maybeUnread.length} deliveries`} acknowledged (200) last, whose line${maybeUnread.length === 1 ? ' was' : 's were'} in the last ${UNREAD_WINDOW / 1024} KiB handed to stdout, may have been dropped unread by a reader that left (head, grep -m1): ${requestList(maybeUnread)}; if your reader did not show ${maybeUnread.length === 1 ? 'it' : 'them'}, \`${replayOf(maybeUnread.slice(0, 5))}\` sends ${maybeUnread.length > 5 ? 'the first 5' : maybeUnread.length === 1 ? 'it' : 'them'} again${maybeUnread.length > 5 ? ` (\`${svc(`webhooks deliveries ls ${webhook === undefined ? 'WEBHOOK' : shellWord(webhook)}`)}\` lists the rest)` : ''}`;
   const hint = [replay, unread].filter(Boolean).join('; ');
   const options = sink || hint === '' ? {} : { hint };
   return ctx.out.stdoutFailure === undefined

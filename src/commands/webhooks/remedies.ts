@@ -1,7 +1,9 @@
 import type { DeliveryFailureCause } from '../../api/constants.js';
 import { isStopped } from '../../api/holds.js';
 import type { Webhook } from '../../api/schemas/webhooks.js';
+import type { CommandLine } from '../../config/settings.js';
 import { lookupMayFail } from '../../errors.js';
+import { enableHint } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 
@@ -20,11 +22,14 @@ export const REMEDIES: Record<DeliveryFailureCause, string> = {
     'the platform stopped the webhook, so the attempt was not made (svc webhooks get says why); once someone who holds the read permissions of its kinds without an end date enables it, and so owns it, replay the delivery: it is in the dead-letter queue',
 };
 
-/** The remedy of a delivery's failure, with the commands for its webhook where it has some. */
-export function remedyFor(cause: DeliveryFailureCause, webhook: string): string {
+/**
+ * The remedy of a delivery's failure, with the commands for its webhook where it has some, in the
+ * run's command lines (`svc`: Platform.svc; bare, they acted in another tenant: attack25a F3).
+ */
+export function remedyFor(cause: DeliveryFailureCause, webhook: string, svc: CommandLine): string {
   if (cause !== 'webhook_stopped') return REMEDIES[cause] ?? 'check the target';
   const w = shellWord(webhook);
-  return `the platform stopped the webhook, so the attempt was not made (svc webhooks get ${w} says why); once someone who holds the read permissions of its kinds without an end date enables it (svc webhooks update ${w} --enable), and so owns it, replay the delivery: it is in the dead-letter queue (svc webhooks replay ${w} --dlq)`;
+  return `the platform stopped the webhook, so the attempt was not made (${svc(`webhooks get ${w}`)} says why); once someone who holds the read permissions of its kinds without an end date enables it (${svc(`webhooks update ${w} --enable`)}), and so owns it, replay the delivery: it is in the dead-letter queue (${svc(`webhooks replay ${w} --dlq`)})`;
 }
 
 /**
@@ -42,18 +47,19 @@ export class Remedies {
   constructor(private readonly platform: Platform) {}
 
   async now(webhook: string, cause: DeliveryFailureCause): Promise<string> {
-    if (cause !== 'webhook_stopped') return remedyFor(cause, webhook);
+    const svc = this.platform.svc;
+    if (cause !== 'webhook_stopped') return remedyFor(cause, webhook, svc);
     const found = await this.#read(webhook);
-    if (!found) return remedyFor(cause, webhook);
+    if (!found) return remedyFor(cause, webhook, svc);
     const w = shellWord(webhook);
-    const replay = `replay the delivery from the dead-letter queue: svc webhooks replay ${w} --dlq`;
+    const replay = `replay the delivery from the dead-letter queue: ${svc(`webhooks replay ${w} --dlq`)}`;
     if (found.status !== 'disabled') {
       return `the platform had stopped webhook ${webhook}, so the attempt was not made; it is enabled again: ${replay}`;
     }
     const why = isStopped(found)
       ? `the platform stopped webhook ${webhook}, so the attempt was not made: ${found.disabled_reason}`
       : `webhook ${webhook} was stopped, so the attempt was not made, and is now disabled on request`;
-    return `${why}; enable it with: svc webhooks update ${w} --enable, then ${replay}`;
+    return `${why}; ${enableHint(webhook)(svc)}, then ${replay}`;
   }
 
   #read(webhook: string): Promise<Webhook | undefined> {

@@ -81,7 +81,12 @@ export function parseReplay(
     });
   }
   if (!dlq && named.length === 0) {
-    throw new UsageError('name the deliveries to replay, or pass --dlq to replay the dead-letter queue');
+    // Nothing named, not even the webhook: both halves at once (attack25a F8).
+    throw new UsageError(
+      webhook === undefined
+        ? 'name a webhook and the deliveries to replay (WEBHOOK DELIVERY...), or a webhook and --dlq (WEBHOOK --dlq) to replay its dead-letter queue'
+        : 'name the deliveries to replay, or pass --dlq to replay the dead-letter queue',
+    );
   }
   if (!dlq) onlyWith(flags, ['eventType', 'unlistedEventType', 'since', 'until', 'limit'], '--dlq');
   const waitFlags = parseWaitFlags(flags, TIMEOUT);
@@ -228,7 +233,7 @@ async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
           });
     } catch (error) {
       // Disabled since the run started.
-      throw withEnableHint(error, webhook);
+      throw withEnableHint(error, webhook, platform.svc);
     }
     // Gone from the queue since it was listed or read: another run (or a lost answer) came first.
     if ('left' in answer)

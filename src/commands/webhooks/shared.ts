@@ -228,7 +228,7 @@ export async function refuseDisabledWebhook(
       : 'a disabled webhook receives no events, replays included';
     throw new SvcError('conflict', `webhook ${webhook} is disabled: ${why}`, {
       code: 'webhook_disabled',
-      hint: enableHint(webhook),
+      hint: enableHint(webhook)(platform.svc),
     });
   }
   return found;

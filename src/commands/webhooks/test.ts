@@ -47,7 +47,7 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
       ...(options.eventType ? { event_type: options.eventType as EventType } : {}),
     })
     .catch((error: unknown) => {
-      throw withEnableHint(error, options.webhook);
+      throw withEnableHint(error, options.webhook, platform.svc);
     });
   let delivery: WebhookDelivery = data.delivery;
   const deadline = ctx.clock.now() + options.waitSeconds * 1000;

@@ -208,7 +208,7 @@ describe("svc apply, the other run's creation rotated before this one hears of i
     const [row] = ndjson(b.stdout);
     expect(row).toMatchObject({ kind: 'webhook', status: 'skipped', reason: 'created_by_another_run' });
     expect(row.secret).toBe(
-      `rotated at ${rotatedAt} since it was created: not saved (no longer the webhook's current secret; a rotated-out secret still signs, as a previous one, for 24 hours: svc webhooks get ${row.id} shows until when)`,
+      `rotated at ${rotatedAt} since it was created: not saved (no longer the webhook's current secret; a rotated-out secret still signs, as a previous one, for 24 hours: svc --tenant acme-payments-eu webhooks get ${row.id} shows until when)`,
     );
     expect(readdirSync(join(dir, 'secrets-rotated-b'))).toEqual([]);
   });
@@ -359,7 +359,7 @@ describe('svc apply, a secret that cannot be saved', () => {
       /^0 applied, 1 failed \(1 of them created, their secret not saved\) in \d+\.\d s$/,
     );
     expect(first.stderr.split('\n')[1]).toBe(
-      `1 of the failed item(s) were created (${hook.id}) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: svc webhooks rotate-secret ID --secret-file PATH makes a new one`,
+      `1 of the failed item(s) were created (${hook.id}) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: svc --tenant acme-payments-eu webhooks rotate-secret ${hook.id} --secret-file PATH makes a new one`,
     );
     rmSync(secrets);
     renameSync(aside, secrets);

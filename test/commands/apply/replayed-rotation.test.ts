@@ -87,7 +87,7 @@ describe('svc apply resumed, its creation rotated since', () => {
     expect(row?.split('\t').slice(-3)).toEqual([
       'ok',
       hook.id,
-      `rotated at ${at} since it was created: not saved (no longer the webhook's current secret; a rotated-out secret still signs, as a previous one, for 24 hours: svc webhooks get ${hook.id} shows until when)`,
+      `rotated at ${at} since it was created: not saved (no longer the webhook's current secret; a rotated-out secret still signs, as a previous one, for 24 hours: svc --tenant acme-labs webhooks get ${hook.id} shows until when)`,
     ]);
     expect(readdirSync(secrets)).toEqual([]);
   });

@@ -67,6 +67,22 @@ describe('svc login: the browser', () => {
     });
   });
 
+  // attack25a F9: said after the wait, it came minutes late; the login then goes unused in this shell.
+  it('with SVC_TOKEN set: warns before the page is opened, once', async () => {
+    const browser = consentBrowser();
+    const live = startInProcess(['login'], env({ SVC_TOKEN: sandbox().adminToken }), {
+      now: Date.now(),
+      browser,
+    });
+    const result = await live.done;
+    await browser.settled();
+    expect(result.code, result.stderr).toBe(0);
+    const warning =
+      'warning: SVC_TOKEN is set and overrides the stored credential: this shell goes on using it after the login (unset SVC_TOKEN to use the login)\n';
+    expect(result.stderr.startsWith(`${warning}Opening the login page`), result.stderr).toBe(true);
+    expect(result.stderr.split(warning)).toHaveLength(2);
+  });
+
   it('asks for the scopes given with --scope, space-separated', async () => {
     const browser = consentBrowser();
     const live = startInProcess(['login', '--scope', 'read:tenants', '--scope', 'admin'], env(), {

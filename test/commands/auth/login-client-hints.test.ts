@@ -183,7 +183,8 @@ describe('a 404 that is not the platform saying the client is unknown', () => {
       const url = servers.get(name)!.url;
       const r = await svc.run(
         [...argv, '--base-url', url, '--client-id', 'cli_nope', '--browser-timeout', '1'],
-        { browser, clock: virtualClock(), env: { SVC_BASE_URL: url } },
+        // No SVC_TOKEN: a login under it is warned of before the wait (attack25a F9).
+        { browser, clock: virtualClock(), env: { SVC_BASE_URL: url, SVC_TOKEN: undefined } },
       );
       expect(browser.opened).toHaveLength(1);
       expect([r.code, r.stdout]).toEqual([3, '']);
@@ -222,6 +223,29 @@ describe('svc login --device refused with invalid_client', () => {
       code: 3,
       stdout: '',
       stderr: `error: the server refused to start a device login: ${reason}\n`,
+    });
+  });
+});
+
+// attack25a F7: an unknown client id was told to supply a secret, which changed nothing; the id
+// came from the profile, whose setting is what fixes it.
+describe('svc login --device with a client id the server does not know', () => {
+  it.each([
+    [
+      'from the profile',
+      [],
+      `profile "work"'s client_id (\`svc -p work config set client_id ID\` changes it, \`svc -p work config unset client_id\` removes it)`,
+    ],
+    ['by --client-id', ['--client-id', 'cli_nope'], 'given with --client-id'],
+  ])('%s: says the server does not know it, and where it came from (exit 3)', async (_name, extra, from) => {
+    const env = anonymous();
+    const made = await svc.run(['-p', 'work', 'config', 'set', 'client_id', 'cli_nope'], { env });
+    expect(made.code, made.stderr).toBe(0);
+    const r = await svc.run(['-p', 'work', 'login', '--device', ...extra], { env });
+    expect(r).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: `error: the server refused to start a device login: unknown client (invalid_client); the server does not know this client id, ${from}: check it\n`,
     });
   });
 });

@@ -73,7 +73,7 @@ describe('svc auth status after a scope was taken off the client', () => {
       `error: ${refusal}; run \`svc -p app login --client-id ${client.client_id} --client-secret-file FILE\` again ` +
         '(a confidential client: its secret from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET) ' +
         'for the scopes the client has now, or ask an admin to give ' +
-        `the client back the ones you need (svc oauth update ${client.client_id} --scope S)\n`,
+        `the client back the ones you need (svc -p app oauth update ${client.client_id} --scope S)\n`,
     );
   });
 

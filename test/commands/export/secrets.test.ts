@@ -31,7 +31,7 @@ describe('svc export of a secret-shaped value', () => {
       stdout: '',
       stderr:
         'acme-ledger-uk: role sec-desc: "description" looks like a secret; fix: svc --tenant acme-ledger-uk roles update sec-desc --description TEXT\n' +
-        `acme-ledger-uk: grant ${user(1)} tenant_viewer: "justification" looks like a secret; fix: a justification cannot be edited: svc --tenant acme-ledger-uk roles revoke USER tenant_viewer, then grant it again with another\n` +
+        `acme-ledger-uk: grant ${user(1)} tenant_viewer: "justification" looks like a secret; fix: a justification cannot be edited: svc --tenant acme-ledger-uk roles revoke ${user(1)} tenant_viewer, then grant it again with another\n` +
         'error: 2 value(s) of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written; change them on the platform (see above), then export again\n',
     });
     expect(existsSync(out)).toBe(false);

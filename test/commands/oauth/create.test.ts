@@ -168,7 +168,7 @@ describe('svc oauth create', () => {
     expect(await svc.run([...CREATE, '--secret-file', file])).toEqual({
       code: 2,
       stdout: '',
-      stderr: `error: --secret-file ${file} already exists; svc never overwrites a secret file; choose a new path, or remove the old file first\n`,
+      stderr: `error: --secret-file ${file} already exists; svc never overwrites a secret file; choose a new path; keep the old file until the new secret is in use (it may hold the one in force now)\n`,
     });
     expect(readFileSync(file, 'utf8')).toBe('keep me\n');
     expect(await clientCreations()).toBe(before);

@@ -9,15 +9,15 @@ describe('svc roles assign/revoke: USER and ROLE swapped', () => {
   it.each([
     [
       ['roles', 'assign', 'tenant_admin', 'usr_analyst', '--expires-in', '8h', '--justification', 'x'],
-      'error: arguments are USER ROLE: did you mean `svc roles assign usr_analyst tenant_admin`?\n',
+      'error: arguments are USER ROLE: did you mean `svc roles assign usr_analyst tenant_admin --expires-in 8h --justification x`?\n',
     ],
     [
       ['roles', 'revoke', 'tenant_viewer', 'usr_lead', '--yes'],
-      'error: arguments are USER ROLE: did you mean `svc roles revoke usr_lead tenant_viewer`?\n',
+      'error: arguments are USER ROLE: did you mean `svc roles revoke usr_lead tenant_viewer --yes`?\n',
     ],
     [
       ['roles', 'revoke', 'role_0123456789abcdef01234567', 'usr_lead', '--yes'],
-      'error: arguments are USER ROLE: did you mean `svc roles revoke usr_lead role_0123456789abcdef01234567`?\n',
+      'error: arguments are USER ROLE: did you mean `svc roles revoke usr_lead role_0123456789abcdef01234567 --yes`?\n',
     ],
   ])('%j: exit 2, nothing sent', async (argv, stderr) => {
     const before = await requestCount(svc.sandbox());

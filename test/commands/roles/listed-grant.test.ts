@@ -142,6 +142,41 @@ describe('a revoke row listing another grant than the one held now', () => {
     expect(await auditorHeld(user)).toHaveLength(1);
   });
 
+  it('under -p and --tenant (not the active profile, not its tenant): the advice names them (attack25a F1)', async () => {
+    // Pasted as printed it granted the role in the active profile's default tenant.
+    const user = bulkUser(12);
+    const env = { SVC_TENANT: '' };
+    const made = await svc.run(['-p', 'ops', 'config', 'set', 'base_url', sandbox().url], { env });
+    expect(made.code, made.stderr).toBe(0);
+    const at = ['-p', 'ops', '--tenant', 'acme-labs'];
+    const file = (name: string, expires: string) =>
+      svc.file(name, `user,role,expires_in,justification\n${user},tenant_auditor,${expires},t\n`);
+    const granted = await svc.run(
+      [...at, 'roles', 'assign', '--file', file('f1p-grant.csv', '7d'), '--yes'],
+      {
+        env,
+      },
+    );
+    expect(granted.code, granted.stderr).toBe(0);
+    const extended = await svc.run(
+      [...at, 'roles', 'assign', '--file', file('f1p-extend.csv', '30d'), '--extend', '--yes', '--ndjson'],
+      { env },
+    );
+    expect(extended.code, extended.stderr).toBe(0);
+    const [row] = ndjson(extended.stdout);
+    const r = await svc.run([...at, 'roles', 'revoke', '--file', '-', '--yes', '--ndjson'], {
+      env,
+      stdin: `${JSON.stringify(row)}\n`,
+    });
+    expect(r.code, r.stderr).toBe(7);
+    const message: string = ndjson(r.stdout)[0].error.message;
+    expect(message.slice(message.indexOf('not revoked: '))).toBe(
+      'not revoked: to put the expiry back, ' +
+        `svc -p ops --tenant acme-labs roles assign ${user} tenant_auditor --extend --expires-at ${row.previous_expires_at} --justification TEXT; ` +
+        `to end the grant, revoke the row of \`svc -p ops --tenant acme-labs roles assignments ${user} --ndjson\``,
+    );
+  });
+
   it('audit_trail_id that is not a string: a problem of its line, nothing sent', async () => {
     const r = await svc.run(['roles', 'revoke', '--file', '-', '--yes'], {
       stdin: `${JSON.stringify({ user: bulkUser(11), role: 'tenant_auditor', audit_trail_id: 7 })}\n`,

@@ -177,7 +177,7 @@ describe('svc webhooks create', () => {
     ]);
     expect([r.code, r.stderr]).toEqual([
       2,
-      `error: --secret-file ${file} already exists; svc never overwrites a secret file; choose a new path, or remove the old file first\n`,
+      `error: --secret-file ${file} already exists; svc never overwrites a secret file; choose a new path; keep the old file until the new secret is in use (it may hold the one in force now)\n`,
     ]);
     expect(readFileSync(file, 'utf8')).toBe('precious\n');
     expect(await webhookCount()).toBe(before);

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startInProcess } from '../../helpers/context.js';
+import { runInProcess, startInProcess } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { held } from '../../helpers/signal-holds.js';
 import { createWebhook, delivery, emit, webhookNow } from '../../helpers/webhooks.js';
@@ -68,6 +68,40 @@ describe('svc webhooks listen --webhook W | head -1', () => {
       .poll(async () => (await delivery(svc.sandbox(), id, third)).attempt_count, { timeout: 10_000 })
       .toBeGreaterThan(0);
     expect((await delivery(svc.sandbox(), id, third)).status).not.toBe('delivered');
+  }, 30_000);
+
+  it('under -p and --tenant: the replay it names keeps them (attack25a F2)', async () => {
+    // Pasted bare, `svc webhooks replay W D` ran in the active profile's tenant: "webhook not found".
+    const { id } = await createWebhook(svc.sandbox(), 'http://127.0.0.1:9/none');
+    const env = { ...svc.env(), SVC_TENANT: undefined };
+    const made = await runInProcess(['-p', 'ops', 'config', 'set', 'base_url', svc.sandbox().url], env);
+    expect(made.code, made.stderr).toBe(0);
+    const run = startInProcess(
+      [
+        '-p',
+        'ops',
+        '--tenant',
+        'acme-treasury',
+        'webhooks',
+        'listen',
+        '--webhook',
+        id,
+        '--port',
+        '0',
+        '--ndjson',
+      ],
+      env,
+      headOne,
+    );
+    await run.waitForStderr(new RegExp(`webhook ${id} delivers here`));
+    const first = (await emit(svc.sandbox(), id, 1)).events[0]!.delivery_ids[0]!;
+    await expect.poll(run.stdout, { timeout: 10_000 }).toContain(first);
+    await emit(svc.sandbox(), id, 1);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(141);
+    expect(JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!).error.hint).toContain(
+      `if your reader did not show it, \`svc -p ops --tenant acme-treasury webhooks replay ${id} ${first}\` sends it again`,
+    );
   }, 30_000);
 
   // Told late: the write is taken, then fails in a later turn. The delivery was answered 200

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Webhook } from '../../../src/api/schemas/webhooks.js';
 import { Remedies } from '../../../src/commands/webhooks/remedies.js';
+import { bareCommandLine } from '../../../src/config/settings.js';
 import type { Platform } from '../../../src/platform/index.js';
 
 // Session 14 open list: remedyNow read the webhook once per failed row, so a replay run of 500
@@ -8,6 +9,7 @@ import type { Platform } from '../../../src/platform/index.js';
 function platformReading(webhooks: Record<string, Partial<Webhook>>) {
   const reads: string[] = [];
   const platform = {
+    svc: bareCommandLine,
     webhooks: {
       get: async (id: string) => {
         reads.push(id);

@@ -42,6 +42,13 @@ export function parseDiscard(
 ): WithOptionalWebhook<DiscardOptions> {
   const all = flags.all === true;
   const named = entries.map((e) => nonEmpty('ENTRY', e));
+  // Nothing named, not even the webhook: both halves at once, not "pass --all" and then "needs a
+  // WEBHOOK id" (attack25a F8).
+  if (!all && named.length === 0 && webhook === undefined) {
+    throw new UsageError('name a webhook and the entries to discard, or a webhook and --all', {
+      hint: 'svc webhooks dlq discard WEBHOOK ENTRY... discards those; svc webhooks dlq discard WEBHOOK --all every queued entry (with filters)',
+    });
+  }
   if (all === named.length > 0) {
     throw new UsageError(
       all ? 'give entry ids or --all, not both' : 'name the entries to discard, or pass --all',

@@ -200,4 +200,19 @@ describe('svc webhooks dlq discard', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.startsWith(`error: ${message}`), r.stderr).toBe(true);
   });
+
+  // attack25a F8: "pass --all", followed, then said "needs a WEBHOOK id": both at once.
+  it.each([
+    [
+      ['webhooks', 'dlq', 'discard'],
+      'error: name a webhook and the entries to discard, or a webhook and --all; svc webhooks dlq discard WEBHOOK ENTRY... discards those; svc webhooks dlq discard WEBHOOK --all every queued entry (with filters)\n',
+    ],
+    [
+      ['webhooks', 'replay'],
+      'error: name a webhook and the deliveries to replay (WEBHOOK DELIVERY...), or a webhook and --dlq (WEBHOOK --dlq) to replay its dead-letter queue\n',
+    ],
+  ])('%j with no webhook: one error naming the webhook too', async (argv, stderr) => {
+    const r = await svc.run(argv);
+    expect([r.code, r.stderr]).toEqual([2, stderr]);
+  });
 });
