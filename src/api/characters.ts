@@ -82,6 +82,27 @@ export function controlCharacter(
 }
 
 /**
+ * The first character past U+00FF of a text (what no HTTP header can carry: undici refuses to send
+ * it), as `U+20AC` (`U+200B ZERO WIDTH SPACE` for an invisible one a paste adds), and its place
+ * counted in characters from 1; undefined when there is none. `svc api -H` values and tokens say
+ * it alike, without quoting the value (a token, an X-Api-Key).
+ */
+export function wideCharacter(text: string): { name: string; at: number } | undefined {
+  let at = 0;
+  for (const char of text) {
+    at++;
+    const code = char.codePointAt(0)!;
+    if (code <= 0xff) continue;
+    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    // Shown itself only when a terminal draws it as itself (not a space, mark or format character).
+    const named = INVISIBLE_NAMES[code];
+    if (named !== undefined) return { name: `${hex} ${named}`, at };
+    return { name: /[\p{C}\p{Z}\p{M}]/u.test(char) ? hex : `${char} (${hex})`, at };
+  }
+  return undefined;
+}
+
+/**
  * A value sent in a header (an id setting, an idempotency key, an `svc api -H` value) holding a
  * control character, in words with the fix, the value quoted with each control and invisible
  * character as its escape; undefined when it holds none. `what` names where it came from
