@@ -3,6 +3,7 @@
  * (INPUT_LIMIT), UTF-8 checked, stopped by Ctrl-C, and its failures worded once. Past 300 lines on
  * purpose: the readers (file, pipe, stream) share the limit, the abort and the error words.
  */
+import type { Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { type NotUtf8, notUtf8 } from '../api/utf8.js';
@@ -10,6 +11,7 @@ import { svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { holdsCredential } from '../http/redact.js';
+import { judgeSecretFile } from './secret-file-mode.js';
 import { systemReason } from './system-errors.js';
 
 /** Builds the error for an input past its limit: `piped` when it came on standard input. */
@@ -123,17 +125,21 @@ export const readSecretInputBytes = (
   flag: string,
   limit = SECRET_INPUT_LIMIT,
   signal?: AbortSignal,
+  /** A secret's file (not --header-file): judged by its mode (judgeSecretFile), its warning said here. */
+  warn?: (line: string) => void,
 ): Promise<Buffer> =>
-  readAtMost(spec, stdin, `${flag} ${spec}`, limit, secretTooLong, signal, (error) =>
-    secretGivenAsPath(spec, error)
-      ? new UsageError(
-          `cannot read ${flag} (its value not shown: it looks like a secret, not a path): no such file`,
-          {
-            hint: `${flag} takes the path of a file that holds the secret; if that was the secret, it is in your shell history and the process list now: rotate it`,
-          },
-        )
-      : undefined,
-  );
+  readAtMost(spec, stdin, `${flag} ${spec}`, limit, secretTooLong, signal, {
+    opened: warn && ((info) => judgeSecretFile(flag, spec, info, warn)),
+    unreadable: (error) =>
+      secretGivenAsPath(spec, error)
+        ? new UsageError(
+            `cannot read ${flag} (its value not shown: it looks like a secret, not a path): no such file`,
+            {
+              hint: `${flag} takes the path of a file that holds the secret; if that was the secret, it is in your shell history and the process list now: rotate it`,
+            },
+          )
+        : undefined,
+  });
 
 /**
  * A `*-file` option given the secret itself (`--secret-file "$WEBHOOK_SECRET"` in CI): the file
@@ -162,14 +168,19 @@ async function readAtMost(
   limit: number,
   tooLong: TooLong,
   signal?: AbortSignal,
-  /** The error of a file that cannot be read, when its own words are wanted (else `cannot read WHAT`). */
-  unreadable?: (error: unknown) => UsageError | undefined,
+  file: {
+    /** The file as opened, before it is read (judgeSecretFile): throws to refuse it. */
+    opened?: ((info: Stats) => void) | undefined;
+    /** The error of a file that cannot be read, when its own words are wanted (else `cannot read WHAT`). */
+    unreadable?: (error: unknown) => UsageError | undefined;
+  } = {},
 ): Promise<Buffer> {
   if (spec === '-') return readStream(stdin, limit, what, tooLong, signal);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(spec, 'r');
     const info = await handle.stat();
+    file.opened?.(info);
     if (info.isFile() && info.size > limit) throw tooLong(what, limit, false);
     const chunks: Buffer[] = [];
     let size = 0;
@@ -184,7 +195,7 @@ async function readAtMost(
     return Buffer.concat(chunks, size);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw unreadable?.(error) ?? new UsageError(`cannot read ${what}: ${fileErrorReason(error)}`);
+    throw file.unreadable?.(error) ?? new UsageError(`cannot read ${what}: ${fileErrorReason(error)}`);
   } finally {
     await handle?.close().catch(() => undefined);
   }
