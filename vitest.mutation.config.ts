@@ -53,6 +53,17 @@ const FOLDER_TESTS: Record<string, string[]> = {
     // Other servers' paging shapes (src/http/paging.ts), through the list verbs in-process.
     'test/commands/paging-shapes.test.ts',
   ],
+  // src/http/paging.ts alone (session 25: measured by line range, the http selection takes an hour
+  // for it): its unit tests and every list verb's paging test in-process (the repeats, &printed=,
+  // --limit cuts and numbered pages are told through the verbs there, not in the http selection).
+  paging: [
+    'test/unit/http-paging*.test.ts',
+    'test/unit/other-server-rules.test.ts',
+    'test/commands/paging-*.test.ts',
+    'test/commands/list-shapes.test.ts',
+    'test/commands/audit/ls-unknown-ids.test.ts',
+    'test/commands/tenants/api-keys-get-paged.test.ts',
+  ],
   // With the login verbs tested in-process (test/commands/auth, oauth): the browser login of
   // src/auth/flow.ts runs there against the sandbox's consent page and svc's loopback.
   auth: [

@@ -22,6 +22,7 @@ import {
   missingActiveProfileError,
   profileFlag,
   refuseCredentialSettings,
+  refuseUrlQueries,
   resolveProfileName,
   resolveSettings,
   type Settings,
@@ -337,10 +338,10 @@ export function createContext(
       const s = ctx.settings();
       const store = ctx.store();
       if ((s.profileSource === 'flag' || s.profileSource === 'env') && !store.hasProfile(s.profile)) {
-        throw unknownProfileError(s.profile, Object.keys(store.profiles()), s.profileSource);
+        throw unknownProfileError(s.profile, store.profileNames(), s.profileSource);
       }
       if (s.profileSource === 'profile' && !store.hasProfile(s.profile)) {
-        throw missingActiveProfileError(s.profile, Object.keys(store.profiles()));
+        throw missingActiveProfileError(s.profile, store.profileNames());
       }
       return s;
     },
@@ -349,7 +350,7 @@ export function createContext(
       const store = ctx.store();
       // None active and no "default" while other profiles exist: "default" would be a profile
       // nobody made (README). Only a first run, with no profile at all, uses (and creates) it.
-      const names = Object.keys(store.profiles());
+      const names = store.profileNames();
       if (s.profileSource === 'default' && names.length > 0 && !store.hasProfile(s.profile)) {
         throw missingActiveProfileError(undefined, names);
       }
@@ -395,6 +396,7 @@ export function createContext(
           });
         }
         checkBaseUrlPath(baseUrl, s.sources.base_url ?? 'profile', s.profile);
+        refuseUrlQueries(s);
         // A profile's org or tenant that is a pasted credential: refused before the first request.
         refuseCredentialSettings(s);
         const { timeoutMs, maxRetries, maxResponseBytes } = readLimits();

@@ -11,9 +11,6 @@
  * 2. dist/ is built only when a test file of this run spawns bin/svc.js (npm test always has
  *    some; `npx vitest run test/commands` has none and starts at once).
  * 3. One private code-cache directory (SVC_CACHE_DIR) for every svc process the tests spawn.
- * 4. One private TMPDIR for the whole run (workers and the processes they spawn inherit it), removed
- *    at teardown: a test that makes a temporary directory and does not remove it (or an svc process
- *    killed before removing its own) leaves nothing in the machine's /tmp.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -71,15 +68,12 @@ export default async function setup(project: TestProject): Promise<() => void> {
   }
   const cacheDir = mkdtempSync(join(tmpdir(), 'svc-test-cache-'));
   project.provide('svcCacheDir', cacheDir);
-  const scratch = mkdtempSync(join(tmpdir(), 'svc-test-tmp-'));
-  process.env.TMPDIR = scratch;
 
   return () => {
     const written = defaultDirs(home).filter((dir) => existsSync(dir));
     const cacheLeak = forbiddenCache && existsSync(forbiddenCache) ? [forbiddenCache] : [];
     rmSync(cacheDir, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
-    rmSync(scratch, { recursive: true, force: true });
     const problems = [
       ...written.map((dir) => `${dir} (a test used svc's default directory)`),
       ...cacheLeak.map((dir) => `${dir} (svc ran without SVC_CACHE_DIR and the user's HOME)`),

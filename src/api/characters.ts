@@ -120,6 +120,30 @@ export function controlIn(
 }
 
 /**
+ * A value sent in a header (`svc api -H`, the org, an idempotency key) holding a character past
+ * U+007F, in words with the fix; undefined when it is ASCII. undici sends U+0080–U+00FF as one
+ * Latin-1 byte (obs-text, RFC 9110 §5.5: opaque to a recipient, and no new field should use it),
+ * where curl and gh send the UTF-8 bytes typed, so servers and proxies read it differently; past
+ * U+00FF it refuses the header, which read as "a bug in svc". The one rule for every value svc
+ * puts in a header, checked (after controlIn: C1 is a control character) before anything is sent.
+ */
+export function nonAsciiIn(what: string, value: string, fix: string): string | undefined {
+  let at = 0;
+  for (const char of value) {
+    at++;
+    const code = char.codePointAt(0)!;
+    if (code <= 0x7f) continue;
+    const why =
+      code > 0xff
+        ? 'which a header cannot carry'
+        : 'which a header carries only as one Latin-1 byte (obs-text), that servers and proxies read differently';
+    const hex = code.toString(16).toUpperCase().padStart(4, '0');
+    return `${what} ${escapedQuote(value)} holds ${char} (U+${hex}) at ${at}, ${why}: ${fix}`;
+  }
+  return undefined;
+}
+
+/**
  * A value in double quotes, every control and invisible character as its escape (`"a\u0007b"`,
  * `"a\nb"`); over 200 characters, its first 60 and last 40 and its length, as output/format's
  * `quoted` cuts a value an error repeats: `"xxxx…xxxx" (10000 characters)`.

@@ -8,7 +8,8 @@
  * carries a secret exactly when redactUrlText masks something in it: `svc export` and `svc plan
  * --out` write a file holding one 0600 and say so. That covers a credential in the path too
  * (Slack, Discord, Teams and Zapier webhooks, a random-looking key after `/hooks/` (Mattermost,
- * Rocket.Chat), a Telegram bot token, a random last segment: redactPathCredential).
+ * Rocket.Chat), a Telegram bot token, a random last segment: redactPathCredential), and a query
+ * value shaped as a random key under any name but a paging cursor's (randomValue, the same shape).
  *
  * A name holds a secret when a secret word appears anywhere in it (`client_secret`, `api_key_v2`,
  * `password1`, `sessionToken2`, `X-Api-Key-V2`), or when it has a short secret word standing
@@ -36,9 +37,21 @@ export const CREDENTIAL_SHAPES: Array<[RegExp, string]> = [
 
 /** Secret words, wherever they stand in a name (`api_key_v2`, `secretkey`, `password1`). */
 const SECRET_ANYWHERE =
-  /(secret|token|password|passwd|passphrase|authorization|api[_-]?key|verifier|assertion|credential|signature|hmac)/i;
+  /(secret|token|password|passwd|passphrase|authorization|(api|access|auth|private|signing)[_-]?key|verifier|assertion|credential|signature|hmac)/i;
 /** Words that say so only standing alone: too short to be read inside another word. */
-const SECRET_SHORT_WORDS = new Set(['pwd', 'sig', 'sas', 'auth', 'otp', 'totp', 'hotp', 'pin', 'passcode']);
+const SECRET_SHORT_WORDS = new Set([
+  'pwd',
+  'sig',
+  'sas',
+  'auth',
+  'otp',
+  'totp',
+  'hotp',
+  'pin',
+  'passcode',
+  'tok',
+  'bearer',
+]);
 /**
  * `key` as the last word (`private_key`, `apiKey`); `code` alone or as a one-time code's name
  * (device_code, user_code, mfa_code, verification_code, recovery_codes: attack21b F5).
@@ -52,14 +65,29 @@ const CODE_NAME =
  * header or a JSON field alike (attack21b F5: only a URL's was masked). Read on the name's words.
  */
 const SESSION_NAME = /^((.+_)?session(_?id)?|(j|php)?sess(ion)?_?id|sid)$/;
-/** Names that contain a secret word but hold something else (times, lifetimes, kinds, paths). */
+/**
+ * Names that contain a secret word but hold something else (times, lifetimes, kinds, paths), and
+ * an authorization server's metadata (RFC 8414): its endpoints (`token_endpoint`), URLs masked by
+ * the URL rules where shown, and what it supports (`token_endpoint_auth_methods_supported`).
+ * Learnt as secrets, the endpoints turned every request line to them into `* POST [redacted]`
+ * (attack25b L2).
+ */
 const NOT_SECRET_FIELD =
-  /^(idempotency_key|token_type|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type)$/i;
-// The one name masked in a URL's query or a form only: there `state` travels beside the
+  /^(idempotency_key|token_type|token_type_hint|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type|endpoint|supported)$/i;
+// The names masked in a URL's query or a form only: there `state` travels beside the
 // authorization code, while a JSON field or header named `state` is a record's (a webhook's, a
-// reconciliation's) and masking it would hide what a trace is read for. Every other name is one
+// reconciliation's) and masking it would hide what a trace is read for; `k`, `access`, `sign`,
+// `hash` and `ticket`, a whole query name, are a key, a signature or a login ticket (attack25b M5),
+// while as a JSON field's word (`access_level`, `ticket_id`) they are not. Every other name is one
 // list for URLs, forms, headers and JSON fields: isSecretField.
-const SECRET_PARAM = /^state$/i;
+const SECRET_PARAM = /^(state|k|access|sign|hash|ticket)$/i;
+/**
+ * A query parameter that is a position in a list (a paging cursor, svc's own `?cursor=`): opaque
+ * and often random-looking, but whoever holds it can read only what the request's credential
+ * can, so its value is not judged by its shape (randomValue). Read on the name's words.
+ */
+const PAGING_NAME =
+  /^((next|prev|previous|page)_)?cursor$|^(page|after|before|starting_after|ending_before|continuation|marker|offset|next|prev|previous)$/;
 
 /** The words of a name: `X-Amz-Signature` → x, amz, signature; `accessToken` → access, token. */
 function nameWords(name: string): string[] {
@@ -80,13 +108,32 @@ export function isSecretField(name: string): boolean {
   return SECRET_ANYWHERE.test(name) || words.some((word) => SECRET_SHORT_WORDS.has(word));
 }
 
-function isSecretParam(name: string): boolean {
-  return isSecretField(name) || SECRET_PARAM.test(name);
+/**
+ * A query or form parameter that holds a secret: by its name, or, whatever its name (`?k=`,
+ * `?accesskey=`, a name no list knows), by a value shaped like a random credential (randomValue),
+ * unless the name says it is a paging cursor (PAGING_NAME). `value` as it stands in the URL
+ * (percent-encoded) or decoded alike.
+ */
+function isSecretParam(name: string, value: string): boolean {
+  if (isSecretField(name) || SECRET_PARAM.test(name)) return true;
+  return !PAGING_NAME.test(nameWords(name).join('_')) && randomValue(value);
+}
+
+/**
+ * A value shaped like a random credential (attack25b M5): the rule of a path's last segment
+ * (RANDOM_SEGMENT: 20 or more letters, digits, `_` and `-` mixing upper case, lower case and
+ * digits, or 32 or more hex digits), on the value as the server reads it (percent-decoded), a
+ * base64 value's `+` and `/` read as base64url's `-` and `_`, its `=` padding dropped. Ids
+ * (`usr_admin`, `aud_` and hex), times, words, slugs and numbers are not this shape.
+ */
+function randomValue(value: string): boolean {
+  const text = percentDecoded(value).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  return RANDOM_SEGMENT.test(text);
 }
 
 export function redactParams(params: URLSearchParams): URLSearchParams {
   const out = new URLSearchParams();
-  for (const [key, value] of params) out.append(key, isSecretParam(key) ? MASK : value);
+  for (const [key, value] of params) out.append(key, isSecretParam(key, value) ? MASK : value);
   return out;
 }
 
@@ -108,24 +155,25 @@ function redactQueryText(query: string, failSafe = false): string {
     .map((pair) => {
       const equals = pair.indexOf('=');
       if (failSafe && pair !== '') return equals < 0 ? MASK : `${pair.slice(0, equals)}=${MASK}`;
-      if (equals < 0) return pair;
+      // A bare value (`?Zx81…`): a key given without a name when it is shaped as one.
+      if (equals < 0) return randomValue(pair) ? MASK : pair;
       const name = pair.slice(0, equals);
-      return isSecretParam(decodedName(name)) ? `${name}=${MASK}` : pair;
+      return isSecretParam(decodedName(name), pair.slice(equals + 1)) ? `${name}=${MASK}` : pair;
     })
     .join('&');
 }
 
 /** A path's parameters (`/a;jsessionid=…/b`) with their secret values masked, as the query's are. */
 function redactPathParams(path: string): string {
-  return path.replace(/;([^;/=]*)=([^;/]*)/g, (pair, name: string) =>
-    isSecretParam(decodedName(name)) ? `;${name}=${MASK}` : pair,
+  return path.replace(/;([^;/=]*)=([^;/]*)/g, (pair, name: string, value: string) =>
+    isSecretParam(decodedName(name), value) ? `;${name}=${MASK}` : pair,
   );
 }
 
 /**
  * A URL given as text (a webhook's) with its secrets masked in place: the user name and
  * password, a credential in the path (redactPathCredential), every secret-named query or path
- * parameter's value, and a fragment that carries parameters
+ * parameter's value and every one shaped as a random key (isSecretParam), and a fragment that carries parameters
  * (`#access_token=…`) whole; every other byte is kept as stored. Text that does not parse as a
  * URL (a port out of range, a space in its host), or that the parser reads otherwise than its
  * bytes (a tab or line break it drops: `?to\nken=`), is masked fail-safe, by text: every query

@@ -9,8 +9,8 @@ import { thirdPartyClientOf } from '../api/holds.js';
 import { isoSeconds, serverTime } from '../api/time.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
-import type { BulkItem } from '../bulk/runner.js';
-import { svcCommand } from '../config/settings.js';
+import { type BulkItem, FOUND_AFTER_LOST_ANSWER } from '../bulk/runner.js';
+import { shownSetting, svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
 import type { Column } from '../output/output.js';
@@ -97,6 +97,10 @@ const COLUMNS: Array<Column<Row>> = [
       (r.reason === 'created_by_another_run' && (r.secret_file ?? r.secret) !== undefined
         ? `${r.reason}: ${r.secret_file ?? r.secret}`
         : undefined) ??
+      // Found done by a retry after a lost answer: most likely this run's (steps.ts foundAfterLostAnswer).
+      (r.reason === FOUND_AFTER_LOST_ANSWER && typeof r.note === 'string'
+        ? `${r.reason}: ${r.note}`
+        : undefined) ??
       // Where the secret is, or why none was saved (a resumed run's creation rotated since).
       r.secret_file ??
       r.secret ??
@@ -142,7 +146,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   let doc: PlanDocument | undefined = fromFile ? undefined : readPlanDocument(label, bytes);
   if (doc && doc.base_url !== (ctx.settings().values.base_url ?? '')) {
     throw new UsageError(
-      `${label} was computed against ${doc.base_url}, not ${ctx.settings().values.base_url}`,
+      `${label} was computed against ${shownSetting('base_url', doc.base_url)}, not ${ctx.settings().values.base_url}`,
       {
         hint: 'apply it with the profile it was made with, or plan again here',
       },

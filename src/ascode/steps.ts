@@ -2,7 +2,7 @@
 // clients), whose idempotency keys, stored answers and "so already" refusals are one set of rules.
 
 import { clearlyAfter } from '../api/time.js';
-import type { BulkItem, WorkCall } from '../bulk/runner.js';
+import { type BulkItem, FOUND_AFTER_LOST_ANSWER, type WorkCall } from '../bulk/runner.js';
 import { checkStoredGrant, checkStoredRevocation } from '../bulk/stored-grants.js';
 import { SvcError } from '../errors.js';
 import {
@@ -15,6 +15,7 @@ import {
   WebhookNotFoundError,
 } from '../platform/errors.js';
 import type { Platform } from '../platform/index.js';
+import { liveRoleNamed, permissionDifference } from '../platform/role-ref.js';
 import type { Sleep } from '../system/clock.js';
 import { createWithSecret, sharedKey, type Unsaved } from './creations.js';
 import { holdsAsPlanned } from './held-expiry.js';
@@ -144,24 +145,24 @@ async function refuseUnendedGrants(
  * permissions it is the planned role (skipped, `created_by_another_run`, with its id), and the
  * grants planned for it go ahead against it; with other permissions granting it would hand out
  * what the plan did not show, so it fails naming the difference, and its grants are not made.
+ * Told so by the retry of an attempt whose answer was lost (`lost`: a platform that keeps no stored
+ * answers), the planned role is most likely that attempt's: made by this run (found_after_lost_answer,
+ * as a bulk grant's), never "created by another run" (review24f M1).
  */
 async function roleMadeMeanwhile(
   platform: Platform,
   change: PlanChange,
   read: { tenant: string; signal: AbortSignal },
+  lost: string | undefined,
 ): Promise<Record<string, unknown> | undefined> {
-  let live: { id: string; permissions: string[] } | undefined;
-  for await (const role of platform.roles.listAll({ limit: 200 }, read)) {
-    if (!role.deleted_at && role.name === change.name) live = role;
-  }
+  const live = await liveRoleNamed(platform, change.name, read);
   if (live === undefined) return undefined; // deleted again since: the platform's answer stands
   const planned = (change.fields.find((f) => f.field === 'permissions')?.to ?? []) as string[];
-  const has = new Set(live.permissions);
-  const wanted = new Set(planned);
-  const more = [...has].filter((p) => !wanted.has(p)).sort();
-  const fewer = [...wanted].filter((p) => !has.has(p)).sort();
+  const { more, fewer } = permissionDifference(live.permissions, planned);
   if (more.length === 0 && fewer.length === 0)
-    return { status: 'skipped', reason: 'created_by_another_run', id: live.id };
+    return lost === undefined
+      ? { status: 'skipped', reason: 'created_by_another_run', id: live.id }
+      : foundAfterLostAnswer(lost, 'the creation', 'it made', { id: live.id });
   const diff = [
     more.length > 0 ? `it also has ${more.join(', ')}` : '',
     fewer.length > 0 ? `it lacks ${fewer.join(', ')}` : '',
@@ -171,6 +172,24 @@ async function roleMadeMeanwhile(
     `role ${change.name} was created since the plan (${live.id}) with other permissions than planned (${diff.join('; ')}): nothing was granted with it; svc plan shows the difference`,
     { code: 'role_name_taken' },
   );
+}
+
+/**
+ * A change its retry found done after the answer to its first attempt was lost (`lost`): most
+ * likely that attempt's, so this run's (ok, counted with the run's other such items), as a bulk
+ * grant says it (src/commands/roles/bulk-workers.ts).
+ */
+function foundAfterLostAnswer(
+  lost: string,
+  act: string,
+  found: string,
+  details: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    reason: FOUND_AFTER_LOST_ANSWER,
+    ...details,
+    note: `the answer to ${act} was lost (${lost}) and its retry found ${found}: most likely by that attempt`,
+  };
 }
 
 /** Makes one change; returns its result's details (ids, audit trail ids, secret files). */
@@ -313,7 +332,7 @@ export function stepWorker(
       return { id: change.id };
     } catch (error) {
       if (error instanceof RoleNameTakenError && change.kind === 'role' && change.action === 'create') {
-        const made = await roleMadeMeanwhile(platform, change, read);
+        const made = await roleMadeMeanwhile(platform, change, read, error.lostAnswer);
         if (made !== undefined) return made;
       }
       // The platform's own answer that it is so already: reported as skipped, never as done. The
@@ -324,6 +343,13 @@ export function stepWorker(
         const as = held
           ? holdsAsPlanned(change.grant, held.expires_at ?? null, run.now())
           : change.grant.expires_at === null;
+        if (as && error.lostAnswer !== undefined) {
+          // Told it exists by the retry of an attempt whose answer was lost: most likely made by it.
+          return foundAfterLostAnswer(error.lostAnswer, 'the grant', 'it made', {
+            ...(held ? { expires_at: held.expires_at ?? null } : {}),
+            audit_trail_id: held?.audit_trail_id,
+          });
+        }
         if (as) {
           // The plan did not see it: made since, by another run, unless it was clearly made before
           // the plan's time (a lagging read); within the anchor's second it is taken as made since.
@@ -344,7 +370,10 @@ export function stepWorker(
           (error instanceof RoleNotFoundError || error instanceof RoleDeletedError) &&
           change.kind === 'role'
         )
-          return gone('already_removed');
+          // After a lost answer, most likely deleted by that attempt (a 404 is GoneAfterLostAnswerError).
+          return error.lostAnswer === undefined
+            ? gone('already_removed')
+            : foundAfterLostAnswer(error.lostAnswer, 'the delete', 'the role deleted', {});
       }
       throw error;
     }

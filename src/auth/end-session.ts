@@ -386,15 +386,15 @@ function holdsUserLoginAt(ctx: Context, name: string, origin: string): boolean {
 
 /**
  * A profile holding a user's login (OAuth, or a JWT; not an API key, which cannot revoke keys)
- * stored for `origin`: the active profile when it does, else the first by name; undefined when
- * none does.
+ * stored for `origin`: the active profile when it does, else the first by name (one with no
+ * settings too); undefined when none does.
  */
 function userLoginAt(ctx: Context, origin: string): string | undefined {
   const store = ctx.store();
   const holds = (name: string): boolean => holdsUserLoginAt(ctx, name, origin);
   const active = store.activeProfile();
   if (active !== undefined && holds(active)) return active;
-  return Object.keys(store.profiles()).sort().find(holds);
+  return store.profileNames().find(holds);
 }
 
 /**

@@ -41,20 +41,34 @@ export const realJournalDisk: JournalDisk = {
 /**
  * A journal (or the plan kept beside it) that cannot be written: a full disk, a read-only one.
  * Exit 1, the OS error in words and the file; what was made and what to do is said by the run.
+ * One the file's permissions refuse (`denied`), found before anything is sent, is
+ * said as a path svc cannot use is instead (operation.ts beforeSending: exit 2).
  */
 export class JournalWriteError extends SvcError {
   /** `what` (e.g. `the journal PATH`) could not be written, and the OS's reason in words. */
   static of(what: string, error: unknown): JournalWriteError {
-    return new JournalWriteError(`${what} could not be written: ${fileErrorReason(error)}`, error);
+    return new JournalWriteError(what, `${what} could not be written: ${fileErrorReason(error)}`, error);
   }
 
-  private constructor(message: string, cause: unknown, hint?: string) {
+  private constructor(
+    /** The file in words: `the journal PATH`, `the journal's plan PATH`. */
+    readonly what: string,
+    message: string,
+    cause: unknown,
+    hint?: string,
+  ) {
     super('failure', message, { code: 'journal_unwritable', cause, ...(hint ? { hint } : {}) });
+  }
+
+  /** Whether the file's permissions refused it (EACCES, EPERM: a 0400 journal), not its disk. */
+  get denied(): boolean {
+    const code = (this.cause as NodeJS.ErrnoException | undefined)?.code;
+    return code === 'EACCES' || code === 'EPERM';
   }
 
   /** The same error, what the run made said after it (`; nothing was applied`) and how to go on. */
   said(tail: string, hint: string): JournalWriteError {
-    return new JournalWriteError(`${this.message}${tail}`, this.cause, hint);
+    return new JournalWriteError(this.what, `${this.message}${tail}`, this.cause, hint);
   }
 }
 

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ownFileProblem, parentFix, refuseSharedDirectory, unsafeParent } from '../config/ownership.js';
 import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
+import { fileErrorReason } from '../system/input.js';
 import { uid } from '../system/processes.js';
 import { pathWord } from '../system/shell-words.js';
 
@@ -99,16 +100,60 @@ export function refuseSharedJournals(dir: string): void {
 }
 
 /**
- * A journal is a file: `--journal DIR`, or `DIR/` for a directory not made yet, is refused with
- * what to give instead, before anything is created.
+ * Why a journal's path could not be used, in words (fileErrorReason's, not Node's `ENAMETOOLONG:
+ * name too long, lstat '…'` with the path a second time): a file in the middle of the path
+ * (ENOTDIR) is said as such.
  */
-export function refuseDirectory(path: string): void {
-  let directory = false;
+export function journalPathReason(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code === 'ENOTDIR'
+    ? 'a part of its path is a file, not a directory'
+    : fileErrorReason(error);
+}
+
+/** What to do about a path journalPathReason words. */
+export function journalPathFix(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENAMETOOLONG') return 'give a shorter --journal path';
+  if (code === 'ENOTDIR')
+    return 'pass --journal PATH in a directory that exists or can be made, or set SVC_STATE_DIR';
+  return 'pass --journal PATH in a writable directory, or set SVC_STATE_DIR';
+}
+
+/** What a path that is there but not a file or directory is, in words. */
+function notAFile(found: Stats): string | undefined {
+  if (found.isFIFO()) return 'is a named pipe (FIFO)';
+  if (found.isSocket()) return 'is a socket';
+  if (found.isCharacterDevice() || found.isBlockDevice()) return 'is a device';
+  return undefined;
+}
+
+/**
+ * A journal is a file: `--journal DIR`, or `DIR/` for a directory not made yet, is refused with
+ * what to give instead, before anything is created; so is a named pipe (reading it waited for ever),
+ * a socket or a device (/dev/null was refused with "chmod 600 /dev/null"), and a path that cannot
+ * be looked at (too long, under a file, not permitted): one line with the reason, not Node's text.
+ * The state directory's own path (`given` false: no --journal) that cannot be looked at is said
+ * where its directory is made (lockJournal), with the variable that moves it.
+ */
+export function refuseDirectory(path: string, given = true): void {
+  let found: Stats | undefined;
   try {
-    directory = statSync(path).isDirectory();
-  } catch {
-    // absent (a new run) or unreadable (said when it is read)
+    found = statSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    if (!given) return;
+    throw new UsageError(`cannot use --journal ${path}: ${journalPathReason(error)}`, {
+      code: 'journal_path',
+      hint: `${journalPathFix(error)}; svc changed nothing`,
+    });
   }
+  const other = found && notAFile(found);
+  if (other !== undefined) {
+    throw new UsageError(`--journal ${path} ${other}; the journal is a file`, {
+      code: 'journal_path',
+      hint: `give a file path, e.g. --journal ${pathWord(join(dirname(path), 'svc-journal.ndjson'))}; svc changed nothing`,
+    });
+  }
+  const directory = found?.isDirectory() === true;
   const slash = /[\\/]$/.test(path);
   if (directory || slash) {
     const what = directory ? 'is a directory' : 'names a directory';

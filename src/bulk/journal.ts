@@ -11,7 +11,7 @@ import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { fileErrorReason } from '../system/input.js';
 import { pathWord } from '../system/shell-words.js';
 import { JournalChangedError, type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
-import { foundAt, refuseForeign } from './journal-path.js';
+import { foundAt, journalPathFix, journalPathReason, refuseForeign } from './journal-path.js';
 import { KeptPlans } from './kept-plan.js';
 import { olderRunHolding } from './lock.js';
 
@@ -136,7 +136,9 @@ export class Journal {
       text = readFileSync(path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new UsageError(`cannot read journal ${path}: ${(error as Error).message}`);
+        throw new UsageError(`cannot read journal ${path}: ${journalPathReason(error)}`, {
+          hint: `${journalPathFix(error)}; svc changed nothing`,
+        });
       }
     }
     if (text === undefined || text.trim() === '') {

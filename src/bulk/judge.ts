@@ -1,5 +1,11 @@
 import { describeError, SvcError } from '../errors.js';
-import { ApiError, answerOf, ConnectionError, OutcomeUnknownError } from '../http/errors.js';
+import {
+  ApiError,
+  answerOf,
+  ConnectionError,
+  OutcomeUnknownError,
+  refusalAfterLostAnswer,
+} from '../http/errors.js';
 import { AcceptedUnreadError, doneUnread, IdempotencyInProgressError } from '../platform/errors.js';
 import type { BulkResult } from './runner.js';
 
@@ -28,10 +34,14 @@ export function failure(error: unknown): NonNullable<BulkResult['error']> {
   if (answer) {
     return {
       code: answer.code ?? 'api_error',
-      // An unknown outcome's says so (`…, so the outcome is unknown: …`).
-      message: (error as SvcError).message,
+      // An unknown outcome's says so (`…, so the outcome is unknown: …`); a refusal to the retry of
+      // an attempt whose answer was lost, that the attempt may have acted (the single verb's words).
+      message: refusalAfterLostAnswer(error) ?? (error as SvcError).message,
       status: answer.status,
       ...(answer.requestId ? { request_id: answer.requestId } : {}),
+      ...(error instanceof ApiError && error.lostAnswer !== undefined
+        ? { lost_answer: error.lostAnswer }
+        : {}),
       // Where to look for the right id, as the single verb's error says it (`svc users ls`).
       ...(answer.hint ? { hint: answer.hint } : {}),
     };

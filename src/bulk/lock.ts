@@ -20,6 +20,7 @@ import { InterruptedError, SvcError, UsageError } from '../errors.js';
 import { realSleep, type Sleep } from '../system/clock.js';
 import { judgeMark, type ProcessMark, thisProcess } from '../system/processes.js';
 import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
+import { journalPathFix, journalPathReason } from './journal-path.js';
 
 /**
  * The cross-process lock of a bulk run's journal: `JOURNAL.lock`, created exclusively (O_EXCL)
@@ -146,10 +147,8 @@ export async function lockJournal(
     makeStoreDirectories(dirname(path));
   } catch (error) {
     throw new UsageError(
-      `cannot create the journal's directory ${dirname(path)}: ${(error as Error).message}`,
-      {
-        hint: 'pass --journal PATH in a writable directory, or set SVC_STATE_DIR',
-      },
+      `cannot create the journal's directory ${dirname(path)}: ${journalPathReason(error)}`,
+      { hint: `${journalPathFix(error)}; svc changed nothing` },
     );
   }
   // Two tries: the second after removing a dead holder's lock (or after a watched lock went).
@@ -165,8 +164,8 @@ export async function lockJournal(
         // A journals directory an older `sudo -E svc apply` left root's: said as the store's is.
         throw (
           rootLeft(path, error, 'write') ??
-          new UsageError(`cannot lock journal ${journal}: ${(error as Error).message}`, {
-            hint: 'pass --journal PATH in a writable directory, or set SVC_STATE_DIR',
+          new UsageError(`cannot lock journal ${journal}: ${journalPathReason(error)}`, {
+            hint: `${journalPathFix(error)}; svc changed nothing`,
           })
         );
       }

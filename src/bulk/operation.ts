@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
-import type { SvcError } from '../errors.js';
+import { type SvcError, UsageError } from '../errors.js';
 import { refuseShortAddressSpace } from '../http/address-space.js';
 import { attemptsOnTheWire, finishingSent } from '../http/retry.js';
 import type { Column } from '../output/output.js';
@@ -21,6 +21,8 @@ import { Journal, type RunIdentity, type RunOwner } from './journal.js';
 import { JournalChangedError, JournalWriteError } from './journal-disk.js';
 import {
   defaultJournalPath,
+  journalPathFix,
+  journalPathReason,
   refuseDirectory,
   refuseSharedJournals,
   refuseUnsafeJournalDirectory,
@@ -61,6 +63,11 @@ export interface BulkVerb<T, R extends Row> {
   concurrency: number;
   /** The verb in words: `grant`, `granting`, `granted`. */
   words: { act: string; doing: string; done: string };
+  /**
+   * The tenant every item is changed in, as its summary names it after the counts (changed-in.ts
+   * changedIn: ` in acme-payments-eu`); unset for a run whose items say where themselves.
+   */
+  where?: string | undefined;
   /**
    * Checks everything before anything is sent (a usage error stops here) and says how many items
    * there will be, when known. `run` is the run about to happen: a resumed run's first start.
@@ -200,6 +207,9 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   const path = verb.journal ?? defaultJournalPath(ctx.env, verb.kind, owner.operation);
   // A new run in the state directory: an earlier svc's run of this command is refused (whose it
   // is is unknown), another caller's is named, left to them.
+  // What is at the path first: a pipe, a device or a path that cannot be looked at is said in one
+  // line before the directories above it are looked at (their lstat's text named the path twice).
+  refuseDirectory(path, verb.journal !== undefined);
   if (verb.journal === undefined) refuseSharedJournals(dirname(path));
   else refuseUnsafeJournalDirectory(path);
   // A holder seen dead at one lock is not watched again at the next (one wait).
@@ -217,7 +227,6 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
     const note = otherCallersRun(dirname(path), verb.kind, owner);
     if (note !== undefined) ctx.out.info(note);
   }
-  refuseDirectory(path);
   // A dry run only reads the journal; a real run holds it, from before it reads it to its end.
   const unlock = verb.dryRun
     ? undefined
@@ -432,6 +441,14 @@ async function beforeSending<V>(verb: { words: { done: string } }, step: () => V
   } catch (error) {
     if (error instanceof JournalChangedError) throw error.said(`; nothing was ${verb.words.done}`);
     if (!(error instanceof JournalWriteError)) throw error;
+    // A journal its permissions refuse (a 0400 file, not root): a path svc cannot use, said in
+    // the words of the others (journalPathReason), exit 2 as they are; nothing was sent.
+    if (error.denied) {
+      throw new UsageError(`cannot write ${error.what}: ${journalPathReason(error.cause)}`, {
+        code: 'journal_path',
+        hint: `${journalPathFix(error.cause)}; svc changed nothing`,
+      });
+    }
     throw error.said(
       `; nothing was ${verb.words.done}`,
       'make room on its disk (or pass --journal PATH on another), then run the same command again',

@@ -1,7 +1,7 @@
 // Just over 300 lines: the shared kit every verb builds its flags with (numbers, choices, ids,
 // idempotency keys, scopes, who a command acts as); one file so that each flag rule exists once.
 import type { Command, Option } from 'commander';
-import { controlIn, invisibleIn } from '../api/characters.js';
+import { controlIn, invisibleIn, nonAsciiIn } from '../api/characters.js';
 import { tenantByRef } from '../api/tenant-id.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
 import { decimal } from '../config/decimal.js';
@@ -101,14 +101,17 @@ export function nonEmpty(name: string, raw: unknown): string {
 }
 
 /**
- * An --idempotency-key (sent as the Idempotency-Key header): not empty, and without a control
+ * An --idempotency-key (sent as the Idempotency-Key header): not empty, without a control
  * character, which undici refuses to send in a header: before this check that refusal read as
- * "cannot reach … is the server running?" (attack24c F1). Undefined when not given.
+ * "cannot reach … is the server running?" (attack24c F1), and ASCII, the rule of every value svc
+ * puts in a header (nonAsciiIn: `ké` went as one Latin-1 byte). Undefined when not given.
  */
 export function idempotencyKeyFlag(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   const value = nonEmpty('--idempotency-key', raw);
-  const control = controlIn('--idempotency-key', value, 'give the key without it; nothing was sent');
+  const control =
+    controlIn('--idempotency-key', value, 'give the key without it; nothing was sent') ??
+    nonAsciiIn('--idempotency-key', value, 'give the key in ASCII; nothing was sent');
   if (control !== undefined) throw new UsageError(control, { code: 'invalid_header' });
   return value;
 }

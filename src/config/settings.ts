@@ -1,9 +1,9 @@
 // Past 300 lines: resolving each setting and refusing a bad one (a URL, a credential pasted as a
 // setting) are one rule over the same sources, kept together, with the command lines their
 // refusals and every other hint print (svcCommand, loginCommand).
-import { controlIn, invisibleIn } from '../api/characters.js';
+import { controlIn, invisibleIn, nonAsciiIn } from '../api/characters.js';
 import { isLoopbackHost, parseHttpUrl } from '../api/loopback.js';
-import { redactUrlText } from '../api/secret-names.js';
+import { MASK, redactUrlReference, redactUrlText } from '../api/secret-names.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { credentialKind, redactText } from '../http/redact.js';
@@ -271,7 +271,9 @@ export function resolveSettings(
       // that `config set`/`unset` and `config ls` still reach the profile to mend it.
       const inUse = { profile: profileName.name, profileSource: profileName.source };
       if (source !== 'profile') refuseCredentialSetting(key, value, source, inUse);
-      if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, source, inUse);
+      // A profile's query is refused where the URL is used (urlQueryProblem): `config set` mends it.
+      if (key === 'base_url' || key === 'app_url')
+        checkUrlSetting(key, value, source, inUse, source !== 'profile');
       values[key] = value;
       sources[key] = source;
     }
@@ -372,44 +374,63 @@ export function credentialSettingProblem(key: ProfileKey, value: string): string
   return kind === undefined ? undefined : `${kind}, not ${SETTING_IN_WORDS[key]}`;
 }
 
-/** Every setting of a run checked as refuseCredentialSetting does, before any of them is sent. */
+/** Every setting of a run checked as refuseSentSetting does, before any of them is sent. */
 export function refuseCredentialSettings(settings: Settings): void {
   for (const key of PROFILE_KEYS) {
     const value = settings.values[key];
     if (value === undefined) continue;
-    const source = settings.sources[key] ?? 'profile';
-    refuseCredentialSetting(key, value, source, settings);
-    // An id holding a paste's invisible character (`--tenant acme\u200b-apac`), refused with it
-    // escaped, as a positional id is; its not-found error drew it as the id it suggested (attack21b F7).
-    const invisible = ID_SETTINGS.has(key)
-      ? invisibleIn(describeSource(key, source, settings.profile), value)
-      : undefined;
-    if (invisible !== undefined) throw new UsageError(invisible, { code: 'invalid_id' });
-    const fix =
-      source === 'flag'
-        ? 'type the id again'
-        : source === 'env'
-          ? `set ${ENV_FOR[key]} again`
-          : `set it again with \`svc ${profileFlag(settings)}config set ${key} ID\``;
-    const control = controlInSetting(key, describeSource(key, source, settings.profile), value, fix);
-    if (control !== undefined) throw new UsageError(control, { code: 'invalid_id' });
+    refuseSentSetting(key, value, settings.sources[key] ?? 'profile', settings);
   }
 }
 
 /**
- * An id setting (tenant, org, client_id) holding a control character, in controlIn's words; else
- * undefined. The org and tenant go in headers, which undici refuses to send with one: said before
- * anything is sent, where the value is read (flag, environment, profile) and by `config set`,
- * which saves nothing (attack24c F1: "cannot reach … is the server running?", exit 1, and a
- * profile saved that failed so on every later command).
+ * A setting's value about to be sent, checked: not a credential (refuseCredentialSetting), and an
+ * id with no invisible or control character. Also for a value a command takes as its own flag
+ * (`login --client-id`, `oauth token --client-id`), which the run's settings do not hold: it was
+ * sent with a control character in it (the token request's form, the login page's address).
  */
-export function controlInSetting(
+export function refuseSentSetting(
+  key: ProfileKey,
+  value: string,
+  source: SettingSource,
+  settings: Settings,
+): void {
+  refuseCredentialSetting(key, value, source, settings);
+  // An id holding a paste's invisible character (`--tenant acme\u200b-apac`), refused with it
+  // escaped, as a positional id is; its not-found error drew it as the id it suggested (attack21b F7).
+  const invisible = ID_SETTINGS.has(key)
+    ? invisibleIn(describeSource(key, source, settings.profile), value)
+    : undefined;
+  if (invisible !== undefined) throw new UsageError(invisible, { code: 'invalid_id' });
+  const fix =
+    source === 'flag'
+      ? 'type the id again'
+      : source === 'env'
+        ? `set ${ENV_FOR[key]} again`
+        : `set it again with \`svc ${profileFlag(settings)}config set ${key} ID\``;
+  const character = characterInSetting(key, describeSource(key, source, settings.profile), value, fix);
+  if (character !== undefined) throw new UsageError(character, { code: 'invalid_id' });
+}
+
+/**
+ * An id setting (tenant, org, client_id) holding a control character, in controlIn's words, or
+ * the org (sent in the X-SVC-Org-Id header) holding a character past U+007F, in nonAsciiIn's (the
+ * rule of every value svc puts in a header: undici sent `orgé` as one Latin-1 byte, exit 0, and
+ * `org☃` failed as "a bug in svc"); else undefined. The org and tenant go in headers, which undici
+ * refuses to send with a control character: said before anything is sent, where the value is read
+ * (flag, environment, profile) and by `config set`, which saves nothing (attack24c F1: "cannot
+ * reach … is the server running?", exit 1, and a profile saved that failed so on every later
+ * command). A tenant is sent only as a UUID (a slug is resolved to the platform's id), and the
+ * client id only in a form or a URL, percent-encoded as UTF-8: past U+007F neither is refused.
+ */
+export function characterInSetting(
   key: ProfileKey,
   what: string,
   value: string,
   fix: string,
 ): string | undefined {
-  return ID_SETTINGS.has(key) ? controlIn(what, value, fix) : undefined;
+  if (!ID_SETTINGS.has(key)) return undefined;
+  return controlIn(what, value, fix) ?? (key === 'org' ? nonAsciiIn(what, value, fix) : undefined);
 }
 
 /** The settings that are ids (a tenant, an organization, an OAuth client). */
@@ -442,12 +463,16 @@ export function checkBaseUrlPath(value: string, source: SettingSource, profile: 
   );
 }
 
-/** A base or app URL svc can use, or a refusal naming `source` (and, for the fix, the profile in use). */
+/**
+ * A base or app URL svc can use, or a refusal naming `source` (and, for the fix, the profile in
+ * use). `query: false`: a query is left to urlQueryProblem where the value is used (a profile's).
+ */
 export function checkUrlSetting(
   key: ProfileKey,
   value: string,
   source: SettingSource,
   profile: ProfileInUse,
+  query = true,
 ): string {
   const url = parseHttpUrl(value);
   if (!url) {
@@ -465,5 +490,56 @@ export function checkUrlSetting(
       },
     );
   }
+  const problem = query ? urlQueryProblem(key, value, source, profile) : undefined;
+  if (problem !== undefined) throw problem;
   return value;
+}
+
+/** The first of the run's base and app URL that holds a query or a fragment, refused (urlQueryProblem). */
+export function refuseUrlQueries(settings: Settings): void {
+  for (const key of ['base_url', 'app_url'] as const) {
+    const value = settings.values[key];
+    const problem =
+      value === undefined
+        ? undefined
+        : urlQueryProblem(key, value, settings.sources[key] ?? 'profile', settings);
+    if (problem !== undefined) throw problem;
+  }
+}
+
+/**
+ * A base or app URL with a query or a fragment (`https://api.example.com/?token=…`) is no base
+ * URL: svc joins its own paths to it, which drops the query from every request, so what it holds is
+ * never sent, only saved in config.json and shown (attack25b M2). Refused where a user name or
+ * password is (checkUrlSetting: flag, environment, `config set`), and a profile's value where it
+ * would be used (the API client, `config get`), so `config set`/`unset` still reach the profile to
+ * mend it. The line shows the query's names, never its values.
+ */
+export function urlQueryProblem(
+  key: ProfileKey,
+  value: string,
+  source: SettingSource,
+  profile: ProfileInUse,
+): UsageError | undefined {
+  const cut = value.search(/[?#]/);
+  if (cut < 0) return undefined;
+  const head = value.slice(0, cut);
+  const hashAt = value.indexOf('#');
+  const beforeHash = hashAt < 0 ? value : value.slice(0, hashAt);
+  const shown = `${redactUrlReference(beforeHash, true)}${hashAt < 0 ? '' : `#${MASK}`}`;
+  const what = beforeHash.length > head.length ? 'a query' : 'a fragment';
+  const fixed = head.replace(/\/+$/, '');
+  const fixedShown = redactUrlText(fixed);
+  const use =
+    fixedShown !== fixed
+      ? `drop the ${what.slice(2)} from the URL`
+      : source === 'profile'
+        ? `drop the ${what.slice(2)}: \`svc ${profileFlag(profile)}config set ${key} ${shellWord(fixed)}\``
+        : `drop the ${what.slice(2)}: use ${fixed}`;
+  return new UsageError(
+    `${describeSource(key, source, profile.profile)} ${shown} has ${what}, and a ${key === 'app_url' ? 'browser app' : 'base'} URL takes none: svc would drop it from every request`,
+    {
+      hint: `${use}; credentials go in the credential store: \`${loginCommand({ profile: profile.profile, profileSource: profile.profileSource })}\`, or SVC_TOKEN`,
+    },
+  );
 }

@@ -178,6 +178,12 @@ export class ConfigStore {
     return own(this.#read<ConfigFile>(this.configPath).profiles, name);
   }
 
+  /** Every profile's name, sorted: each that has settings or a stored credential (hasProfile's rule). */
+  profileNames(): string[] {
+    const held = this.#read<CredentialsFile>(this.credentialsPath).profiles ?? {};
+    return [...new Set([...Object.keys(this.profiles()), ...Object.keys(held)])].sort();
+  }
+
   /** Whether a profile of that name exists: it has settings or a stored credential. */
   hasProfile(name: string): boolean {
     return this.profile(name) !== undefined || this.credential(name) !== undefined;
@@ -200,7 +206,11 @@ export class ConfigStore {
       file.profiles ??= {};
       const before = own(file.profiles, name);
       const created = before === undefined && this.credential(name) === undefined;
-      made = { created, first: created && Object.keys(file.profiles).length === 0 };
+      // The store's first: no profile has settings nor a stored credential (hasProfile's rule).
+      const none =
+        Object.keys(file.profiles).length === 0 &&
+        Object.keys(this.#read<CredentialsFile>(this.credentialsPath).profiles ?? {}).length === 0;
+      made = { created, first: created && none };
       const next = { ...before, ...values };
       const follows =
         values.base_url !== undefined &&

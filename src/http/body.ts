@@ -1,4 +1,6 @@
+import { controlIn, nonAsciiIn } from '../api/characters.js';
 import { bodyText, bodyTextWith } from '../api/json-as-written.js';
+import { UsageError } from '../errors.js';
 import type { RequestOptions } from './client.js';
 import { isSafeMethod } from './options.js';
 
@@ -73,7 +75,7 @@ export function encodeBody(
       // The body's own key, of any type, is sent as given (the server decides); only a string
       // can also be the header's, and no key of svc's goes beside one that is not.
       const given = record.idempotency_key;
-      key = typeof given === 'string' ? given : undefined;
+      key = typeof given === 'string' ? sendableKey(given) : undefined;
     } else {
       key = defaultKey;
       // The user's text as written (svc api --input, -F, records --data), the key put in it.
@@ -81,4 +83,19 @@ export function encodeBody(
     }
   }
   return { body: text ?? bodyText(options.body), contentType: 'application/json', idempotencyKey: key };
+}
+
+/**
+ * A body's own `idempotency_key` (svc api -f/--input, records --data), which goes in the
+ * Idempotency-Key header too, under the rule of every value svc puts in a header: no control
+ * character (undici refused it, "cannot reach … is the server running?") and ASCII (nonAsciiIn:
+ * `ké` went as one Latin-1 byte). Refused before this request is sent.
+ */
+function sendableKey(key: string): string {
+  const what = "the body's idempotency_key";
+  const problem =
+    controlIn(what, key, 'give the key without it; svc did not send it') ??
+    nonAsciiIn(what, key, 'give the key in ASCII; svc did not send it');
+  if (problem !== undefined) throw new UsageError(problem, { code: 'invalid_header' });
+  return key;
 }

@@ -60,6 +60,25 @@ export class ApiError extends SvcError {
   }
 }
 
+/** `an earlier attempt's answer was lost (the connection dropped)`: the one wording of a lost attempt. */
+export function lostAttempt(lost: string): string {
+  return `an earlier attempt's answer was lost (${lost})`;
+}
+
+/**
+ * The one rule for a platform's refusal (a 4xx) that came to the retry of an attempt whose answer
+ * was lost (ApiError.lostAnswer): that attempt may have acted, and this answer may describe what it
+ * left (a 409 "already exists" for what it made), so the message says so before the platform's own
+ * words, for every command, a bulk row's error and `svc api` alike (review24f M1: the typed
+ * commands printed the bare refusal, which a script reads as "refused, nothing made by me"). The
+ * answer is still the platform's, so its status keeps its exit code (409: 6, 422: 2, 403: 4,
+ * 404: 5) and a bulk row is counted failed; `--json` adds `"lost_answer"`. Undefined for any other error.
+ */
+export function refusalAfterLostAnswer(error: unknown): string | undefined {
+  if (!(error instanceof ApiError) || error.lostAnswer === undefined) return undefined;
+  return `${lostAttempt(error.lostAnswer)} and it may have acted; this answer may describe what it left: ${error.message}`;
+}
+
 export class BadRequestError extends ApiError {}
 export class AuthenticationError extends ApiError {}
 export class PermissionDeniedError extends ApiError {}
@@ -158,7 +177,7 @@ export class OutcomeUnknownError extends SvcError {
   constructor(last: SvcError, hint?: string, key?: string, lost?: string) {
     super(
       last instanceof InterruptedError ? 'interrupted' : 'failure',
-      `${lost === undefined ? last.message : `an earlier attempt's answer was lost (${lost}), and the retry failed (${last.message})`}, so the outcome is unknown: the platform may have made this change`,
+      `${lost === undefined ? last.message : `${lostAttempt(lost)}, and the retry failed (${last.message})`}, so the outcome is unknown: the platform may have made this change`,
       {
         code: last.code,
         hint: hint ?? SETTLE_HINT,

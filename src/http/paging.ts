@@ -91,6 +91,8 @@ export class CursorTrail {
   #onlyRepeats = 0;
   /** How many pages held an item not read before (read(): #onlyRepeats may be 20 more). */
   #newPages = 0;
+  /** How many pages read() was given, empty ones included: the count its stop line gives. */
+  #pagesRead = 0;
   /** How many items pages repeated of the items before them, printed once (read()). */
   twice = 0;
   /**
@@ -176,6 +178,7 @@ export class CursorTrail {
     const repeated = new Set<T>();
     // A dead-letter drain counts each entry once itself (constructor).
     if (this.#repeats !== 'stop') return repeated;
+    this.#pagesRead++;
     const keys = new Set<string>();
     const own = ownPage(asked);
     const skip = own?.skip ?? 0;
@@ -212,7 +215,8 @@ export class CursorTrail {
     if (stale) this.#onlyRepeats++;
     else if (rest.length > 0) this.#newPages++;
     if (this.#onlyRepeats >= this.#newPages + REPEATED_PAGES_MAX) {
-      throw onlyRepeats(this.#onlyRepeats, this.#onlyRepeats + this.#newPages);
+      // Every page read, empty ones too (session 25: a line of "21 of the 22 pages" after 43 read).
+      throw onlyRepeats(this.#onlyRepeats, this.#pagesRead);
     }
     this.twice += twice;
     return repeated;

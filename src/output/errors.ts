@@ -1,5 +1,5 @@
 import { describeError, exitCodeFor, SvcError } from '../errors.js';
-import { answerOf } from '../http/errors.js';
+import { answerOf, refusalAfterLostAnswer } from '../http/errors.js';
 import { redactDeep, redactText } from '../http/redact.js';
 import { systemReason } from '../system/system-errors.js';
 import { cutLongRuns } from './format.js';
@@ -18,6 +18,12 @@ export interface ErrorReport {
    * answer svc cannot read: the platform may have made it (SvcError.outcome).
    */
   outcome?: string;
+  /**
+   * What became of an earlier attempt whose answer was lost (`the connection dropped`, `HTTP 503`),
+   * when this error is the platform's answer to its retry (or a verb's reading of it): that attempt
+   * may have acted (refusalAfterLostAnswer, review24f M1).
+   */
+  lost_answer?: string;
 }
 
 export function errorReport(error: unknown): ErrorReport {
@@ -27,7 +33,9 @@ export function errorReport(error: unknown): ErrorReport {
       systemErrorReport(error, exit) ?? { code: 'unexpected', message: describeError(error), exit_code: exit }
     );
   }
-  const report: ErrorReport = { code: error.code ?? error.category, message: error.message, exit_code: exit };
+  // A refusal to the retry of an attempt whose answer was lost says that attempt may have acted.
+  const message = refusalAfterLostAnswer(error) ?? error.message;
+  const report: ErrorReport = { code: error.code ?? error.category, message, exit_code: exit };
   if (error.hint) report.hint = error.hint;
   const answer = answerOf(error);
   if (answer) {
@@ -36,6 +44,8 @@ export function errorReport(error: unknown): ErrorReport {
   } else if (acceptedStatus(error) !== undefined) report.status = acceptedStatus(error);
   if (error.details !== undefined) report.details = error.details;
   if (error.outcome !== undefined) report.outcome = error.outcome;
+  const { lostAnswer } = error as { lostAnswer?: unknown };
+  if (typeof lostAnswer === 'string') report.lost_answer = lostAnswer;
   return report;
 }
 

@@ -8,6 +8,7 @@ import { quoted } from '../output/format.js';
 import { sym } from '../output/symbols.js';
 import { type LineHint, RoleNotFoundError, whereToLook } from './errors.js';
 import type { Platform } from './index.js';
+import type { CallOptions } from './transport.js';
 
 /** The shape of a custom role's id; custom role names may not take it (the sandbox refuses them). */
 export const ROLE_ID = /^role_[0-9a-f]{24}$/;
@@ -106,4 +107,33 @@ export async function rolesByRef(
         : `give the role id (role_${sym.ellipsis}) of a deleted role, or see \`${platform.svc('roles ls --include-deleted')}\``,
     },
   );
+}
+
+/**
+ * The live role named `name` (no deleted_at), read among the tenant's roles; undefined when none
+ * is. A 409 role_name_taken is read back so: what has the name now, and with which permissions.
+ */
+export async function liveRoleNamed(
+  platform: Platform,
+  name: string,
+  options?: CallOptions,
+): Promise<Role | undefined> {
+  let live: Role | undefined;
+  for await (const role of platform.roles.listAll({ limit: 200 }, options)) {
+    if (!role.deleted_at && role.name === name) live = role;
+  }
+  return live;
+}
+
+/** What a role `has` grants beyond the `wanted` permissions, and what of them it lacks (each sorted). */
+export function permissionDifference(
+  has: readonly string[],
+  wanted: readonly string[],
+): { more: string[]; fewer: string[] } {
+  const held = new Set(has);
+  const asked = new Set(wanted);
+  return {
+    more: [...held].filter((p) => !asked.has(p)).sort(),
+    fewer: [...asked].filter((p) => !held.has(p)).sort(),
+  };
 }

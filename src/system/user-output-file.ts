@@ -101,8 +101,10 @@ function lookedAt<T>(flag: string, path: string, look: () => T): T {
  * A file a command writes for the user (`svc export -o`, `svc plan --out`): whole or not at all —
  * a temporary file beside it, renamed over it (replaceWhole) — so an interrupted write never
  * leaves half a document behind, and a link or another user's file there is replaced, never
- * written through. `flag` names the option in the error. A file svc knows holds a secret (a
- * webhook URL's `?token=`) is `secret`: created 0600, whatever the umask, as secret files are.
+ * written through. `flag` names the option in the error. The file is created 0600 whatever the
+ * umask, whether or not svc saw a secret in it (a webhook URL's `?token=`): a URL secret under a
+ * name and of a shape no rule knows is still one, and an access file another user could write
+ * (0666 under umask 000) could be given grants before `svc apply` reads it (attack25b L5).
  * A path that is no regular file is written into as it is, and only when it is the user's own
  * (writesInto; checked again on what was opened). Returns whether svc made the file (false: it
  * wrote into a pipe or a device, whose mode is not svc's). `pause` blocks between polls for a
@@ -112,7 +114,6 @@ export function writeFileWhole(
   path: string,
   text: string,
   flag: string,
-  secret = false,
   pause: (ms: number) => void = sleepSync,
 ): boolean {
   const descriptor = lookedAt(flag, path, () => ownDescriptor(path));
@@ -150,7 +151,7 @@ export function writeFileWhole(
     }
   }
   try {
-    replaceWhole(path, [text], secret ? { mode: 0o600 } : {});
+    replaceWhole(path, [text], { mode: 0o600 });
     return true;
   } catch (error) {
     throw writeFailed(flag, path, error, 'its directory does not exist');

@@ -60,7 +60,10 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
         status_code: 204,
       })),
     );
-    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in T\n']);
+    expect([r.code, timeless(r.stderr)]).toEqual([
+      0,
+      '✓ 2 revoked in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+    ]);
     // Done and journaled: the same command finds nothing owed and sends nothing again.
     const again = await svc.run(['roles', 'revoke', '--file', path, '--yes'], via(noContent().url));
     expect(again.code, again.stderr).toBe(0);
@@ -118,7 +121,7 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
     reshaping = true;
     expect([again.code, timeless(afterResuming(again.stderr))]).toEqual([
       0,
-      '2 of these were done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then\n✓ 2 granted in T\n',
+      '2 of these were done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then\n✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
     ]);
     expect((await held(sandbox(), bulkUser(3))).filter((a) => a.role_id === id)).toHaveLength(1);
   });

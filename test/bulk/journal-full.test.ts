@@ -56,7 +56,7 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
       [bulkUser(4), 'ok', 'not_journaled'],
     ]);
     expect(timeless(r.stderr)).toBe(
-      '4 granted, 6 not started in T s\n' +
+      '4 granted, 6 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n' +
         `${JSON.stringify({
           error: {
             code: 'journal_unwritable',
@@ -77,7 +77,9 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
       [bulkUser(4), 'ok', true],
       ...[5, 6, 7, 8, 9, 10].map((k) => [bulkUser(k), 'ok', undefined]),
     ]);
-    expect(timeless(again.stderr)).toMatch(/✓ 7 granted, 3 skipped in T s\n$/);
+    expect(timeless(again.stderr)).toMatch(
+      /✓ 7 granted, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n$/,
+    );
     expect(await assignments(sandbox(), id)).toMatchObject({ total: 10, active: 10, duplicates: 0 });
     expect(existsSync(journal)).toBe(false);
   });
@@ -114,14 +116,14 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
           [''],
         ]);
         expect(timeless(r.stderr)).toBe(
-          '2 granted, 2 not started in T s\n' +
+          '2 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n' +
             `error: the journal ${journal} could not be written: no space left on device; stopped after 2 of 4, 1 of them granted but not journaled; ` +
             `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal}); it finds what was not journaled done\n`,
         );
       } else {
         expect(r.stdout.split('\n')[1]).toMatch(/\tok\t.*\tnot_journaled$/);
         expect(timeless(r.stderr)).toBe(
-          '2 granted, 2 not started in T s\n' +
+          '2 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n' +
             `error: the journal ${journal} could not be written: no space left on device; stopped after 2 of 4, 1 of them granted but not journaled; ` +
             `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal}); it finds what was not journaled done\n`,
         );

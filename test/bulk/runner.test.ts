@@ -110,9 +110,7 @@ describe('Journal', () => {
     const fresh = Journal.load(path, 'op', () => NOW + 999);
     expect(fresh.run).toEqual({ runId: expect.any(String), startedAtMs: NOW, resumed: false });
     const folder = dir();
-    expect(() => Journal.load(folder, 'op', now)).toThrow(
-      `cannot read journal ${folder}: EISDIR: illegal operation on a directory, read`,
-    );
+    expect(() => Journal.load(folder, 'op', now)).toThrow(`cannot read journal ${folder}: it is a directory`);
     for (const first of [
       'not json',
       '{"journal":2,"operation":"op","run_id":"r","started_at":"later"}',

@@ -101,7 +101,7 @@ describe('a resumed bulk row answered from the platform’s record is checked ag
     const [note, counts, error] = timeless(afterResuming(again.stderr)).split('\n');
     expect([note, counts]).toEqual([
       '1 of these was done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then',
-      '1 revoked, 1 failed in T',
+      '1 revoked, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T',
     ]);
     expect(JSON.parse(error ?? '').error.message).toBe(`1 of 2 item(s) failed: line 2: ${one.error.message}`);
     // review20 F5: nothing in the file is wrong; the run's hint is the row's (the same command).
@@ -117,7 +117,10 @@ describe('a resumed bulk row answered from the platform’s record is checked ag
       [2, 'ok', undefined],
       [3, 'skipped', 'journal'],
     ]);
-    expect([third.code, timeless(afterResuming(third.stderr))]).toEqual([0, '✓ 1 revoked, 1 skipped in T\n']);
+    expect([third.code, timeless(afterResuming(third.stderr))]).toEqual([
+      0,
+      '✓ 1 revoked, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+    ]);
     expect(reads.splice(0)).toEqual([]);
     expect((await assignments(sandbox(), id)).active).toBe(0);
   });
@@ -132,7 +135,10 @@ describe('a resumed bulk row answered from the platform’s record is checked ag
     const again = await svc.run(argv, via());
     expect(ndjson(again.stdout).map((r) => [r.status, r.replayed])).toEqual([['ok', true]]);
     expect(reads).toEqual([bulkUser(3)]);
-    expect([again.code, timeless(again.stderr).split('\n').at(-2)]).toEqual([0, '✓ 1 revoked in T']);
+    expect([again.code, timeless(again.stderr).split('\n').at(-2)]).toEqual([
+      0,
+      '✓ 1 revoked in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T',
+    ]);
     expect((await assignments(sandbox(), id)).active).toBe(0);
   });
 

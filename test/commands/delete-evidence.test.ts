@@ -68,7 +68,7 @@ describe('roles revoke USER ROLE answered 200 with words of failure: never ✓ (
     const r = await svc.run(['roles', 'revoke', bulkUser(1), name, '--yes'], via());
     expect([r.code, r.stderr]).toEqual([
       0,
-      `✓ ${bulkUser(1)} no longer holds ${name}: the server answered HTTP 200 that it was revoked, in a shape other than the record svc reads\n`,
+      `✓ ${bulkUser(1)} no longer holds ${name} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016: the server answered HTTP 200 that it was revoked, in a shape other than the record svc reads\n`,
     ]);
     expect(id).toMatch(/^role_/);
   });

@@ -23,7 +23,7 @@ describe('a single DELETE verb answered 204 without a body: done, ✓, exit 0', 
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `✓ ${bulkUser(1)} no longer holds ${name}: the server answered HTTP 204 without a body, which says it was revoked\n`,
+      `✓ ${bulkUser(1)} no longer holds ${name} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016: the server answered HTTP 204 without a body, which says it was revoked\n`,
     ]);
     const json = await svc.run(
       ['roles', 'revoke', bulkUser(2), name, '--yes', '--json'],

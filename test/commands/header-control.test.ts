@@ -94,6 +94,22 @@ describe('a control character in a header-bound value (attack24c F1)', () => {
       '',
       'error: -H X-A "b☃" holds ☃ (U+2603) at 2, which a header cannot carry: give it as ASCII (percent- or base64-encoded, as the server expects); nothing was sent\n',
     ]);
+    // U+0080–U+00FF would go as one Latin-1 byte (obs-text, RFC 9110 §5.5), not the UTF-8 bytes
+    // curl and gh send for what was typed: servers and proxies read it differently. Refused too.
+    for (const [value, char, at] of [
+      ['café', 'é (U+00E9)', 4],
+      ['a\u00a0b', '\u00a0 (U+00A0)', 2],
+      ['\u00ff', 'ÿ (U+00FF)', 1],
+    ] as const) {
+      const before = await sent();
+      const latin = await svc.run(['api', '-H', `X-A: ${value}`, '/v1/me']);
+      expect([latin.code, latin.stdout, latin.stderr]).toEqual([
+        2,
+        '',
+        `error: -H X-A ${JSON.stringify(value)} holds ${char} at ${at}, which a header carries only as one Latin-1 byte (obs-text), that servers and proxies read differently: give it as ASCII (percent- or base64-encoded, as the server expects); nothing was sent\n`,
+      ]);
+      expect(await sent()).toBe(before);
+    }
     const tab = await svc.run(['api', '-H', 'X-A: b\tc', '/v1/me']);
     expect(tab.code, tab.stderr).toBe(0);
   });

@@ -68,7 +68,9 @@ describe('a revoke whose answer was lost after the platform made it', () => {
     const r = await svc.run(['roles', 'revoke', user, role.name, '--yes'], via(honouring));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
-      new RegExp(`^✓ revoked ${role.name} from ${user} \\(audit trail aud_[0-9a-f]{24}\\)\\n$`),
+      new RegExp(
+        `^✓ revoked ${role.name} from ${user} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \\(audit trail aud_[0-9a-f]{24}\\)\\n$`,
+      ),
     );
     // Both attempts carried the same key.
     const [first, second] = honouring().deletes;
@@ -84,7 +86,7 @@ describe('a revoke whose answer was lost after the platform made it', () => {
       [],
       '',
       (user: string, name: string) =>
-        `✓ ${user} no longer holds ${name}: the platform's answer to the revoke was lost (HTTP 503) and its retry found the grant gone (HTTP 404 assignment_not_found); most likely this command revoked it\n`,
+        `✓ ${user} no longer holds ${name} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016: the platform's answer to the revoke was lost (HTTP 503) and its retry found the grant gone (HTTP 404 assignment_not_found); most likely this command revoked it\n`,
     ],
   ])(
     'against a platform that ignores Idempotency-Key, says the grant is gone, not that it was never held (%s)',
@@ -133,7 +135,7 @@ describe('svc roles revoke --file, answers lost', () => {
     }
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
-      /^\d+ of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 60 revoked in 0\.0 s\n$/,
+      /^\d+ of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 60 revoked in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0\.0 s\n$/,
     );
     const rows = ndjson(r.stdout);
     expect(rows.filter((row) => row.status === 'ok')).toHaveLength(60);
@@ -153,7 +155,7 @@ describe('svc roles revoke --file, answers lost', () => {
     );
     expect([r.code, r.stderr]).toEqual([
       0,
-      '✓ 2 revoked (2 found done by a retry after the answer to the first attempt was lost) in 0.0 s\n',
+      '✓ 2 revoked (2 found done by a retry after the answer to the first attempt was lost) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
     ]);
     expect(ndjson(r.stdout)).toEqual(
       users.map((user, i) => ({

@@ -116,11 +116,14 @@ describe('a ✓ line with a field the server sent as null', () => {
   it('roles revoke leaves out the audit trail clause', async () => {
     const argv = ['roles', 'revoke', 'usr_x', 'tenant_viewer', '--yes'];
     const none = await svc('null', argv);
-    expect([none.code, lastLine(none.stderr)]).toEqual([0, '✓ revoked tenant_viewer from usr_x']);
+    expect([none.code, lastLine(none.stderr)]).toEqual([
+      0,
+      '✓ revoked tenant_viewer from usr_x in aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee',
+    ]);
     const some = await svc('set', argv);
     expect([some.code, lastLine(some.stderr)]).toEqual([
       0,
-      '✓ revoked tenant_viewer from usr_x (audit trail aud_rev1)',
+      '✓ revoked tenant_viewer from usr_x in aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee (audit trail aud_rev1)',
     ]);
   });
 
@@ -137,12 +140,12 @@ describe('a ✓ line with a field the server sent as null', () => {
     const none = await svc('null', argv);
     expect([none.code, lastLine(none.stderr)]).toEqual([
       0,
-      '✓ Deleted reconciliations record rec_1; it is hidden from lists',
+      '✓ Deleted reconciliations record rec_1 in aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee; it is hidden from lists',
     ]);
     const some = await svc('set', argv);
     expect([some.code, lastLine(some.stderr)]).toEqual([
       0,
-      '✓ Deleted reconciliations record rec_1; it is hidden from lists and to be purged at 2026-02-14T12:00:00Z',
+      '✓ Deleted reconciliations record rec_1 in aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee; it is hidden from lists and to be purged at 2026-02-14T12:00:00Z',
     ]);
   });
 });

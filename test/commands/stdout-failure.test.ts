@@ -59,7 +59,12 @@ describe('stdout fails (ENOSPC)', () => {
     expect(r.code, r.stderr).toBe(1);
     const [summary, last, ...more] = r.stderr.trimEnd().split('\n');
     // Each result is written before the next item starts: the first failed write stops the run.
-    expect([summary, more]).toEqual([expect.stringMatching(/^1 granted, 2 not started in \d+\.\d s$/), []]);
+    expect([summary, more]).toEqual([
+      expect.stringMatching(
+        /^1 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in \d+\.\d s$/,
+      ),
+      [],
+    ]);
     const { error } = JSON.parse(last!);
     expect(error).toMatchObject({ code: 'stdout_failed', exit_code: 1 });
     expect(`${error.message}; ${error.hint}`).toMatch(

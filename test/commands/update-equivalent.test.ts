@@ -123,7 +123,7 @@ describe('svc oauth update that changes nothing', () => {
       const r = await svc.run(['oauth', 'update', id, flag, value, flag, value]);
       expect([r.code, r.stderr]).toEqual([
         0,
-        `✓ updated OAuth client ${id} (${field}); removed ${removed}\n`,
+        `✓ updated OAuth client ${id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (${field}); removed ${removed}\n`,
       ]);
       const now = await admin(svc.sandbox(), 'GET', `/v1/oauth/clients/${id}`);
       expect(now.body[field]).toEqual(after);

@@ -33,7 +33,7 @@ describe.skipIf(!proc)('a directory under /proc (skipped: this system has no /pr
     });
     expect([r.code, r.stdout]).toEqual([2, '']);
     expect(r.stderr).toMatch(
-      /^error: cannot create the journal's directory \/proc\/svc-no-such-dir\/journals: ENOENT[^\n]*; pass --journal PATH in a writable directory, or set SVC_STATE_DIR\n$/,
+      /^error: cannot create the journal's directory \/proc\/svc-no-such-dir\/journals: no such file; pass --journal PATH in a writable directory, or set SVC_STATE_DIR; svc changed nothing\n$/,
     );
   });
 

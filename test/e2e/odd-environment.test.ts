@@ -145,7 +145,7 @@ describe.skipIf(process.platform === 'win32')(
       const r = await svc(['roles', 'assign', '--file', file], { env: home({ SVC_STATE_DIR: undefined }) });
       expect([r.code, r.stdout]).toEqual([2, '']);
       expect(r.stderr).toMatch(
-        /^error: cannot create the journal's directory \/dev\/null\/\.local\/state\/svc\/journals: ENOTDIR: not a directory[^\n]*; pass --journal PATH in a writable directory, or set SVC_STATE_DIR\n$/,
+        /^error: cannot create the journal's directory \/dev\/null\/\.local\/state\/svc\/journals: a part of its path is a file, not a directory; pass --journal PATH in a directory that exists or can be made, or set SVC_STATE_DIR; svc changed nothing\n$/,
       );
     });
 

@@ -63,7 +63,7 @@ needs('tmux').describe('svc roles on a terminal', () => {
     await t.send('quarterly review', 'Enter');
     const shown = await t.waitFor('[exit 0]');
     expect(shown).toMatch(
-      /✓ granted tenant_viewer to usr_compliance until \S+Z \(audit trail aud_[0-9a-f]{24}\)/,
+      /✓ granted tenant_viewer to usr_compliance in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 until \S+Z \(audit trail aud_[0-9a-f]{24}\)/,
     );
     expect(shown).toMatch(/audit trail id +aud_[0-9a-f]{24}/);
     const held = await call(sandbox(), 'GET', '/v1/users/usr_compliance/roles', {
@@ -91,7 +91,9 @@ needs('tmux').describe('svc roles on a terminal', () => {
     await yes.waitFor('(y/N)');
     await yes.send('y', 'Enter');
     const done = await yes.waitFor('[exit 0]');
-    expect(done).toMatch(/✓ revoked tenant_reviewer from usr_lead \(audit trail aud_[0-9a-f]{24}\)/);
+    expect(done).toMatch(
+      /✓ revoked tenant_reviewer from usr_lead in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(audit trail aud_[0-9a-f]{24}\)/,
+    );
     const held = await call(sandbox(), 'GET', '/v1/users/usr_lead/roles', {
       token: sandbox().adminToken,
       tenant: TENANT,
@@ -123,7 +125,7 @@ needs('tmux').describe('svc roles on a terminal', () => {
       expect(drawing).toMatch(/granting \[/);
       held.release();
       const done = await t.waitFor('[exit 0]');
-      expect(done).toMatch(/^✓ 160 granted in \d+\.\d s$/m);
+      expect(done).toMatch(/^✓ 160 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in \d+\.\d s$/m);
       expect(done).not.toContain('granting [');
     } finally {
       held.release();

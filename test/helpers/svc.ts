@@ -41,8 +41,6 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
     LANG: 'C.UTF-8',
     SVC_CACHE_DIR: TEST_CACHE_DIR,
   };
-  // The run's private TMPDIR (test/global-setup.ts), so what an svc process leaves goes with it.
-  if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
   for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
   return env;
 }

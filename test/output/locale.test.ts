@@ -38,7 +38,11 @@ describe('the locale decides svc’s symbols', () => {
       env: { LC_ALL: locale },
     });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^${mark} created role ${name} \\(role_[0-9a-z]+\\)\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^${mark} created role ${name} \\(role_[0-9a-z]+\\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\\n$`,
+      ),
+    );
   });
 
   it('LC_ALL=C: a table cut to fit the terminal marks its cuts with ...', async () => {

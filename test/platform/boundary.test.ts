@@ -168,7 +168,7 @@ describe('commands behind the boundary', () => {
       code: 0,
       stdout: '',
       stderr:
-        '✓ role fx-desk (role_1) is gone: the server answered HTTP 200 that it was deleted, in a shape other than the record svc reads\n',
+        '✓ role fx-desk (role_1) in 00000000-0000-4000-8000-000000000001 is gone: the server answered HTTP 200 that it was deleted, in a shape other than the record svc reads\n',
     });
   });
 });

@@ -3,10 +3,10 @@
 // token), found again only for that very token, cleared by a refresh saved or a login since; the
 // mark a refresh sets before it is sent, and the refusal an older svc reads beside it.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   abandonedBy,
   clearAbandoned,
@@ -19,7 +19,16 @@ import {
 } from '../../src/auth/abandoned-refresh.js';
 import type { StoredCredential } from '../../src/config/store.js';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'svc-abandoned-'));
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+/** A temporary directory of this file's, removed after its tests (attack25b L7: they were left). */
+const dir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'svc-abandoned-'));
+  made.push(d);
+  return d;
+};
 const notes = (d: string) => join(d, 'refresh-abandoned.json');
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const AT = Date.UTC(2026, 10, 26, 9, 30, 15, 678);

@@ -433,6 +433,6 @@ it('a directory in the way of the journal cannot be read', () => {
   const path = join(dir, 'a-dir.ndjson');
   mkdirSync(path);
   expect(thrown(() => Journal.load(path, 'op', now))).toMatchObject({
-    message: expect.stringMatching(new RegExp(`^cannot read journal ${path}: EISDIR`)),
+    message: `cannot read journal ${path}: it is a directory`,
   });
 });

@@ -103,8 +103,8 @@ describe('redaction of traces', () => {
     ],
     // A credential under a harmless name, by its shape (leaks11 5).
     [
-      'https://hooks.example.com/j?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl&k=whsec_abcdefghijklmnopqrstuv',
-      `https://hooks.example.com/j?jwt=${MASK}&k=whsec_${MASK}`,
+      'https://hooks.example.com/j?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl&w=whsec_abcdefghijklmnopqrstuv',
+      `https://hooks.example.com/j?jwt=${MASK}&w=whsec_${MASK}`,
     ],
     // A fragment that carries parameters is masked whole; an anchor is kept.
     ['https://hooks.example.com/e#access_token=abcdefghijkl', `https://hooks.example.com/e#${MASK}`],

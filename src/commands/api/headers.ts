@@ -1,6 +1,6 @@
 /** `svc api -H 'Name: value'`: the headers given, each once. */
 
-import { controlIn, escapedQuote } from '../../api/characters.js';
+import { controlIn, nonAsciiIn } from '../../api/characters.js';
 import { UsageError } from '../../errors.js';
 import { isSecretHeader, MASK } from '../../http/redact.js';
 import { quoted } from '../../output/format.js';
@@ -21,19 +21,18 @@ function splitHeader(raw: string): [string, string] {
   // Without the trailing space or tab HTTP strips from a value (RFC 9110 §5.5): what is sent is
   // what the server reads, and an Idempotency-Key copied into the body is the same key.
   const value = match[2]!.replace(/[ \t]+$/, '');
-  // A control character (a tab aside, which HTTP allows) or one past U+00FF: undici refuses to
-  // send it, which read as "cannot reach … is the server running?" (attack24c F1).
+  // A control character (a tab aside, which HTTP allows): undici refuses to send it, which read
+  // as "cannot reach … is the server running?" (attack24c F1).
   const what = `-H ${match[1]}`;
   const control = controlIn(what, value, 'give the value without it; nothing was sent', { tab: true });
   if (control !== undefined) throw new UsageError(control, { code: 'invalid_header' });
-  const wide = [...value].findIndex((char) => char.codePointAt(0)! > 0xff);
-  if (wide !== -1) {
-    const char = [...value][wide]!;
-    throw new UsageError(
-      `${what} ${escapedQuote(value)} holds ${char} (U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) at ${wide + 1}, which a header cannot carry: give it as ASCII (percent- or base64-encoded, as the server expects); nothing was sent`,
-      { code: 'invalid_header' },
-    );
-  }
+  // Past U+007F: refused by the rule every value svc puts in a header follows (nonAsciiIn).
+  const wide = nonAsciiIn(
+    what,
+    value,
+    'give it as ASCII (percent- or base64-encoded, as the server expects); nothing was sent',
+  );
+  if (wide !== undefined) throw new UsageError(wide, { code: 'invalid_header' });
   return [match[1]!.toLowerCase(), value];
 }
 

@@ -7,7 +7,7 @@ import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError, UsageError } from '../../errors.js';
 import type { HttpMethod } from '../../http/client.js';
-import { ApiError, answerOf, NotFoundError, OutcomeUnknownError } from '../../http/errors.js';
+import { answerOf, NotFoundError, OutcomeUnknownError } from '../../http/errors.js';
 import { quoted } from '../../output/format.js';
 import {
   GoneAfterLostAnswerError,
@@ -357,10 +357,7 @@ function failedCall(
       commandLine(ctx.settings()),
     );
   }
-  if (error instanceof ApiError && error.lostAnswer !== undefined) {
-    // Another refusal after a lost answer may describe the state the lost attempt left.
-    error.message = `an earlier attempt's answer was lost (${error.lostAnswer}) and it may have acted; this answer may describe what it left: ${error.message}`;
-  }
+  // Another refusal after a lost answer is said by the renderer's one rule (refusalAfterLostAnswer).
   return withHint(rerunWithKey(error));
 }
 

@@ -14,7 +14,7 @@ import {
   type LoginSettings,
   loginCommand,
   profileFlag,
-  refuseCredentialSetting,
+  refuseSentSetting,
   shownSetting,
   svcCommand,
 } from '../../config/settings.js';
@@ -253,7 +253,7 @@ export async function runLoginBrowser(
       hint: `pass --client-id, set SVC_CLIENT_ID or \`svc ${profileFlag(settings)}config set client_id ID\` (svc sandbox start sets it), or use \`${loginCommand(settings)} --with-token\``,
     });
   }
-  refuseCredentialSetting(
+  refuseSentSetting(
     'client_id',
     clientId,
     options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile'),

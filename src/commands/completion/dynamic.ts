@@ -54,7 +54,7 @@ export async function runComplete(ctx: Context, kind: string, protocol?: string)
   const values: string[] = [];
   if (kind === 'profiles') {
     try {
-      values.push(...Object.keys(ctx.store().profiles()).sort());
+      values.push(...ctx.store().profileNames());
     } catch {
       return;
     }

@@ -1,15 +1,16 @@
 import { Command } from 'commander';
 import { canonicalTenantRef } from '../../api/tenant-id.js';
 import {
+  characterInSetting,
   checkBaseUrlPath,
   checkUrlSetting,
-  controlInSetting,
   credentialSettingMend,
   credentialSettingProblem,
   ENV_FOR,
   loginCommand,
   profileFlag,
   type Settings,
+  shownSetting,
 } from '../../config/settings.js';
 import { type ProfileSettings, sameUrl } from '../../config/store.js';
 import type { Context } from '../../context.js';
@@ -39,7 +40,7 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
       code: 'credential_as_id',
       hint: `svc did not save it; ${credentialSettingMend(key, value, settings)}`,
     });
-  const control = controlInSetting(key, key, value, 'type the id again; svc did not save it');
+  const control = characterInSetting(key, key, value, 'type the id again; svc did not save it');
   if (control !== undefined) throw new UsageError(control, { code: 'invalid_id' });
   if (settings.profileSource !== 'flag' && settings.profileSource !== 'env') ctx.ownProfileSettings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings);
@@ -99,12 +100,12 @@ async function appUrlAfter(
   if (before?.base_url !== undefined && sameUrl(app, before.base_url)) {
     await ctx.store().unsetProfileValue(settings.profile, 'app_url');
     ctx.out.info(
-      `Removed app_url (${app}, the old base URL): the browser app is now found at the base URL, ${baseUrl}`,
+      `Removed app_url (${shownSetting('app_url', app)}, the old base URL): the browser app is now found at the base URL, ${shownSetting('base_url', baseUrl)}`,
     );
     return;
   }
   ctx.out.warn(
-    `app_url of profile "${settings.profile}" is still ${app}: \`svc login\` opens its page there; ` +
+    `app_url of profile "${settings.profile}" is still ${shownSetting('app_url', app)}: \`svc login\` opens its page there; ` +
       `\`svc ${p}config unset app_url\` makes it the base URL, or \`svc ${p}config set app_url URL\``,
   );
 }

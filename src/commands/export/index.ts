@@ -131,8 +131,8 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     );
   }
   // A webhook's URL and a client's redirect URI are written as the platform has them, query and
-  // all: say so when one carries a secret (urlsWithSecrets). Such a file is written 0600 (review
-  // s13, ascode F7); stdout is the caller's to keep private.
+  // all: say so when one carries a secret (urlsWithSecrets). The file is written 0600, with a
+  // secret seen or not (writeFileWhole: attack25b L5); stdout is the caller's to keep private.
   // A pipe or device of the user's is written into as it is (writesInto; another user's is
   // refused here, before a word of it): svc makes no file there, 0600 or not (attack17 A5).
   const keep =
@@ -144,7 +144,6 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     ctx.out.warn(
       `${tenant}: ${what} carries a secret in it, and the file holds it as the platform has it: ${keep}`,
     );
-  const holdsSecret = urlSecrets.length > 0;
   const json =
     options.output === undefined ? ctx.out.isMachine : options.output.toLowerCase().endsWith('.json');
   const names = tenants.map((t) => `${t.display_name} (${t.slug})`).join(', ');
@@ -183,7 +182,7 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     ctx.out.info(`exported ${what}`);
     return;
   }
-  writeFileWhole(options.output, text, '--output', holdsSecret, ctx.clock.sleepSync);
+  writeFileWhole(options.output, text, '--output', ctx.clock.sleepSync);
   platform.sayTwice((note) => ctx.out.warn(note), 'kept');
   ctx.out.success(`exported ${what} to ${options.output}`);
 }
@@ -196,7 +195,7 @@ export default function exportCommand(make: MakeContext): Command {
         '(YAML, or JSON with --json or a .json --output), which svc plan compares with the live state\n' +
         'and svc apply makes real. svc plan of an export shows no changes. Secrets are never written,\n' +
         "but a webhook's URL and an OAuth client's redirect URIs as the platform has them (a token in a\n" +
-        'query or path too: svc warns of one, and writes such a file 0600).\n\n' +
+        'query or path too: svc warns of one). The file is written 0600 (only you can read or change it).\n\n' +
         'Tenants: --tenant (repeat it), --all-tenants (every tenant where you are tenant_admin), or\n' +
         "the profile's tenant.",
     )

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, tenantLabel } from '../kit.js';
 import { clientArg } from './shared.js';
 
@@ -24,12 +25,15 @@ export async function runOAuthDelete(ctx: Context, options: OAuthDeleteOptions):
     act: 'delete',
     thing: 'the client',
     done: 'deleted',
-    subject: `OAuth client ${client.name} (${client.client_id}) is gone`,
+    subject: `OAuth client ${client.name} (${client.client_id})${changedIn(ctx.settings())} is gone`,
     target: { client_id: client.client_id, name: client.name },
   });
   if (data === undefined) return;
   if (ctx.out.isMachine) await ctx.out.json(data);
-  else ctx.out.success(`deleted OAuth client ${client.name} (${data.client_id}); its tokens no longer work`);
+  else
+    ctx.out.success(
+      `deleted OAuth client ${client.name} (${data.client_id})${changedIn(ctx.settings())}; its tokens no longer work`,
+    );
 }
 
 export function deleteCommand(make: MakeContext): Command {

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { OAUTH_GRANT_TYPES, type OAuthGrantType } from '../../api/constants.js';
 import { checkSecretFlags, readSecret, type SecretFlags, secretShellText } from '../../auth/secret-input.js';
 import { requestToken, tokenUrl } from '../../auth/token-endpoint.js';
-import { refuseCredentialSetting } from '../../config/settings.js';
+import { refuseSentSetting } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { sym } from '../../output/symbols.js';
@@ -92,7 +92,7 @@ export async function runOAuthToken(ctx: Context, options: OAuthTokenOptions): P
     });
   }
   const settings = ctx.settings();
-  refuseCredentialSetting(
+  refuseSentSetting(
     'client_id',
     clientId,
     options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile'),

@@ -6,6 +6,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
+import { changedIn } from '../changed-in.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import { MAX_SECONDS, redirectUri } from './create.js';
 import { clientArg, clientFields } from './shared.js';
@@ -65,7 +66,7 @@ export async function runOAuthUpdate(ctx: Context, options: OAuthUpdateOptions):
     ctx.out.info(`Nothing changed: OAuth client ${client.client_id} ${unchanged(options.change, client)}.`);
   } else {
     ctx.out.success(
-      `updated OAuth client ${client.client_id} (${changed.join(', ')})${removedFrom(before, client)}`,
+      `updated OAuth client ${client.client_id}${changedIn(ctx.settings())} (${changed.join(', ')})${removedFrom(before, client)}`,
     );
   }
 }

@@ -73,7 +73,7 @@ export async function runPlan(
   // The document holds webhook URLs and redirect URIs whole: one with a secret makes the file secret.
   const secretUrl = options.out === undefined ? undefined : urlSecretIn(document);
   const holdsSecret = secretUrl !== undefined;
-  // Whether svc made the file (0600 when it holds a secret), or wrote into a pipe or device of the user's.
+  // Whether svc made the file (always 0600), or wrote into a pipe or device of the user's.
   let made = false;
   const text = options.out === undefined ? undefined : `${JSON.stringify(document, null, 2)}\n`;
   if (text !== undefined) {
@@ -97,7 +97,7 @@ export async function runPlan(
   let outCut: OutputReaderGoneError | undefined;
   if (options.out !== undefined && text !== undefined) {
     try {
-      made = writeFileWhole(options.out, text, '--out', holdsSecret, ctx.clock.sleepSync);
+      made = writeFileWhole(options.out, text, '--out', ctx.clock.sleepSync);
     } catch (error) {
       if (!(error instanceof OutputReaderGoneError)) throw error;
       outCut = error;

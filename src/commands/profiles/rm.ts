@@ -58,7 +58,7 @@ export async function runProfilesRm(
     }
     // It was the active one: the next command would fall back to "default" (or fail) unexplained.
     if (active === undefined) {
-      ctx.out.warn(`no profile is active now; ${chooseProfileHint(Object.keys(store.profiles()))}`);
+      ctx.out.warn(`no profile is active now; ${chooseProfileHint(store.profileNames())}`);
     }
     warnTokenStillSet(ctx);
   } finally {

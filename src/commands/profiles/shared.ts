@@ -37,10 +37,14 @@ const shown = (key: ProfileKey, value: string | undefined) =>
 export const CREDENTIAL_NAMED_PROFILE =
   'the name of that profile is a credential, which an older svc kept in config.json (a file people copy and commit): remove the profile with `svc profiles rm "$NAME"`, then rotate the credential';
 
-/** Every profile with its settings and masked credential, by name. */
+/**
+ * Every profile with its settings and masked credential, by name: one with a credential and no
+ * settings too (config.json edited by hand, an older svc's), which commands run with.
+ */
 export function rows(ctx: Context): ProfileRow[] {
-  return Object.keys(ctx.store().profiles())
-    .sort()
+  return ctx
+    .store()
+    .profileNames()
     .map((name) => profileRow(ctx, name));
 }
 
@@ -134,7 +138,7 @@ export function inUseNote(ctx: Context): string | undefined {
  */
 export function noActiveProfile(ctx: Context): string {
   const store = ctx.store();
-  const names = Object.keys(store.profiles());
+  const names = store.profileNames();
   const active = store.activeProfile();
   const start =
     active === undefined ? 'no profile is active' : `the active profile "${active}" does not exist`;

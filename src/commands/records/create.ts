@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { Platform } from '../../platform/index.js';
+import { changedIn } from '../changed-in.js';
 import { examples, type MakeContext } from '../kit.js';
 import {
   type Created,
@@ -47,7 +48,8 @@ export async function runRecordsCreate(
     : creation.data;
   if (creation.byEarlierRun) ctx.out.info(earlierRunNote(created(surface, record.id)));
   await show(ctx, record);
-  if (!ctx.out.isMachine && !creation.byEarlierRun) ctx.out.success(`Created ${surface} record ${record.id}`);
+  if (!ctx.out.isMachine && !creation.byEarlierRun)
+    ctx.out.success(`Created ${surface} record ${record.id}${changedIn(ctx.settings())}`);
 }
 
 const created = (surface: string, id: string): Created => ({

@@ -7,6 +7,7 @@ import { SvcError } from '../../errors.js';
 import { ApiError, OutcomeUnknownError } from '../../http/errors.js';
 import { type ApiErrorClass, retyped } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
+import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { checkSurface, onSurface, type RecordData, unlessUnreadable } from './shared.js';
 
@@ -37,7 +38,7 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
       act: 'delete',
       thing: 'the record',
       done: 'deleted',
-      subject: `${surface} record ${id} is gone`,
+      subject: `${surface} record ${id}${changedIn(ctx.settings())} is gone`,
       target: { surface, id },
     },
   );
@@ -47,7 +48,9 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
   const purged = record.purge_at ? ` and to be purged at ${record.purge_at}` : '';
   const unread =
     before === undefined ? ' (you cannot read it: the answer holds only what the delete did)' : '';
-  ctx.out.success(`Deleted ${surface} record ${record.id}; it is hidden from lists${purged}${unread}`);
+  ctx.out.success(
+    `Deleted ${surface} record ${record.id}${changedIn(ctx.settings())}; it is hidden from lists${purged}${unread}`,
+  );
 }
 
 /**
@@ -83,11 +86,15 @@ async function unreadDelete<T>(ctx: Context, sent: Promise<T>, surface: string, 
       );
     }
     if (!(error instanceof ApiError && error.lostAnswer !== undefined && error.status === 403)) throw error;
-    throw new SvcError(
+    // `--json` carries what became of the lost attempt (`lost_answer`), the one shape of every error
+    // after one (review24f M1), and `outcome: unknown`, as every error about a change that may have
+    // been made does (session 25).
+    const unknown = new SvcError(
       'failure',
       `the platform's answer to the delete was lost (${error.lostAnswer}) and its retry was refused (HTTP 403${error.code ? ` ${error.code}` : ''}${error.requestId ? `, request ${error.requestId}` : ''}) as a deleted record is refused to a caller who cannot read it; most likely this command deleted it, so the outcome is unknown`,
-      { code: 'outcome_unknown', hint, cause: error },
+      { code: 'outcome_unknown', outcome: 'unknown', hint, cause: error },
     );
+    throw Object.assign(unknown, { lostAnswer: error.lostAnswer });
   }
 }
 

@@ -7,6 +7,7 @@ import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { quoted, someNames } from '../../output/format.js';
 import { shellWord } from '../../system/shell-words.js';
+import { changedIn } from '../changed-in.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import {
   checkSurface,
@@ -66,7 +67,7 @@ export async function runRecordsUpdate(
   if (sameFields(record, before) && record.updated_at === before.updated_at) {
     ctx.out.info(nothingChanged(surface, record.id, patch));
   } else {
-    ctx.out.success(`Updated ${surface} record ${record.id}`);
+    ctx.out.success(`Updated ${surface} record ${record.id}${changedIn(ctx.settings())}`);
   }
 }
 
@@ -167,7 +168,7 @@ async function sendUnread(ctx: Context, surface: string, id: string, patch: Reco
   }
   if (!ctx.out.isMachine) {
     ctx.out.success(
-      `Updated ${surface} record ${record.id} (you cannot read it: the answer holds only what you sent)`,
+      `Updated ${surface} record ${record.id}${changedIn(ctx.settings())} (you cannot read it: the answer holds only what you sent)`,
     );
   }
 }

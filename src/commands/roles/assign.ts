@@ -12,6 +12,7 @@ import { OutcomeUnknownError } from '../../http/errors.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
+import { changedIn, tenantChanged } from '../changed-in.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { chooseFrom } from '../pick.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
@@ -198,10 +199,10 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
     }
     return alreadyAssigned(ctx, error.assignment, user, role, error.lostAnswer);
   }
-  await ctx.out.record(data, assignmentFields(data));
+  await ctx.out.record(data, assignmentFields(data, tenantChanged(ctx.settings())));
   if (!ctx.out.isMachine) {
     ctx.out.success(
-      `granted ${data.role_name} to ${data.user_id} ${until(data.expires_at)} (audit trail ${data.audit_trail_id})`,
+      `granted ${data.role_name} to ${data.user_id}${changedIn(ctx.settings())} ${until(data.expires_at)} (audit trail ${data.audit_trail_id})`,
     );
   }
   const kept = expiryNotKept(expires, data.expires_at);

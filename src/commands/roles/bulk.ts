@@ -25,6 +25,7 @@ import type { Platform } from '../../platform/index.js';
 import { withConcurrency } from '../../system/command-scope.js';
 import { sayReadingTerminal } from '../../system/input.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
+import { changedIn } from '../changed-in.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
 import { grantRunAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import {
@@ -164,6 +165,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       // With --extend an ok row was granted, or had its expiry moved: the summary says both.
       words:
         options.extend && kind === 'assign' ? { ...WORDS.assign, done: 'granted or extended' } : WORDS[kind],
+      where: changedIn(ctx.settings()),
       prepare: async (run, journal) => {
         const fields = new UnknownFields();
         const left = await checkInput(

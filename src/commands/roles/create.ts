@@ -1,7 +1,12 @@
 import { Command, Option } from 'commander';
+import type { Role } from '../../api/schemas/roles.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { RoleNameTakenError } from '../../platform/errors.js';
+import type { Platform } from '../../platform/index.js';
+import { liveRoleNamed, permissionDifference } from '../../platform/role-ref.js';
+import { changedIn } from '../changed-in.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { permissionFlag, withCatalogHint } from './permission-flags.js';
 import { roleFields, withNameTakenHint } from './shared.js';
@@ -29,7 +34,7 @@ export function parseRolesCreate(flags: Record<string, unknown>): RolesCreateOpt
 
 export async function runRolesCreate(ctx: Context, options: RolesCreateOptions): Promise<void> {
   const platform = await ctx.platform();
-  const data = await withNameTakenHint(
+  const sent = withNameTakenHint(
     commandLine(ctx.settings()),
     withCatalogHint(
       commandLine(ctx.settings()),
@@ -41,8 +46,52 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
     ),
     options.name,
   );
+  let data: Role;
+  try {
+    data = await sent;
+  } catch (error) {
+    const found = await madeByLostAttempt(platform, options, error);
+    if (found === undefined) throw error;
+    await ctx.out.record({ ...found.role, found_after_lost_answer: true }, roleFields(found.role));
+    if (!ctx.out.isMachine) {
+      const asked = options.description === undefined ? 'the permissions' : 'the permissions and description';
+      ctx.out.success(
+        `created role ${found.role.name} (${found.role.id})${changedIn(ctx.settings())}: most likely by this command's attempt whose answer was lost (${found.lost}); its retry found a role of that name with exactly ${asked} asked`,
+      );
+    }
+    return;
+  }
   await ctx.out.record(data, roleFields(data));
-  if (!ctx.out.isMachine) ctx.out.success(`created role ${data.name} (${data.id})`);
+  if (!ctx.out.isMachine)
+    ctx.out.success(`created role ${data.name} (${data.id})${changedIn(ctx.settings())}`);
+}
+
+/**
+ * A 409 role_name_taken to the retry of a creation whose answer was lost (a platform that keeps no
+ * stored answers): the role of that name, read back, is most likely the lost attempt's when it has
+ * exactly the permissions asked (and the description, when one was given): created, exit 0, as
+ * `roles assign` says a grant so found is granted and `svc apply` counts such a role
+ * found_after_lost_answer (session 25); `--json` says how it was found. Any other role of that name
+ * (another's, made before), none any more, or a read that fails: undefined, and the refusal stands,
+ * saying that attempt may have acted (refusalAfterLostAnswer).
+ */
+async function madeByLostAttempt(
+  platform: Platform,
+  options: RolesCreateOptions,
+  error: unknown,
+): Promise<{ role: Role; lost: string } | undefined> {
+  if (!(error instanceof RoleNameTakenError) || error.lostAnswer === undefined) return undefined;
+  let role: Role | undefined;
+  try {
+    role = await liveRoleNamed(platform, options.name);
+  } catch {
+    return undefined;
+  }
+  if (role === undefined) return undefined;
+  const { more, fewer } = permissionDifference(role.permissions, options.permissions);
+  if (more.length > 0 || fewer.length > 0) return undefined;
+  if (options.description !== undefined && role.description !== options.description) return undefined;
+  return { role, lost: error.lostAnswer };
 }
 
 export function createCommand(make: MakeContext): Command {

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { counted } from '../../output/format.js';
+import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { countHolders, holdersSay, resolveRole } from './shared.js';
 
@@ -35,7 +36,7 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
     act: 'delete',
     thing: 'the role',
     done: 'deleted',
-    subject: `role ${role.name} (${role.id}) is gone`,
+    subject: `role ${role.name} (${role.id})${changedIn(ctx.settings())} is gone`,
     target: { id: role.id, name: role.name },
   });
   if (data === undefined) return;
@@ -43,7 +44,9 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
     await ctx.out.json(data);
     return;
   }
-  ctx.out.success(`deleted role ${data.name} (${data.id})${lostBy(data, holders)}`);
+  ctx.out.success(
+    `deleted role ${data.name} (${data.id})${changedIn(ctx.settings())}${lostBy(data, holders)}`,
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ import { sym } from '../../output/symbols.js';
 import { SelfAssignmentError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
+import { changedIn, tenantChanged } from '../changed-in.js';
 import { assignmentFields, type RoleRef } from './shared.js';
 
 /** A grant of a role the user holds already: left as it is, or (--extend) its expiry moved. */
@@ -82,16 +83,24 @@ export async function alreadyAssigned(
   const audit = held?.audit_trail_id ? ` (audit trail ${held.audit_trail_id})` : '';
   if (lostAnswer !== undefined) {
     // A server that keeps no stored answers: the grant found is most likely the lost attempt's.
-    if (held) await ctx.out.record({ ...held, found_after_lost_answer: true }, assignmentFields(held));
+    if (held)
+      await ctx.out.record(
+        { ...held, found_after_lost_answer: true },
+        assignmentFields(held, tenantChanged(ctx.settings())),
+      );
     if (!ctx.out.isMachine) {
       ctx.out.success(
-        `granted ${name} to ${user} ${until(held?.expires_at)}${audit}: most likely by this command's attempt whose answer was lost (${lostAnswer}); its retry found the grant in place`,
+        `granted ${name} to ${user}${changedIn(ctx.settings())} ${until(held?.expires_at)}${audit}: most likely by this command's attempt whose answer was lost (${lostAnswer}); its retry found the grant in place`,
       );
     }
     return;
   }
   // Machines get the assignment in place marked, so nothing granted never reads as a fresh grant.
-  if (held) await ctx.out.record({ ...held, already_assigned: true }, assignmentFields(held));
+  if (held)
+    await ctx.out.record(
+      { ...held, already_assigned: true },
+      assignmentFields(held, tenantChanged(ctx.settings())),
+    );
   ctx.out.info(
     `skipped: already_assigned ${sym.dash} ${user} already holds ${name} ${until(held?.expires_at)}${audit}; nothing changed`,
   );
@@ -126,7 +135,7 @@ export async function moveExpiry(
     data.expires_at !== null &&
     (await readAfterChange(endsKeyHold(platform, user, data), true));
   if (keys) ctx.out.warn(`this may stop API keys: ${keysStop(user)}`);
-  await ctx.out.record(data, assignmentFields(data));
+  await ctx.out.record(data, assignmentFields(data, tenantChanged(ctx.settings())));
   if (ctx.out.isMachine) return;
   if (previous && sameExpiry(previous.expires_at, data.expires_at)) {
     ctx.out.info(`${user} already holds ${data.role_name} ${until(data.expires_at)}; nothing changed`);
@@ -137,7 +146,9 @@ export async function moveExpiry(
     data.update_audit_trail_id ? `audit trail ${data.update_audit_trail_id}` : '',
   ].filter(Boolean);
   const said = notes.length ? ` (${notes.join('; ')})` : '';
-  ctx.out.success(`${user} holds ${data.role_name} ${until(data.expires_at)} now${said}`);
+  ctx.out.success(
+    `${user} holds ${data.role_name}${changedIn(ctx.settings())} ${until(data.expires_at)} now${said}`,
+  );
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
+import { changedIn, tenantChanged } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { chooseFrom } from '../pick.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
@@ -101,15 +102,15 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
     act: 'revoke',
     thing: 'the grant',
     done: 'revoked',
-    subject: `${user} no longer holds ${role.name}`,
+    subject: `${user} no longer holds ${role.name}${changedIn(ctx.settings())}`,
     target: { user_id: user, role_id: role.id, role_name: role.name },
   });
   if (data === undefined) return;
-  await ctx.out.record(data, assignmentFields(data));
+  await ctx.out.record(data, assignmentFields(data, tenantChanged(ctx.settings())));
   if (!ctx.out.isMachine) {
     // Nullable in the document: a server that sends null gets no clause, not "(audit trail null)".
     const audit = data.revocation_audit_trail_id ? ` (audit trail ${data.revocation_audit_trail_id})` : '';
-    ctx.out.success(`revoked ${data.role_name} from ${data.user_id}${audit}`);
+    ctx.out.success(`revoked ${data.role_name} from ${data.user_id}${changedIn(ctx.settings())}${audit}`);
   }
 }
 

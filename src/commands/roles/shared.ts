@@ -83,10 +83,12 @@ export const ASSIGNMENT_COLUMNS: Array<Column<RoleAssignment>> = [
   { header: 'justification', value: (a) => a.justification, kind: 'detail', optional: true },
 ];
 
-export const assignmentFields = (a: RoleAssignment): Field[] => {
+/** `tenant`: the one the grant is in, as the run named it (changed-in.ts tenantChanged). */
+export const assignmentFields = (a: RoleAssignment, tenant: string | undefined): Field[] => {
   const fields: Field[] = [
     ['user', a.user_id],
     ['role', `${a.role_name}${a.role_id === a.role_name ? '' : ` (${a.role_id})`}`],
+    ['tenant', tenant, 'text', 'optional'],
     ['status', a.status],
     ['assigned by', a.assigned_by],
     ['assigned', a.assigned_at, 'time'],

@@ -5,6 +5,7 @@ import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
+import { changedIn } from '../changed-in.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { changeSaid, changesHolders, readHolders } from './holder-change.js';
 import { permissionFlag, withCatalogHint } from './permission-flags.js';
@@ -70,7 +71,7 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
     return;
   }
   const said = changesHolders(role, data) ? changeSaid(role, data, await readHolders(platform, data.id)) : '';
-  ctx.out.success(`updated role ${data.name} (${data.id})${said}`);
+  ctx.out.success(`updated role ${data.name} (${data.id})${changedIn(ctx.settings())}${said}`);
 }
 
 /** How the role already is as asked (words for "nothing changed"), or undefined when it is not. */

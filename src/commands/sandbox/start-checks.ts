@@ -2,7 +2,7 @@
 // the profile it is about to replace, and what a failed bind means for the user.
 import { isIP } from 'node:net';
 import { isLoopbackHost, parseHttpUrl } from '../../api/loopback.js';
-import { profileOption } from '../../config/settings.js';
+import { profileOption, shownSetting } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { confirmDestructive } from '../kit.js';
@@ -62,7 +62,7 @@ export async function confirmReplacing(
   if (!baseElsewhere && !loginElsewhere) return undefined;
   const loginAt = loginElsewhere ? (credential.origin ?? 'another server') : undefined;
   const there = loginAt !== undefined && loginAt === parseHttpUrl(base ?? '')?.origin;
-  const where = base === undefined ? 'has no base URL' : `points at ${base}`;
+  const where = base === undefined ? 'has no base URL' : `points at ${shownSetting('base_url', base)}`;
   const login =
     loginAt === undefined ? '' : there ? ' and holds a login there' : ` and holds a login for ${loginAt}`;
   const what = `profile "${profile}" ${where}${login}`;

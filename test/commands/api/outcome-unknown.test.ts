@@ -275,6 +275,25 @@ describe('svc api PUT and DELETE after a lost answer (review s13 http #6)', () =
       1,
       "error: the platform's answer to DELETE was lost (HTTP 503) and its retry found nothing to delete (HTTP 404 not_found); most likely the lost attempt made the change; check the audit trail (svc audit ls) before running the command again\n",
     ]);
+    // --json: the one field of every error after a lost answer (review24f M1).
+    server.answer((req, res, received, hit) =>
+      hit === 3
+        ? unavailable(req, res, received, hit)
+        : answers.json(404, { error: { code: 'not_found', message: 'role not found' } })(
+            req,
+            res,
+            received,
+            hit,
+          ),
+    );
+    const j = await runInProcess(['api', 'DELETE', '/v1/roles/role_y', '--json'], env(server), {
+      clock: virtualClock(),
+    });
+    expect([j.code, JSON.parse(j.stderr).error.code, JSON.parse(j.stderr).error.lost_answer]).toEqual([
+      1,
+      'gone_after_lost_answer',
+      'HTTP 503',
+    ]);
   });
 });
 
@@ -292,6 +311,31 @@ describe('svc api PUT: a refusal after a lost answer (review s13 http #6)', () =
     expect([r.code, r.stderr]).toEqual([
       6,
       "error: an earlier attempt's answer was lost (HTTP 503) and it may have acted; this answer may describe what it left: already set (HTTP 409, conflict)\n",
+    ]);
+  });
+
+  it('--json: the same words and "lost_answer", the one shape of every command (review24f M1)', async () => {
+    const server = await hostile();
+    server.answer((req, res, received, hit) =>
+      hit === 1
+        ? unavailable(req, res, received, hit)
+        : answers.json(409, { error: { code: 'conflict', message: 'already set' } })(req, res, received, hit),
+    );
+    const r = await runInProcess(['api', 'PUT', '/v1/things/t1', '-f', 'a=1', '--json'], env(server), {
+      clock: virtualClock(),
+    });
+    expect([r.code, JSON.parse(r.stderr)]).toEqual([
+      6,
+      {
+        error: {
+          code: 'conflict',
+          message:
+            "an earlier attempt's answer was lost (HTTP 503) and it may have acted; this answer may describe what it left: already set",
+          exit_code: 6,
+          status: 409,
+          lost_answer: 'HTTP 503',
+        },
+      },
     ]);
   });
 });

@@ -3,7 +3,7 @@
  * API before it is stored, kept out of config.json; and `svc logout` afterwards. File modes under
  * a umask need a process of their own: test/e2e/file-modes.test.ts.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -114,7 +114,8 @@ describe('svc login --with-token', () => {
   });
 
   // review17b R17b-9: the ✓ line printed a base_url's ?token= whole, which `profiles ls` masks.
-  it('names the server masked as `profiles ls` shows it', async () => {
+  // attack25b M2: such a base URL is refused now (its query was dropped from every request).
+  it('refuses a --base-url with ?token=, its value not shown, and stores nothing', async () => {
     const base = `${svc.sandbox().url}/?token=abcdefsecret`;
     const own = mkdtempSync(join(tmpdir(), 'svc-masked-')); // the other tests' store left as it is
     const r = await svc.run(['login', '--with-token', '--base-url', base], {
@@ -122,10 +123,13 @@ describe('svc login --with-token', () => {
       stdin: `${svc.sandbox().adminToken}\n`,
     });
     expect(r).toEqual({
-      code: 0,
+      code: 2,
       stdout: '',
-      stderr: `✓ Logged in to ${svc.sandbox().url}/?token=[redacted] as Ada Admin (profile "default")\n`,
+      stderr:
+        `error: --base-url ${svc.sandbox().url}/?token=[redacted] has a query, and a base URL takes none: svc would drop it from every request; ` +
+        `drop the query: use ${svc.sandbox().url}; credentials go in the credential store: \`svc login\`, or SVC_TOKEN\n`,
     });
+    expect(existsSync(join(own, 'config', 'credentials.json'))).toBe(false);
     rmSync(own, { recursive: true, force: true });
   });
 

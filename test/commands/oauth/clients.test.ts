@@ -69,7 +69,7 @@ describe('svc oauth update', () => {
     expect(r.stdout).toContain('scopes\tread:reconciliations,read:exceptions\ntoken lifetime\t600 s\n');
     expect(r.stdout).toContain('pkce required\tno\n');
     expect(r.stderr).toBe(
-      `✓ updated OAuth client ${client.client_id} (scopes, token_lifetime_seconds, pkce_required)\n`,
+      `✓ updated OAuth client ${client.client_id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (scopes, token_lifetime_seconds, pkce_required)\n`,
     );
   });
 
@@ -83,7 +83,7 @@ describe('svc oauth update', () => {
     ]);
     expect([first.code, first.stderr]).toEqual([
       0,
-      `✓ updated OAuth client ${client.client_id} (redirect_uris); removed the redirect URI https://vendor.example/cb\n`,
+      `✓ updated OAuth client ${client.client_id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (redirect_uris); removed the redirect URI https://vendor.example/cb\n`,
     ]);
     const r = await svc.run([
       ...['oauth', 'update', client.client_id, '--redirect-uri', 'https://vendor.example/v2/callback'],
@@ -92,7 +92,7 @@ describe('svc oauth update', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('redirect uris\thttps://vendor.example/v2/callback\n');
     expect(r.stderr).toBe(
-      `✓ updated OAuth client ${client.client_id} (redirect_uris, scopes); removed the redirect URIs ` +
+      `✓ updated OAuth client ${client.client_id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (redirect_uris, scopes); removed the redirect URIs ` +
         'http://127.0.0.1/callback, http://127.0.0.1:8765/callback and the scope read:exceptions\n',
     );
   });
@@ -144,7 +144,7 @@ describe('svc oauth delete', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `✓ deleted OAuth client Doomed (${client.client_id}); its tokens no longer work\n`,
+      `✓ deleted OAuth client Doomed (${client.client_id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its tokens no longer work\n`,
     ]);
     expect((await svc.run(['oauth', 'get', client.client_id])).code).toBe(5);
   });

@@ -27,7 +27,7 @@ describe("a redirect URI's secret", () => {
     const update = await svc.run(['oauth', 'update', client.client_id, '--redirect-uri', NEW]);
     expect([update.code, update.stderr]).toEqual([
       0,
-      `✓ updated OAuth client ${client.client_id} (redirect_uris); removed the redirect URI https://app.example/cb?api_key=[redacted]\n`,
+      `✓ updated OAuth client ${client.client_id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (redirect_uris); removed the redirect URI https://app.example/cb?api_key=[redacted]\n`,
     ]);
     const again = await svc.run(['oauth', 'update', client.client_id, '--redirect-uri', NEW]);
     expect(again.stderr).toBe(

@@ -18,7 +18,7 @@ describe('a name with a line break in a ✓ line (F4)', () => {
     const run = await svc.run(['oauth', 'delete', client.client_id, '--yes'], { tty: true });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe(
-      `✓ deleted OAuth client Vendor portal\\n✓ deleted OAuth client payroll-sync (cli_payroll); its tokens no longer work (${client.client_id}); its tokens no longer work\n`,
+      `✓ deleted OAuth client Vendor portal\\n✓ deleted OAuth client payroll-sync (cli_payroll); its tokens no longer work (${client.client_id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its tokens no longer work\n`,
     );
   });
 

@@ -64,7 +64,7 @@ describe('svc records update: a patch that changes nothing', () => {
       env,
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toBe(`✓ Updated accounts record ${record.id}\n`);
+    expect(r.stderr).toBe(`✓ Updated accounts record ${record.id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`);
     expect(r.stdout).toContain('\nfield.limits\t{"daily":11}\n');
     expect(await patches()).toBe(before + 1);
   });

@@ -67,7 +67,9 @@ describe("svc records create with the data's own idempotency_key, run again", ()
   it('a first run says "Created"; a run whose every answer is lost names the key to put in the data', async () => {
     const fresh = await svc.run(create({ name: 'once' }));
     expect(fresh.code, fresh.stderr).toBe(0);
-    expect(fresh.stderr).toMatch(/^✓ Created reconciliations record rec_\w+\n$/);
+    expect(fresh.stderr).toMatch(
+      /^✓ Created reconciliations record rec_\w+ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n$/,
+    );
 
     lost.lose('/v1/reconciliations', 99);
     const env = { env: { SVC_BASE_URL: lost.proxy().url, SVC_MAX_RETRIES: '1' } };

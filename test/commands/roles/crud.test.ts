@@ -130,7 +130,7 @@ describe('custom roles', () => {
     const id = /^id\t(role_[0-9a-f]{24})$/m.exec(created.stdout)?.[1];
     expect(id).toBeDefined();
     expect(created.stdout).toContain('permissions\texception.read, exception.resolve.fx_difference\n');
-    expect(created.stderr).toBe(`✓ created role fx-desk (${id})\n`);
+    expect(created.stderr).toBe(`✓ created role fx-desk (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`);
 
     const updated = await svc(
       [
@@ -184,7 +184,10 @@ describe('custom roles', () => {
       'error: deleting role fx-ops needs confirmation; pass --yes to confirm non-interactively\n',
     ]);
     const deleted = await svc(['roles', 'delete', 'fx-ops', '--yes'], { env });
-    expect([deleted.code, deleted.stderr]).toEqual([0, `✓ deleted role fx-ops (${id}); nobody held it\n`]);
+    expect([deleted.code, deleted.stderr]).toEqual([
+      0,
+      `✓ deleted role fx-ops (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; nobody held it\n`,
+    ]);
     const listed = await svc(['roles', 'ls', '--custom', '--include-deleted', '--json'], { env });
     expect(json(listed.stdout)).toEqual([
       expect.objectContaining({ id, deleted_at: expect.stringMatching(/Z$/) }),
@@ -261,9 +264,11 @@ describe('svc roles assign / revoke', () => {
     const expires = /^expires\t(\S+)$/m.exec(r.stdout)?.[1];
     expect(Date.parse(expires!) - Date.now()).toBeGreaterThan(8 * 3600_000 - 60_000);
     expect(r.stdout).toContain(
-      'user\tusr_lead\nrole\ttenant_reviewer\nstatus\tactive\nassigned by\tusr_admin\n',
+      `user\tusr_lead\nrole\ttenant_reviewer\ntenant\t8ab23c1d-a27b-565a-ad8f-983ecf5fe016\nstatus\tactive\nassigned by\tusr_admin\n`,
     );
-    expect(r.stderr).toBe(`✓ granted tenant_reviewer to usr_lead until ${expires} (audit trail ${audit})\n`);
+    expect(r.stderr).toBe(
+      `✓ granted tenant_reviewer to usr_lead in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 until ${expires} (audit trail ${audit})\n`,
+    );
     const trail = await call(sandbox(), 'GET', '/_sandbox/audit-trail?user_id=usr_lead&action=role.assigned');
     expect(trail.body.items.at(-1)).toMatchObject({
       id: audit,
@@ -339,7 +344,7 @@ describe('svc roles assign / revoke', () => {
     expect(update).toBeDefined();
     expect(extended.stdout).toMatch(/^expires\t2099-01-01T00:00:00Z$/m);
     expect(extended.stderr).toBe(
-      `✓ usr_lead holds tenant_reviewer until 2099-01-01T00:00:00Z now (was until ${expires}; audit trail ${update})\n`,
+      `✓ usr_lead holds tenant_reviewer in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 until 2099-01-01T00:00:00Z now (was until ${expires}; audit trail ${update})\n`,
     );
     const entry = json((await svc(['audit', 'get', update!, '--json'], { env })).stdout);
     expect(entry).toMatchObject({
@@ -363,7 +368,9 @@ describe('svc roles assign / revoke', () => {
     const revoked = await svc(['roles', 'revoke', 'usr_lead', 'tenant_reviewer', '--yes'], { env });
     expect(revoked.code, revoked.stderr).toBe(0);
     const revocation = /^revocation audit trail id\t(aud_[0-9a-f]{24})$/m.exec(revoked.stdout)?.[1];
-    expect(revoked.stderr).toBe(`✓ revoked tenant_reviewer from usr_lead (audit trail ${revocation})\n`);
+    expect(revoked.stderr).toBe(
+      `✓ revoked tenant_reviewer from usr_lead in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (audit trail ${revocation})\n`,
+    );
     const gone = await svc(['roles', 'revoke', 'usr_lead', 'tenant_reviewer', '--yes'], { env });
     expect(gone.code).toBe(5);
     expect(gone.stderr).toMatch(

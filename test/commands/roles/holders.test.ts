@@ -147,9 +147,17 @@ describe('svc roles assignments without USER', () => {
 
 describe('svc roles delete', () => {
   it.each([
-    [4, '4 users hold it and lose it at once.', '; its 4 holders lost it'],
-    [1, '1 user holds it and loses it at once.', '; its 1 holder lost it'],
-    [0, 'Nobody holds it.', '; nobody held it'],
+    [
+      4,
+      '4 users hold it and lose it at once.',
+      ' in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 4 holders lost it',
+    ],
+    [
+      1,
+      '1 user holds it and loses it at once.',
+      ' in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 1 holder lost it',
+    ],
+    [0, 'Nobody holds it.', ' in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; nobody held it'],
   ])(
     'says how many users hold the role (%i), naming the tenant by display name, before deleting',
     async (holders, said, lost) => {
@@ -186,7 +194,9 @@ describe('svc roles delete', () => {
     expect(questions).toEqual([
       `Delete the custom role ${name} (${id}) in Acme Treasury (acme-treasury)? 2 users hold it and lose it at once.`,
     ]);
-    expect(stderr()).toBe(`✓ deleted role ${name} (${id}); its 4 holders lost it\n`);
+    expect(stderr()).toBe(
+      `✓ deleted role ${name} (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 4 holders lost it\n`,
+    );
   });
 
   it('an answer without the count: the one read before is said as that, not as the result', async () => {
@@ -199,7 +209,7 @@ describe('svc roles delete', () => {
     const { ctx, stderr } = svc.context({ env: { SVC_BASE_URL: proxy().url }, answers: [true], tty: true });
     await runRolesDelete(ctx, parseRolesDelete(name));
     expect(stderr()).toBe(
-      `✓ deleted role ${name} (${id}); 3 users held it when svc looked before deleting it (the platform's answer does not say how many lost it)\n`,
+      `✓ deleted role ${name} (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; 3 users held it when svc looked before deleting it (the platform's answer does not say how many lost it)\n`,
     );
   });
 });
@@ -231,7 +241,9 @@ describe('svc roles update', () => {
       const { ctx, stderr } = svc.context({ tty: true });
       await runRolesUpdate(ctx, parseRolesUpdate(name, given));
       const expected = said.replace('NEW', renamed ?? '');
-      expect(stderr()).toBe(`✓ updated role ${renamed ?? name} (${id}); ${expected}\n`);
+      expect(stderr()).toBe(
+        `✓ updated role ${renamed ?? name} (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; ${expected}\n`,
+      );
     },
   );
 });

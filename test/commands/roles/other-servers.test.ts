@@ -134,7 +134,9 @@ describe('an expiry the server did not keep', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines[0]).toMatch(
-      new RegExp(`^✓ granted tenant_viewer to ${user} permanently \\(audit trail aud_\\w+\\)$`),
+      new RegExp(
+        `^✓ granted tenant_viewer to ${user} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 permanently \\(audit trail aud_\\w+\\)$`,
+      ),
     );
     expect(lines.slice(1)).toEqual([
       expect.stringMatching(

@@ -46,17 +46,17 @@ describe('svc roles update says what holders really gain or lose', () => {
     expect(
       await update('oddrole2', { removePermission: ['exception.read'], addPermission: ['rule.read'] }),
     ).toBe(
-      `✓ updated role oddrole2 (${id}); its 1 holder gains rule.read and keeps exception.read through another role\n`,
+      `✓ updated role oddrole2 (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 1 holder gains rule.read and keeps exception.read through another role\n`,
     );
   });
 
   it('a permission the role still grants through a broader one is neither gained nor lost', async () => {
     const id = await roleHeldBy('hier', ['rule.write'], ['usr_viewer']);
     expect(await update('hier', { addPermission: ['rule.write.fx'] })).toBe(
-      `✓ updated role hier (${id}); its 1 holder already had rule.write.fx through rule.write\n`,
+      `✓ updated role hier (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 1 holder already had rule.write.fx through rule.write\n`,
     );
     expect(await update('hier', { removePermission: ['rule.write.fx'] })).toBe(
-      `✓ updated role hier (${id}); its 1 holder keeps rule.write.fx through rule.write, which the role keeps\n`,
+      `✓ updated role hier (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 1 holder keeps rule.write.fx through rule.write, which the role keeps\n`,
     );
   });
 
@@ -67,7 +67,7 @@ describe('svc roles update says what holders really gain or lose', () => {
     expect(
       await update('split', { removePermission: ['exception.read'], addPermission: ['evidence_pack.read'] }),
     ).toBe(
-      `✓ updated role split (${id}); its 2 holders gain evidence_pack.read, and 1 of them loses exception.read (1 keeps it through other roles)\n`,
+      `✓ updated role split (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 2 holders gain evidence_pack.read, and 1 of them loses exception.read (1 keeps it through other roles)\n`,
     );
   });
 
@@ -75,7 +75,9 @@ describe('svc roles update says what holders really gain or lose', () => {
     const id = await roleHeldBy('alone', ['audit_trail.read'], ['usr_bulk_000002', 'usr_bulk_000003']);
     expect(
       await update('alone', { removePermission: ['audit_trail.read'], addPermission: ['rule.read'] }),
-    ).toBe(`✓ updated role alone (${id}); its 2 holders gain rule.read and lose audit_trail.read\n`);
+    ).toBe(
+      `✓ updated role alone (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 2 holders gain rule.read and lose audit_trail.read\n`,
+    );
   });
 });
 

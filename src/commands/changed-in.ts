@@ -1,0 +1,22 @@
+import { canonicalTenantRef } from '../api/tenant-id.js';
+import type { Settings } from '../config/settings.js';
+
+/**
+ * The tenant a change was made in, as its ✓ line and single-item table name it (attack23 F5): an
+ * admin of several tenants reads which one was changed, whether the tenant came from --tenant,
+ * SVC_TENANT, the profile's default or a key profile's stored tenant. Named as the run named it
+ * (canonicalTenantRef): a slug given is said as the slug, an id as the id (in lower case) — the
+ * words the user can match to their settings, with no request of its own to turn one into the
+ * other (a GET /v1/me after the change is made could fail and cost the line). A run that names no
+ * tenant (a key that carries its own) names none.
+ */
+export function tenantChanged(settings: Settings): string | undefined {
+  const named = settings.values.tenant;
+  return named === undefined || named === '' ? undefined : canonicalTenantRef(named);
+}
+
+/** ` in acme-payments-eu`, the words every such ✓ line puts after what it changed; '' for none. */
+export function changedIn(settings: Settings): string {
+  const tenant = tenantChanged(settings);
+  return tenant === undefined ? '' : ` in ${tenant}`;
+}

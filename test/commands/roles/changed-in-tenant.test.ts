@@ -1,0 +1,96 @@
+/**
+ * A change's ✓ line names the tenant it was made in (attack23 F5): an admin of several tenants
+ * whose SVC_TENANT differs from the profile's default reads which one was changed, not the
+ * default's name nor nothing. Named as the run named it: the slug SVC_TENANT gave.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tenantId } from '../../../src/sandbox/seed.js';
+import { runInProcess } from '../../helpers/context.js';
+import { useSandbox } from '../../helpers/sandbox.js';
+import { sandboxEnv } from '../../helpers/svc.js';
+
+const sandbox = useSandbox();
+const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
+const dir = mkdtempSync(join(tmpdir(), 'svc-changed-in-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** svc in-process with the profile's default tenant acme-treasury, SVC_TENANT as given. */
+const svc = (args: string[], tenant: string | undefined, stdin?: string) =>
+  runInProcess(
+    args,
+    { ...env, SVC_CACHE_DIR: dir, SVC_TENANT: tenant },
+    { now: Date.now(), ...(stdin === undefined ? {} : { stdin }) },
+  );
+
+describe('✓ lines of a change in a tenant', () => {
+  it('name the tenant SVC_TENANT chose, not the profile default', async () => {
+    const set = await svc(['config', 'set', 'tenant', tenantId('acme-treasury')], undefined);
+    expect(set.code, set.stderr).toBe(0);
+
+    const grant = await svc(
+      ['roles', 'assign', 'usr_analyst', 'tenant_viewer', '--expires-in', '8h', '--justification', 'F5'],
+      'acme-payments-eu',
+    );
+    expect(grant.code, grant.stderr).toBe(0);
+    expect(grant.stderr).toMatch(
+      /^✓ granted tenant_viewer to usr_analyst in acme-payments-eu until \S+ \(audit trail \S+\)\n$/,
+    );
+    expect(grant.stdout).toContain('\ntenant\tacme-payments-eu\n');
+    // The line is true: the grant is in acme-payments-eu, and the profile's default has none.
+    const there = await svc(['roles', 'assignments', 'usr_analyst', '--json'], 'acme-payments-eu');
+    expect(JSON.parse(there.stdout).map((a: { role_id: string }) => a.role_id)).toEqual(['tenant_viewer']);
+    const home = await svc(['roles', 'assignments', 'usr_analyst', '--json'], undefined);
+    expect(JSON.parse(home.stdout).map((a: { role_id: string }) => a.role_id)).toEqual(['tenant_analyst']);
+
+    const moved = await svc(
+      [
+        'roles',
+        'assign',
+        'usr_analyst',
+        'tenant_viewer',
+        '--extend',
+        '--expires-in',
+        '9h',
+        '--justification',
+        'F5',
+      ],
+      'acme-payments-eu',
+    );
+    expect(moved.stderr).toMatch(/^✓ usr_analyst holds tenant_viewer in acme-payments-eu until /);
+
+    const revoke = await svc(
+      ['roles', 'revoke', 'usr_analyst', 'tenant_viewer', '--yes'],
+      'acme-payments-eu',
+    );
+    expect(revoke.code, revoke.stderr).toBe(0);
+    expect(revoke.stderr).toMatch(
+      /✓ revoked tenant_viewer from usr_analyst in acme-payments-eu \(audit trail \S+\)\n$/,
+    );
+
+    const file = join(dir, 'grants.csv');
+    writeFileSync(file, 'user,role\nusr_analyst,tenant_viewer\n');
+    const bulk = await svc(
+      ['roles', 'assign', '--file', file, '--expires-in', '8h', '--justification', 'F5'],
+      'acme-payments-eu',
+    );
+    expect(bulk.code, bulk.stderr).toBe(0);
+    expect(bulk.stderr).toMatch(/^✓ 1 granted in acme-payments-eu in \d+\.\d s\n$/m);
+
+    const role = await svc(
+      ['roles', 'create', '--name', 'f5-desk', '--permission', 'account.read'],
+      'acme-payments-eu',
+    );
+    expect(role.stderr).toMatch(/^✓ created role f5-desk \(\S+\) in acme-payments-eu\n$/);
+    // Without SVC_TENANT the profile's default is the one named, as its id was given.
+    const other = await svc(
+      ['roles', 'create', '--name', 'f5-desk', '--permission', 'account.read'],
+      undefined,
+    );
+    expect(other.stderr).toMatch(
+      new RegExp(`^✓ created role f5-desk \\(\\S+\\) in ${tenantId('acme-treasury')}\\n$`),
+    );
+  });
+});

@@ -1,0 +1,86 @@
+// The window of keys CursorTrail keeps to find repeats (SEEN_MAX), at its edges: each key is held
+// once however often it comes, so the oldest dropped is the oldest read, and a key still within the
+// window is still found (session 25's mutation run of src/http/paging.ts).
+import { describe, expect, it } from 'vitest';
+import { CursorTrail, cursorAfter } from '../../src/http/paging.js';
+
+const it_ = (n: number) => ({ id: `it_${n}` });
+
+describe('CursorTrail: the window holds each key once', () => {
+  it('an item twice among the items a page was asked again to skip is kept once: the next key read does not push it out of a window of 2, and its repeat on the next page is left out', () => {
+    const trail = new CursorTrail(undefined, 'stop', 2);
+    // The page asked again with its first two items printed by the command before: it_0 twice among them.
+    expect([...trail.read([it_(0), it_(0), it_(1)], 'svc-page:offset=0#skip=2')]).toEqual([]);
+    expect([...trail.read([it_(0), it_(2)], 'svc-page:offset=3')]).toEqual([it_(0)]);
+    expect(trail.twice).toBe(1);
+  });
+});
+
+describe('CursorTrail.read: what a page is, at the edges', () => {
+  it('a repeat the start cursor names (&printed=) coming right after the items skipped is left out, uncounted', () => {
+    const cursor = 'svc-page:offset=3#skip=1&printed=it_1';
+    const trail = new CursorTrail(cursor);
+    expect([...trail.read([it_(3), it_(1), it_(4)], cursor)]).toEqual([it_(1)]);
+    expect([trail.twice, trail.unmet()]).toEqual([0, []]);
+  });
+
+  it('empty pages are not pages of repeats: a sparse list with 25 empty pages under new cursors between its items is read to its end, not stopped as a list going round', () => {
+    const trail = new CursorTrail();
+    trail.read([it_(0)], undefined);
+    for (let page = 1; page <= 25; page++) expect(trail.read([], `c${page}`).size).toBe(0);
+    expect([...trail.read([it_(1)], 'c26')]).toEqual([]);
+    expect(trail.twice).toBe(0);
+  });
+
+  it('nor pages with new items: a server going round, an empty page between its pages of repeats, is stopped after 20 more pages of repeats than pages with new items, its line counting every page read (it said 22 of 43)', () => {
+    const trail = new CursorTrail();
+    trail.read([it_(0), it_(1)], undefined);
+    for (let round = 1; round <= 20; round++) {
+      trail.read([], `e${round}`);
+      expect(trail.read([it_(round % 2)], `r${round}`).size).toBe(1);
+    }
+    trail.read([], 'e21');
+    expect(() => trail.read([it_(1)], 'r21')).toThrow(
+      /^21 of the 43 pages svc read held only items it had read already, 20 more than held new ones/,
+    );
+  });
+});
+
+describe('cursorAfter: the cursor of a --limit reached at a page end (closing note of session 23, review24a M1)', () => {
+  const its = (n: number, from = 0) => Array.from({ length: n }, (_, i) => it_(from + i));
+
+  it('a page by position carries the keys of the last PRINTED_LAST items printed; nothing to carry is the cursor as it is', () => {
+    expect(cursorAfter('svc-page:offset=12', its(12))).toBe(
+      'svc-page:offset=12#skip=0&printed=it_2,it_3,it_4,it_5,it_6,it_7,it_8,it_9,it_10,it_11',
+    );
+    expect(cursorAfter('svc-page:page=2&per_page=3', its(3))).toBe(
+      'svc-page:page=2&per_page=3#skip=0&printed=it_0,it_1,it_2',
+    );
+    expect(cursorAfter('svc-page:link=/items?offset=3', [])).toBe('svc-page:link=/items?offset=3');
+  });
+
+  it('the keys the start cursor named and no page held go first, within PRINTED_LAST in all: the last of them', () => {
+    const unmet = ['u_0', 'u_1', 'u_2', 'u_3'];
+    expect(cursorAfter('svc-page:offset=20', its(8), unmet)).toBe(
+      'svc-page:offset=20#skip=0&printed=u_2,u_3,it_0,it_1,it_2,it_3,it_4,it_5,it_6,it_7',
+    );
+    expect(cursorAfter('svc-page:offset=20', its(10), unmet)).toBe(
+      `svc-page:offset=20#skip=0&printed=${its(10)
+        .map((item) => item.id)
+        .join(',')}`,
+    );
+    expect(cursorAfter('svc-page:offset=20', [], ['u_0'])).toBe('svc-page:offset=20#skip=0&printed=u_0');
+  });
+
+  it("a server's cursor, starting_after, or a cursor of svc's already cut or carrying keys is handed as it is", () => {
+    for (const next of [
+      'c2',
+      'svc-page:starting_after=it_2',
+      'svc-page:cursor=c2',
+      'svc-page:offset=3#skip=1',
+      'svc-page:offset=3#skip=0&printed=it_0',
+    ]) {
+      expect(cursorAfter(next, its(3), ['u_0'])).toBe(next);
+    }
+  });
+});
