@@ -112,11 +112,11 @@ export function controlIn(
   what: string,
   value: string,
   fix: string,
-  options: { tab?: boolean } = {},
+  options: { tab?: boolean; shown?: string | undefined } = {},
 ): string | undefined {
   const found = controlCharacter(value, options);
   if (found === undefined) return undefined;
-  return `${what} ${escapedQuote(value)} holds a control character (${found.name}) at ${found.at}: ${fix}`;
+  return `${what} ${options.shown ?? escapedQuote(value)} holds a control character (${found.name}) at ${found.at}: ${fix}`;
 }
 
 /**
@@ -127,7 +127,13 @@ export function controlIn(
  * U+00FF it refuses the header, which read as "a bug in svc". The one rule for every value svc
  * puts in a header, checked (after controlIn: C1 is a control character) before anything is sent.
  */
-export function nonAsciiIn(what: string, value: string, fix: string): string | undefined {
+export function nonAsciiIn(
+  what: string,
+  value: string,
+  fix: string,
+  /** How the value is shown instead of quoted whole (a secret header's: `[redacted]`). */
+  shown?: string,
+): string | undefined {
   let at = 0;
   for (const char of value) {
     at++;
@@ -138,7 +144,7 @@ export function nonAsciiIn(what: string, value: string, fix: string): string | u
         ? 'which a header cannot carry'
         : 'which a header carries only as one Latin-1 byte (obs-text), that servers and proxies read differently';
     const hex = code.toString(16).toUpperCase().padStart(4, '0');
-    return `${what} ${escapedQuote(value)} holds ${char} (U+${hex}) at ${at}, ${why}: ${fix}`;
+    return `${what} ${shown ?? escapedQuote(value)} holds ${char} (U+${hex}) at ${at}, ${why}: ${fix}`;
   }
   return undefined;
 }
