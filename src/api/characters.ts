@@ -82,6 +82,27 @@ export function controlCharacter(
 }
 
 /**
+ * The first character past U+00FF of a text (what no HTTP header can carry: undici refuses to send
+ * it), as `U+20AC` (`U+200B ZERO WIDTH SPACE` for an invisible one a paste adds), and its place
+ * counted in characters from 1; undefined when there is none. `svc api -H` values and tokens say
+ * it alike, without quoting the value (a token, an X-Api-Key).
+ */
+export function wideCharacter(text: string): { name: string; at: number } | undefined {
+  let at = 0;
+  for (const char of text) {
+    at++;
+    const code = char.codePointAt(0)!;
+    if (code <= 0xff) continue;
+    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    // Shown itself only when a terminal draws it as itself (not a space, mark or format character).
+    const named = INVISIBLE_NAMES[code];
+    if (named !== undefined) return { name: `${hex} ${named}`, at };
+    return { name: /[\p{C}\p{Z}\p{M}]/u.test(char) ? hex : `${char} (${hex})`, at };
+  }
+  return undefined;
+}
+
+/**
  * A value sent in a header (an id setting, an idempotency key, an `svc api -H` value) holding a
  * control character, in words with the fix, the value quoted with each control and invisible
  * character as its escape; undefined when it holds none. `what` names where it came from
@@ -91,11 +112,11 @@ export function controlIn(
   what: string,
   value: string,
   fix: string,
-  options: { tab?: boolean } = {},
+  options: { tab?: boolean; shown?: string | undefined } = {},
 ): string | undefined {
   const found = controlCharacter(value, options);
   if (found === undefined) return undefined;
-  return `${what} ${escapedQuote(value)} holds a control character (${found.name}) at ${found.at}: ${fix}`;
+  return `${what} ${options.shown ?? escapedQuote(value)} holds a control character (${found.name}) at ${found.at}: ${fix}`;
 }
 
 /**
@@ -106,7 +127,13 @@ export function controlIn(
  * U+00FF it refuses the header, which read as "a bug in svc". The one rule for every value svc
  * puts in a header, checked (after controlIn: C1 is a control character) before anything is sent.
  */
-export function nonAsciiIn(what: string, value: string, fix: string): string | undefined {
+export function nonAsciiIn(
+  what: string,
+  value: string,
+  fix: string,
+  /** How the value is shown instead of quoted whole (a secret header's: `[redacted]`). */
+  shown?: string,
+): string | undefined {
   let at = 0;
   for (const char of value) {
     at++;
@@ -117,7 +144,7 @@ export function nonAsciiIn(what: string, value: string, fix: string): string | u
         ? 'which a header cannot carry'
         : 'which a header carries only as one Latin-1 byte (obs-text), that servers and proxies read differently';
     const hex = code.toString(16).toUpperCase().padStart(4, '0');
-    return `${what} ${escapedQuote(value)} holds ${char} (U+${hex}) at ${at}, ${why}: ${fix}`;
+    return `${what} ${shown ?? escapedQuote(value)} holds ${char} (U+${hex}) at ${at}, ${why}: ${fix}`;
   }
   return undefined;
 }

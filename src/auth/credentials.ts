@@ -2,11 +2,13 @@
 // one) and the rules each stored one goes through (pinned to its session, sent only to its origin);
 // apart, the one rule of where a stored credential may go would be read in several files.
 
+import { wideCharacter } from '../api/characters.js';
 import { parseHttpUrl } from '../api/loopback.js';
 import { redactUrlText } from '../api/secret-names.js';
-import { profileOption } from '../config/settings.js';
+import { CREDENTIAL_HOME, profileOption } from '../config/settings.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
+import { credentialKind } from '../http/redact.js';
 import { quoted } from '../output/format.js';
 import type { Env } from '../output/io.js';
 import { controlCharacterIn } from '../system/secret-text.js';
@@ -97,7 +99,35 @@ export function envToken(raw: string): string {
       hint: 'set it to the token alone, e.g. SVC_TOKEN="$(cat token.txt)"',
     });
   }
+  refuseAsToken('SVC_TOKEN', token, 'set it to the token alone, e.g. SVC_TOKEN="$(cat token.txt)"');
   return token;
+}
+
+/**
+ * A token given to be sent as the bearer credential (SVC_TOKEN, `login --with-token`) that is not
+ * one, refused (exit 2) before anything is sent: a client secret, a refresh token or a webhook
+ * signing secret (credentialKind, as `config set`, `--tenant` and SVC_ORG refuse them) would go
+ * to the profile's server and every proxy on the way, and its 401 said "copy the whole token"
+ * (attack25b M4); a character past U+00FF (a zero-width space a paste added) cannot go in a
+ * header, and undici's refusal read as "a bug in svc" and `auth status` as "server unreachable"
+ * (attack25b M6). The value is not repeated, only its kind or the character and its place.
+ */
+export function refuseAsToken(from: string, token: string, fix: string): void {
+  const kind = credentialKind(token);
+  const home = kind === undefined ? undefined : CREDENTIAL_HOME[kind];
+  if (home !== undefined) {
+    throw new UsageError(`${from} holds ${kind}, not an API key or access token; svc did not send it`, {
+      code: 'credential_as_token',
+      hint: home,
+    });
+  }
+  const wide = wideCharacter(token);
+  if (wide !== undefined) {
+    throw new UsageError(
+      `${from} holds ${wide.name} at ${wide.at}, which a header cannot carry; nothing was sent`,
+      { code: 'invalid_token_text', hint: fix },
+    );
+  }
 }
 
 /**

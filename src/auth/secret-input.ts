@@ -80,6 +80,7 @@ export async function readSecret(
       `--${name}-file`,
       SECRET_INPUT_LIMIT,
       ctx.signal,
+      (line) => ctx.out.warn(line),
     );
     const text = secretText(bytes, `--${name}-file ${flags.file}`);
     const secret = cleanSecret(ctx, label, `--${name}-file ${flags.file}`, text);

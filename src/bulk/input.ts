@@ -3,15 +3,18 @@
  * refused, with its hash, size and how it came (a pipe, a file), and the row cut short at a pipe's
  * end (refuseCutLastRow). Past 300 lines on purpose: the copy's steps (read, write whole, check
  * its size, remove it twice) and each step's refusal are one path whose every failure must leave
- * no copy behind and send nothing; split, each half would need the other's temporary directory.
+ * no copy behind and send nothing (and a killed run's copy is removed by the next: removeStaleCopies);
+ * split, each half would need the other's temporary directory.
  */
 import { createHash, type Hash } from 'node:crypto';
 import {
   closeSync,
   createWriteStream,
   fstatSync,
+  lstatSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readSync,
   rmdirSync,
   rmSync,
@@ -28,6 +31,7 @@ import { UsageError } from '../errors.js';
 import { cutShortWords as cutShort, fromPipe, unendedLastLine } from '../system/cut-short.js';
 import { fileErrorReason, interruptedReading, PLAN_INPUT_LIMIT } from '../system/input.js';
 import { writeAll } from '../system/output-file.js';
+import { judgeMark, MARK_WORD, markOfWord, markWord, uid } from '../system/processes.js';
 import { pathWord } from '../system/shell-words.js';
 import type { LineVerdict } from './check.js';
 import { head } from './csv.js';
@@ -211,6 +215,47 @@ function endsInRow(path: string): boolean {
   }
 }
 
+/** The copies' directories in TMPDIR: `svc-input-MARK-XXXXXX`, MARK their run's (markWord). */
+const COPY_PREFIX = 'svc-input-';
+
+/**
+ * Removes the copies in `temporary` that runs which are gone left (kill -9, a power cut, an OOM
+ * kill: attack25b L3): each holds a whole grant file or standard input, justifications and user
+ * lists, 0600 in a 0700 directory, and nothing else removed them. Whether a run is gone is
+ * judgeMark's word on the mark in the directory's name (the rule of the journal's lock and of the
+ * config store's temp files, removeStaleTemporaries): by pid and start in this boot and PID
+ * namespace; one of another boot is gone (no run outlives its boot); one of another PID namespace
+ * (a container sharing TMPDIR) is left, as are a copy of this process (another run in it) and the
+ * unmarked `svc-input-XXXXXX` of an svc before session 25, whose run cannot be told. Only
+ * directories the user owns; best effort: what cannot be read or removed is left as it is.
+ */
+export function removeStaleCopies(temporary: string): void {
+  const me = uid();
+  const named = new RegExp(`^${COPY_PREFIX}(${MARK_WORD})-[A-Za-z0-9]{6}$`);
+  let names: string[];
+  try {
+    names = readdirSync(temporary);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const word = named.exec(name)?.[1];
+    const writer = word === undefined ? undefined : markOfWord(word);
+    if (writer === undefined) continue;
+    const stale = join(temporary, name);
+    try {
+      const stat = lstatSync(stale);
+      if (!stat.isDirectory() || (me !== undefined && stat.uid !== me)) continue;
+      const judged = judgeMark(writer, true, stat.mtimeMs);
+      if (judged.runs === false || (judged.runs === undefined && judged.why === 'boot')) {
+        rmSync(stale, { recursive: true, force: true });
+      }
+    } catch {
+      // gone since, or not the user's to remove: left
+    }
+  }
+}
+
 export async function snapshotInput(
   spec: string,
   stdin: Readable,
@@ -222,9 +267,10 @@ export async function snapshotInput(
 ): Promise<InputSnapshot> {
   const what = spec === '-' ? 'standard input' : spec;
   const temporary = tmpdir();
+  removeStaleCopies(temporary);
   let dir: string;
   try {
-    dir = mkdtempSync(join(temporary, 'svc-input-'));
+    dir = mkdtempSync(join(temporary, `${COPY_PREFIX}${markWord()}-`));
   } catch (error) {
     throw copyRefusal(what, temporary, error);
   }

@@ -325,7 +325,7 @@ const SETTING_INSTEAD: Record<ProfileKey, string> = {
  * Where a credential of each kind (credentialKind) goes instead: never SVC_TOKEN for a client or a
  * webhook secret, which svc would then send as a bearer token to every call (review15 R15-4).
  */
-const CREDENTIAL_HOME: Record<string, string> = {
+export const CREDENTIAL_HOME: Record<string, string> = {
   'a client secret':
     'a client secret goes in --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET',
   'a webhook signing secret':

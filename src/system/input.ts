@@ -3,12 +3,15 @@
  * (INPUT_LIMIT), UTF-8 checked, stopped by Ctrl-C, and its failures worded once. Past 300 lines on
  * purpose: the readers (file, pipe, stream) share the limit, the abort and the error words.
  */
+import type { Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { type NotUtf8, notUtf8 } from '../api/utf8.js';
 import { svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
+import { holdsCredential } from '../http/redact.js';
+import { judgeSecretFile } from './secret-file-mode.js';
 import { systemReason } from './system-errors.js';
 
 /** Builds the error for an input past its limit: `piped` when it came on standard input. */
@@ -113,7 +116,8 @@ export const readSecretStdin = (stdin: Readable, signal?: AbortSignal): Promise<
 
 /**
  * The bytes of a secret input (FILE, or standard input for `-`), read at most `limit` bytes deep
- * (readAtMost); standard input's read stopped when `signal` aborts.
+ * (readAtMost); standard input's read stopped when `signal` aborts. A FILE that is not there and
+ * looks like the secret itself (secretGivenAsPath) is not repeated in the error.
  */
 export const readSecretInputBytes = (
   spec: string,
@@ -121,7 +125,35 @@ export const readSecretInputBytes = (
   flag: string,
   limit = SECRET_INPUT_LIMIT,
   signal?: AbortSignal,
-): Promise<Buffer> => readAtMost(spec, stdin, `${flag} ${spec}`, limit, secretTooLong, signal);
+  /** A secret's file (not --header-file): judged by its mode (judgeSecretFile), its warning said here. */
+  warn?: (line: string) => void,
+): Promise<Buffer> =>
+  readAtMost(spec, stdin, `${flag} ${spec}`, limit, secretTooLong, signal, {
+    opened: warn && ((info) => judgeSecretFile(flag, spec, info, warn)),
+    unreadable: (error) =>
+      secretGivenAsPath(spec, error)
+        ? new UsageError(
+            `cannot read ${flag} (its value not shown: it looks like a secret, not a path): no such file`,
+            {
+              hint: `${flag} takes the path of a file that holds the secret; if that was the secret, it is in your shell history and the process list now: rotate it`,
+            },
+          )
+        : undefined,
+  });
+
+/**
+ * A `*-file` option given the secret itself (`--secret-file "$WEBHOOK_SECRET"` in CI): the file
+ * is not there, and the value has a credential's shape (holdsCredential: `whsec_…`, a JWT), or is
+ * no path at all (no `/`, `\` or `.`) and as long as a secret svc would mask (8 characters or
+ * more). "cannot read" repeated it whole into the log, where the command line is not shown
+ * (attack25b L1, as review s14 masked a malformed `-H`). A missing `secret.txt` or `dir/secret` is
+ * named as before; a secret holding `/` or `.` (base64, not svc's shapes) is not recognised.
+ */
+export function secretGivenAsPath(spec: string, error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== 'ENOENT' && code !== 'ENAMETOOLONG') return false;
+  return holdsCredential(spec) || (!/[/\\.]/.test(spec) && spec.length >= 8);
+}
 
 /**
  * The bytes of FILE, or of standard input for `-`, read at most `limit` bytes deep: a regular
@@ -136,12 +168,19 @@ async function readAtMost(
   limit: number,
   tooLong: TooLong,
   signal?: AbortSignal,
+  file: {
+    /** The file as opened, before it is read (judgeSecretFile): throws to refuse it. */
+    opened?: ((info: Stats) => void) | undefined;
+    /** The error of a file that cannot be read, when its own words are wanted (else `cannot read WHAT`). */
+    unreadable?: (error: unknown) => UsageError | undefined;
+  } = {},
 ): Promise<Buffer> {
   if (spec === '-') return readStream(stdin, limit, what, tooLong, signal);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(spec, 'r');
     const info = await handle.stat();
+    file.opened?.(info);
     if (info.isFile() && info.size > limit) throw tooLong(what, limit, false);
     const chunks: Buffer[] = [];
     let size = 0;
@@ -156,7 +195,7 @@ async function readAtMost(
     return Buffer.concat(chunks, size);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read ${what}: ${fileErrorReason(error)}`);
+    throw file.unreadable?.(error) ?? new UsageError(`cannot read ${what}: ${fileErrorReason(error)}`);
   } finally {
     await handle?.close().catch(() => undefined);
   }

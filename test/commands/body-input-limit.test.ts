@@ -19,10 +19,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const dirs = useTempDirs();
 const T = 1_700_000_000;
 const secret = join(dir, 'wh.secret');
-writeFileSync(secret, 'whsec_abcdefghijklmnopqrstuvwxyz012345');
+writeFileSync(secret, 'whsec_abcdefghijklmnopqrstuvwxyz012345', { mode: 0o600 });
 /** A sparse file one byte over the limit: its size is all that is read. */
 const big = join(dir, 'big.json');
-writeFileSync(big, '');
+writeFileSync(big, '', { mode: 0o600 });
 truncateSync(big, INPUT_LIMIT + 1);
 const svc = (args: string[], stdin?: Readable) =>
   runInProcess(
@@ -77,12 +77,12 @@ describe('body inputs are read at most INPUT_LIMIT bytes deep', () => {
   // file or a saved plan is read up to PLAN_INPUT_LIMIT; past it, refused the same way.
   it('svc apply PLAN and svc plan -f read past 16 MiB, up to PLAN_INPUT_LIMIT', async () => {
     const padded = join(dir, 'padded.plan.json');
-    writeFileSync(padded, `{}${' '.repeat(INPUT_LIMIT)}`);
+    writeFileSync(padded, `{}${' '.repeat(INPUT_LIMIT)}`, { mode: 0o600 });
     const read = await svc(['apply', padded, '--yes']);
     expect(read.code).toBe(2);
     expect(read.stderr).not.toContain('the most svc reads');
     const huge = join(dir, 'huge.yaml');
-    writeFileSync(huge, '');
+    writeFileSync(huge, '', { mode: 0o600 });
     truncateSync(huge, PLAN_INPUT_LIMIT + 1);
     for (const [argv, flag] of [
       [['plan', '-f', huge], '-f'],
@@ -103,7 +103,7 @@ describe('body inputs are read at most INPUT_LIMIT bytes deep', () => {
 
   it('a payload of exactly the limit is read and signed', async () => {
     const exact = join(dir, 'exact.json');
-    writeFileSync(exact, '');
+    writeFileSync(exact, '', { mode: 0o600 });
     truncateSync(exact, INPUT_LIMIT);
     const run = await svc([
       'webhooks',

@@ -113,4 +113,38 @@ describe('a control character in a header-bound value (attack24c F1)', () => {
     const tab = await svc.run(['api', '-H', 'X-A: b\tc', '/v1/me']);
     expect(tab.code, tab.stderr).toBe(0);
   });
+
+  // attack25b M1: these two errors printed a secret header's value whole (X-Api-Key, an Authorization
+  // with no scheme) while the malformed-line error masked it: every error about a header masks it.
+  it('svc api -H of a secret header: the errors say the character and its place, never the value', async () => {
+    const key = 'Zq8HxkVwP3m9TtLr2bQa4sYe7uWi1oZz';
+    const fix = 'give it as ASCII (percent- or base64-encoded, as the server expects); nothing was sent';
+    for (const [header, expected] of [
+      [
+        `X-Api-Key: ${key}\u0001`,
+        'error: -H X-Api-Key [redacted] holds a control character (U+0001) at 33: give the value without it; nothing was sent\n',
+      ],
+      [
+        `Authorization: ${key}\u007f`,
+        'error: -H Authorization [redacted] holds a control character (U+007F) at 33: give the value without it; nothing was sent\n',
+      ],
+      [
+        `X-Api-Key: ${key}€`,
+        `error: -H X-Api-Key [redacted] holds € (U+20AC) at 33, which a header cannot carry: ${fix}\n`,
+      ],
+      [
+        `x-api-key: ${key}é`,
+        `error: -H x-api-key [redacted] holds é (U+00E9) at 33, which a header carries only as one Latin-1 byte (obs-text), that servers and proxies read differently: ${fix}\n`,
+      ],
+    ] as const) {
+      const before = await sent();
+      const r = await svc.run(['api', '-H', header, '/v1/me']);
+      expect([r.code, r.stdout, r.stderr]).toEqual([2, '', expected]);
+      expect(await sent()).toBe(before);
+      const json = await svc.run(['--json', 'api', '-H', header, '/v1/me']);
+      expect(json.code).toBe(2);
+      expect(json.stderr).toContain('[redacted] holds');
+      expect(json.stderr).not.toContain(key.slice(0, 12));
+    }
+  });
 });

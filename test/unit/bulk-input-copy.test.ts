@@ -1,13 +1,24 @@
 // The bulk input's private copy in TMPDIR (src/bulk/input.ts) when TMPDIR fills up, is missing, or
 // the copy cannot be removed (attack21 F4, F3): played through the snapshot's disk seam, as a
 // tmpfs or a `ulimit -n` would (test/e2e/full-tmpdir.test.ts fills a real one where it can).
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { realSnapshotDisk, type SnapshotDisk, snapshotInput } from '../../src/bulk/input.js';
 import { UsageError } from '../../src/errors.js';
+import { BIN, baseEnv } from '../helpers/svc.js';
 
 /** A directory of the machine's temporary one, made before a test points TMPDIR elsewhere. */
 const BASE = mkdtempSync(join(tmpdir(), 'svc-input-copy-'));
@@ -173,5 +184,58 @@ describe('a copy that cannot be removed (out of file descriptors)', () => {
       ),
     );
     realSnapshotDisk.remove(dir, snap.path);
+  });
+});
+
+describe('a copy left by a run killed with SIGKILL (attack25b L3)', () => {
+  // Nothing removed them: /tmp held hundreds, each a grant file or what came on standard input.
+  it('is removed when the next run starts; an unmarked one (an older svc’s) is left', async () => {
+    const temporary = ownTmpdir();
+    const dirs = mkdtempSync(join(BASE, 'svc-killed-'));
+    const child = spawn(process.execPath, [BIN, 'roles', 'assign', '--file', '-', '--yes'], {
+      env: baseEnv({
+        TMPDIR: temporary,
+        SVC_CONFIG_DIR: join(dirs, 'config'),
+        SVC_STATE_DIR: join(dirs, 'state'),
+        SVC_TOKEN: 'svc_pk_killedrunkilledrun1234',
+        SVC_TENANT: 'acme-treasury',
+        SVC_BASE_URL: 'http://127.0.0.1:9',
+      }),
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    const exited = new Promise((done) => child.once('exit', done));
+    // Standard input stays open: the run is copying it when it is killed.
+    child.stdin.write('user,role\nusr_viewer,tenant_analyst\n');
+    const copies = () => readdirSync(temporary).filter((name) => name.startsWith('svc-input-'));
+    // What was written has reached the copy (its directory is made first, then the file).
+    const copied = () =>
+      copies().some((name) => {
+        const input = join(temporary, name, 'input');
+        return existsSync(input) && statSync(input).size > 0;
+      });
+    for (let waited = 0; !copied(); waited += 50) {
+      if (waited > 60_000) throw new Error('no copy was made within 60 s');
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    expect(copies()).toHaveLength(1);
+    child.kill('SIGKILL');
+    await exited;
+    // An svc before session 25's copy (unmarked: whose it is cannot be told) is left.
+    mkdirSync(join(temporary, 'svc-input-AbC123'));
+
+    const next = await snapshotInput('-', Readable.from(['user,role\n']), '--file');
+    const live = readdirSync(temporary).filter((name) => name.startsWith('svc-input-'));
+    expect(live.sort()).toEqual([dirname(next.path).slice(temporary.length + 1), 'svc-input-AbC123'].sort());
+    expect(next.remove()).toBeUndefined();
+  }, 90_000);
+
+  it('a copy of this process (another run in it) is left', async () => {
+    const temporary = ownTmpdir();
+    const one = await snapshotInput('-', Readable.from(['a\n']), '--file');
+    const two = await snapshotInput('-', Readable.from(['b\n']), '--file');
+    expect(statSync(one.path).isFile()).toBe(true);
+    expect(readdirSync(temporary)).toHaveLength(2);
+    one.remove();
+    two.remove();
   });
 });

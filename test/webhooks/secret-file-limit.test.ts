@@ -19,7 +19,7 @@ const dirs = useTempDirs();
 const T = 1_700_000_000;
 const file = (name: string, content: Buffer | string) => {
   const path = join(dir, name);
-  writeFileSync(path, content);
+  writeFileSync(path, content, { mode: 0o600 });
   return path;
 };
 const payload = file('body.json', '{"id":"evt_1"}');

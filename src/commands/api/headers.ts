@@ -8,7 +8,8 @@ import { quoted } from '../../output/format.js';
 /**
  * A malformed -H as its error shows it: whole, unless it starts with a secret header's name
  * (`X-Api-Key=…`, `Cookie …`), whose value is masked as --debug masks a well-formed one: the
- * error may go to a CI log where the command line is not shown (review s14, secrets 2).
+ * error may go to a CI log where the command line is not shown (review s14, secrets 2). Every
+ * other error about a header masks a secret header's value alike (splitHeader).
  */
 function shownHeader(raw: string): string {
   const lead = /^(\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)[\s:=]*)/.exec(raw);
@@ -24,13 +25,17 @@ function splitHeader(raw: string): [string, string] {
   // A control character (a tab aside, which HTTP allows): undici refuses to send it, which read
   // as "cannot reach … is the server running?" (attack24c F1).
   const what = `-H ${match[1]}`;
-  const control = controlIn(what, value, 'give the value without it; nothing was sent', { tab: true });
+  // A secret header's value is masked in these errors as in the malformed-line one (shownHeader):
+  // only the character and its place are said (attack25b M1: an X-Api-Key was printed whole).
+  const shown = isSecretHeader(match[1]!) ? MASK : undefined;
+  const control = controlIn(what, value, 'give the value without it; nothing was sent', { tab: true, shown });
   if (control !== undefined) throw new UsageError(control, { code: 'invalid_header' });
   // Past U+007F: refused by the rule every value svc puts in a header follows (nonAsciiIn).
   const wide = nonAsciiIn(
     what,
     value,
     'give it as ASCII (percent- or base64-encoded, as the server expects); nothing was sent',
+    shown,
   );
   if (wide !== undefined) throw new UsageError(wide, { code: 'invalid_header' });
   return [match[1]!.toLowerCase(), value];

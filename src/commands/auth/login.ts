@@ -3,7 +3,7 @@
 // call into src/auth, so splitting it would scatter one verb's options from their checks (and
 // what a closed stdout says of a login that was saved, printLogin).
 import { Command, Option } from 'commander';
-import { credentialBeingReplaced } from '../../auth/credentials.js';
+import { credentialBeingReplaced, refuseAsToken } from '../../auth/credentials.js';
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
@@ -49,7 +49,13 @@ export async function readTokenFromStdin(ctx: Context): Promise<string> {
   const raw = secretText(await readSecretStdin(ctx.io.stdin, ctx.signal), 'standard input');
   if (raw.trim() === '')
     throw new UsageError('no token on standard input', { hint: 'pipe an API key or JWT into svc' });
-  return cleanSecret(ctx, 'token', 'standard input', raw);
+  const token = cleanSecret(ctx, 'token', 'standard input', raw);
+  refuseAsToken(
+    'standard input',
+    token,
+    `pipe in the token alone: \`${loginCommand(ctx.settings())} --with-token < token.txt\``,
+  );
+  return token;
 }
 
 /**

@@ -12,14 +12,21 @@ type Target = TargetSettings;
  * The commands that put the webhook back by hand. Pasted into a shell: each value is one shell
  * word (single-quoted when it needs quoting), so a URL holding `$(…)`, `$VAR` or backquotes runs
  * nothing and is set back exactly as it was; and they act on the tenant the run did, not on the
- * profile's default one.
+ * profile's default one. A URL holding a secret is read from the file it was kept in instead.
  */
-export function restoreCommands(target: Target, webhook: string, url: string, secret = true): string {
-  const patch = svcCommand(
-    target,
-    `api PATCH ${shellWord(webhookPaths.one(webhook))} -f url=${shellWord(url)}`,
-  );
-  return secret ? `${patch} && ${restoreSecretCommand(target, webhook)}` : patch;
+export function restoreCommands(
+  target: Target,
+  webhook: string,
+  url: string,
+  secret = true,
+  /** A file holding the URL (kept-url.ts: one with a secret is never printed): read with `-F url=@FILE`. */
+  urlFile?: string,
+): string {
+  const field = urlFile === undefined ? `-f url=${shellWord(url)}` : `-F url=@${shellWord(urlFile)}`;
+  // Their answers are the webhook, URL whole: a kept URL's are not shown either.
+  const quiet = urlFile === undefined ? '' : ' >/dev/null';
+  const patch = `${svcCommand(target, `api PATCH ${shellWord(webhookPaths.one(webhook))} ${field}`)}${quiet}`;
+  return secret ? `${patch} && ${restoreSecretCommand(target, webhook)}${quiet}` : patch;
 }
 
 /** The command that undoes the webhook's last rotation (the platform's restore-secret). */

@@ -14,6 +14,7 @@ import type { Platform } from '../../platform/index.js';
 import { unabandoned } from '../../system/interrupts.js';
 import { shellWord } from '../../system/shell-words.js';
 import { restoreCommands, restoreSecretCommand, restoreUnknownHint } from './by-hand.js';
+import { type KeptUrl, keepUrl } from './kept-url.js';
 
 /**
  * `svc webhooks listen --webhook W`: the webhook delivers to the listener while it runs, as
@@ -149,19 +150,29 @@ export async function redirectWebhook(
   if (original.status !== 'enabled') {
     ctx.out.warn(`webhook ${webhook} is ${original.status}: nothing is delivered until it is enabled`);
   }
-  // Said before the first change, so a kill at any point after leaves the way back on screen.
+  // Said before the first change, so a kill at any point after leaves the way back on screen. A
+  // URL holding a secret is kept in a file of the user's for that (kept-url.ts), never printed.
+  const kept = keepUrl(ctx, webhook, original.url);
   ctx.out.info(
     `Webhook ${webhook}'s URL is ${urlInWords(original.url)}; for this session svc rotates its secret (deliveries carry the old ` +
       'one too) and points it at the listener. Ctrl-C puts both back; if svc is killed instead, put them back with:',
   );
-  ctx.out.info(`  ${restoreCommands(ctx.settings(), webhook, original.url)}`);
+  ctx.out.info(`  ${restoreCommands(ctx.settings(), webhook, original.url, true, kept?.path)}`);
+  if (kept !== undefined) {
+    ctx.out.info(
+      `  (the URL, which holds a secret, is read from ${kept.path}, which only you can read, and not shown; svc removes that file once the webhook is back)`,
+    );
+  }
   // A change, once sent, may be applied even if svc stops waiting: requests from here on finish
   // whatever Ctrl-C does, and a Ctrl-C during set-up undoes what took effect (a second one waits);
   // a token refresh they need is sent after Ctrl-C too (a session outlives its token: attack24b F1).
   const own = () => ({ signal: AbortSignal.timeout(30_000), afterStop: true });
   return unabandoned(`undoing the changes made to webhook ${webhook} so far`, async () => {
     const rotated = await platform.webhooks.rotateSecret(webhook, own()).catch((error: unknown) => {
-      throw rotationRefused(webhook, error);
+      const refused = rotationRefused(webhook, error);
+      // Refused: nothing was changed, so nothing is to be put back (the command above is not needed).
+      if (refused !== error) kept?.remove();
+      throw refused;
     });
     ctx.secrets.add(rotated.secret);
     const redirection = sessionRedirection(
@@ -174,6 +185,7 @@ export async function redirectWebhook(
       taken,
       own,
       () => ctx.clock.now(),
+      kept,
     );
     let patchError: unknown;
     let pointed = false;
@@ -189,7 +201,9 @@ export async function redirectWebhook(
           throw new SvcError(
             'failure',
             `${describeError(error)}; webhook ${webhook}'s secret is rotated, and whether its URL was changed is not known`,
-            { hint: `put it back with: ${restoreCommands(ctx.settings(), webhook, original.url)}` },
+            {
+              hint: `put it back with: ${restoreCommands(ctx.settings(), webhook, original.url, true, kept?.path)}`,
+            },
           );
         }
         pointed = now.url === url;
@@ -205,7 +219,8 @@ export async function redirectWebhook(
           `${urlInWords(original.url)}, signing with the secret it had before`,
       );
     }
-    // The URL was not changed: only the rotation is to be undone.
+    // The URL was not changed: only the rotation is to be undone (no command reads the kept URL).
+    kept?.remove();
     const why = patchError === undefined ? 'interrupted while setting up' : describeError(patchError);
     try {
       await platform.webhooks.restoreSecret(webhook, own());
@@ -247,6 +262,7 @@ function sessionRedirection(
   taken: boolean,
   own: () => { signal: AbortSignal; afterStop: boolean },
   clockNow: () => number,
+  kept: KeptUrl | undefined,
 ): Redirection {
   /** W signing with this session's secret: whether the one it had before still signs too, in words. */
   const signing = (now: Webhook) => {
@@ -270,6 +286,7 @@ function sessionRedirection(
         now = await platform.webhooks.get(webhook, own());
       } catch (error) {
         if (error instanceof SvcError && error.category === 'not_found') {
+          kept?.remove();
           throw new SvcError(
             'conflict',
             `webhook ${webhook} was deleted while this session ran (${describeError(error)}); there is nothing to put back`,
@@ -278,7 +295,7 @@ function sessionRedirection(
         }
         throw notBack(
           `could not read it: ${describeError(error)}`,
-          `put it back with: ${restoreCommands(target, webhook, original.url)}`,
+          `put it back with: ${restoreCommands(target, webhook, original.url, true, kept?.path)}`,
         );
       }
       const urlOurs = now.url === url;
@@ -301,7 +318,7 @@ function sessionRedirection(
             hint:
               `once no listen session runs on ${webhook}: while its URL is another session's (not this one's, ${urlInWords(url)}), ` +
               `run the commands that session printed, each of which puts ${webhook} back as it was before that session; ` +
-              `then put it back as it was before this session with: ${restoreCommands(target, webhook, original.url)}`,
+              `then put it back as it was before this session with: ${restoreCommands(target, webhook, original.url, true, kept?.path)}`,
           },
         );
       }
@@ -317,9 +334,9 @@ function sessionRedirection(
             code: 'webhook_changed',
             hint: signs
               ? `to keep the new URL, undo only this session's rotation: ${restoreSecretCommand(target, webhook)}; ` +
-                `to put it back as it was before this session: ${restoreCommands(target, webhook, original.url)}`
+                `to put it back as it was before this session: ${restoreCommands(target, webhook, original.url, true, kept?.path)}`
               : `give its receiver a new secret: ${svcCommand(target, `webhooks rotate-secret ${shellWord(webhook)} --secret-file <new file>`)}; ` +
-                `its URL before this session: ${restoreCommands(target, webhook, original.url, false)}`,
+                `its URL before this session: ${restoreCommands(target, webhook, original.url, false, kept?.path)}`,
           },
         );
       }
@@ -334,7 +351,7 @@ function sessionRedirection(
           {
             code: 'webhook_changed',
             hint:
-              `to set its URL back: ${restoreCommands(target, webhook, original.url, false)} ` +
+              `to set its URL back: ${restoreCommands(target, webhook, original.url, false, kept?.path)} ` +
               `(restore-secret would undo the newer rotation, not this session's: see \`${svcCommand(target, `webhooks get ${shellWord(webhook)}`)}\` first)`,
           },
         );
@@ -344,9 +361,11 @@ function sessionRedirection(
       } catch (error) {
         throw notBack(
           `its URL: ${describeError(error)}`,
-          `put it back with: ${restoreCommands(target, webhook, original.url)}`,
+          `put it back with: ${restoreCommands(target, webhook, original.url, true, kept?.path)}`,
         );
       }
+      // W has its URL back: no command left to print reads the kept one.
+      kept?.remove();
       let restored: Webhook;
       try {
         restored = await platform.webhooks.restoreSecret(webhook, own());

@@ -43,6 +43,7 @@ export async function readSecret(ctx: Context, secretFile: string | undefined): 
       '--secret-file',
       SECRET_INPUT_LIMIT,
       ctx.signal,
+      (line) => ctx.out.warn(line),
     );
   } else {
     const fromEnv = ctx.env[SECRET_ENV];

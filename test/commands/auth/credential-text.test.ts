@@ -95,3 +95,90 @@ describe('a credential holding a control character', () => {
     });
   });
 });
+
+describe('a secret of another kind given as the token (attack25b M4)', () => {
+  // Sent, it went to the profile's server as a bearer token, and its 401 said "copy the whole token".
+  const kinds = [
+    [
+      'a client secret',
+      'svc_cs_AbCdEfGhIjKlMnOpQrStUv',
+      'a client secret goes in --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET',
+    ],
+    [
+      'a refresh token',
+      'svc_rt_AbCdEfGhIjKlMnOpQrStUv',
+      'a refresh token goes in --refresh-token-file or --refresh-token-stdin (`svc oauth token --grant-type refresh_token`)',
+    ],
+    [
+      'a webhook signing secret',
+      'whsec_AbCdEfGhIjKlMnOpQrStUv',
+      'a webhook signing secret goes in --secret-file or SVC_WEBHOOK_SECRET (`svc webhooks verify`, `sign`, `listen`)',
+    ],
+  ];
+  it.each(kinds)(
+    'SVC_TOKEN holding %s is refused (exit 2), nothing sent, not echoed',
+    async (kind, secret, home) => {
+      for (const argv of [['tenants', 'ls'], ['auth', 'status'], ['me']]) {
+        const r = await runInProcess(argv, { ...env(), SVC_TOKEN: secret });
+        expect(r, argv.join(' ')).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: `error: SVC_TOKEN holds ${kind}, not an API key or access token; svc did not send it; ${home}\n`,
+        });
+      }
+    },
+  );
+  it.each(kinds)(
+    'login --with-token refuses %s on standard input and stores nothing',
+    async (kind, secret, home) => {
+      const r = await runInProcess(['login', '--with-token'], env(), { stdin: `${secret}\n` });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: standard input holds ${kind}, not an API key or access token; svc did not send it; ${home}\n`,
+      });
+      expect((await runInProcess(['auth', 'status'], env())).code).toBe(3);
+    },
+  );
+  it('an API key and a JWT are still taken', async () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl';
+    for (const token of ['svc_sk_AbCdEfGhIjKlMnOpQrStUv', jwt]) {
+      expect(await runInProcess(['auth', 'token'], { ...env(), SVC_TOKEN: token })).toEqual({
+        code: 0,
+        stdout: `${token}\n`,
+        stderr: '',
+      });
+    }
+  });
+});
+
+describe('a token holding a character past U+00FF (attack25b M6)', () => {
+  // undici refused the header: "this is a bug in svc", and auth status said "server unreachable".
+  it.each([
+    ['svc_pk_abcdef\u200bghij', 'U+200B ZERO WIDTH SPACE at 14'],
+    ['svc_pk_abcdef€', '€ (U+20AC) at 14'],
+    ['svc_pk_abc\u2003def', 'U+2003 at 11'],
+  ])('SVC_TOKEN %j is refused (exit 2) naming the character and its place', async (token, what) => {
+    for (const argv of [
+      ['tenants', 'ls'],
+      ['auth', 'status'],
+      ['auth', 'token'],
+    ]) {
+      const r = await runInProcess(argv, { ...env(), SVC_TOKEN: token });
+      expect(r, argv.join(' ')).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: SVC_TOKEN holds ${what}, which a header cannot carry; nothing was sent; set it to the token alone, e.g. SVC_TOKEN="$(cat token.txt)"\n`,
+      });
+    }
+  });
+  it('login --with-token refuses one on standard input', async () => {
+    const r = await runInProcess(['login', '--with-token'], env(), { stdin: 'svc_pk_abcdef\u200bghij\n' });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: standard input holds U+200B ZERO WIDTH SPACE at 14, which a header cannot carry; nothing was sent; pipe in the token alone: `svc login --with-token < token.txt`\n',
+    });
+  });
+});

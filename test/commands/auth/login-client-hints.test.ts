@@ -32,7 +32,7 @@ const anonymous = () => ({
 async function clientWithoutRefresh(): Promise<{ id: string; file: string }> {
   const client = await createClient(svc.sandbox(), { grant_types: ['authorization_code'] });
   const file = join(files, `${client.client_id}.secret`);
-  writeFileSync(file, `${client.client_secret}\n`);
+  writeFileSync(file, `${client.client_secret}\n`, { mode: 0o600 });
   return { id: client.client_id, file };
 }
 
@@ -214,7 +214,7 @@ describe('svc login --device refused with invalid_client', () => {
   ])('%s: names the secret, not --scope (exit 3)', async (_name, extra, reason) => {
     const client = await createClient(svc.sandbox());
     const wrong = join(files, 'wrong.secret');
-    writeFileSync(wrong, 'svc_cs_wrong\n');
+    writeFileSync(wrong, 'svc_cs_wrong\n', { mode: 0o600 });
     const args = extra.map((a) => (a === 'WRONG' ? wrong : a));
     const r = await svc.run(['login', '--device', '--client-id', client.client_id, ...args], {
       env: anonymous(),

@@ -168,7 +168,7 @@ describe('svc oauth authorize cut after a line: the end-that-session command rea
   it('--client-secret-file F: "$(cat F)", F quoted, which reads the secret', async () => {
     const client = await createClient(svc.sandbox());
     const file = join(files, "c1 it's.secret");
-    writeFileSync(file, `${client.client_secret}\n`);
+    writeFileSync(file, `${client.client_secret}\n`, { mode: 0o600 });
     const browser = consentBrowser();
     const r = await svc.run(
       ['oauth', 'authorize', '--client-id', client.client_id, '--client-secret-file', file],
@@ -200,7 +200,7 @@ describe('svc oauth authorize cut after a line: the end-that-session command rea
     async (_what, text) => {
       const client = await createClient(svc.sandbox());
       const file = join(files, 'crlf.secret');
-      writeFileSync(file, text(client.client_secret));
+      writeFileSync(file, text(client.client_secret), { mode: 0o600 });
       const browser = consentBrowser();
       const r = await svc.run(
         ['oauth', 'authorize', '--client-id', client.client_id, '--client-secret-file', file],
@@ -330,7 +330,7 @@ describe('svc oauth token, stdout gone before the tokens are printed', () => {
     const client = await createClient(svc.sandbox());
     const { code, redirectUri, verifier } = await authorizationCode(svc.sandbox(), client);
     const verifierFile = join(files, 'token.verifier');
-    writeFileSync(verifierFile, `${verifier}\n`);
+    writeFileSync(verifierFile, `${verifier}\n`, { mode: 0o600 });
     const before = revoked();
     const r = await svc.run(
       [

@@ -35,7 +35,7 @@ describe('svc oauth authorize', () => {
   it('--json prints the token response of a confidential client and stores nothing', async () => {
     const client = await createClient(svc.sandbox());
     const file = join(files, 'authorize.secret');
-    writeFileSync(file, `${client.client_secret}\n`);
+    writeFileSync(file, `${client.client_secret}\n`, { mode: 0o600 });
     const browser = consentBrowser();
     const r = await svc.run(
       ['oauth', 'authorize', '--client-id', client.client_id, '--client-secret-file', file, '--json'],
@@ -137,7 +137,7 @@ describe('svc oauth authorize', () => {
   it('a client with no loopback redirect URI: exit 2 at once, naming what is registered and what svc needs', async () => {
     const client = await createClient(svc.sandbox(), { redirect_uris: ['https://vendor.example/callback'] });
     const file = join(files, 'web.secret');
-    writeFileSync(file, `${client.client_secret}\n`);
+    writeFileSync(file, `${client.client_secret}\n`, { mode: 0o600 });
     const browser = consentBrowser();
     // The admin may read the client (GET /v1/oauth/clients/ID), so svc checks before the browser.
     const r = await svc.run(
@@ -215,9 +215,9 @@ describe('svc oauth token', () => {
     const secretFile = join(files, 'raw.secret');
     const verifierFile = join(files, 'raw.verifier');
     const refreshFile = join(files, 'raw.refresh');
-    writeFileSync(secretFile, client.client_secret);
+    writeFileSync(secretFile, client.client_secret, { mode: 0o600 });
     const { code, redirectUri, verifier } = await authorizationCode(svc.sandbox(), client);
-    writeFileSync(verifierFile, `${verifier}\n`);
+    writeFileSync(verifierFile, `${verifier}\n`, { mode: 0o600 });
     const env = anonymous('raw');
     const base = ['oauth', 'token', '--client-id', client.client_id, '--client-secret-file', secretFile];
     const exchange = [
@@ -240,7 +240,7 @@ describe('svc oauth token', () => {
       refresh_token: expect.stringMatching(/^svc_rt_/),
       scope: 'read:reconciliations read:exceptions',
     });
-    writeFileSync(refreshFile, tokens.refresh_token);
+    writeFileSync(refreshFile, tokens.refresh_token, { mode: 0o600 });
     const refreshed = await svc.run(
       [
         ...base,

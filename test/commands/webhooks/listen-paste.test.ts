@@ -72,6 +72,25 @@ describe.each(['bash', 'zsh', 'fish'] as const)(
         a.interrupt();
         await a.done;
       }, 60_000);
+
+      // attack25b M3: a URL holding a secret is read from the 0600 file svc kept it in, never printed.
+      it('a URL holding a secret: the printed line reads it from its file, and pasting it puts the exact URL back', async () => {
+        const url = `http://127.0.0.1:9/in?access_key=Zq8HxkVwP3m9TtLr2bQa&shell=${shell}`;
+        const { id } = await createWebhook(svc.sandbox(), url);
+        const a = startInProcess(['webhooks', 'listen', '--port', '0', '--webhook', id], svc.env(), {
+          now: Date.now(),
+        });
+        await a.waitForStderr(/delivers here/);
+        expect(a.stderr()).not.toContain('Zq8HxkVwP3m9TtLr2bQa');
+        const printed = /^ {2}(svc api PATCH .+)$/m.exec(a.stderr())?.[1];
+        expect(printed).toMatch(/ -F url=@\S+\.url >\/dev\/null && svc api POST \S+ >\/dev\/null$/);
+        // Pasted while W is still the session's: it stands in for "svc was killed".
+        const pasted = await paste(shell, printed!);
+        expect([pasted.code, pasted.stdout, pasted.stderr]).toEqual([0, '', '']);
+        expect((await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body.url).toBe(url);
+        a.interrupt();
+        await a.done;
+      }, 60_000);
     });
   },
 );

@@ -2,12 +2,12 @@
  * A webhook's URL where it is only a label — a question, a ✓ line, a warning, an error — has its
  * secrets masked, as `svc apply` shows it (README, "Secrets are never in the file"; attack17 A3:
  * `webhooks delete` and `webhooks listen --webhook` printed a `?token=` whole into CI and screen
- * logs). The one line that must carry it whole, the command that puts W back if svc is killed,
- * still does.
+ * logs). The one line that must carry it, the command that puts W back if svc is killed, reads
+ * it from a 0600 file under the state directory (attack25b M3).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Prompter } from '../../../src/system/prompter.js';
 import { confirming } from '../../helpers/bulk.js';
@@ -53,11 +53,19 @@ describe('svc webhooks delete of a webhook whose URL carries a token', () => {
 });
 
 describe('svc webhooks listen --webhook W, W with a token in its URL', () => {
-  it('masks it in the start line and the "is back" line; the restore command keeps it whole', async () => {
+  // attack25b M3: the restore command printed the token whole, on every run, into every terminal
+  // recording and CI log of a listen (and, run, into argv and the shell history).
+  it('masks it in the start line and the "is back" line; the restore command reads it from a 0600 file, removed once W is back', async () => {
     const url = 'https://example.com/hooks/x?token=supersecrettoken123&sig=abcdefabcdef';
     const { id } = await createWebhook(svc.sandbox(), url);
     const a = listen(['--webhook', id]);
     await a.waitForStderr(/delivers here/);
+    const file = new RegExp(`-F url=@(\\S+/listen/${id}-[0-9a-f]{8}\\.url) `).exec(a.stderr())?.[1];
+    expect(file, a.stderr()).toBeDefined();
+    expect(file!.startsWith(join(svc.env().SVC_STATE_DIR!, 'listen'))).toBe(true);
+    expect(readFileSync(file!, 'utf8')).toBe(url);
+    expect(statSync(file!).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(file!)).mode & 0o777).toBe(0o700);
     a.interrupt();
     const done = await a.done;
     expect(done.code, done.stderr).toBe(0);
@@ -65,14 +73,38 @@ describe('svc webhooks listen --webhook W, W with a token in its URL', () => {
     expect(done.stderr).toContain(
       `Webhook ${id}'s URL is ${masked}; for this session svc rotates its secret (deliveries carry the old one too) and points it at the listener. ` +
         'Ctrl-C puts both back; if svc is killed instead, put them back with:\n' +
-        `  svc api PATCH /v1/webhooks/${id} -f url='${url}' && svc api POST /v1/webhooks/${id}/restore-secret\n`,
+        `  svc api PATCH /v1/webhooks/${id} -F url=@${file} >/dev/null && svc api POST /v1/webhooks/${id}/restore-secret >/dev/null\n` +
+        `  (the URL, which holds a secret, is read from ${file}, which only you can read, and not shown; svc removes that file once the webhook is back)\n`,
     );
     expect(done.stderr).toContain(
       `✓ webhook ${id} is back: ${masked}, signing with the secret it had before this session (the session's secret no longer works)\n`,
     );
-    // Only the restore command carries the token.
-    expect(done.stderr.split('supersecrettoken123')).toHaveLength(2);
+    expect(done.stderr).not.toContain('supersecrettoken123');
+    expect(existsSync(file!)).toBe(false);
     expect((await webhookNow(svc.sandbox(), id)).url).toBe(url);
+  }, 30_000);
+
+  it('a URL with a secret that cannot be kept (its place in the state directory a file) refuses the session: nothing changed, nothing printed whole', async () => {
+    const url = 'https://example.com/hooks/y?token=keptsecrettoken456';
+    const { id } = await createWebhook(svc.sandbox(), url);
+    const before = await webhookNow(svc.sandbox(), id);
+    // Its listen/ place taken by a file.
+    const state = join(dir, 'state-listen-file');
+    mkdirSync(state);
+    writeFileSync(join(state, 'listen'), '');
+    const r = await svc.run(['webhooks', 'listen', '--port', '0', '--webhook', id], {
+      now: Date.now(),
+      env: { SVC_STATE_DIR: state },
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `error: cannot keep webhook ${id}'s URL \\(it holds a secret, which svc does not print\\) in .*: .*; nothing was changed; set SVC_STATE_DIR to a directory you can write\n$`,
+      ),
+    );
+    expect(r.stderr).not.toContain('keptsecrettoken456');
+    const after = await webhookNow(svc.sandbox(), id);
+    expect([after.url, after.secret_rotated_at]).toEqual([url, before.secret_rotated_at]);
   }, 30_000);
 
   it('masks the URL someone else gave W while the session ran, and the listener URL of a session that holds W', async () => {

@@ -28,7 +28,7 @@ const SECRET = 'whsec_test_secret_123456';
 const dir = mkdtempSync(join(tmpdir(), 'svc-verify-sig13-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, bytes: string | Buffer) => {
-  writeFileSync(join(dir, name), bytes);
+  writeFileSync(join(dir, name), bytes, { mode: 0o600 });
   return join(dir, name);
 };
 const secretFile = file('s.txt', SECRET);

@@ -23,15 +23,15 @@ const secretFile = join(dir, 'secret');
 const body = join(dir, 'body.json');
 const payload =
   '{"id":"evt_1","type":"webhook.test","created_at":"2025-06-15T15:06:40Z","tenant_id":"t","data":{}}';
-writeFileSync(secretFile, 'whsec_cli_secret');
-writeFileSync(join(dir, 'secret-nl'), 'whsec_cli_secret\n');
-writeFileSync(join(dir, 'secret-sp'), 'whsec_cli_secret \n');
-writeFileSync(join(dir, 'secret-bare'), 'cli_secret');
-writeFileSync(body, payload);
-writeFileSync(join(dir, 'body-nl.json'), `${payload}\n`);
+writeFileSync(secretFile, 'whsec_cli_secret', { mode: 0o600 });
+writeFileSync(join(dir, 'secret-nl'), 'whsec_cli_secret\n', { mode: 0o600 });
+writeFileSync(join(dir, 'secret-sp'), 'whsec_cli_secret \n', { mode: 0o600 });
+writeFileSync(join(dir, 'secret-bare'), 'cli_secret', { mode: 0o600 });
+writeFileSync(body, payload, { mode: 0o600 });
+writeFileSync(join(dir, 'body-nl.json'), `${payload}\n`, { mode: 0o600 });
 const signature = createHmac('sha256', 'whsec_cli_secret').update(`${NOW}.${payload}`).digest('hex');
 const header = `t=${NOW},v1=${signature}`;
-writeFileSync(join(dir, 'header'), `${header}\n`);
+writeFileSync(join(dir, 'header'), `${header}\n`, { mode: 0o600 });
 const at = ['--at', String(NOW)];
 const VALID =
   "valid: signed at 2025-06-15T15:06:40Z (0 s before the verifier's clock), v1 signature 1 matched\n";
