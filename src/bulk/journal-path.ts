@@ -1,7 +1,7 @@
 // Where a journal lives and whether svc may use what is there: the ownership rule of the config
 // store (ownership.ts) applied to a journal, the files kept beside it and its directory.
-import { lstatSync, rmSync, type Stats, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { fstatSync, lstatSync, realpathSync, rmSync, type Stats, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ownFileProblem, parentFix, refuseSharedDirectory, unsafeParent } from '../config/ownership.js';
 import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
@@ -119,6 +119,28 @@ export function journalPathFix(error: unknown): string {
   return 'pass --journal PATH in a writable directory, or set SVC_STATE_DIR';
 }
 
+/**
+ * Why the name `path` is not to be removed at a run's end, or undefined: it is the journal file
+ * this run wrote (`made`: its dev+ino), itself, or nothing is there. Never a path under /dev or
+ * /proc, never a link (rm removed the link: `--journal /dev/stdout` removed the machine's, review25b
+ * H1), never a file put there since. Said by the run as a journal it could not remove (leftJournal).
+ */
+export function notTheJournal(path: string, made: Stats | undefined): string | undefined {
+  const system = systemDirectoryOf(path);
+  if (system !== undefined) return `it is under ${system}, where svc removes nothing`;
+  let at: Stats | undefined;
+  try {
+    at = lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    return fileErrorReason(error);
+  }
+  if (at === undefined) return undefined;
+  if (at.isSymbolicLink()) return 'it is a symbolic link, and svc removes only the file it wrote';
+  if (made === undefined || !at.isFile() || at.dev !== made.dev || at.ino !== made.ino)
+    return 'it is no longer the file this run wrote';
+  return undefined;
+}
+
 /** What a path that is there but not a file or directory is, in words. */
 function notAFile(found: Stats): string | undefined {
   if (found.isFIFO()) return 'is a named pipe (FIFO)';
@@ -127,31 +149,105 @@ function notAFile(found: Stats): string | undefined {
   return undefined;
 }
 
+/** Where to keep a journal instead of a path of the system's (/dev, /proc, svc's own output). */
+const ELSEWHERE =
+  'give a file path, e.g. --journal ./svc-journal.ndjson, or leave out --journal (svc keeps it in its state directory); svc changed nothing';
+
+/**
+ * The system's directory a path is in (`/dev`, `/proc`), as given or where its links lead, or
+ * undefined: a journal there is never made, written or removed (review25b H1: `--journal
+ * /dev/stdout` with stdout a file was written over the output, then /dev/stdout itself removed).
+ */
+export function systemDirectoryOf(path: string): string | undefined {
+  const under = (at: string) => /^\/(dev|proc)(\/|$)/.exec(at)?.[0].replace(/\/$/, '');
+  const given = under(resolve(path));
+  if (given !== undefined) return given;
+  try {
+    return under(realpathSync(path));
+  } catch {
+    try {
+      return under(join(realpathSync(dirname(resolve(path))), basename(path)));
+    } catch {
+      return undefined; // nothing there to follow
+    }
+  }
+}
+
+/** Which of svc's standard streams (fd 0, 1, 2) `found` is the same file as (dev+ino), or undefined. */
+function standardStream(found: Stats): string | undefined {
+  const names = ['standard input', 'standard output', 'standard error'];
+  for (const [fd, name] of names.entries()) {
+    try {
+      const stream = fstatSync(fd);
+      if (stream.dev === found.dev && stream.ino === found.ino) return name;
+    } catch {
+      // closed: no file to be
+    }
+  }
+  return undefined;
+}
+
 /**
  * A journal is a file: `--journal DIR`, or `DIR/` for a directory not made yet, is refused with
  * what to give instead, before anything is created; so is a named pipe (reading it waited for ever),
  * a socket or a device (/dev/null was refused with "chmod 600 /dev/null"), and a path that cannot
  * be looked at (too long, under a file, not permitted): one line with the reason, not Node's text.
+ * So are `-` (it made a file named `-`), the same file as svc's stdin, stdout or stderr (a link to
+ * /proc/self/fd/1 with stdout a file: the journal was written over the output) and a path under
+ * /dev or /proc (review25b H1, L1-L3).
  * The state directory's own path (`given` false: no --journal) that cannot be looked at is said
  * where its directory is made (lockJournal), with the variable that moves it.
  */
 export function refuseDirectory(path: string, given = true): void {
+  if (given && path === '-') {
+    throw new UsageError(
+      '`-` is not a journal path; the journal is a file svc writes and reads back, not standard input or output',
+      { code: 'journal_path', hint: ELSEWHERE },
+    );
+  }
   let found: Stats | undefined;
   try {
     found = statSync(path, { throwIfNoEntry: false });
   } catch (error) {
     if (!given) return;
+    const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot use --journal ${path}: ${journalPathReason(error)}`, {
       code: 'journal_path',
-      hint: `${journalPathFix(error)}; svc changed nothing`,
+      hint:
+        code === 'ELOOP'
+          ? `its links lead back to themselves: remove the loop (\`ls -l ${pathWord(path)}\` shows where it points) or give another --journal; svc changed nothing`
+          : `${journalPathFix(error)}; svc changed nothing`,
     });
   }
+  const system = given ? systemDirectoryOf(path) : undefined;
   const other = found && notAFile(found);
   if (other !== undefined) {
     throw new UsageError(`--journal ${path} ${other}; the journal is a file`, {
       code: 'journal_path',
-      hint: `give a file path, e.g. --journal ${pathWord(join(dirname(path), 'svc-journal.ndjson'))}; svc changed nothing`,
+      hint:
+        system !== undefined || other === 'is a device'
+          ? ELSEWHERE
+          : `give a file path, e.g. --journal ${pathWord(join(dirname(path), 'svc-journal.ndjson'))}; svc changed nothing`,
     });
+  }
+  const stream = given && found !== undefined ? standardStream(found) : undefined;
+  if (stream !== undefined) {
+    throw new UsageError(
+      `--journal ${path} is svc's ${stream} (the same file); the journal is a file of its own`,
+      {
+        code: 'journal_path',
+        hint: ELSEWHERE,
+      },
+    );
+  }
+  if (system !== undefined) {
+    throw new UsageError(
+      `--journal ${path} is under ${system}, which is the system's; the journal is a file of its own`,
+      {
+        code: 'journal_path',
+        hint: ELSEWHERE,
+      },
+    );
   }
   const directory = found?.isDirectory() === true;
   const slash = /[\\/]$/.test(path);

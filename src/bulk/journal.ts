@@ -11,7 +11,7 @@ import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { fileErrorReason } from '../system/input.js';
 import { pathWord } from '../system/shell-words.js';
 import { JournalChangedError, type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
-import { foundAt, journalPathFix, journalPathReason, refuseForeign } from './journal-path.js';
+import { foundAt, journalPathFix, journalPathReason, notTheJournal, refuseForeign } from './journal-path.js';
 import { KeptPlans } from './kept-plan.js';
 import { olderRunHolding } from './lock.js';
 
@@ -410,6 +410,8 @@ export class Journal {
       closeSync(this.#fd);
     }
     this.#fd = undefined;
+    const not = notTheJournal(this.path, this.#found);
+    if (not !== undefined) return not;
     try {
       this.#disk.remove(this.path);
       this.#found = undefined;

@@ -15,8 +15,24 @@ export function tenantChanged(settings: Settings): string | undefined {
   return named === undefined || named === '' ? undefined : canonicalTenantRef(named);
 }
 
-/** ` in acme-payments-eu`, the words every such ✓ line puts after what it changed; '' for none. */
+/** The words a command's question named its tenant in (kit.ts tenantLabel), by the run's settings. */
+const asked = new WeakMap<Settings, string>();
+
+/**
+ * Keeps the words a question named the run's tenant in (`Acme Treasury (acme-treasury)`, read
+ * from /v1/me before it was asked), so that the ✓ line after it says the same (review25b L5: it
+ * asked "…in Acme Treasury (acme-treasury)?" and printed "✓ deleted … in 8ab23c1d-…").
+ */
+export function tenantAsked(settings: Settings, words: string): void {
+  asked.set(settings, words);
+}
+
+/**
+ * ` in acme-payments-eu`, the words every such ✓ line puts after what it changed; '' for none.
+ * One rule: the words of the command's own question when it asked one (tenantAsked), else the
+ * tenant as the run named it (tenantChanged).
+ */
 export function changedIn(settings: Settings): string {
-  const tenant = tenantChanged(settings);
+  const tenant = asked.get(settings) ?? tenantChanged(settings);
   return tenant === undefined ? '' : ` in ${tenant}`;
 }

@@ -12,6 +12,7 @@ import { refuseCredentialAsId } from '../http/path.js';
 import { maskSecret, quoted } from '../output/format.js';
 import { doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
 import { discardTypeAhead } from '../system/type-ahead.js';
+import { tenantAsked } from './changed-in.js';
 
 /**
  * Builds (once) the Context for the command being run, from its parsed global flags. Async so
@@ -252,13 +253,18 @@ export function parseScopes(flag: string, raw: unknown): string[] {
 
 /**
  * The tenant a command acts in, as people know it: "Acme Treasury (acme-treasury)", for
- * confirmations. Read from /v1/me only when someone is asked.
+ * confirmations. Read from /v1/me only when someone is asked; the ✓ line after it then uses the
+ * same words (changed-in.ts tenantAsked).
  */
 export async function tenantLabel(ctx: Context): Promise<string> {
   const me = await (await ctx.platform()).me.get();
   const id = ctx.settings().values.tenant ?? me.tenant_id;
   const tenant = id == null ? undefined : tenantByRef(me.tenants, id);
-  return tenant ? `${tenant.display_name} (${tenant.slug})` : `tenant ${id ?? "(the credential's)"}`;
+  if (tenant === undefined) return `tenant ${id ?? "(the credential's)"}`;
+  // The ✓ line after the question names the tenant in these words too (changed-in.ts).
+  const words = `${tenant.display_name} (${tenant.slug})`;
+  tenantAsked(ctx.settings(), words);
+  return words;
 }
 
 /** What a verb says of a thing its DELETE removed when the answer was lost (see `deleted`). */

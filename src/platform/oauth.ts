@@ -67,6 +67,8 @@ export class OAuthClients {
       schema: OAuthClient,
       notFound: OAuthClientNotFoundError,
       check: shownBy('oauth get', clientId),
+      // An answer about another tenant than the request's is not its answer (review25b M1).
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }
@@ -80,6 +82,8 @@ export class OAuthClients {
       notFound: OAuthClientNotFoundError,
       about: { client_id: clientId },
       gone: { ended: ['deleted'] },
+      // An answer about another tenant than the request's is not its answer (review25b M1).
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }

@@ -55,6 +55,8 @@ export class Records {
         body: fields,
         schema: SurfaceRecord,
         check: shownBy('records ls', surface),
+        // An answer about another tenant than the request's is not its answer (review25b M1).
+        tenant: true,
       },
       options,
     );
@@ -74,6 +76,8 @@ export class Records {
       schema: SurfaceRecord,
       notFound: RecordNotFoundError,
       check: shownBy('records get', surface, id),
+      // An answer about another tenant than the request's is not its answer (review25b M1).
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }
@@ -87,6 +91,8 @@ export class Records {
       notFound: RecordNotFoundError,
       // The client's own fields sit beside these (a reconciliation's `status`): they are its data.
       gone: { only: ['soft_delete', 'deleted_at'] },
+      // An answer about another tenant than the request's is not its answer (review25b M1).
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }

@@ -77,6 +77,8 @@ export class Roles {
       notFound: RoleNotFoundError,
       about: { id },
       check: shownBy('roles get', id),
+      // An answer about another tenant than the request's is not its answer (review25b M1).
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }
@@ -90,6 +92,8 @@ export class Roles {
       notFound: RoleNotFoundError,
       about: { id },
       gone: { ended: ['deleted'] },
+      // An answer about another tenant than the request's is not its answer (review25b M1).
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }

@@ -4,14 +4,28 @@
  * `ENAMETOOLONG: name too long, lstat '…'`, with the path twice; a named pipe waited for ever).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Journal } from '../../src/bulk/journal.js';
 import { realJournalDisk } from '../../src/bulk/journal-disk.js';
+import { notTheJournal } from '../../src/bulk/journal-path.js';
 import { runVerb, testVerb } from '../helpers/bulk-verb.js';
 import { useTempDirs, type VerbOptions } from '../helpers/context.js';
 
 const dirs = useTempDirs();
+const ELSEWHERE =
+  'give a file path, e.g. --journal ./svc-journal.ndjson, or leave out --journal (svc keeps it in its state directory); svc changed nothing';
 
 /** Runs the test verb with `journal`, real and dry: both refused alike, and no item worked. */
 async function refused(journal: string, options: VerbOptions = {}) {
@@ -84,7 +98,41 @@ describe('--journal a path svc cannot use', () => {
   it('a device is refused as such, not with "chmod 600 /dev/null"', async () => {
     expect(await refused('/dev/null')).toEqual({
       message: '--journal /dev/null is a device; the journal is a file',
-      hint: 'give a file path, e.g. --journal /dev/svc-journal.ndjson; svc changed nothing',
+      hint: ELSEWHERE,
+    });
+  });
+
+  it('a path under /dev or /proc is refused, not made there (dry: /dev is never written by a test)', async () => {
+    for (const [journal, system] of [
+      ['/dev/svc-test-never.ndjson', '/dev'],
+      ['/proc/svc-test-never.ndjson', '/proc'],
+    ] as const) {
+      let worked = 0;
+      const verb = testVerb(['ok'], {
+        journal,
+        dryRun: true,
+        plan: async () => {
+          worked++;
+          return {};
+        },
+      });
+      const r = await runVerb(dirs, verb);
+      expect([r.code, worked, existsSync(journal)]).toEqual([2, 0, false]);
+      expect(r.error).toMatchObject({
+        message: `--journal ${journal} is under ${system}, which is the system's; the journal is a file of its own`,
+        hint: ELSEWHERE,
+      });
+    }
+  });
+
+  it('a link loop: the fix is to remove the loop, not "a writable directory"', async () => {
+    const dir = base();
+    const journal = join(dir, 'loopa');
+    symlinkSync(join(dir, 'loopb'), journal);
+    symlinkSync(journal, join(dir, 'loopb'));
+    expect(await refused(journal)).toEqual({
+      message: `cannot use --journal ${journal}: too many symbolic links encountered`,
+      hint: `its links lead back to themselves: remove the loop (\`ls -l ${journal}\` shows where it points) or give another --journal; svc changed nothing`,
     });
   });
 
@@ -167,5 +215,48 @@ describe('a journal file svc cannot write, found before anything is sent', () =>
     expect(r.error).toMatchObject({
       hint: 'make room on its disk (or pass --journal PATH on another), then run the same command again',
     });
+  });
+});
+
+describe('a journal is removed only as the file svc wrote (review25b H1: rm removed /dev/stdout)', () => {
+  const now = () => Date.parse('2026-01-01T00:00:00Z');
+
+  it('a link the user made to their own file: written through, then the link and the file are both left', () => {
+    const dir = base();
+    const target = join(dir, 'mine.ndjson');
+    writeFileSync(target, '');
+    const link = join(dir, 'j.ndjson');
+    symlinkSync(target, link);
+    const journal = Journal.load(link, 'op', now);
+    journal.start();
+    expect(journal.remove()).toBe('it is a symbolic link, and svc removes only the file it wrote');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toContain('"operation":"op"');
+  });
+
+  it('a file put in its place since: left, said as not the file this run wrote', () => {
+    const dir = base();
+    const path = join(dir, 'j.ndjson');
+    const journal = Journal.load(path, 'op', now);
+    journal.start();
+    const moved = join(dir, 'moved');
+    writeFileSync(moved, 'x');
+    // Another file where the journal was (rename is atomic: the journal's inode is gone from the name).
+    renameSync(moved, path);
+    expect(journal.remove()).toBe('it is no longer the file this run wrote');
+    expect(readFileSync(path, 'utf8')).toBe('x');
+  });
+
+  it('never a path under /dev or /proc, whatever is there', () => {
+    expect(notTheJournal('/dev/stdout', undefined)).toBe('it is under /dev, where svc removes nothing');
+    expect(notTheJournal('/proc/self/fd/1', undefined)).toBe('it is under /proc, where svc removes nothing');
+  });
+
+  it('the file it wrote is removed', () => {
+    const dir = base();
+    const path = join(dir, 'j.ndjson');
+    const journal = Journal.load(path, 'op', now);
+    journal.start();
+    expect([journal.remove(), existsSync(path)]).toEqual([undefined, false]);
   });
 });

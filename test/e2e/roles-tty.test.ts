@@ -92,7 +92,7 @@ needs('tmux').describe('svc roles on a terminal', () => {
     await yes.send('y', 'Enter');
     const done = await yes.waitFor('[exit 0]');
     expect(done).toMatch(
-      /✓ revoked tenant_reviewer from usr_lead in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(audit trail aud_[0-9a-f]{24}\)/,
+      /✓ revoked tenant_reviewer from usr_lead in Acme Treasury \(acme-treasury\) \(audit trail aud_[0-9a-f]{24}\)/,
     );
     const held = await call(sandbox(), 'GET', '/v1/users/usr_lead/roles', {
       token: sandbox().adminToken,

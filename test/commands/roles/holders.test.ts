@@ -147,17 +147,9 @@ describe('svc roles assignments without USER', () => {
 
 describe('svc roles delete', () => {
   it.each([
-    [
-      4,
-      '4 users hold it and lose it at once.',
-      ' in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 4 holders lost it',
-    ],
-    [
-      1,
-      '1 user holds it and loses it at once.',
-      ' in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 1 holder lost it',
-    ],
-    [0, 'Nobody holds it.', ' in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; nobody held it'],
+    [4, '4 users hold it and lose it at once.', ' in Acme Treasury (acme-treasury); its 4 holders lost it'],
+    [1, '1 user holds it and loses it at once.', ' in Acme Treasury (acme-treasury); its 1 holder lost it'],
+    [0, 'Nobody holds it.', ' in Acme Treasury (acme-treasury); nobody held it'],
   ])(
     'says how many users hold the role (%i), naming the tenant by display name, before deleting',
     async (holders, said, lost) => {
@@ -195,7 +187,7 @@ describe('svc roles delete', () => {
       `Delete the custom role ${name} (${id}) in Acme Treasury (acme-treasury)? 2 users hold it and lose it at once.`,
     ]);
     expect(stderr()).toBe(
-      `✓ deleted role ${name} (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 4 holders lost it\n`,
+      `✓ deleted role ${name} (${id}) in Acme Treasury (acme-treasury); its 4 holders lost it\n`,
     );
   });
 
@@ -209,7 +201,7 @@ describe('svc roles delete', () => {
     const { ctx, stderr } = svc.context({ env: { SVC_BASE_URL: proxy().url }, answers: [true], tty: true });
     await runRolesDelete(ctx, parseRolesDelete(name));
     expect(stderr()).toBe(
-      `✓ deleted role ${name} (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; 3 users held it when svc looked before deleting it (the platform's answer does not say how many lost it)\n`,
+      `✓ deleted role ${name} (${id}) in Acme Treasury (acme-treasury); 3 users held it when svc looked before deleting it (the platform's answer does not say how many lost it)\n`,
     );
   });
 });
