@@ -349,7 +349,7 @@ describe('an empty or torn lock of a run’s own journal (its maker killed betwe
 
   // review24e M1: on a file system without hard links (vfat, exFAT, SMB, some FUSE) the link
   // failed EPERM, was taken for EEXIST, and the live maker's lock moved aside was removed.
-  const makerWrites = (path: string) => {
+  const makerWrites = () => {
     const maker = otherProgram();
     const text = `${JSON.stringify({ pid: maker, host: hostname(), since: iso(Date.now() + 60_000), beat: 5, ...run })}\n`;
     const rename = staleDisk.renameSync;
@@ -367,7 +367,7 @@ describe('an empty or torn lock of a run’s own journal (its maker killed betwe
   it('without hard links, a live maker’s lock moved aside is put back by a rename and the taker refused', async () => {
     const path = journal();
     writeFileSync(`${path}.lock`, '');
-    const { maker, text, rename } = makerWrites(path);
+    const { maker, text, rename } = makerWrites();
     const link = staleDisk.linkSync;
     staleDisk.linkSync = noLinks;
     try {
@@ -386,7 +386,7 @@ describe('an empty or torn lock of a run’s own journal (its maker killed betwe
   it('without hard links, a lock that cannot be put back is left aside and the taker refused naming both', async () => {
     const path = journal();
     writeFileSync(`${path}.lock`, '');
-    const { text, rename } = makerWrites(path);
+    const { text, rename } = makerWrites();
     const link = staleDisk.linkSync;
     staleDisk.linkSync = noLinks;
     const aside = `${path}.lock.${process.pid}.stale`;
