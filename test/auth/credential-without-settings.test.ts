@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
-import { ACME, call, useSandbox } from '../helpers/sandbox.js';
+import { ACME, call, newApiKey, useSandbox } from '../helpers/sandbox.js';
 
 // Session 25: a profile with a stored credential and no settings entry (config.json edited by
 // hand, a credential left by an older svc, its settings removed by another process). The store
@@ -17,20 +17,11 @@ import { ACME, call, useSandbox } from '../helpers/sandbox.js';
 // the credential was already removed; and the line names the server, so pasted it revokes the key.
 const sandbox = useSandbox();
 const dirs: string[] = [];
-let keys = 0;
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function newKey(): Promise<{ id: string; key: string }> {
-  const created = await call(sandbox(), 'POST', `/v1/tenants/${ACME}/api-keys`, {
-    token: sandbox().adminToken,
-    tenant: ACME,
-    body: { kind: 'publishable', name: 'no-settings', idempotency_key: `no-settings-${++keys}` },
-  });
-  expect(created.status).toBe(201);
-  return created.body as { id: string; key: string };
-}
+const newKey = () => newApiKey(sandbox(), 'no-settings');
 
 /**
  * The store's two files as written by hand: profile "key" (the sandbox, tenant acme, the API key)

@@ -3,27 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
-import { ACME, call, useSandbox } from '../helpers/sandbox.js';
+import { ACME, call, newApiKey, useSandbox } from '../helpers/sandbox.js';
 
 // Session 25 (brief fixes25 2): which command the line that revokes a forgotten API key prints
 // (end-session.ts keyManagerLine): bare, `-p NAME`, or `-p NAME --base-url URL`, each pasted as
 // printed in the same shell. Every case here is one the Stryker run of its lines left unasserted.
 const sandbox = useSandbox();
 const dirs: string[] = [];
-let keys = 0;
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function newKey(): Promise<{ id: string; key: string }> {
-  const created = await call(sandbox(), 'POST', `/v1/tenants/${ACME}/api-keys`, {
-    token: sandbox().adminToken,
-    tenant: ACME,
-    body: { kind: 'publishable', name: 'key-line', idempotency_key: `key-line-${++keys}` },
-  });
-  expect(created.status).toBe(201);
-  return created.body as { id: string; key: string };
-}
+const newKey = () => newApiKey(sandbox(), 'key-line');
 
 type Credential = { type: 'token' | 'oauth'; access_token: string; origin?: string; [k: string]: unknown };
 

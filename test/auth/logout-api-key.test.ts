@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { runInProcess } from '../helpers/context.js';
 import { answers, useHostileServer } from '../helpers/hostile.js';
-import { ACME, call, useSandbox } from '../helpers/sandbox.js';
+import { ACME, call, newApiKey, useSandbox } from '../helpers/sandbox.js';
 
 // Finding tenants 4 (s10): `svc logout` of a stored API key said "the API key itself stays
 // valid" when the platform had revoked it, and printed the placeholder KEY_ID and the tenant's
@@ -19,20 +19,11 @@ const unavailable = async () => {
   return down;
 };
 const dirs: string[] = [];
-let keys = 0;
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function newKey(): Promise<{ id: string; key: string }> {
-  const created = await call(sandbox(), 'POST', `/v1/tenants/${ACME}/api-keys`, {
-    token: sandbox().adminToken,
-    tenant: ACME,
-    body: { kind: 'publishable', name: 'logout-test', idempotency_key: `logout-key-${++keys}` },
-  });
-  expect(created.status).toBe(201);
-  return created.body as { id: string; key: string };
-}
+const newKey = () => newApiKey(sandbox(), 'logout-test');
 
 async function storedKey(key: string, url = sandbox().url) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-logout-key-'));

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
-import { ACME, call, useSandboxContext } from '../helpers/sandbox.js';
+import { ACME, newApiKey, useSandboxContext } from '../helpers/sandbox.js';
 
 const svc = useSandboxContext({ users: 2 });
 const pause = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
@@ -55,15 +55,7 @@ afterEach(() => {
   process.off('unhandledRejection', heard);
 });
 
-async function newKey(name: string): Promise<string> {
-  const made = await call(svc.sandbox(), 'POST', `/v1/tenants/${ACME}/api-keys`, {
-    token: svc.sandbox().adminToken,
-    tenant: ACME,
-    body: { kind: 'publishable', name, idempotency_key: `slow-identity-${name}-${Date.now()}` },
-  });
-  expect(made.status, made.text).toBe(201);
-  return made.body.id;
-}
+const newKey = async (name: string) => (await newApiKey(svc.sandbox(), name)).id;
 
 const revoke = (key: string, ...more: string[]) =>
   svc.run(['tenants', 'api-keys', 'revoke', ACME, key, '--yes', ...more], {

@@ -180,6 +180,21 @@ export async function adminGrant(
   return r.body;
 }
 
+let apiKeys = 0;
+/**
+ * The sandbox's admin creates a publishable API key named `name` in acme-treasury; 201 expected, or
+ * the test fails; its id and the key itself.
+ */
+export async function newApiKey(sandbox: Sandbox, name: string): Promise<{ id: string; key: string }> {
+  const made = await call(sandbox, 'POST', `/v1/tenants/${ACME}/api-keys`, {
+    token: sandbox.adminToken,
+    tenant: ACME,
+    body: { kind: 'publishable', name, idempotency_key: `api-key-${name}-${++apiKeys}-${Date.now()}` },
+  });
+  expect(made.status, made.text).toBe(201);
+  return made.body as { id: string; key: string };
+}
+
 /**
  * The set-up of the tests of who may hand out what (test/sandbox/*-rules.test.ts): a sandbox with
  * 20 generated users, callers in acme-treasury (the admin, or a user by id), idempotency keys
