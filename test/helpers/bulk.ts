@@ -63,9 +63,10 @@ export function briefWaits(clock: Clock, capMs = 20): Clock {
 export function bulkRunner(sandbox: () => Sandbox) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bulk-cmd-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // Owner-only, as a user keeps a secret file: svc warns of one others can read (attack25b L4).
   const file = (name: string, content: string | Buffer): string => {
     const path = join(dir, name);
-    writeFileSync(path, content);
+    writeFileSync(path, content, { mode: 0o600 });
     return path;
   };
   const env = (extra: Record<string, string> = {}) => ({
