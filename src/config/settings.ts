@@ -436,9 +436,21 @@ export function characterInSetting(
 /** The settings that are ids (a tenant, an organization, an OAuth client). */
 const ID_SETTINGS = new Set<ProfileKey>(['tenant', 'org', 'client_id']);
 
-/** A setting as svc shows it (`config ls`, `profiles ls`): credential shapes and a URL's secret query values masked. */
+/**
+ * A setting as svc shows it (`config ls`, `profiles ls`, `auth status`): credential shapes masked,
+ * and a base or app URL's query and fragment with every value masked, whatever its name or shape
+ * (such a URL is refused where it is used, urlQueryProblem, so nothing a user needs is hidden).
+ */
 export function shownSetting(key: ProfileKey, value: string): string {
-  return redactText(key === 'base_url' || key === 'app_url' ? redactUrlText(value) : value);
+  return redactText(key === 'base_url' || key === 'app_url' ? shownUrl(value) : value);
+}
+
+/** A base or app URL as shown: redactUrlText's masking, and past a `?` or `#`, every value masked. */
+function shownUrl(value: string): string {
+  if (!/[?#]/.test(value)) return redactUrlText(value);
+  const hashAt = value.indexOf('#');
+  const beforeHash = hashAt < 0 ? value : value.slice(0, hashAt);
+  return `${redactUrlReference(beforeHash, true)}${hashAt < 0 ? '' : `#${MASK}`}`;
 }
 
 /** Where a value came from, in words for error messages ("--base-url", "SVC_BASE_URL", "profile default"). */
@@ -526,7 +538,7 @@ export function urlQueryProblem(
   const head = value.slice(0, cut);
   const hashAt = value.indexOf('#');
   const beforeHash = hashAt < 0 ? value : value.slice(0, hashAt);
-  const shown = `${redactUrlReference(beforeHash, true)}${hashAt < 0 ? '' : `#${MASK}`}`;
+  const shown = shownUrl(value);
   const what = beforeHash.length > head.length ? 'a query' : 'a fragment';
   const fixed = head.replace(/\/+$/, '');
   const fixedShown = redactUrlText(fixed);

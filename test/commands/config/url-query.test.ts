@@ -76,6 +76,28 @@ describe('a base or app URL with a query or a fragment is refused, its values no
       expect(config()).not.toContain(SECRET);
     });
 
+    // review25c H2: auth status printed the saved URL whole (text and --json) beside the refusal.
+    it('auth status shows it with every query value masked, text and --json', async () => {
+      await saved(`https://api.example.com/?token=${SECRET}&w=plain1`);
+      for (const argv of [
+        ['auth', 'status'],
+        ['auth', 'status', '--json'],
+      ]) {
+        const r = await runInProcess(argv, env());
+        expect([
+          r.code,
+          r.stdout.includes(SECRET),
+          r.stderr.includes(SECRET),
+          r.stdout.includes('plain1'),
+        ]).toEqual([2, false, false, false]);
+        expect(r.stdout).toMatch(
+          argv.length === 2
+            ? /^base url\thttps:\/\/api\.example\.com\/\?token=\[redacted\]&w=\[redacted\]$/m
+            : /"base_url": "https:\/\/api\.example\.com\/\?token=\[redacted\]&w=\[redacted\]"/,
+        );
+      }
+    });
+
     it('the app_url a new base_url takes away is named masked (it was printed whole)', async () => {
       await new ConfigStore(configDir()).setProfileValues('staging', {
         base_url: `http://127.0.0.1:4010/?token=${SECRET}`,
