@@ -84,10 +84,11 @@ const SECRET_PARAM = /^(state|k|access|sign|hash|ticket)$/i;
 /**
  * A query parameter that is a position in a list (a paging cursor, svc's own `?cursor=`): opaque
  * and often random-looking, but whoever holds it can read only what the request's credential
- * can, so its value is not judged by its shape (randomValue). Read on the name's words.
+ * can, so its value is not judged by its shape (randomValue). Read on the name's words. A name
+ * with a secret word (`page_token`, `pageToken`, `continuation_token`) is masked by its name first.
  */
 const PAGING_NAME =
-  /^((next|prev|previous|page)_)?cursor$|^(page|after|before|starting_after|ending_before|continuation|marker|offset|next|prev|previous)$/;
+  /^((next|prev|previous|page|start|end|before|after)_)?cursor$|^(page|after|before|starting_after|ending_before|start_after|end_before|continuation|marker|next_marker|offset|next|prev|previous|page_after|page_before|next_page)$/;
 
 /** The words of a name: `X-Amz-Signature` → x, amz, signature; `accessToken` → access, token. */
 function nameWords(name: string): string[] {
@@ -123,12 +124,37 @@ function isSecretParam(name: string, value: string): boolean {
  * A value shaped like a random credential (attack25b M5): the rule of a path's last segment
  * (RANDOM_SEGMENT: 20 or more letters, digits, `_` and `-` mixing upper case, lower case and
  * digits, or 32 or more hex digits), on the value as the server reads it (percent-decoded), a
- * base64 value's `+` and `/` read as base64url's `-` and `_`, its `=` padding dropped. Ids
- * (`usr_admin`, `aud_` and hex), times, words, slugs and numbers are not this shape.
+ * base64 value's `+` and `/` read as base64url's `-` and `_`, its `=` padding dropped. Not this
+ * shape, so kept (review25c M1: they were masked, and plan rows of two such URLs read alike):
+ * - words joined by `_`, `-`, `+` (a space) or `.` (`Production_EU_West_2`, `Q4-Revenue-Report-2026`,
+ *   `Meeting+Room+42+Today`): every part a word, a number, or letters then digits (WORDY_PART);
+ * - hex of an id's or a digest's length, 32, 40 or 64 digits (a UUID without dashes, a commit SHA,
+ *   a SHA-256): a key of that shape under a name no rule knows is not caught;
+ * - a lowercase prefix and `_` before a rest that is not itself random (`rec_01HQ3K…`, a ULID;
+ *   `usr_` and hex): `sk_live_…` or `ghp_…` with a mixed-case rest is still masked.
+ * Ids, times, words, slugs and numbers are not this shape either.
  */
 function randomValue(value: string): boolean {
-  const text = percentDecoded(value).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
-  return RANDOM_SEGMENT.test(text);
+  const text = percentDecoded(value).replace(/=+$/, '');
+  if (wordy(text) || ID_HEX.test(text)) return false;
+  const b64 = text.replace(/\+/g, '-').replace(/\//g, '_');
+  const prefixed = /^[a-z][a-z0-9]{0,9}_(.+)$/.exec(b64);
+  return RANDOM_SEGMENT.test(prefixed ? (prefixed[1] as string) : b64);
+}
+
+/** Hex of an id's or a digest's length: 32 (a UUID without dashes, MD5), 40 (SHA-1, a commit), 64 (SHA-256). */
+const ID_HEX = /^(?:[\da-f]{32}|[\da-f]{40}|[\da-f]{64}|[\dA-F]{32}|[\dA-F]{40}|[\dA-F]{64})$/;
+/**
+ * A part of words joined by `_`, `-`, `+`, `.` or a space: capitals then lower case then digits
+ * (`EU`, `West`, `Q4`, `Production`, `2026`), or digits then at most two letters (`3rd`). A random
+ * key's parts mix their cases and digits in any order, so a long one is not this shape.
+ */
+const WORDY_PART = /^(?:[A-Z]*[a-z]*\d*|\d+[a-z]{0,2})$/;
+
+/** Two or more parts joined by `_`, `-`, `+`, `.` or a space, each a word (WORDY_PART). */
+function wordy(text: string): boolean {
+  const parts = text.split(/[_\-+. ]/);
+  return parts.length >= 2 && parts.every((part) => part !== '' && WORDY_PART.test(part));
 }
 
 export function redactParams(params: URLSearchParams): URLSearchParams {
