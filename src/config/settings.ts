@@ -507,9 +507,17 @@ export function checkUrlSetting(
   return value;
 }
 
-/** The first of the run's base and app URL that holds a query or a fragment, refused (urlQueryProblem). */
-export function refuseUrlQueries(settings: Settings): void {
-  for (const key of ['base_url', 'app_url'] as const) {
+/**
+ * The run's base URL (the API client: every request), or its app URL (the browser login, which
+ * opens its pages there: `keys` ['app_url']), refused when it holds a query or a fragment
+ * (urlQueryProblem). app_url is asked only where it is used, so a harmless query in it does not
+ * stop the API commands, which never use it (review25c L3).
+ */
+export function refuseUrlQueries(
+  settings: Settings,
+  keys: ReadonlyArray<'base_url' | 'app_url'> = ['base_url'],
+): void {
+  for (const key of keys) {
     const value = settings.values[key];
     const problem =
       value === undefined
@@ -549,7 +557,11 @@ export function urlQueryProblem(
         ? `drop the ${what.slice(2)}: \`svc ${profileFlag(profile)}config set ${key} ${shellWord(fixed)}\``
         : `drop the ${what.slice(2)}: use ${fixed}`;
   return new UsageError(
-    `${describeSource(key, source, profile.profile)} ${shown} has ${what}, and a ${key === 'app_url' ? 'browser app' : 'base'} URL takes none: svc would drop it from every request`,
+    `${describeSource(key, source, profile.profile)} ${shown} has ${what}, and a ${
+      key === 'app_url'
+        ? 'browser app URL takes none: svc would drop it from the login page it opens there'
+        : 'base URL takes none: svc would drop it from every request'
+    }`,
     {
       hint: `${use}; credentials go in the credential store: \`${loginCommand({ profile: profile.profile, profileSource: profile.profileSource })}\`, or SVC_TOKEN`,
     },

@@ -25,7 +25,7 @@ describe('a base or app URL with a query or a fragment is refused, its values no
       'config set app_url, a value under a name no rule knows',
       ['config', 'set', 'app_url', `http://127.0.0.1:4010/app?accesskey=${SECRET}&x`],
       {},
-      `error: app_url in profile "default" http://127.0.0.1:4010/app?accesskey=[redacted]&[redacted] has a query, and a browser app URL takes none: svc would drop it from every request; drop the query: \`svc config set app_url http://127.0.0.1:4010/app\`; ${HINT}\n`,
+      `error: app_url in profile "default" http://127.0.0.1:4010/app?accesskey=[redacted]&[redacted] has a query, and a browser app URL takes none: svc would drop it from the login page it opens there; drop the query: \`svc config set app_url http://127.0.0.1:4010/app\`; ${HINT}\n`,
     ],
     [
       '--base-url',
