@@ -67,13 +67,18 @@ const CODE_NAME =
 const SESSION_NAME = /^((.+_)?session(_?id)?|(j|php)?sess(ion)?_?id|sid)$/;
 /**
  * Names that contain a secret word but hold something else (times, lifetimes, kinds, paths), and
- * an authorization server's metadata (RFC 8414): its endpoints (`token_endpoint`), URLs masked by
- * the URL rules where shown, and what it supports (`token_endpoint_auth_methods_supported`).
- * Learnt as secrets, the endpoints turned every request line to them into `* POST [redacted]`
- * (attack25b L2).
+ * an authorization server's metadata (RFC 8414, RFC 8628, OpenID Connect Discovery): its endpoints
+ * (`token_endpoint`), URLs masked by the URL rules where shown, and what it supports
+ * (`token_endpoint_auth_methods_supported`). Learnt as secrets, the endpoints turned every request
+ * line to them into `* POST [redacted]` (attack25b L2). Those names only (OAUTH_METADATA_NAME),
+ * not every name ending so: `client_secret_endpoint`, `api_key_endpoint` and `password_supported`
+ * are secret by their words (review25c L2).
  */
 const NOT_SECRET_FIELD =
-  /^(idempotency_key|token_type|token_type_hint|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type|endpoint|supported)$/i;
+  /^(idempotency_key|token_type|token_type_hint|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type)$/i;
+/** The metadata names (on the name's words joined by `_`) that hold a secret word and no secret. */
+const OAUTH_METADATA_NAME =
+  /^((authorization|token|revocation|introspection|device_authorization|registration|userinfo|end_session|pushed_authorization_request|backchannel_authentication)_endpoint(_auth_(methods|signing_alg_values)_supported)?|(id_token|userinfo|request_object|authorization)_(signing|encryption)_(alg|enc)_values_supported|backchannel_authentication_request_signing_alg_values_supported|authorization_response_iss_parameter_supported|require_pushed_authorization_requests)$/;
 // The names masked in a URL's query or a form only: there `state` travels beside the
 // authorization code, while a JSON field or header named `state` is a record's (a webhook's, a
 // reconciliation's) and masking it would hide what a trace is read for; `k`, `access`, `sign`,
@@ -103,7 +108,7 @@ function nameWords(name: string): string[] {
 export function isSecretField(name: string): boolean {
   const words = nameWords(name);
   const joined = words.join('_');
-  if (words.length === 0 || NOT_SECRET_FIELD.test(joined)) return false;
+  if (words.length === 0 || NOT_SECRET_FIELD.test(joined) || OAUTH_METADATA_NAME.test(joined)) return false;
   if (CODE_NAME.test(joined) || SESSION_NAME.test(joined)) return true;
   if (LAST_WORD_KEY.has(words[words.length - 1] as string)) return true;
   return SECRET_ANYWHERE.test(name) || words.some((word) => SECRET_SHORT_WORDS.has(word));

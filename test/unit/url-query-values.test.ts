@@ -120,3 +120,20 @@ describe('not caught by shape (said in the README)', () => {
     );
   });
 });
+
+// review25c L2: the metadata exemption held for any name ending `_endpoint` or `_supported`.
+describe('OAuth metadata names only are exempt', () => {
+  it.each([
+    'token_endpoint',
+    'device_authorization_endpoint',
+    'revocation_endpoint',
+    'token_endpoint_auth_methods_supported',
+    'introspection_endpoint_auth_signing_alg_values_supported',
+    'id_token_signing_alg_values_supported',
+    'authorization_response_iss_parameter_supported', // the sandbox's metadata has it
+  ])('%s is not a secret field', (name) => expect(isSecretField(name)).toBe(false));
+  it.each(['client_secret_endpoint', 'api_key_endpoint', 'password_supported', 'X-Auth-Token-Endpoint'])(
+    '%s is a secret field',
+    (name) => expect(isSecretField(name)).toBe(true),
+  );
+});
