@@ -350,8 +350,11 @@ export function createContext(
       const store = ctx.store();
       // None active and no "default" while other profiles exist: "default" would be a profile
       // nobody made (README). Only a first run, with no profile at all, uses (and creates) it.
+      // credentials.json is read only when that question needs it (no settings of "default"), so
+      // config commands on a profile that has settings work with it unreadable (review25c L1).
+      if (s.profileSource !== 'default' || store.profile(s.profile) !== undefined) return s;
       const names = store.profileNames();
-      if (s.profileSource === 'default' && names.length > 0 && !store.hasProfile(s.profile)) {
+      if (names.length > 0 && !store.hasProfile(s.profile)) {
         throw missingActiveProfileError(undefined, names);
       }
       return s;

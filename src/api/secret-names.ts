@@ -67,13 +67,18 @@ const CODE_NAME =
 const SESSION_NAME = /^((.+_)?session(_?id)?|(j|php)?sess(ion)?_?id|sid)$/;
 /**
  * Names that contain a secret word but hold something else (times, lifetimes, kinds, paths), and
- * an authorization server's metadata (RFC 8414): its endpoints (`token_endpoint`), URLs masked by
- * the URL rules where shown, and what it supports (`token_endpoint_auth_methods_supported`).
- * Learnt as secrets, the endpoints turned every request line to them into `* POST [redacted]`
- * (attack25b L2).
+ * an authorization server's metadata (RFC 8414, RFC 8628, OpenID Connect Discovery): its endpoints
+ * (`token_endpoint`), URLs masked by the URL rules where shown, and what it supports
+ * (`token_endpoint_auth_methods_supported`). Learnt as secrets, the endpoints turned every request
+ * line to them into `* POST [redacted]` (attack25b L2). Those names only (OAUTH_METADATA_NAME),
+ * not every name ending so: `client_secret_endpoint`, `api_key_endpoint` and `password_supported`
+ * are secret by their words (review25c L2).
  */
 const NOT_SECRET_FIELD =
-  /^(idempotency_key|token_type|token_type_hint|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type|endpoint|supported)$/i;
+  /^(idempotency_key|token_type|token_type_hint|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type)$/i;
+/** The metadata names (on the name's words joined by `_`) that hold a secret word and no secret. */
+const OAUTH_METADATA_NAME =
+  /^((authorization|token|revocation|introspection|device_authorization|registration|userinfo|end_session|pushed_authorization_request|backchannel_authentication)_endpoint(_auth_(methods|signing_alg_values)_supported)?|(id_token|userinfo|request_object|authorization)_(signing|encryption)_(alg|enc)_values_supported|backchannel_authentication_request_signing_alg_values_supported|authorization_response_iss_parameter_supported|require_pushed_authorization_requests)$/;
 // The names masked in a URL's query or a form only: there `state` travels beside the
 // authorization code, while a JSON field or header named `state` is a record's (a webhook's, a
 // reconciliation's) and masking it would hide what a trace is read for; `k`, `access`, `sign`,
@@ -84,10 +89,11 @@ const SECRET_PARAM = /^(state|k|access|sign|hash|ticket)$/i;
 /**
  * A query parameter that is a position in a list (a paging cursor, svc's own `?cursor=`): opaque
  * and often random-looking, but whoever holds it can read only what the request's credential
- * can, so its value is not judged by its shape (randomValue). Read on the name's words.
+ * can, so its value is not judged by its shape (randomValue). Read on the name's words. A name
+ * with a secret word (`page_token`, `pageToken`, `continuation_token`) is masked by its name first.
  */
 const PAGING_NAME =
-  /^((next|prev|previous|page)_)?cursor$|^(page|after|before|starting_after|ending_before|continuation|marker|offset|next|prev|previous)$/;
+  /^((next|prev|previous|page|start|end|before|after)_)?cursor$|^(page|after|before|starting_after|ending_before|start_after|end_before|continuation|marker|next_marker|offset|next|prev|previous|page_after|page_before|next_page)$/;
 
 /** The words of a name: `X-Amz-Signature` → x, amz, signature; `accessToken` → access, token. */
 function nameWords(name: string): string[] {
@@ -102,7 +108,7 @@ function nameWords(name: string): string[] {
 export function isSecretField(name: string): boolean {
   const words = nameWords(name);
   const joined = words.join('_');
-  if (words.length === 0 || NOT_SECRET_FIELD.test(joined)) return false;
+  if (words.length === 0 || NOT_SECRET_FIELD.test(joined) || OAUTH_METADATA_NAME.test(joined)) return false;
   if (CODE_NAME.test(joined) || SESSION_NAME.test(joined)) return true;
   if (LAST_WORD_KEY.has(words[words.length - 1] as string)) return true;
   return SECRET_ANYWHERE.test(name) || words.some((word) => SECRET_SHORT_WORDS.has(word));
@@ -123,12 +129,35 @@ function isSecretParam(name: string, value: string): boolean {
  * A value shaped like a random credential (attack25b M5): the rule of a path's last segment
  * (RANDOM_SEGMENT: 20 or more letters, digits, `_` and `-` mixing upper case, lower case and
  * digits, or 32 or more hex digits), on the value as the server reads it (percent-decoded), a
- * base64 value's `+` and `/` read as base64url's `-` and `_`, its `=` padding dropped. Ids
- * (`usr_admin`, `aud_` and hex), times, words, slugs and numbers are not this shape.
+ * base64 value's `+` and `/` read as base64url's `-` and `_`, its `=` padding dropped. Not this
+ * shape, so kept (review25c M1: they were masked, and plan rows of two such URLs read alike):
+ * - words joined by `_`, `-`, `+` (a space) or `.` (`Production_EU_West_2`, `Q4-Revenue-Report-2026`,
+ *   `Meeting+Room+42+Today`): every part a word, a number, or letters then digits (WORDY_PART);
+ * - a lowercase prefix and `_` before a rest that is not itself random (`rec_01HQ3K…`, a ULID;
+ *   `usr_` and hex): `sk_live_…` or `ghp_…` with a mixed-case rest is still masked.
+ * Ids, times, words, slugs and numbers are not this shape either. Hex of 32 or more digits stays
+ * masked, even of an id's or a digest's length (a UUID without dashes, a commit SHA): a 128- or
+ * 256-bit key is written so as often, and a masked id costs only its reading, a shown key the key.
  */
 function randomValue(value: string): boolean {
-  const text = percentDecoded(value).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
-  return RANDOM_SEGMENT.test(text);
+  const text = percentDecoded(value).replace(/=+$/, '');
+  if (wordy(text)) return false;
+  const b64 = text.replace(/\+/g, '-').replace(/\//g, '_');
+  const prefixed = /^[a-z][a-z0-9]{0,9}_(.+)$/.exec(b64);
+  return RANDOM_SEGMENT.test(prefixed ? (prefixed[1] as string) : b64);
+}
+
+/**
+ * A part of words joined by `_`, `-`, `+`, `.` or a space: capitals then lower case then digits
+ * (`EU`, `West`, `Q4`, `Production`, `2026`), or digits then at most two letters (`3rd`). A random
+ * key's parts mix their cases and digits in any order, so a long one is not this shape.
+ */
+const WORDY_PART = /^(?:[A-Z]*[a-z]*\d*|\d+[a-z]{0,2})$/;
+
+/** Two or more parts joined by `_`, `-`, `+`, `.` or a space, each a word (WORDY_PART). */
+function wordy(text: string): boolean {
+  const parts = text.split(/[_\-+. ]/);
+  return parts.length >= 2 && parts.every((part) => part !== '' && WORDY_PART.test(part));
 }
 
 export function redactParams(params: URLSearchParams): URLSearchParams {

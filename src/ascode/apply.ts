@@ -146,7 +146,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   let doc: PlanDocument | undefined = fromFile ? undefined : readPlanDocument(label, bytes);
   if (doc && doc.base_url !== (ctx.settings().values.base_url ?? '')) {
     throw new UsageError(
-      `${label} was computed against ${shownSetting('base_url', doc.base_url)}, not ${ctx.settings().values.base_url}`,
+      `${label} was computed against ${shownSetting('base_url', doc.base_url)}, not ${shownSetting('base_url', ctx.settings().values.base_url ?? '')}`,
       {
         hint: 'apply it with the profile it was made with, or plan again here',
       },

@@ -1,5 +1,5 @@
 import { OAUTH_PATHS } from '../api/constants.js';
-import { loginCommand } from '../config/settings.js';
+import { loginCommand, refuseUrlQueries } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { joinUrl } from '../http/path.js';
 import { sym } from '../output/symbols.js';
@@ -143,6 +143,8 @@ export async function authorizeWithBrowser<T>(
   options: BrowserFlowOptions,
   complete: (result: BrowserFlowResult) => Promise<T>,
 ): Promise<T> {
+  // Its pages are opened at app_url: one with a query is refused here, where it is used (review25c L3).
+  refuseUrlQueries(ctx.settings(), ['app_url']);
   const api = await ctx.api();
   const { values } = ctx.settings();
   const baseUrl = values.base_url!;

@@ -436,9 +436,21 @@ export function characterInSetting(
 /** The settings that are ids (a tenant, an organization, an OAuth client). */
 const ID_SETTINGS = new Set<ProfileKey>(['tenant', 'org', 'client_id']);
 
-/** A setting as svc shows it (`config ls`, `profiles ls`): credential shapes and a URL's secret query values masked. */
+/**
+ * A setting as svc shows it (`config ls`, `profiles ls`, `auth status`): credential shapes masked,
+ * and a base or app URL's query and fragment with every value masked, whatever its name or shape
+ * (such a URL is refused where it is used, urlQueryProblem, so nothing a user needs is hidden).
+ */
 export function shownSetting(key: ProfileKey, value: string): string {
-  return redactText(key === 'base_url' || key === 'app_url' ? redactUrlText(value) : value);
+  return redactText(key === 'base_url' || key === 'app_url' ? shownUrl(value) : value);
+}
+
+/** A base or app URL as shown: redactUrlText's masking, and past a `?` or `#`, every value masked. */
+function shownUrl(value: string): string {
+  if (!/[?#]/.test(value)) return redactUrlText(value);
+  const hashAt = value.indexOf('#');
+  const beforeHash = hashAt < 0 ? value : value.slice(0, hashAt);
+  return `${redactUrlReference(beforeHash, true)}${hashAt < 0 ? '' : `#${MASK}`}`;
 }
 
 /** Where a value came from, in words for error messages ("--base-url", "SVC_BASE_URL", "profile default"). */
@@ -495,9 +507,17 @@ export function checkUrlSetting(
   return value;
 }
 
-/** The first of the run's base and app URL that holds a query or a fragment, refused (urlQueryProblem). */
-export function refuseUrlQueries(settings: Settings): void {
-  for (const key of ['base_url', 'app_url'] as const) {
+/**
+ * The run's base URL (the API client: every request), or its app URL (the browser login, which
+ * opens its pages there: `keys` ['app_url']), refused when it holds a query or a fragment
+ * (urlQueryProblem). app_url is asked only where it is used, so a harmless query in it does not
+ * stop the API commands, which never use it (review25c L3).
+ */
+export function refuseUrlQueries(
+  settings: Settings,
+  keys: ReadonlyArray<'base_url' | 'app_url'> = ['base_url'],
+): void {
+  for (const key of keys) {
     const value = settings.values[key];
     const problem =
       value === undefined
@@ -526,7 +546,7 @@ export function urlQueryProblem(
   const head = value.slice(0, cut);
   const hashAt = value.indexOf('#');
   const beforeHash = hashAt < 0 ? value : value.slice(0, hashAt);
-  const shown = `${redactUrlReference(beforeHash, true)}${hashAt < 0 ? '' : `#${MASK}`}`;
+  const shown = shownUrl(value);
   const what = beforeHash.length > head.length ? 'a query' : 'a fragment';
   const fixed = head.replace(/\/+$/, '');
   const fixedShown = redactUrlText(fixed);
@@ -537,7 +557,11 @@ export function urlQueryProblem(
         ? `drop the ${what.slice(2)}: \`svc ${profileFlag(profile)}config set ${key} ${shellWord(fixed)}\``
         : `drop the ${what.slice(2)}: use ${fixed}`;
   return new UsageError(
-    `${describeSource(key, source, profile.profile)} ${shown} has ${what}, and a ${key === 'app_url' ? 'browser app' : 'base'} URL takes none: svc would drop it from every request`,
+    `${describeSource(key, source, profile.profile)} ${shown} has ${what}, and a ${
+      key === 'app_url'
+        ? 'browser app URL takes none: svc would drop it from the login page it opens there'
+        : 'base URL takes none: svc would drop it from every request'
+    }`,
     {
       hint: `${use}; credentials go in the credential store: \`${loginCommand({ profile: profile.profile, profileSource: profile.profileSource })}\`, or SVC_TOKEN`,
     },

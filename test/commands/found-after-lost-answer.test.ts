@@ -213,6 +213,34 @@ describe('a replayed refusal after a lost answer (review25a L1)', () => {
     ]);
   });
 
+  // review25c H1: apply's role create asks the same rule. Another admin's role of the planned name
+  // and permissions lands after the plan, just before the run's first attempt, whose answer (the
+  // platform's stored 409) is dropped; the retry under the same key is that 409 replayed: the
+  // attempt was refused, so the role is another's (skipped created_by_another_run), never
+  // found_after_lost_answer.
+  it('svc apply role create: the replayed refusal is the attempt refused: skipped, created_by_another_run', async () => {
+    taken = 'h1-apply-role';
+    const file = writeFile(
+      dir,
+      'h1-apply-role.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n      - { name: h1-apply-role, permissions: [exception.read] }\n',
+    );
+    const r = await svc.run(
+      ['apply', '-f', file, '--yes', '--journal', join(dir, 'h1-apply-role.j'), '--ndjson'],
+      { env: { SVC_BASE_URL: roles().url, SVC_TENANT: '' } },
+    );
+    const row = JSON.parse(r.stdout);
+    // Two attempts: the first (its answer dropped) and the retry the platform answered.
+    expect([r.code, tries, row.status, row.reason, row.note, row.id]).toEqual([
+      0,
+      2,
+      'skipped',
+      'created_by_another_run',
+      undefined,
+      expect.stringMatching(/^role_/),
+    ]);
+  });
+
   it('roles assign --file: the row is failed with the plain refusal, no lost_answer', async () => {
     const path = svc.file('l1.csv', `user,role\n${bulkUser(6)},l1-gone\n`);
     // The role is deleted just before the row's first attempt, whose answer (409 role_deleted) is dropped.

@@ -15,6 +15,7 @@ import {
   loginCommand,
   profileFlag,
   refuseSentSetting,
+  refuseUrlQueries,
   shownSetting,
   svcCommand,
 } from '../../config/settings.js';
@@ -247,6 +248,8 @@ export async function runLoginBrowser(
   const insecure = envSwitch(ctx.env, 'SVC_ALLOW_INSECURE_HTTP') || ctx.globals.allowInsecureHttp === true;
   for (const url of [settings.values.base_url, settings.values.app_url])
     if (url !== undefined && URL.canParse(url)) checkCredentialTransport(new URL(url), insecure);
+  // The browser login opens its page at app_url: a query there refused before anything is asked.
+  if (!options.device) refuseUrlQueries(settings, ['app_url']);
   const clientId = options.clientId ?? settings.values.client_id;
   if (!clientId) {
     throw new UsageError(`no OAuth client id for profile "${settings.profile}"`, {

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
 import { loginHint } from '../../auth/login-hint.js';
 import { reloginHint } from '../../auth/refresh.js';
-import { loginCommand, type Settings, svcCommand } from '../../config/settings.js';
+import { loginCommand, type Settings, shownSetting, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError } from '../../errors.js';
 import { HTTP_CLIENT_SHORT } from '../../http/address-space.js';
@@ -65,7 +65,9 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
   ctx.credentials();
   const status: AuthStatus = {
     profile: settings.profile,
-    base_url: settings.values.base_url ?? null,
+    // Shown as every command shows a setting: a query an older svc saved is masked (review25c H2).
+    base_url:
+      settings.values.base_url === undefined ? null : shownSetting('base_url', settings.values.base_url),
     logged_in: false,
     credential: describeCredential(ctx, settings.profile),
     identity: null,

@@ -4,7 +4,7 @@ import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { readSecret, secretShellText } from '../../auth/secret-input.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
-import { refuseSentSetting, svcCommand } from '../../config/settings.js';
+import { refuseSentSetting, refuseUrlQueries, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { relativeTime } from '../../output/format.js';
@@ -84,6 +84,8 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
   // By the rule of login's and oauth token's --client-id, named as the flag: the client lookup
   // below refused it first, as the positional id CLIENT (review s25, fixin's noticed).
   refuseSentSetting('client_id', options.clientId, 'flag', ctx.settings());
+  // The page is opened at app_url: a query there refused before the client is looked up (review25c L3).
+  refuseUrlQueries(ctx.settings(), ['app_url']);
   const clientDoubt = await checkRedirectUris(ctx, options.clientId);
   const clientSecret = options.publicClient
     ? undefined

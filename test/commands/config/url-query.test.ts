@@ -25,7 +25,7 @@ describe('a base or app URL with a query or a fragment is refused, its values no
       'config set app_url, a value under a name no rule knows',
       ['config', 'set', 'app_url', `http://127.0.0.1:4010/app?accesskey=${SECRET}&x`],
       {},
-      `error: app_url in profile "default" http://127.0.0.1:4010/app?accesskey=[redacted]&[redacted] has a query, and a browser app URL takes none: svc would drop it from every request; drop the query: \`svc config set app_url http://127.0.0.1:4010/app\`; ${HINT}\n`,
+      `error: app_url in profile "default" http://127.0.0.1:4010/app?accesskey=[redacted]&[redacted] has a query, and a browser app URL takes none: svc would drop it from the login page it opens there; drop the query: \`svc config set app_url http://127.0.0.1:4010/app\`; ${HINT}\n`,
     ],
     [
       '--base-url',
@@ -74,6 +74,28 @@ describe('a base or app URL with a query or a fragment is refused, its values no
         stderr: '✓ Set base_url for profile "default"\n',
       });
       expect(config()).not.toContain(SECRET);
+    });
+
+    // review25c H2: auth status printed the saved URL whole (text and --json) beside the refusal.
+    it('auth status shows it with every query value masked, text and --json', async () => {
+      await saved(`https://api.example.com/?token=${SECRET}&w=plain1`);
+      for (const argv of [
+        ['auth', 'status'],
+        ['auth', 'status', '--json'],
+      ]) {
+        const r = await runInProcess(argv, env());
+        expect([
+          r.code,
+          r.stdout.includes(SECRET),
+          r.stderr.includes(SECRET),
+          r.stdout.includes('plain1'),
+        ]).toEqual([2, false, false, false]);
+        expect(r.stdout).toMatch(
+          argv.length === 2
+            ? /^base url\thttps:\/\/api\.example\.com\/\?token=\[redacted\]&w=\[redacted\]$/m
+            : /"base_url": "https:\/\/api\.example\.com\/\?token=\[redacted\]&w=\[redacted\]"/,
+        );
+      }
     });
 
     it('the app_url a new base_url takes away is named masked (it was printed whole)', async () => {
