@@ -26,7 +26,9 @@ async function unchanging(record: unknown): Promise<{
 }> {
   const s = await server();
   s.answer(answers.json(200, record));
-  const env = { ...dirs(), ...hostileEnv(s) };
+  // The run's tenant is the record's: svc refuses an answer about another tenant (review25b M1).
+  const tenant = (record as { tenant_id?: string }).tenant_id;
+  const env = { ...dirs(), ...hostileEnv(s), ...(tenant ? { SVC_TENANT: tenant } : {}) };
   return { s, run: (argv) => runInProcess(argv, env) };
 }
 
