@@ -14,7 +14,9 @@ const octal = (mode: number): string => `0${(mode & 0o777).toString(8)}`;
  *   the mode, a group of more members than its owner, an ACL naming anyone else: review25d M3):
  *   refused (exit 2) before it is used: whoever can write it chooses the secret svc signs,
  *   verifies or logs in with, so a "valid" from `webhooks verify` or a login as the client would
- *   not be true;
+ *   not be true. A CI job run under umask 0000 (GitLab Runner's docker and kubernetes executors)
+ *   writes its files 0666 and is refused too (review25d M4): the hint says `chmod 600 F`, or
+ *   `umask 077` before writing it;
  * - readable by others (othersCanRead): used, with one warning line naming the file and
  *   `chmod 600` (svc makes every secret file it writes 0600): refusing would stop every CI job
  *   whose secret is mounted 0644 (a Kubernetes secret volume's default), which a warning does not.
@@ -39,7 +41,10 @@ export function judgeSecretFile(flag: string, path: string, info: Stats, warn: (
       `${flag} ${path} can be written by others (${octal(info.mode)}): whoever can write it chooses the secret svc uses; svc did not use it`,
       {
         code: 'secret_file_exposed',
-        hint: `make it yours alone, \`${fix}\`, and check that it holds your secret`,
+        hint:
+          info.mode & 0o002
+            ? `make it yours alone, \`${fix}\` (or write it under \`umask 077\`: a CI job run under umask 0000, GitLab Runner's docker and kubernetes executors' default, writes files 0666), and check that it holds your secret`
+            : `make it yours alone, \`${fix}\`, and check that it holds your secret`,
       },
     );
   }

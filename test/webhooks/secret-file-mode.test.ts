@@ -49,7 +49,8 @@ describe.skipIf(process.platform === 'win32')('a secret file others can reach', 
     }
   });
 
-  it('0666 and 0602: refused (exit 2), nothing signed', async () => {
+  it('0666 and 0602: refused (exit 2), nothing signed; the hint says chmod 600 or umask 077 (review25d M4)', async () => {
+    // A CI job under umask 0000 (GitLab Runner's docker and kubernetes executors) writes 0666.
     for (const mode of [0o666, 0o602]) {
       const path = secretFile(`write-${mode.toString(8)}.secret`, mode);
       const r = await sign(path);
@@ -58,7 +59,7 @@ describe.skipIf(process.platform === 'win32')('a secret file others can reach', 
         stdout: '',
         stderr:
           `error: --secret-file ${path} can be written by others (0${mode.toString(8)}): whoever can write it chooses the secret svc uses; svc did not use it; ` +
-          `make it yours alone, \`chmod 600 ${path}\`, and check that it holds your secret\n`,
+          `make it yours alone, \`chmod 600 ${path}\` (or write it under \`umask 077\`: a CI job run under umask 0000, GitLab Runner's docker and kubernetes executors' default, writes files 0666), and check that it holds your secret\n`,
       });
     }
   });
