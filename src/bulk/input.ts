@@ -222,12 +222,14 @@ const COPY_PREFIX = 'svc-input-';
  * Removes the copies in `temporary` that runs which are gone left (kill -9, a power cut, an OOM
  * kill: attack25b L3): each holds a whole grant file or standard input, justifications and user
  * lists, 0600 in a 0700 directory, and nothing else removed them. Whether a run is gone is
- * judgeMark's word on the mark in the directory's name (the rule of the journal's lock and of the
- * config store's temp files, removeStaleTemporaries): by pid and start in this boot and PID
- * namespace; one of another boot is gone (no run outlives its boot); one of another PID namespace
- * (a container sharing TMPDIR) is left, as are a copy of this process (another run in it) and the
- * unmarked `svc-input-XXXXXX` of an svc before session 25, whose run cannot be told. Only
- * directories the user owns; best effort: what cannot be read or removed is left as it is.
+ * judgeMark's word on the mark in the directory's name, as for the journal's lock: by pid and
+ * start in this boot and PID namespace, and only a run judgeMark says is gone (`runs === false`)
+ * loses its copy. A mark of another boot or another PID namespace says nothing of its run (another
+ * machine sharing TMPDIR, a VM-isolated container with its own kernel, a container sharing it:
+ * review25d M1), and the copy's age says nothing either (it is written once, then read for the
+ * whole run), so it is left, as are a copy of this process (another run in it) and the unmarked
+ * `svc-input-XXXXXX` of an svc before session 25, whose run cannot be told. Only directories the
+ * user owns; best effort: what cannot be read or removed is left as it is.
  */
 export function removeStaleCopies(temporary: string): void {
   const me = uid();
@@ -247,7 +249,7 @@ export function removeStaleCopies(temporary: string): void {
       const stat = lstatSync(stale);
       if (!stat.isDirectory() || (me !== undefined && stat.uid !== me)) continue;
       const judged = judgeMark(writer, true, stat.mtimeMs);
-      if (judged.runs === false || (judged.runs === undefined && judged.why === 'boot')) {
+      if (judged.runs === false) {
         rmSync(stale, { recursive: true, force: true });
       }
     } catch {

@@ -62,9 +62,18 @@ function directoryProblem(stat: Stats, me: number, path: string): string | undef
  * (a user private group under a umask of 002 lets nobody else in: private-group.ts, as Debian's
  * ssh), or anyone a POSIX ACL names (the group bits are then its mask: R17b-7).
  */
-function othersCanWrite(stat: Stats, path: string): boolean {
-  if (stat.mode & 0o002) return true;
-  if ((stat.mode & 0o020) === 0) return false;
+export function othersCanWrite(stat: Stats, path: string): boolean {
+  return othersMay(stat, path, 0o002);
+}
+
+/** Whether anyone but its owner can read `path`: othersCanWrite's rule for the read bits. */
+export function othersCanRead(stat: Stats, path: string): boolean {
+  return othersMay(stat, path, 0o004);
+}
+
+function othersMay(stat: Stats, path: string, bit: 0o002 | 0o004): boolean {
+  if (stat.mode & bit) return true;
+  if ((stat.mode & (bit << 3)) === 0) return false;
   return !onlyMemberIsOwner(stat.gid, stat.uid) || mayHaveAcl(path);
 }
 
@@ -74,7 +83,7 @@ function othersCanWrite(stat: Stats, path: string): boolean {
  * sshd lets root and the user own the files it reads for that user; what a third user owns, or can
  * write, is still refused (review17b R17b-8).
  */
-const ownedBy = (stat: Stats, me: number): boolean =>
+export const ownedBy = (stat: Stats, me: number): boolean =>
   stat.uid === me || stat.uid === 0 || (me === 0 && stat.uid === homeOwner());
 
 /**

@@ -23,7 +23,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const GRANT = /^\/v1\/users\/[^/]+\/roles$/;
 
 /** What lands just before the first grant attempt: another admin's grant (tenant, role id). */
-let theirs: { tenant: string; role: string; justification: string } | undefined;
+let theirs: { tenant: string; role: string; justification: string; agoMs?: number } | undefined;
 let seen = 0;
 /** A platform that keeps no stored answers: each grant attempt passed on with a fresh key. */
 let forget = false;
@@ -37,8 +37,14 @@ afterEach(() => {
 const proxy = useLossyProxy(sandbox, {
   before: async (method, path) => {
     if (method === 'POST' && GRANT.test(path) && ++seen === 1 && theirs) {
-      const { tenant, role, justification } = theirs;
-      await as(sandbox(), tenant, 'POST', path, { role_id: role, justification });
+      const { tenant, role, justification, agoMs = 0 } = theirs;
+      // Made agoMs before now on the platform's clock (moved back for it, then forward again).
+      sandbox().state.clock.advance(-agoMs);
+      try {
+        await as(sandbox(), tenant, 'POST', path, { role_id: role, justification });
+      } finally {
+        sandbox().state.clock.advance(agoMs);
+      }
     }
   },
   lose: (method, path, n) => (method === 'POST' && GRANT.test(path) && n === 1 ? 'drop' : false),
@@ -140,6 +146,35 @@ describe("another admin's grant just before a lost attempt (review25a H1)", () =
     const role = await customRole(sandbox(), 'h1-file');
     theirs = { tenant: ACME, role, justification: 'theirs' };
     const path = svc.file('h1.csv', `user,role\n${bulkUser(4)},h1-file\n`);
+    const r = await svc.run(
+      [
+        'roles',
+        'assign',
+        '--file',
+        path,
+        '--expires-in',
+        'never',
+        '--justification',
+        'mine',
+        '--yes',
+        '--ndjson',
+      ],
+      { env: { SVC_BASE_URL: proxy().url } },
+    );
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.status, row.reason, row.note]).toEqual([0, 'skipped', 'already_assigned', undefined]);
+  });
+});
+
+// review25d L2: a grant made clearly before the run (10 minutes, far beyond the clocks' allowed
+// difference) with the very justification and expiry sent, the retry's 409 not the stored answer
+// (a platform that keeps none): only its time shows it is not this run's (clearlyBefore).
+describe('a grant made clearly before the run, as sent, after a lost answer (review25d L2)', () => {
+  it('roles assign --file: the row is skipped already_assigned, not found_after_lost_answer', async () => {
+    const role = await customRole(sandbox(), 'l2-before');
+    theirs = { tenant: ACME, role, justification: 'mine', agoMs: 600_000 };
+    forget = true;
+    const path = svc.file('l2.csv', `user,role\n${bulkUser(7)},l2-before\n`);
     const r = await svc.run(
       [
         'roles',

@@ -18,6 +18,7 @@ import { Readable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { realSnapshotDisk, type SnapshotDisk, snapshotInput } from '../../src/bulk/input.js';
 import { UsageError } from '../../src/errors.js';
+import { thisProcess } from '../../src/system/processes.js';
 import { BIN, baseEnv } from '../helpers/svc.js';
 
 /** A directory of the machine's temporary one, made before a test points TMPDIR elsewhere. */
@@ -218,6 +219,11 @@ describe('a copy left by a run killed with SIGKILL (attack25b L3)', () => {
       await new Promise((done) => setTimeout(done, 50));
     }
     expect(copies()).toHaveLength(1);
+    const its = copies()[0];
+    // While the child runs, another run's sweep leaves its copy (review25d M2: a live run's copy).
+    const beside = await snapshotInput('-', Readable.from(['user,role\n']), '--file');
+    expect(copies()).toContain(its);
+    expect(beside.remove()).toBeUndefined();
     child.kill('SIGKILL');
     await exited;
     // An svc before session 25's copy (unmarked: whose it is cannot be told) is left.
@@ -228,6 +234,27 @@ describe('a copy left by a run killed with SIGKILL (attack25b L3)', () => {
     expect(live.sort()).toEqual([dirname(next.path).slice(temporary.length + 1), 'svc-input-AbC123'].sort());
     expect(next.remove()).toBeUndefined();
   }, 90_000);
+
+  it('a copy of another boot or another PID namespace is left (review25d M1)', async () => {
+    // Another machine sharing TMPDIR, a VM-isolated container (its own boot id), a container
+    // sharing it (its own PID namespace): whether that run still goes cannot be told from here.
+    const temporary = ownTmpdir();
+    const me = thisProcess();
+    const myBoot = me.boot?.replaceAll('-', '').slice(0, 12) ?? '';
+    const otherBoot = myBoot.startsWith('0') ? '1234567890ab' : '0123456789ab';
+    const myNs = /\d+/.exec(me.pidns ?? '')?.[0] ?? '4026531836';
+    const otherNs = String(Number(myNs) + 7);
+    const names = [
+      `svc-input-4242-123456-${otherBoot}-${myNs}-AbCdEf`,
+      `svc-input-4242-123456-${otherBoot}-${otherNs}-QwErTy`,
+      `svc-input-4242-123456-${myBoot}-${otherNs}-ZxCvBn`,
+    ];
+    for (const name of names) mkdirSync(join(temporary, name));
+    const next = await snapshotInput('-', Readable.from(['user,role\n']), '--file');
+    const left = readdirSync(temporary).filter((name) => name.startsWith('svc-input-'));
+    expect(left.sort()).toEqual([...names, dirname(next.path).slice(temporary.length + 1)].sort());
+    expect(next.remove()).toBeUndefined();
+  });
 
   it('a copy of this process (another run in it) is left', async () => {
     const temporary = ownTmpdir();

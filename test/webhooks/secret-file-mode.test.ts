@@ -2,11 +2,14 @@
  * A secret file others can read is used with one warning naming it and `chmod 600`; one others can
  * write is refused (exit 2): whoever can write it chooses the secret (attack25b L4; ssh's rule).
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { onlyMemberIsOwner } from '../../src/config/private-group.js';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
+import { needs } from '../helpers/needs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-secret-mode-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,7 +49,8 @@ describe.skipIf(process.platform === 'win32')('a secret file others can reach', 
     }
   });
 
-  it('0666 and 0602: refused (exit 2), nothing signed', async () => {
+  it('0666 and 0602: refused (exit 2), nothing signed; the hint says chmod 600 or umask 077 (review25d M4)', async () => {
+    // A CI job under umask 0000 (GitLab Runner's docker and kubernetes executors) writes 0666.
     for (const mode of [0o666, 0o602]) {
       const path = secretFile(`write-${mode.toString(8)}.secret`, mode);
       const r = await sign(path);
@@ -55,7 +59,7 @@ describe.skipIf(process.platform === 'win32')('a secret file others can reach', 
         stdout: '',
         stderr:
           `error: --secret-file ${path} can be written by others (0${mode.toString(8)}): whoever can write it chooses the secret svc uses; svc did not use it; ` +
-          `make it yours alone, \`chmod 600 ${path}\`, and check that it holds your secret\n`,
+          `make it yours alone, \`chmod 600 ${path}\` (or write it under \`umask 077\`: a CI job run under umask 0000, GitLab Runner's docker and kubernetes executors' default, writes files 0666), and check that it holds your secret\n`,
       });
     }
   });
@@ -93,6 +97,52 @@ describe.skipIf(process.platform === 'win32')('a secret file others can reach', 
     ]);
     expect(r2.stderr).toContain(
       `warning: --refresh-token-file ${refresh} is readable by others (0644); make it yours alone: chmod 600 ${refresh}\n`,
+    );
+  });
+});
+
+/**
+ * review25d M3: the rule was a second, weaker copy of the config store's: an ACL naming another
+ * writer (the group bits are then its mask) passed as the owner's private group, and a file of
+ * another user (who can write it) passed as 0600. Both are the store's rules now (ownership.ts).
+ */
+const root = typeof process.getuid === 'function' && process.getuid() === 0;
+const refused = (path: string, words: string, hint: string) => ({
+  code: 2,
+  stdout: '',
+  stderr: `error: --secret-file ${path} ${words}: whoever can write it chooses the secret svc uses; svc did not use it; ${hint}\n`,
+});
+needs('setfacl').describe('a secret file another user can write through an ACL', () => {
+  // Another user (65534) and a private group of the owner's are root's to arrange.
+  it.skipIf(process.platform === 'win32' || !root || !onlyMemberIsOwner(0, 0))(
+    "0600 + setfacl -m u:nobody:rw, in the owner's private group: refused (exit 2)",
+    async () => {
+      const path = secretFile('acl.secret', 0o600);
+      execFileSync('setfacl', ['-m', 'u:65534:rw', path]);
+      expect(await sign(path)).toEqual(
+        refused(
+          path,
+          'can be written by others (0660)',
+          `make it yours alone, \`chmod 600 ${path}\`, and check that it holds your secret`,
+        ),
+      );
+      // chmod 600 empties the ACL's mask: nobody's entry grants nothing, and the file is used.
+      chmodSync(path, 0o600);
+      expect((await sign(path)).code).toBe(0);
+    },
+  );
+});
+
+describe.skipIf(process.platform === 'win32' || !root)('a secret file of another user', () => {
+  it('0600, owned by nobody (who can write it): refused (exit 2)', async () => {
+    const path = secretFile('nobody.secret', 0o600);
+    chownSync(path, 65534, 0);
+    expect(await sign(path)).toEqual(
+      refused(
+        path,
+        'belongs to another user (uid 65534), who can write it',
+        'use a file of your own, 0600, and check that it holds your secret',
+      ),
     );
   });
 });

@@ -74,7 +74,8 @@ export function answersAt(url: string): Promise<boolean> {
  * sandbox started earlier and running, whose banner told the user to use this profile: attack25a
  * F5, `--port 0` after "port in use" took it over without a word): replacing it loses that URL and
  * login (which is not revoked), so it needs -y/--yes or a yes at a prompt. A profile pointing at
- * the port this sandbox is to bind is not looked at: the bind says that port is taken. Returns
+ * the address this sandbox is to bind is not looked at: the bind says it is taken (sameAddress:
+ * its host too, not the port alone). Returns
  * what to warn of once it is replaced.
  */
 export async function confirmReplacing(
@@ -89,7 +90,7 @@ export async function confirmReplacing(
   const baseElsewhere = base !== undefined && !isLocalHttp(base, host);
   const loginElsewhere = credential !== undefined && !isLocalHttp(credential.origin ?? base, host);
   if (!baseElsewhere && !loginElsewhere) {
-    if (base === undefined || samePort(base, bind.port) || !(await answersAt(base))) return undefined;
+    if (base === undefined || sameAddress(base, bind) || !(await answersAt(base))) return undefined;
     return confirmRunning(ctx, profile, base, credential !== undefined);
   }
   const loginAt = loginElsewhere ? (credential.origin ?? 'another server') : undefined;
@@ -116,10 +117,19 @@ export async function confirmReplacing(
   return `profile "${profile}" ${was}${lost}`;
 }
 
-/** Whether a URL is at the port this sandbox is about to bind (0: a free one, never its). */
-function samePort(url: string, port: number): boolean {
+/**
+ * Whether a URL is at the address this sandbox is about to bind, so that the bind itself says it
+ * is taken: its port (0, a free one, is never its) on the same host, or on every interface (`::`
+ * takes IPv6 and IPv4, `0.0.0.0` IPv4 only). The same port on another address binds (review25d
+ * L3: `--host ::1` beside a sandbox on 127.0.0.1 took its profile over without a word).
+ */
+function sameAddress(url: string, bind: { host: string; port: number }): boolean {
   const parsed = parseHttpUrl(url);
-  return port !== 0 && parsed !== undefined && Number(parsed.port || 80) === port;
+  if (bind.port === 0 || parsed === undefined || Number(parsed.port || 80) !== bind.port) return false;
+  const bare = (host: string) => host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const at = bare(parsed.hostname);
+  const bound = bare(bind.host);
+  return at === bound || bound === '::' || (bound === '0.0.0.0' && !at.includes(':'));
 }
 
 /** A profile whose local server still answers: replaced only with --yes or a yes at a prompt. */
@@ -142,7 +152,7 @@ export function bindError(
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') {
     // The profile's own sandbox is the one there: a second one keeps it only under another profile.
-    const ours = profile?.base !== undefined && samePort(profile.base, options.port);
+    const ours = profile?.base !== undefined && sameAddress(profile.base, options);
     return new UsageError(`port ${options.port} on ${options.host} is already in use`, {
       hint: ours
         ? `profile "${profile.name}" points at it (a sandbox running?): stop that one, or start another on a free port under another profile: \`svc -p NAME sandbox start --port 0\``

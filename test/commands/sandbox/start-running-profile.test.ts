@@ -6,6 +6,7 @@
  * only with --yes or a yes at a prompt (and said); the port-in-use hint names -p NAME.
  */
 import { readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess, startInProcess, useFreshDirs } from '../../helpers/context.js';
@@ -78,6 +79,40 @@ describe('svc sandbox start while the profile’s sandbox runs', () => {
       await a.run.done;
     }
   }, 60_000);
+
+  // review25d L3: the look was skipped for the port alone; a bind on another address of that port
+  // succeeds, and the profile was taken over without a word while the first sandbox answered.
+  const ipv6 = Object.values(networkInterfaces()).some((list) => list?.some((i) => i.address === '::1'));
+  it.skipIf(!ipv6)(
+    'its port on another address (--host ::1): refused (exit 2), the profile kept',
+    async () => {
+      const env = dirs();
+      const a = await started(['--port', '0'], env);
+      try {
+        const before = config(env);
+        const port = new URL(a.url).port;
+        const b = startInProcess(['sandbox', 'start', '--host', '::1', '--port', port], env);
+        // Refused, it ends at once; started (the old rule), it is stopped, and the output says so.
+        const deadline = Date.now() + 15_000;
+        while (!b.ended() && !/Ctrl-C stops the sandbox/.test(b.stdout()) && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        if (!b.ended()) b.interrupt();
+        const r = await b.done;
+        expect([r.code, r.stdout, r.stderr]).toEqual([
+          2,
+          '',
+          `error: profile "sandbox" points at ${a.url}, where a server still answers (a sandbox started earlier?); ` +
+            'keep it: start this one under another profile, `svc -p NAME sandbox start …`; ' +
+            'or pass --yes to point it at this one (its login there is dropped, not revoked)\n',
+        ]);
+        expect(config(env)).toBe(before);
+      } finally {
+        a.run.interrupt();
+        await a.run.done;
+      }
+    },
+    60_000,
+  );
 
   it('a profile whose sandbox has stopped is pointed at the new one, as before', async () => {
     const env = dirs();

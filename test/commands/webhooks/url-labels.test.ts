@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Prompter } from '../../../src/system/prompter.js';
 import { confirming } from '../../helpers/bulk.js';
@@ -82,6 +82,51 @@ describe('svc webhooks listen --webhook W, W with a token in its URL', () => {
     expect(done.stderr).not.toContain('supersecrettoken123');
     expect(existsSync(file!)).toBe(false);
     expect((await webhookNow(svc.sandbox(), id)).url).toBe(url);
+  }, 30_000);
+
+  // review25d L1: with a relative SVC_STATE_DIR the line named the file relative to where the
+  // session ran; pasted elsewhere (after a kill, in another terminal) it could not read it.
+  it('names the kept file by its absolute path when SVC_STATE_DIR is relative', async () => {
+    const url = 'https://example.com/hooks/rel?token=relativesecret789';
+    const { id } = await createWebhook(svc.sandbox(), url);
+    const state = relative(process.cwd(), join(dir, 'state-relative'));
+    expect(isAbsolute(state)).toBe(false);
+    const a = startInProcess(
+      ['webhooks', 'listen', '--port', '0', '--webhook', id],
+      { ...svc.env(), SVC_STATE_DIR: state },
+      { now: Date.now() },
+    );
+    await a.waitForStderr(/delivers here/);
+    const file = join(dir, 'state-relative', 'listen');
+    expect(a.stderr()).toMatch(new RegExp(`-F url=@${file}/${id}-[0-9a-f]{8}\\.url >/dev/null`));
+    expect(a.stderr()).toMatch(new RegExp(`is read from ${file}/${id}-[0-9a-f]{8}\\.url, which only you`));
+    a.interrupt();
+    expect((await a.done).code).toBe(0);
+  }, 30_000);
+
+  // review25d L5: the kept file's removal came between the URL's put-back and restore-secret, and
+  // a removal that threw (EACCES, EROFS) skipped the rotation's undoing.
+  it('a kept file that cannot be removed at Ctrl-C is one warning; the secret is still restored', async () => {
+    const url = 'https://example.com/hooks/stuck?token=stucksecret012345';
+    const { id } = await createWebhook(svc.sandbox(), url);
+    const before = await webhookNow(svc.sandbox(), id);
+    const a = listen(['--webhook', id]);
+    await a.waitForStderr(/delivers here/);
+    const file = new RegExp(`-F url=@(\\S+/listen/${id}-[0-9a-f]{8}\\.url) `).exec(a.stderr())![1]!;
+    // A directory in its place: rm without recursive fails whoever runs it (root too).
+    rmSync(file);
+    mkdirSync(join(file, 'in-the-way'), { recursive: true });
+    a.interrupt();
+    const done = await a.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toMatch(
+      new RegExp(
+        `warning: could not remove ${file}, which holds webhook ${id}'s URL \\(.+\\); it is no longer needed: rm ${file}\n`,
+      ),
+    );
+    expect(done.stderr).toContain(`✓ webhook ${id} is back: `);
+    const after = await webhookNow(svc.sandbox(), id);
+    expect([after.url, after.secret_rotated_at]).toEqual([url, before.secret_rotated_at]);
   }, 30_000);
 
   it('a URL with a secret that cannot be kept (its place in the state directory a file) refuses the session: nothing changed, nothing printed whole', async () => {
