@@ -35,7 +35,7 @@ export function remedyFor(
   const w = shellWord(webhook);
   // The sandbox made it fail (`svc sandbox target`): the target's logs hold nothing (attack25a F10).
   if (cause !== 'webhook_stopped' && error?.endsWith(`, ${SANDBOX_INJECTED}`)) {
-    return `the sandbox injected this failure (svc sandbox target): recover the target with ${svc(`sandbox target ${w} --recover`)}; a delivery in the dead-letter queue is then replayed with ${svc(`webhooks replay ${w} --dlq`)}`;
+    return `the sandbox injected this failure: recover the target with ${svc(`sandbox target ${w} --recover`)}; a delivery in the dead-letter queue is then replayed with ${svc(`webhooks replay ${w} --dlq`)}`;
   }
   if (cause !== 'webhook_stopped') return REMEDIES[cause] ?? 'check the target';
   return `the platform stopped the webhook, so the attempt was not made (${svc(`webhooks get ${w}`)} says why); once someone who holds the read permissions of its kinds without an end date enables it (${svc(`webhooks update ${w} --enable`)}), and so owns it, replay the delivery: it is in the dead-letter queue (${svc(`webhooks replay ${w} --dlq`)})`;

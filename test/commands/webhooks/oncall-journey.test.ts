@@ -18,7 +18,7 @@ const settle = () =>
 
 // A failure the sandbox injected is mended by the sandbox, not the target's logs (attack25a F10).
 const injected = (webhook: string) =>
-  `the sandbox injected this failure (svc sandbox target): recover the target with svc sandbox target ${webhook} --recover; a delivery in the dead-letter queue is then replayed with svc webhooks replay ${webhook} --dlq`;
+  `the sandbox injected this failure: recover the target with svc sandbox target ${webhook} --recover; a delivery in the dead-letter queue is then replayed with svc webhooks replay ${webhook} --dlq`;
 
 describe('the on-call journey', () => {
   it('target down → failures explained → replay still failing (exit 7) → target back → recovered', async () => {
