@@ -82,22 +82,35 @@ export function controlCharacter(
 }
 
 /**
- * The first character past U+00FF of a text (what no HTTP header can carry: undici refuses to send
- * it), as `U+20AC` (`U+200B ZERO WIDTH SPACE` for an invisible one a paste adds), and its place
- * counted in characters from 1; undefined when there is none. `svc api -H` values and tokens say
- * it alike, without quoting the value (a token, an X-Api-Key).
+ * Why a header cannot carry a character past U+007F, by its code point: past U+00FF undici refuses
+ * the header; U+0080–U+00FF it sends as one Latin-1 byte (obs-text), where curl and gh send the
+ * UTF-8 bytes typed. The one wording of nonAsciiIn and nonAsciiCharacter.
  */
-export function wideCharacter(text: string): { name: string; at: number } | undefined {
+function headerCannot(code: number): string {
+  return code > 0xff
+    ? 'which a header cannot carry'
+    : 'which a header carries only as one Latin-1 byte (obs-text), that servers and proxies read differently';
+}
+
+/**
+ * The first character past U+007F of a text (nonAsciiIn's rule, for a value not to be quoted: a
+ * token), as `U+20AC`-style words (`€ (U+20AC)`; `U+200B ZERO WIDTH SPACE` for an invisible one a
+ * paste adds, `U+00A0` for a space), its place counted in characters from 1, and why no header
+ * can carry it; undefined when the text is ASCII. Tokens and a stored credential say it alike,
+ * without the value.
+ */
+export function nonAsciiCharacter(text: string): { name: string; at: number; why: string } | undefined {
   let at = 0;
   for (const char of text) {
     at++;
     const code = char.codePointAt(0)!;
-    if (code <= 0xff) continue;
+    if (code <= 0x7f) continue;
     const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    const why = headerCannot(code);
     // Shown itself only when a terminal draws it as itself (not a space, mark or format character).
     const named = INVISIBLE_NAMES[code];
-    if (named !== undefined) return { name: `${hex} ${named}`, at };
-    return { name: /[\p{C}\p{Z}\p{M}]/u.test(char) ? hex : `${char} (${hex})`, at };
+    if (named !== undefined) return { name: `${hex} ${named}`, at, why };
+    return { name: /[\p{C}\p{Z}\p{M}]/u.test(char) ? hex : `${char} (${hex})`, at, why };
   }
   return undefined;
 }
@@ -139,10 +152,7 @@ export function nonAsciiIn(
     at++;
     const code = char.codePointAt(0)!;
     if (code <= 0x7f) continue;
-    const why =
-      code > 0xff
-        ? 'which a header cannot carry'
-        : 'which a header carries only as one Latin-1 byte (obs-text), that servers and proxies read differently';
+    const why = headerCannot(code);
     const hex = code.toString(16).toUpperCase().padStart(4, '0');
     return `${what} ${shown ?? escapedQuote(value)} holds ${char} (U+${hex}) at ${at}, ${why}: ${fix}`;
   }

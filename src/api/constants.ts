@@ -191,3 +191,9 @@ export const WEBHOOK_HEADERS = {
   deliveryId: 'x-svc-delivery-id',
   attempt: 'x-svc-delivery-attempt',
 } as const;
+
+/**
+ * How a sandbox-injected delivery failure's error ends (`svc sandbox target`): what the sandbox
+ * writes and what svc reads to give that failure's remedy (recover the target), not the cause's.
+ */
+export const SANDBOX_INJECTED = 'injected by the sandbox (svc sandbox target)';

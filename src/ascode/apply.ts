@@ -20,6 +20,7 @@ import { platformTime, shortenedSpans } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
 import { fromPipe } from '../system/cut-short.js';
 import { PLAN_INPUT_LIMIT, readInputBytes, sayReadingTerminal } from '../system/input.js';
+import { pathWord } from '../system/shell-words.js';
 import { type Unsaved, unsavedLine } from './creations.js';
 import { agedOut, checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
@@ -190,8 +191,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     ...(fromFile
       ? {}
       : {
-          startOver:
-            'run svc plan again and review the new plan: the earlier run may have applied part of this one',
+          startOver: `${replanLine(ctx, doc!, label)}: the earlier run may have applied part of this one`,
         }),
     kind: 'apply',
     identity: [
@@ -244,7 +244,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
                     : `the plan of the earlier run of ${label}`,
               hint: `remove its journal (${journal.path}) and run svc apply again to plan anew`,
             }
-          : { what: label, hint: 'run svc plan again and review the new plan' };
+          : { what: label, hint: replanLine(ctx, doc!, label) };
         const since = await unchangedSince(ctx, platform, doc!, stale, { run, journal }, options.prune);
         expired = since.expired;
         steps = planSteps(doc!, options.prune, since.done, expired);
@@ -489,4 +489,16 @@ async function unchangedSince(
     }
   }
   return { done, expired };
+}
+
+/**
+ * What to run when a saved plan is stale: the whole `svc plan` line that makes a plan `svc apply`
+ * takes, with the run's -p/--tenant, the access file the plan records (`FILE` for one read from
+ * stdin) and the saved plan's path (`PLAN.json` for one piped in). "run svc plan again" alone
+ * made a plan nothing reads (attack25a F10).
+ */
+function replanLine(ctx: Context, doc: PlanDocument, planLabel: string): string {
+  const file = doc.file.path === 'stdin' ? 'FILE' : pathWord(doc.file.path);
+  const out = planLabel === 'stdin' ? 'PLAN.json' : pathWord(planLabel);
+  return `run \`${svcCommand(ctx.settings(), `plan -f ${file} --out ${out}`)}\` again and review the new plan`;
 }

@@ -2,7 +2,7 @@
 // one) and the rules each stored one goes through (pinned to its session, sent only to its origin);
 // apart, the one rule of where a stored credential may go would be read in several files.
 
-import { wideCharacter } from '../api/characters.js';
+import { nonAsciiCharacter } from '../api/characters.js';
 import { parseHttpUrl } from '../api/loopback.js';
 import { redactUrlText } from '../api/secret-names.js';
 import { CREDENTIAL_HOME, profileOption } from '../config/settings.js';
@@ -108,9 +108,10 @@ export function envToken(raw: string): string {
  * one, refused (exit 2) before anything is sent: a client secret, a refresh token or a webhook
  * signing secret (credentialKind, as `config set`, `--tenant` and SVC_ORG refuse them) would go
  * to the profile's server and every proxy on the way, and its 401 said "copy the whole token"
- * (attack25b M4); a character past U+00FF (a zero-width space a paste added) cannot go in a
- * header, and undici's refusal read as "a bug in svc" and `auth status` as "server unreachable"
- * (attack25b M6). The value is not repeated, only its kind or the character and its place.
+ * (attack25b M4); a character past U+007F (a zero-width space or soft hyphen a paste added)
+ * is refused as every header value is (characters.ts nonAsciiIn): past U+00FF undici's refusal
+ * read as "a bug in svc" and `auth status` as "server unreachable" (attack25b M6), and U+0080–U+00FF
+ * went as one Latin-1 byte, to a 401. The value is not repeated, only its kind or the character and its place.
  */
 export function refuseAsToken(from: string, token: string, fix: string): void {
   const kind = credentialKind(token);
@@ -121,33 +122,35 @@ export function refuseAsToken(from: string, token: string, fix: string): void {
       hint: home,
     });
   }
-  const wide = wideCharacter(token);
+  const wide = nonAsciiCharacter(token);
   if (wide !== undefined) {
-    throw new UsageError(
-      `${from} holds ${wide.name} at ${wide.at}, which a header cannot carry; nothing was sent`,
-      { code: 'invalid_token_text', hint: fix },
-    );
+    throw new UsageError(`${from} holds ${wide.name} at ${wide.at}, ${wide.why}; nothing was sent`, {
+      code: 'invalid_token_text',
+      hint: fix,
+    });
   }
 }
 
 /**
- * A stored secret that cannot go into a header (a hand edit left a line break in it) is named
- * when that profile's credential is used, not met later as a network error. Only then: the
- * other profiles in the file still work, and so do the commands that mend this one (a new
+ * A stored secret that cannot go into a header (a hand edit left a line break or a character past
+ * U+007F in it: refuseAsToken's rule) is named when that profile's credential is used, not met
+ * later as a network error or a 401. Only then: the other profiles in the file still work, and so do the commands that mend this one (a new
  * login, `logout --no-revoke`, `profiles rm --no-revoke`), which never send it.
  */
 function refuseUnsendable(path: string, profile: string, stored: StoredCredential): void {
   for (const key of ['access_token', 'refresh_token', 'client_secret'] as const) {
     const value = stored[key as keyof StoredCredential];
-    const control = typeof value === 'string' ? controlCharacterIn(value) : undefined;
-    if (control) {
-      throw new ConfigError(
-        `${path}: the credential of profile "${profile}" contains ${control} (in ${key}), so it cannot be sent`,
-        {
-          hint: `log in again with \`svc ${profileOption(profile)} login\`, or forget it with \`svc ${profileOption(profile)} logout --no-revoke\``,
-        },
-      );
-    }
+    if (typeof value !== 'string') continue;
+    const control = controlCharacterIn(value);
+    const wide = control === undefined ? nonAsciiCharacter(value) : undefined;
+    if (control === undefined && wide === undefined) continue;
+    const holds =
+      control !== undefined
+        ? `contains ${control} (in ${key})`
+        : `holds ${wide!.name} at ${wide!.at} (in ${key}), ${wide!.why}`;
+    throw new ConfigError(`${path}: the credential of profile "${profile}" ${holds}, so it cannot be sent`, {
+      hint: `log in again with \`svc ${profileOption(profile)} login\`, or forget it with \`svc ${profileOption(profile)} logout --no-revoke\``,
+    });
   }
 }
 

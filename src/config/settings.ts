@@ -223,6 +223,18 @@ export function unknownProfileError(
   });
 }
 
+/**
+ * The tenant setting's placeholder in a `config set tenant …` line: one spelling in every hint
+ * (attack25a F10: `ID|SLUG` in one, `VALUE` in another).
+ */
+export const TENANT_PLACEHOLDER = 'ID|SLUG';
+
+/** A setting's placeholder in a `config set KEY …` line a hint names. */
+export function settingPlaceholder(key: string): string {
+  if (key === 'tenant') return TENANT_PLACEHOLDER;
+  return key === 'base_url' || key === 'app_url' ? 'URL' : 'VALUE';
+}
+
 /** How to choose the active profile, naming the profiles there are (or how to make one). */
 export function chooseProfileHint(names: readonly string[]): string {
   return names.length === 0

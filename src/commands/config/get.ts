@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { profileFlag, urlQueryProblem } from '../../config/settings.js';
+import { profileFlag, settingPlaceholder, urlQueryProblem } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { examples, type MakeContext } from '../kit.js';
@@ -11,7 +11,7 @@ export async function runConfigGet(ctx: Context, rawKey: string): Promise<void> 
   const value = settings.values[key];
   if (value === undefined) {
     throw new NotFoundError(`${key} is not set for profile "${settings.profile}"`, {
-      hint: `set it with \`svc ${profileFlag(settings)}config set ${key} VALUE\``,
+      hint: `set it with \`svc ${profileFlag(settings)}config set ${key} ${settingPlaceholder(key)}\``,
     });
   }
   // A profile's base or app URL holding a query (saved by an older svc) is not printed: it may hold a credential.

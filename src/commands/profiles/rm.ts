@@ -21,7 +21,7 @@ export async function runProfilesRm(
   // masked in every line: it removes the key from config.json, where it was.
   const masked = credentialAsProfileName(name) !== undefined && store.hasProfile(name);
   const shown = masked ? redactText(name) : name;
-  if (!masked) existing(ctx, checkProfileName(name));
+  if (!masked) existing(ctx, checkProfileName(name), 'remove');
   await confirmDestructive(
     ctx,
     `Remove profile "${shown}" and its stored credential?`,

@@ -1,3 +1,4 @@
+import { didYouMean } from '../../api/suggest.js';
 import {
   chooseProfileHint,
   describeSource,
@@ -9,6 +10,7 @@ import {
 } from '../../config/settings.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/store.js';
 import type { Context } from '../../context.js';
+import { NotFoundError } from '../../errors.js';
 import { redactText } from '../../http/redact.js';
 import { maskSecret } from '../../output/format.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -92,15 +94,20 @@ export function overrideNote(ctx: Context): string | undefined {
   return `${said.join(', ')} ${said.length === 1 ? 'overrides' : 'override'} the stored value of every profile shown, for commands run here`;
 }
 
-/** A profile that must exist (exit 5 otherwise). */
-export function existing(ctx: Context, name: string): ProfileRow {
-  const row = rows(ctx).find((r) => r.name === name);
-  if (!row)
-    throw unknownProfileError(
-      name,
-      rows(ctx).map((r) => r.name),
-    );
-  return row;
+/**
+ * A profile that must exist (exit 5 otherwise). One to remove that does not exist is said as
+ * that, with the profiles there are, never how to create it (attack25a F10: `profiles rm nope`
+ * advised `svc -p nope config set base_url URL`).
+ */
+export function existing(ctx: Context, name: string, purpose?: 'remove'): ProfileRow {
+  const all = rows(ctx);
+  const row = all.find((r) => r.name === name);
+  if (row) return row;
+  const known = all.map((r) => r.name);
+  if (purpose !== 'remove') throw unknownProfileError(name, known);
+  throw new NotFoundError(`no profile named "${name}" to remove${didYouMean(name, known)}`, {
+    hint: known.length === 0 ? 'you have no profiles' : `yours: ${[...known].sort().join(', ')}`,
+  });
 }
 
 /**

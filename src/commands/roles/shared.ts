@@ -1,6 +1,6 @@
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
-import { type CommandLine, profileFlag } from '../../config/settings.js';
+import { type CommandLine, profileFlag, TENANT_PLACEHOLDER } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
@@ -229,7 +229,7 @@ export function requireTenant(ctx: Context): string {
   const tenant = ctx.profileSettings().values.tenant;
   if (!tenant) {
     throw new UsageError('no tenant: roles belong to a tenant', {
-      hint: `pass --tenant ID, set SVC_TENANT, or \`svc ${profileFlag(ctx.settings())}config set tenant ID|SLUG\``,
+      hint: `pass --tenant ID, set SVC_TENANT, or \`svc ${profileFlag(ctx.settings())}config set tenant ${TENANT_PLACEHOLDER}\``,
     });
   }
   return tenant;

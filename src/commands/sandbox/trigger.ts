@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { profileFlag, svcCommand } from '../../config/settings.js';
+import { profileFlag, svcCommand, TENANT_PLACEHOLDER } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { counted } from '../../output/format.js';
@@ -36,7 +36,7 @@ export async function runTrigger(ctx: Context, options: TriggerOptions): Promise
     const ref = ctx.settings().values.tenant;
     if (!ref) {
       throw new UsageError('no tenant to send events in', {
-        hint: `pass --webhook W, or --tenant ID (or set SVC_TENANT / \`svc ${profileFlag(ctx.settings())}config set tenant ID|SLUG\`)`,
+        hint: `pass --webhook W, or --tenant ID (or set SVC_TENANT / \`svc ${profileFlag(ctx.settings())}config set tenant ${TENANT_PLACEHOLDER}\`)`,
       });
     }
     target = { tenant_id: (await resolveTenant(ctx, ref)).id };

@@ -144,7 +144,7 @@ async function follow(
     error: {
       code: cause ?? 'delivery_failed',
       message: current.last_error ?? `the target answered ${current.last_status_code ?? 'nothing'}`,
-      remedy: cause ? await remedies.now(webhook, cause) : 'check the target',
+      remedy: cause ? await remedies.now(webhook, cause, current.last_error) : 'check the target',
       ...(current.last_status_code === null ? {} : { http_status: current.last_status_code }),
       ...(current.next_retry_at ? { next_retry_at: current.next_retry_at } : {}),
     },

@@ -1,4 +1,4 @@
-import type { DeliveryFailureCause } from '../../api/constants.js';
+import { type DeliveryFailureCause, SANDBOX_INJECTED } from '../../api/constants.js';
 import { isStopped } from '../../api/holds.js';
 import type { Webhook } from '../../api/schemas/webhooks.js';
 import type { CommandLine } from '../../config/settings.js';
@@ -26,9 +26,18 @@ export const REMEDIES: Record<DeliveryFailureCause, string> = {
  * The remedy of a delivery's failure, with the commands for its webhook where it has some, in the
  * run's command lines (`svc`: Platform.svc; bare, they acted in another tenant: attack25a F3).
  */
-export function remedyFor(cause: DeliveryFailureCause, webhook: string, svc: CommandLine): string {
-  if (cause !== 'webhook_stopped') return REMEDIES[cause] ?? 'check the target';
+export function remedyFor(
+  cause: DeliveryFailureCause,
+  webhook: string,
+  svc: CommandLine,
+  error?: string | null,
+): string {
   const w = shellWord(webhook);
+  // The sandbox made it fail (`svc sandbox target`): the target's logs hold nothing (attack25a F10).
+  if (cause !== 'webhook_stopped' && error?.endsWith(`, ${SANDBOX_INJECTED}`)) {
+    return `the sandbox injected this failure: recover the target with ${svc(`sandbox target ${w} --recover`)}; a delivery in the dead-letter queue is then replayed with ${svc(`webhooks replay ${w} --dlq`)}`;
+  }
+  if (cause !== 'webhook_stopped') return REMEDIES[cause] ?? 'check the target';
   return `the platform stopped the webhook, so the attempt was not made (${svc(`webhooks get ${w}`)} says why); once someone who holds the read permissions of its kinds without an end date enables it (${svc(`webhooks update ${w} --enable`)}), and so owns it, replay the delivery: it is in the dead-letter queue (${svc(`webhooks replay ${w} --dlq`)})`;
 }
 
@@ -46,9 +55,10 @@ export class Remedies {
 
   constructor(private readonly platform: Platform) {}
 
-  async now(webhook: string, cause: DeliveryFailureCause): Promise<string> {
+  /** `error`: the delivery's last_error (a sandbox-injected failure's remedy is the sandbox's). */
+  async now(webhook: string, cause: DeliveryFailureCause, error?: string | null): Promise<string> {
     const svc = this.platform.svc;
-    if (cause !== 'webhook_stopped') return remedyFor(cause, webhook, svc);
+    if (cause !== 'webhook_stopped') return remedyFor(cause, webhook, svc, error);
     const found = await this.#read(webhook);
     if (!found) return remedyFor(cause, webhook, svc);
     const w = shellWord(webhook);
@@ -81,4 +91,5 @@ export const remedyNow = (
   platform: Platform,
   webhook: string,
   cause: DeliveryFailureCause,
-): Promise<string> => new Remedies(platform).now(webhook, cause);
+  error?: string | null,
+): Promise<string> => new Remedies(platform).now(webhook, cause, error);

@@ -149,7 +149,7 @@ export async function failureRemedy(platform: Platform, d: Failure): Promise<str
     return `none: its event was delivered since${by}; replaying it would send the event again`;
   }
   const cause = d.last_error_code ?? undefined;
-  return cause ? remedyNow(platform, d.webhook_id, cause) : undefined;
+  return cause ? remedyNow(platform, d.webhook_id, cause, d.last_error) : undefined;
 }
 
 export const webhookFields = (w: Webhook): Field[] => [

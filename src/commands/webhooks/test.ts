@@ -125,7 +125,7 @@ async function deliveryFailure(
       : `failed: ${delivery.last_error ?? 'unknown error'}`;
   return new SvcError('failure', `the test delivery ${failed}`, {
     code: cause ?? 'delivery_failed',
-    hint: `${cause ? await remedyNow(platform, webhook, cause) : 'check the target'}${delivery.next_retry_at ? '; it will be retried' : ''}`,
+    hint: `${cause ? await remedyNow(platform, webhook, cause, delivery.last_error) : 'check the target'}${delivery.next_retry_at ? '; it will be retried' : ''}`,
   });
 }
 

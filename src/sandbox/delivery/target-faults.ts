@@ -1,3 +1,4 @@
+import { SANDBOX_INJECTED } from '../../api/constants.js';
 import { type AttemptOutcome, classifyResponse } from './classify.js';
 
 /**
@@ -16,7 +17,7 @@ export interface TargetFault {
   status_code: number | null;
 }
 
-const INJECTED = 'injected by the sandbox (svc sandbox target)';
+const INJECTED = SANDBOX_INJECTED;
 
 export function injectedOutcome(fault: TargetFault, timeoutMs: number): AttemptOutcome {
   switch (fault.fault) {

@@ -55,7 +55,7 @@ describe('svc apply of a plan whose expiries have passed', () => {
     );
     expect(lines.at(-1)).toMatch(
       new RegExp(
-        `^error: ${literal(plan)} has aged out: 1 of its grant\\(s\\) would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; run svc plan again and review the new plan$`,
+        `^error: ${literal(plan)} has aged out: 1 of its grant\\(s\\) would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; run \`svc plan -f ${literal(file)} --out ${literal(plan)}\` again and review the new plan$`,
       ),
     );
     expect(await writes(svc.sandbox())).toBe(before);

@@ -275,13 +275,15 @@ blocks:
       event_types: ['webhook.test'],
     });
     const before = await writes(svc.sandbox());
-    expect(await svc.run(['apply', plan, '--yes'], real)).toEqual({
+    // The fix names the whole command that makes a plan apply takes: the plan's own file and
+    // path, and the run's --tenant (attack25a F10: was "run svc plan again", without -f or --out).
+    expect(await svc.run(['--tenant', 'acme-apac', 'apply', plan, '--yes'], real)).toEqual({
       code: 6,
       stdout: '',
       stderr:
         'acme-apac: role ops changed since the plan\n' +
         'acme-apac: webhooks the plan leaves alone changed since it was computed (1 then, 2 now)\n' +
-        `error: the live state changed since ${plan} was computed; nothing was applied; run svc plan again and review the new plan\n`,
+        `error: the live state changed since ${plan} was computed; nothing was applied; run \`svc --tenant acme-apac plan -f ${file} --out ${plan}\` again and review the new plan\n`,
     });
     expect(await writes(svc.sandbox())).toBe(before);
 

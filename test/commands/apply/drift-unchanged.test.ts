@@ -104,7 +104,7 @@ blocks:
     expect([r.code, r.stdout]).toEqual([6, '']);
     expect(r.stderr.split('\n')).toEqual([
       `acme-labs: ${words} the plan leaves alone changed since it was computed (${counts})`,
-      `error: the live state changed since ${saved} was computed; nothing was applied; run svc plan again and review the new plan`,
+      `error: the live state changed since ${saved} was computed; nothing was applied; run \`svc plan -f ${file} --out ${saved}\` again and review the new plan`,
       '',
     ]);
     expect(await writes(sandbox)).toBe(before);

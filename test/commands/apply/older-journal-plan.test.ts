@@ -65,7 +65,7 @@ it("an earlier svc's journal of a saved plan's apply: the refusal says to plan a
   const r = await svc.run(argv, { ...real, env });
   expect([r.code, r.stdout]).toEqual([2, '']);
   expect(r.stderr).toBe(
-    `error: journal ${legacy} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours; see what it did with \`cat ${legacy}\`; to start a run of your own, remove it (\`rm ${legacy}\`) and run svc plan again and review the new plan: the earlier run may have applied part of this one\n`,
+    `error: journal ${legacy} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours; see what it did with \`cat ${legacy}\`; to start a run of your own, remove it (\`rm ${legacy}\`) and run \`svc plan -f ${join(dir, 'ojp.yaml')} --out ${saved}\` again and review the new plan: the earlier run may have applied part of this one\n`,
   );
   // Followed: the journal removed, a new plan saved and applied, what the earlier run left is made.
   rmSync(legacy);

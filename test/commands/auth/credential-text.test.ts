@@ -152,12 +152,22 @@ describe('a secret of another kind given as the token (attack25b M4)', () => {
   });
 });
 
-describe('a token holding a character past U+00FF (attack25b M6)', () => {
-  // undici refused the header: "this is a bug in svc", and auth status said "server unreachable".
+const WIDE = 'which a header cannot carry';
+const LATIN =
+  'which a header carries only as one Latin-1 byte (obs-text), that servers and proxies read differently';
+
+describe('a token holding a character past U+007F (attack25b M6)', () => {
+  // Past U+00FF undici refused the header: "this is a bug in svc", and auth status said "server
+  // unreachable". U+0080–U+00FF went as one Latin-1 byte, and the 401 said "copy the whole
+  // token": every other header value was refused past U+007F (characters.ts nonAsciiIn), a token too.
   it.each([
-    ['svc_pk_abcdef\u200bghij', 'U+200B ZERO WIDTH SPACE at 14'],
-    ['svc_pk_abcdef€', '€ (U+20AC) at 14'],
-    ['svc_pk_abc\u2003def', 'U+2003 at 11'],
+    ['svc_pk_abcdef\u200bghij', `U+200B ZERO WIDTH SPACE at 14, ${WIDE}`],
+    ['svc_pk_abcdef€', `€ (U+20AC) at 14, ${WIDE}`],
+    ['svc_pk_abc\u2003def', `U+2003 at 11, ${WIDE}`],
+    ['svc_pk_abcdefé', `é (U+00E9) at 14, ${LATIN}`],
+    ['svc_pk_abc\u00a0def', `U+00A0 at 11, ${LATIN}`],
+    ['svc_pk_abc\u00addef', `U+00AD SOFT HYPHEN at 11, ${LATIN}`],
+    ['svc_pk_abc\u0085def', `U+0085 at 11, ${LATIN}`],
   ])('SVC_TOKEN %j is refused (exit 2) naming the character and its place', async (token, what) => {
     for (const argv of [
       ['tenants', 'ls'],
@@ -168,7 +178,7 @@ describe('a token holding a character past U+00FF (attack25b M6)', () => {
       expect(r, argv.join(' ')).toEqual({
         code: 2,
         stdout: '',
-        stderr: `error: SVC_TOKEN holds ${what}, which a header cannot carry; nothing was sent; set it to the token alone, e.g. SVC_TOKEN="$(cat token.txt)"\n`,
+        stderr: `error: SVC_TOKEN holds ${what}; nothing was sent; set it to the token alone, e.g. SVC_TOKEN="$(cat token.txt)"\n`,
       });
     }
   });
@@ -180,5 +190,32 @@ describe('a token holding a character past U+00FF (attack25b M6)', () => {
       stderr:
         'error: standard input holds U+200B ZERO WIDTH SPACE at 14, which a header cannot carry; nothing was sent; pipe in the token alone: `svc login --with-token < token.txt`\n',
     });
+  });
+  it('login --with-token refuses a Latin-1 one on standard input', async () => {
+    const r = await runInProcess(['login', '--with-token'], env(), { stdin: 'svc_pk_abc\u00addef\n' });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: standard input holds U+00AD SOFT HYPHEN at 11, ${LATIN}; nothing was sent; pipe in the token alone: \`svc login --with-token < token.txt\`\n`,
+    });
+  });
+  it('credentials.json holding one (a hand edit) is named when that profile is used, with the fix', async () => {
+    mkdirSync(dirs().SVC_CONFIG_DIR, { recursive: true, mode: 0o700 });
+    const file = join(dirs().SVC_CONFIG_DIR, 'credentials.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ profiles: { default: { type: 'token', access_token: 'svc_pk_abcé' } } }),
+      { mode: 0o600 },
+    );
+    for (const argv of [
+      ['tenants', 'ls'],
+      ['auth', 'token'],
+    ]) {
+      expect(await runInProcess(argv, env()), argv.join(' ')).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: ${file}: the credential of profile "default" holds é (U+00E9) at 11 (in access_token), ${LATIN}, so it cannot be sent; log in again with \`svc -p default login\`, or forget it with \`svc -p default logout --no-revoke\`\n`,
+      });
+    }
   });
 });

@@ -30,6 +30,16 @@ describe('svc config get', () => {
     expect(await runInProcess(argv, { ...env(), ...extra })).toEqual({ code: 0, stdout, stderr: '' });
   });
 
+  // attack25a F10: the tenant's placeholder is the one the tenant-required hint uses (was VALUE).
+  it('an unset tenant: set it with the placeholder every tenant hint uses', async () => {
+    expect((await runInProcess(['config', 'unset', 'tenant'], env())).code).toBe(0);
+    expect(await runInProcess(['config', 'get', 'tenant'], env())).toEqual({
+      code: 5,
+      stdout: '',
+      stderr: 'error: tenant is not set for profile "default"; set it with `svc config set tenant ID|SLUG`\n',
+    });
+  });
+
   it.each<[string[], number, string]>([
     [
       ['config', 'get', 'org'],

@@ -31,6 +31,22 @@ describe('svc profiles rm', () => {
     expect(names()).toEqual(['default']);
   });
 
+  // attack25a F10: it said "create one with `svc -p nope config set base_url URL`": advice to
+  // make the profile the user is removing. Now: there is none, and the ones there are.
+  it.each([
+    [
+      ['-p', 'nope', 'profiles', 'rm', 'nope', '--yes'],
+      'no profile named "nope" to remove; yours: default, staging',
+    ],
+    [
+      ['profiles', 'rm', 'stagng', '--yes'],
+      'no profile named "stagng" to remove (did you mean staging?); yours: default, staging',
+    ],
+  ])('%j: exit 5, no such profile, the ones there are, nothing changed', async (argv, message) => {
+    expect(await runInProcess(argv, env())).toEqual({ code: 5, stdout: '', stderr: `error: ${message}\n` });
+    expect(names()).toEqual(['default', 'staging']);
+  });
+
   it('asks first on a terminal, naming the profile, and keeps it on a no', async () => {
     const made = testContext({ env: env(), tty: true, answers: [false] });
     await expect(runProfilesRm(made.ctx, 'default')).rejects.toThrow('cancelled; nothing was changed');

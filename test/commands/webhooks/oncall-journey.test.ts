@@ -16,6 +16,10 @@ const live = { now: Date.now() };
 const settle = () =>
   call(svc.sandbox(), 'POST', '/_sandbox/webhooks/settle', { body: { timeout_ms: 20_000 } });
 
+// A failure the sandbox injected is mended by the sandbox, not the target's logs (attack25a F10).
+const injected = (webhook: string) =>
+  `the sandbox injected this failure: recover the target with svc sandbox target ${webhook} --recover; a delivery in the dead-letter queue is then replayed with svc webhooks replay ${webhook} --dlq`;
+
 describe('the on-call journey', () => {
   it('target down → failures explained → replay still failing (exit 7) → target back → recovered', async () => {
     const target = await startTarget(() => ({ status: 200 }));
@@ -65,13 +69,13 @@ describe('the on-call journey', () => {
     const shown = await svc.run(['webhooks', 'deliveries', 'get', webhook, failed[0]!], live);
     expect(shown.stdout).toContain(
       'error\t5xx_server_error: the target answered 503 Service Unavailable, injected by the sandbox (svc sandbox target)\n' +
-        'cause\t5xx_server_error\nremedy\tthe target had an internal error: check its logs\n',
+        `cause\t5xx_server_error\nremedy\t${injected(webhook)}\n`,
     );
     const entry = await svc.run(['webhooks', 'dlq', 'ls', webhook, '--json']);
     const entries = JSON.parse(entry.stdout);
     expect(entries).toHaveLength(3);
     const oneEntry = await svc.run(['webhooks', 'dlq', 'get', webhook, entries[0].id], live);
-    expect(oneEntry.stdout).toContain('remedy\tthe target had an internal error: check its logs\n');
+    expect(oneEntry.stdout).toContain(`remedy\t${injected(webhook)}\n`);
 
     const stillDown = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--wait', '--yes'], live);
     expect(stillDown.code).toBe(7);
