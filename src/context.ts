@@ -27,6 +27,7 @@ import {
   resolveSettings,
   type Settings,
   svcCommand,
+  TENANT_PLACEHOLDER,
   unknownProfileError,
 } from './config/settings.js';
 import { ConfigStore } from './config/store.js';
@@ -451,7 +452,7 @@ export function createContext(
             deps.credentials ? undefined : clientLoginHint(s, deps.env, ctx.store().credential(s.profile)),
           ...(tenant === undefined
             ? {
-                missingTenantHint: `no tenant for profile "${s.profile}": pass --tenant, set SVC_TENANT or \`svc ${profileFlag(s)}config set tenant ID|SLUG\` (see \`${svcCommand(s, 'tenants ls')}\`)`,
+                missingTenantHint: `no tenant for profile "${s.profile}": pass --tenant, set SVC_TENANT or \`svc ${profileFlag(s)}config set tenant ${TENANT_PLACEHOLDER}\` (see \`${svcCommand(s, 'tenants ls')}\`)`,
               }
             : {}),
           now: () => clock.now(),
