@@ -2,6 +2,7 @@
 // once however often it comes, so the oldest dropped is the oldest read, and a key still within the
 // window is still found (session 25's mutation run of src/http/paging.ts).
 import { describe, expect, it } from 'vitest';
+import type { SvcError } from '../../src/errors.js';
 import { CursorTrail, cursorAfter } from '../../src/http/paging.js';
 
 const it_ = (n: number) => ({ id: `it_${n}` });
@@ -14,9 +15,48 @@ describe('CursorTrail: the window holds each key once', () => {
     expect([...trail.read([it_(0), it_(2)], 'svc-page:offset=3')]).toEqual([it_(0)]);
     expect(trail.twice).toBe(1);
   });
+
+  it('the window holds exactly its size of keys, the oldest dropped first: the key at its edge is still found, the one just past it is printed again (SEEN_MAX, as documented)', () => {
+    const trail = new CursorTrail(undefined, 'stop', 2);
+    trail.read([it_(0), it_(1), it_(2)], undefined);
+    trail.read([it_(3)], 'c1');
+    // Held: it_2 and it_3. it_1 and it_0 have left it (a window of 3, or one never emptied, would leave it_1 out).
+    expect([...trail.read([it_(2), it_(1), it_(0)], 'c2')]).toEqual([it_(2)]);
+    expect(trail.twice).toBe(1);
+  });
+});
+
+describe("CursorTrail: the start cursor's &printed= keys no page held are handed on", () => {
+  it('a key the page does not hold stays unmet, for the cut to carry; the next page holding it leaves it out, uncounted', () => {
+    const cursor = 'svc-page:offset=3#skip=1&printed=it_1,it_9';
+    const trail = new CursorTrail(cursor);
+    expect([...trail.read([it_(3), it_(1), it_(4)], cursor)]).toEqual([it_(1)]);
+    expect(trail.unmet()).toEqual(['it_9']);
+    expect([...trail.read([it_(9), it_(5)], 'svc-page:offset=6')]).toEqual([it_(9)]);
+    expect([trail.twice, trail.unmet()]).toEqual([0, []]);
+  });
 });
 
 describe('CursorTrail.read: what a page is, at the edges', () => {
+  it('a page whose items the command before printed all (#skip) is no page with new items: 20 pages of repeats after it stop the listing, its line and exit code those of a failure', () => {
+    const start = 'svc-page:offset=3#skip=2';
+    const trail = new CursorTrail(start);
+    expect(trail.read([it_(0), it_(1)], start).size).toBe(0);
+    for (let page = 1; page < 20; page++) expect(trail.read([it_(page % 2)], `c${page}`).size).toBe(1);
+    let error: SvcError | undefined;
+    try {
+      trail.read([it_(0)], 'c20');
+    } catch (thrown) {
+      error = thrown as SvcError;
+    }
+    expect([error?.category, error?.exitCode, error?.code, error?.message.split(' (')[0]]).toEqual([
+      'failure',
+      1,
+      'paging_moved',
+      '20 of the 21 pages svc read held only items it had read already, 20 more than held new ones',
+    ]);
+  });
+
   it('a repeat the start cursor names (&printed=) coming right after the items skipped is left out, uncounted', () => {
     const cursor = 'svc-page:offset=3#skip=1&printed=it_1';
     const trail = new CursorTrail(cursor);
