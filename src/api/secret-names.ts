@@ -133,8 +133,8 @@ function isSecretParam(name: string, value: string): boolean {
  * shape, so kept (review25c M1: they were masked, and plan rows of two such URLs read alike):
  * - words joined by `_`, `-`, `+` (a space) or `.` (`Production_EU_West_2`, `Q4-Revenue-Report-2026`,
  *   `Meeting+Room+42+Today`): every part a word, a number, or letters then digits (WORDY_PART);
- * - a lowercase prefix and `_` before a rest that is not itself random (`rec_01HQ3K…`, a ULID;
- *   `usr_` and hex): `sk_live_…` or `ghp_…` with a mixed-case rest is still masked.
+ * - a lowercase prefix and `_` before an id's shape (ID_REST: `rec_01HQ3K…`, a ULID; digits; a
+ *   UUID): `sk_live_…`, `ghp_…` or `gqp_ZHiy…` with any other rest is judged whole.
  * Ids, times, words, slugs and numbers are not this shape either. Hex of 32 or more digits stays
  * masked, even of an id's or a digest's length (a UUID without dashes, a commit SHA): a 128- or
  * 256-bit key is written so as often, and a masked id costs only its reading, a shown key the key.
@@ -142,10 +142,16 @@ function isSecretParam(name: string, value: string): boolean {
 function randomValue(value: string): boolean {
   const text = percentDecoded(value).replace(/=+$/, '');
   if (wordy(text)) return false;
-  const b64 = text.replace(/\+/g, '-').replace(/\//g, '_');
-  const prefixed = /^[a-z][a-z0-9]{0,9}_(.+)$/.exec(b64);
-  return RANDOM_SEGMENT.test(prefixed ? (prefixed[1] as string) : b64);
+  // A prefix is an id's only before an id's shape (review25e H1: kept before any rest not random by
+  // itself, it showed about 1 in 130 random 22-character keys, `gqp_ZHiyGuvJcjJ_9ucKrg`); read on
+  // the value as written, so base64's `/` is no prefix's `_`.
+  const prefixed = /^[a-z][a-z0-9]{0,9}_(.+)$/.exec(text);
+  if (prefixed && ID_REST.test(prefixed[1] as string)) return false;
+  return RANDOM_SEGMENT.test(text.replace(/\+/g, '-').replace(/\//g, '_'));
 }
+
+/** What follows an id's prefix: a ULID (Crockford base32, 26), digits, or a UUID. */
+const ID_REST = /^(?:[0-9A-HJKMNP-TV-Z]{26}|\d+|[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12})$/;
 
 /**
  * A part of words joined by `_`, `-`, `+`, `.` or a space: capitals then lower case then digits
