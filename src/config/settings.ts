@@ -225,9 +225,10 @@ export function unknownProfileError(
 
 /**
  * The tenant setting's placeholder in a `config set tenant …` line: one spelling in every hint
- * (attack25a F10: `ID|SLUG` in one, `VALUE` in another).
+ * (attack25a F10: `ID|SLUG` in one, `VALUE` in another), and one word to a shell (`ID|SLUG` is a
+ * pipe: the line pasted ran `SLUG`; test/unit/hint-quoting.test.ts reads every hint back so).
  */
-export const TENANT_PLACEHOLDER = 'ID|SLUG';
+export const TENANT_PLACEHOLDER = 'ID_OR_SLUG';
 
 /** A setting's placeholder in a `config set KEY …` line a hint names. */
 export function settingPlaceholder(key: string): string {

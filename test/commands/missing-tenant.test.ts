@@ -11,7 +11,7 @@ const NO_TENANT = { SVC_TENANT: undefined };
 
 const line = (profile: string, flag = '') =>
   new RegExp(
-    `^error: this endpoint needs the X-Tenant-Id header \\(HTTP 400, tenant_header_required, request req_[^)]+\\); no tenant for profile "${profile}": pass --tenant, set SVC_TENANT or \`svc ${flag}config set tenant ID\\|SLUG\` \\(see \`svc ${flag}tenants ls\`\\)\\n$`,
+    `^error: this endpoint needs the X-Tenant-Id header \\(HTTP 400, tenant_header_required, request req_[^)]+\\); no tenant for profile "${profile}": pass --tenant, set SVC_TENANT or \`svc ${flag}config set tenant ID_OR_SLUG\` \\(see \`svc ${flag}tenants ls\`\\)\\n$`,
   );
 
 describe('no tenant for a tenant-scoped operation', () => {
@@ -29,7 +29,7 @@ describe('no tenant for a tenant-scoped operation', () => {
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stderr).error).toMatchObject({
       code: 'tenant_header_required',
-      hint: 'no tenant for profile "default": pass --tenant, set SVC_TENANT or `svc config set tenant ID|SLUG` (see `svc tenants ls`)',
+      hint: 'no tenant for profile "default": pass --tenant, set SVC_TENANT or `svc config set tenant ID_OR_SLUG` (see `svc tenants ls`)',
     });
   });
 

@@ -303,13 +303,13 @@ describe.skipIf(process.platform !== 'linux' || WINDOW_KIB === undefined)(
         'roles assign --file with no tenant',
         'svc roles assign --file "$F" --expires-in 8h --justification q',
         { SVC_TENANT: '' },
-        'error: no tenant: roles belong to a tenant; pass --tenant ID, set SVC_TENANT, or `svc config set tenant ID|SLUG`\n',
+        'error: no tenant: roles belong to a tenant; pass --tenant ID, set SVC_TENANT, or `svc config set tenant ID_OR_SLUG`\n',
       ],
       [
         'roles assign --file --dry-run with no tenant',
         'svc roles assign --file "$F" --expires-in 8h --justification q --dry-run',
         { SVC_TENANT: '' },
-        'error: no tenant: roles belong to a tenant; pass --tenant ID, set SVC_TENANT, or `svc config set tenant ID|SLUG`\n',
+        'error: no tenant: roles belong to a tenant; pass --tenant ID, set SVC_TENANT, or `svc config set tenant ID_OR_SLUG`\n',
       ],
     ] as Array<[string, string, Record<string, string>, string]>)(
       '%s: its usage error, exit 2, before the refusal',

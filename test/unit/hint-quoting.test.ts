@@ -123,7 +123,7 @@ describe('hints that embed a path, id or value come back from a shell as that wo
         'config get of an unset key',
         ['config', 'get', 'tenant'],
         'svc -p',
-        ['svc', '-p', AWKWARD, 'config', 'set', 'tenant', 'VALUE'],
+        ['svc', '-p', AWKWARD, 'config', 'set', 'tenant', 'ID_OR_SLUG'],
       ],
       [
         'a stored credential that cannot be sent: log in again',

@@ -51,7 +51,7 @@ describe('hints printed to a run given -p NAME keep it', () => {
     const r = await svc.run(['-p', 'prod', 'sandbox', 'trigger', 'exception.created'], { env });
     expect([r.code, r.stderr]).toEqual([
       2,
-      'error: no tenant to send events in; pass --webhook W, or --tenant ID (or set SVC_TENANT / `svc -p prod config set tenant ID|SLUG`)\n',
+      'error: no tenant to send events in; pass --webhook W, or --tenant ID (or set SVC_TENANT / `svc -p prod config set tenant ID_OR_SLUG`)\n',
     ]);
   });
 

@@ -36,7 +36,8 @@ describe('svc config get', () => {
     expect(await runInProcess(['config', 'get', 'tenant'], env())).toEqual({
       code: 5,
       stdout: '',
-      stderr: 'error: tenant is not set for profile "default"; set it with `svc config set tenant ID|SLUG`\n',
+      stderr:
+        'error: tenant is not set for profile "default"; set it with `svc config set tenant ID_OR_SLUG`\n',
     });
   });
 
