@@ -153,7 +153,10 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
     const { webhook } = await deadLetteredQueue(sandbox(), { status: 204 }, 3);
     const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--yes'], via(noContent().url));
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toHaveLength(0);
-    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 3 discarded in T\n']);
+    expect([r.code, timeless(r.stderr)]).toEqual([
+      0,
+      '✓ 3 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+    ]);
     expect(r.stdout.split('\n').filter((l) => l.startsWith('ok\t'))).toHaveLength(3);
   });
 });

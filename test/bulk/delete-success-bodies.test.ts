@@ -107,7 +107,10 @@ describe('webhooks dlq discard of one named entry: the answer to its DELETE', ()
     const [entry] = await dlqEntries(sandbox(), webhook, 'queued');
     const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, entry!.id, '--yes'], via());
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toHaveLength(0);
-    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 1 discarded in T\n']);
+    expect([r.code, timeless(r.stderr)]).toEqual([
+      0,
+      '✓ 1 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+    ]);
   });
 
   it('{"id": another entry}: never discarded, exit 1 naming both', async () => {

@@ -129,7 +129,7 @@ describe('a stop during a bulk run’s Retry-After wait', () => {
       [
         'the server is unavailable (HTTP 503); retrying in 30 s (1 of 3)',
         'stopping: 1 request in flight; interrupt again to stop now',
-        '0 replayed, 2 with an unknown outcome, 8 not started in T s',
+        '0 replayed, 2 with an unknown outcome, 8 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s',
         `error: interrupted after 2 of 10; run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${join(svc.journals, journal!)})`,
         '',
       ].join('\n'),

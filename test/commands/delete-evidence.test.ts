@@ -129,7 +129,10 @@ describe('a single DELETE verb answered with a body that fits its schema but is 
     const { id } = await createWebhook(sandbox(), 'https://h.example/f6-yes');
     fake = () => ({ id, deleted: true, deleted_at: AT });
     const r = await svc.run(['webhooks', 'delete', id, '--yes'], via());
-    expect([r.code, r.stderr]).toEqual([0, `✓ deleted webhook ${id} (https://h.example/f6-yes)\n`]);
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      `✓ deleted webhook ${id} (https://h.example/f6-yes) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`,
+    ]);
   });
 
   it('oauth delete answered with another client deleted: exit 1', async () => {
@@ -223,7 +226,10 @@ describe('review19d: evidence other servers give', () => {
     const record = (await admin(sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
     fake = () => ({ ...record, status: 'enabled', deleted_at: AT });
     const r = await svc.run(['webhooks', 'delete', id, '--yes'], via());
-    expect([r.code, r.stderr]).toEqual([0, `✓ deleted webhook ${id} (https://h.example/r19d-f2)\n`]);
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      `✓ deleted webhook ${id} (https://h.example/r19d-f2) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`,
+    ]);
     fake = () => ({ ...record, status: 'disabled', deleted_at: AT, deleted: false });
     unknown(await svc.run(['webhooks', 'delete', id, '--yes'], via()));
   });

@@ -80,7 +80,10 @@ describe('1: a deleted mark dated after the answer is a deletion scheduled, not 
     unknown(await svc.run(['webhooks', 'delete', id, '--yes'], via()));
     fake = () => ({ id, deleted: true, deleted_at: '2026-03-01T10:00:00.900Z' });
     const r = await svc.run(['webhooks', 'delete', id, '--yes'], via());
-    expect([r.code, r.stderr]).toEqual([0, `✓ deleted webhook ${id} (https://h.example/d20-date)\n`]);
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      `✓ deleted webhook ${id} (https://h.example/d20-date) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`,
+    ]);
     headers = {};
   });
 
@@ -165,7 +168,10 @@ describe('2: a record marked gone whose status says it is live or failed', () =>
     for (const status of ['enabled', 'DISABLED']) {
       fake = () => ({ ...record, status, deleted_at: AT });
       const r = await svc.run(['webhooks', 'delete', id, '--yes'], via());
-      expect([r.code, r.stderr]).toEqual([0, `✓ deleted webhook ${id} (https://h.example/d20-f2)\n`]);
+      expect([r.code, r.stderr]).toEqual([
+        0,
+        `✓ deleted webhook ${id} (https://h.example/d20-f2) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`,
+      ]);
     }
     fake = () => ({ ...record, status: 'failed', deleted_at: AT });
     unknown(await svc.run(['webhooks', 'delete', id, '--yes'], via()));

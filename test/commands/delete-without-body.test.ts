@@ -47,7 +47,7 @@ describe('a single DELETE verb answered 204 without a body: done, ✓, exit 0', 
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `✓ webhook ${id} (https://h.example/nobody) is gone: the server answered HTTP 204 without a body, which says it was deleted\n`,
+      `✓ webhook ${id} (https://h.example/nobody) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 is gone: the server answered HTTP 204 without a body, which says it was deleted\n`,
     ]);
   });
 

@@ -182,7 +182,7 @@ describe('svc webhooks delete, answer lost', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `✓ deleted webhook ${id} (https://hooks.example.com/lost-honoured)\n`,
+      `✓ deleted webhook ${id} (https://hooks.example.com/lost-honoured) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`,
     ]);
   });
 
@@ -193,7 +193,7 @@ describe('svc webhooks delete, answer lost', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `✓ webhook ${id} (https://hooks.example.com/lost-ignored) is gone: the platform's answer to the delete was lost (HTTP 503) and its retry found the webhook gone (HTTP 404 not_found); most likely this command deleted it\n`,
+      `✓ webhook ${id} (https://hooks.example.com/lost-ignored) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 is gone: the platform's answer to the delete was lost (HTTP 503) and its retry found the webhook gone (HTTP 404 not_found); most likely this command deleted it\n`,
     ]);
   });
 });

@@ -130,9 +130,15 @@ describe('a ✓ line with a field the server sent as null', () => {
   it('webhooks test leaves out the HTTP status', async () => {
     const argv = ['webhooks', 'test', 'wh_1'];
     const none = await svc('null', argv);
-    expect([none.code, lastLine(none.stderr)]).toEqual([0, '✓ test event delivered on attempt 1']);
+    expect([none.code, lastLine(none.stderr)]).toEqual([
+      0,
+      '✓ test event in aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee delivered on attempt 1',
+    ]);
     const some = await svc('set', argv);
-    expect([some.code, lastLine(some.stderr)]).toEqual([0, '✓ test event delivered on attempt 1 (HTTP 204)']);
+    expect([some.code, lastLine(some.stderr)]).toEqual([
+      0,
+      '✓ test event in aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee delivered on attempt 1 (HTTP 204)',
+    ]);
   });
 
   it('records delete leaves out the purge time', async () => {

@@ -83,7 +83,7 @@ describe('enabling a webhook whose secret was given to a credential that is gone
     const again = await svc.run(['webhooks', 'update', hook.id, '--enable']);
     expect([again.code, again.stderr]).toEqual([
       0,
-      `✓ updated webhook ${hook.id} (status)\n` +
+      `✓ updated webhook ${hook.id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (status)\n` +
         `warning: webhook ${hook.id}: ${warning}: svc webhooks rotate-secret ${hook.id} --secret-file PATH\n`,
     ]);
     // Rotated by the user: the warning is gone; restored by the user: it is back.

@@ -221,7 +221,9 @@ describe('svc webhooks test', () => {
     const webhook = await createWebhook(sandbox(), good.url, { max_attempts: 1 });
     const ok = await svc(['webhooks', 'test', webhook.id], { env });
     expect(ok.code).toBe(0);
-    expect(ok.stderr).toBe('✓ test event delivered on attempt 1 (HTTP 200)\n');
+    expect(ok.stderr).toBe(
+      '✓ test event in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 delivered on attempt 1 (HTTP 200)\n',
+    );
     expect(rows(ok.stdout).map((r) => r[0])).toEqual([
       'event',
       'delivery',
@@ -255,7 +257,9 @@ describe('bulk replay on a terminal', () => {
     );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`\\r\\u001b\\[2Kreplaying ${webhook.id} \\[#+\\.*\\] 1/3 33%`));
-    expect(r.stderr).toMatch(/✓ 3 replayed in \d+\.\d s\ntheir deliveries were not followed: .+\n$/);
+    expect(r.stderr).toMatch(
+      /✓ 3 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in \d+\.\d s\ntheir deliveries were not followed: .+\n$/,
+    );
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^RESULT +DELIVERY +NEW DELIVERY +EVENT +OUTCOME +DETAIL$/);
     expect(

@@ -4,6 +4,7 @@ import { optionalLookup } from '../../errors.js';
 import { counted } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import type { Platform } from '../../platform/index.js';
+import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, tenantLabel } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { webhookArg } from './shared.js';
@@ -36,12 +37,12 @@ export async function runWebhooksDelete(ctx: Context, options: WebhooksDeleteOpt
     done: 'deleted',
     // Answered without the record (or the answer lost, the webhook found gone): the line still
     // names what the question named, the queued entries no longer replayable.
-    subject: `${label} is gone${lost ? ` (${lost})` : ''}`,
+    subject: `${label}${changedIn(ctx.settings())} is gone${lost ? ` (${lost})` : ''}`,
     target: { id: webhook.id, url: webhook.url },
   });
   if (data === undefined) return;
   if (ctx.out.isMachine) await ctx.out.json(data);
-  else ctx.out.success(`deleted ${label}${lost ? `; ${lost}` : ''}`);
+  else ctx.out.success(`deleted ${label}${changedIn(ctx.settings())}${lost ? `; ${lost}` : ''}`);
 }
 
 /**

@@ -16,6 +16,7 @@ import { withEnableHint } from '../../platform/errors.js';
 import { withConcurrency } from '../../system/command-scope.js';
 import { shellWord } from '../../system/shell-words.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
+import { changedIn } from '../changed-in.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from './caller.js';
@@ -310,6 +311,8 @@ async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
       },
     },
     // A dry run that could not learn what the caller holds says its counts were not checked against it.
+    // Webhooks live in a tenant: the summary names it as every ✓ line of a change does (changed-in.ts).
+    where: changedIn(ctx.settings()),
     unchecked: () => (options.dryRun && authority === undefined ? UNCHECKED_HOLDINGS : undefined),
     prepare: async (_run, journal) => {
       if (options.dryRun)

@@ -7,6 +7,7 @@ import { InterruptedError, SvcError } from '../../errors.js';
 import { withEnableHint } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
+import { changedIn } from '../changed-in.js';
 import { examples, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { deliveryState, unknownStatusText } from './delivery-state.js';
@@ -85,7 +86,9 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
   if (failure) throw failure;
   if (deliveryState(delivery) === 'delivered') {
     const status = delivery.last_status_code === null ? '' : ` (HTTP ${delivery.last_status_code})`;
-    ctx.out.success(`test event delivered on attempt ${delivery.attempt_count}${status}`);
+    ctx.out.success(
+      `test event${changedIn(ctx.settings())} delivered on attempt ${delivery.attempt_count}${status}`,
+    );
     return;
   }
   const follow = svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(options.webhook)}`);

@@ -8,6 +8,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
+import { changedIn } from '../changed-in.js';
 import { collect, examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { eventTypesFlag, targetUrl } from './create.js';
@@ -70,13 +71,13 @@ function said(ctx: Context, before: Webhook, webhook: Webhook, options: Webhooks
   if (disablesStopped && webhook.status === 'disabled' && !isStopped(webhook)) {
     const rest = changed.filter((f) => f !== 'status');
     ctx.out.success(
-      `updated webhook ${webhook.id} (${['status', ...rest].join(', ')}): the platform had stopped it (${before.disabled_reason}); ` +
+      `updated webhook ${webhook.id}${changedIn(ctx.settings())} (${['status', ...rest].join(', ')}): the platform had stopped it (${before.disabled_reason}); ` +
         'it is now disabled on request, and stays disabled until someone enables it',
     );
   } else if (changed.length === 0) {
     ctx.out.info(`Nothing changed: webhook ${webhook.id} ${unchanged(options.change, webhook)}.`);
   } else {
-    ctx.out.success(`updated webhook ${webhook.id} (${changed.join(', ')})`);
+    ctx.out.success(`updated webhook ${webhook.id}${changedIn(ctx.settings())} (${changed.join(', ')})`);
   }
 }
 

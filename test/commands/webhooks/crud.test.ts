@@ -227,7 +227,9 @@ describe('svc webhooks update, rotate-secret, delete', () => {
     expect(updated.code, updated.stderr).toBe(0);
     expect(updated.stdout).toMatch(/\nurl\thttps:\/\/h\.example\/b\n/);
     expect(updated.stdout).toMatch(/\nstatus\tdisabled\nmax attempts\t3\n/);
-    expect(updated.stderr).toBe(`✓ updated webhook ${created.id} (url, max_attempts, status)\n`);
+    expect(updated.stderr).toBe(
+      `✓ updated webhook ${created.id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (url, max_attempts, status)\n`,
+    );
 
     const file = join(dir, 'c');
     const rotated = await svc.run(['webhooks', 'rotate-secret', created.id, '--secret-file', file], now);
@@ -247,7 +249,7 @@ describe('svc webhooks update, rotate-secret, delete', () => {
     expect([deleted.code, deleted.stdout, deleted.stderr]).toEqual([
       0,
       '',
-      `✓ deleted webhook ${created.id} (https://h.example/b)\n`,
+      `✓ deleted webhook ${created.id} (https://h.example/b) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`,
     ]);
     expect((await svc.run(['webhooks', 'get', created.id])).code).toBe(5);
   });

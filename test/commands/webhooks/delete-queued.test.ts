@@ -28,14 +28,17 @@ describe('svc webhooks delete', () => {
     const yes = await svc.run(['webhooks', 'delete', webhook, '--yes']);
     expect([yes.code, yes.stderr]).toEqual([
       0,
-      `✓ deleted webhook ${webhook} (http://127.0.0.1:9/none); its 2 queued dead-letter entries can no longer be replayed\n`,
+      `✓ deleted webhook ${webhook} (http://127.0.0.1:9/none) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 2 queued dead-letter entries can no longer be replayed\n`,
     ]);
   });
 
   it('says nothing of the queue when it is empty', async () => {
     const webhook = (await createWebhook(sandbox(), 'http://127.0.0.1:9/none')).id;
     const yes = await svc.run(['webhooks', 'delete', webhook, '--yes']);
-    expect([yes.code, yes.stderr]).toEqual([0, `✓ deleted webhook ${webhook} (http://127.0.0.1:9/none)\n`]);
+    expect([yes.code, yes.stderr]).toEqual([
+      0,
+      `✓ deleted webhook ${webhook} (http://127.0.0.1:9/none) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`,
+    ]);
   });
 
   it('answered 204 without a body: its ✓ line still names the queued entries it made unreplayable', async () => {
@@ -49,7 +52,7 @@ describe('svc webhooks delete', () => {
     expect([yes.code, yes.stdout, yes.stderr]).toEqual([
       0,
       '',
-      `✓ webhook ${webhook} (http://127.0.0.1:9/none) is gone (its 2 queued dead-letter entries can no longer be replayed): the server answered HTTP 204 without a body, which says it was deleted\n`,
+      `✓ webhook ${webhook} (http://127.0.0.1:9/none) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 is gone (its 2 queued dead-letter entries can no longer be replayed): the server answered HTTP 204 without a body, which says it was deleted\n`,
     ]);
   });
 });

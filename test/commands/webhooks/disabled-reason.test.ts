@@ -46,7 +46,7 @@ describe('a webhook the platform disabled', () => {
     const enabled = await svc.run(['webhooks', 'update', made.body.id, '--enable']);
     expect([enabled.code, enabled.stderr]).toEqual([
       0,
-      `✓ updated webhook ${made.body.id} (status)\n${rotate}`,
+      `✓ updated webhook ${made.body.id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (status)\n${rotate}`,
     ]);
     const after = JSON.parse((await svc.run(['webhooks', 'get', made.body.id, '--json'])).stdout);
     expect([after.status, after.disabled_reason, after.owner_id]).toEqual(['enabled', null, 'usr_admin']);

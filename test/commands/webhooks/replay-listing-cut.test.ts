@@ -66,7 +66,9 @@ describe('replay --dlq whose next queue page cannot be read', () => {
         });
       } else if (mode === '--ndjson') {
         const [counts, error] = cut.stderr.trimEnd().split('\n');
-        expect(timeless(`${counts}\n`)).toBe('200 replayed, 50 not started in T s\n');
+        expect(timeless(`${counts}\n`)).toBe(
+          '200 replayed, 50 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n',
+        );
         expect(JSON.parse(error!).error).toEqual({
           code: 'connection_error',
           message: reason,
@@ -74,7 +76,9 @@ describe('replay --dlq whose next queue page cannot be read', () => {
           hint,
         });
       } else {
-        expect(timeless(cut.stderr)).toBe(`200 replayed, 50 not started in T s\nerror: ${reason}; ${hint}\n`);
+        expect(timeless(cut.stderr)).toBe(
+          `200 replayed, 50 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\nerror: ${reason}; ${hint}\n`,
+        );
       }
       cutting = false;
       const resumed = await svc.run(argv, { env });

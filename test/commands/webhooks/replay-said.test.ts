@@ -93,7 +93,7 @@ describe('Ctrl-C while --wait follows a replay', () => {
     expect(rows[0]).toMatchObject({ status: 'ok', delivery_status: 'pending', follow: 'interrupted' });
     expect(rows[0].error).toBeUndefined();
     expect(r.stderr.split('\n')[0]).toMatch(
-      /^1 replayed \(not followed to its delivery: interrupted\), 1 not started in [\d.]+ s$/,
+      /^1 replayed \(not followed to its delivery: interrupted\), 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s$/,
     );
     expect(r.stderr).not.toMatch(/failed|within 60 s/);
 
@@ -107,7 +107,9 @@ describe('Ctrl-C while --wait follows a replay', () => {
       `skipped\t${e!.delivery_id}\t${made}\t${e!.event_type}\tdelivered\tdone in an earlier run (replayed as ${made}); not followed then (interrupted): delivered now`,
     );
     expect(second).toMatch(new RegExp(`^ok\t${f!.delivery_id}\tdlv_\\w+\t${f!.event_type}\tdelivered\t$`));
-    expect(afterResuming(again.stderr)).toBe('✓ 1 replayed and delivered, 1 skipped in 0.0 s\n');
+    expect(afterResuming(again.stderr)).toBe(
+      '✓ 1 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
+    );
     expect(target.received).toHaveLength(2);
     await target.close();
   });

@@ -68,7 +68,7 @@ describe('a webhook the platform stopped, disabled on request (R4)', () => {
     const r = await svc.run(['webhooks', 'update', id, '--disable']);
     expect([r.code, r.stderr]).toEqual([
       0,
-      `✓ updated webhook ${id} (status): the platform had stopped it (${REASON}); it is now disabled on request, ` +
+      `✓ updated webhook ${id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (status): the platform had stopped it (${REASON}); it is now disabled on request, ` +
         'and stays disabled until someone enables it\n',
     ]);
     await viewerBack();

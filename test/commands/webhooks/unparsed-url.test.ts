@@ -72,7 +72,7 @@ describe('a webhook URL that does not parse', () => {
     });
     const r = await runInProcess(['webhooks', 'delete', 'wh_1', '--yes'], { ...dirs(), ...hostileEnv(s) });
     expect([r.code, r.stdout], r.stderr).toEqual([0, '']);
-    expect(r.stderr).toContain(`deleted webhook wh_1 (${masked})`);
+    expect(r.stderr).toContain(`deleted webhook wh_1 (${masked}) in 00000000-0000-4000-8000-000000000001`);
     expect(r.stderr).not.toContain('SECRETVALUE1');
   });
 });

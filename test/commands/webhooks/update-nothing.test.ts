@@ -50,7 +50,10 @@ describe('svc webhooks update that changes nothing', () => {
   it('a real change among unchanged ones is made and names only what changed', async () => {
     const id = await webhook();
     const r = await svc.run(['webhooks', 'update', id, '--enable', '--description', 'the lake']);
-    expect([r.code, r.stderr]).toEqual([0, `✓ updated webhook ${id} (description)\n`]);
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      `✓ updated webhook ${id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (description)\n`,
+    ]);
     const entry = (await admin(svc.sandbox(), 'GET', `/v1/audit_trail?target_id=${id}&limit=1&order=desc`))
       .body.items[0];
     expect([entry.action, entry.changes]).toEqual(['webhook.updated', ['description']]);

@@ -37,7 +37,11 @@ describe('svc webhooks delete of a webhook whose URL carries a token', () => {
       `Delete webhook ${id} (${MASKED}) in Acme Treasury (acme-treasury)? It receives no more events; deliveries still waiting are cancelled.`,
     ]);
     const yes = await svc.run(['webhooks', 'delete', id, '--yes']);
-    expect([yes.code, yes.stdout, yes.stderr]).toEqual([0, '', `✓ deleted webhook ${id} (${MASKED})\n`]);
+    expect([yes.code, yes.stdout, yes.stderr]).toEqual([
+      0,
+      '',
+      `✓ deleted webhook ${id} (${MASKED}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`,
+    ]);
   });
 
   it('masks it when the answer was lost and the retry found the webhook gone', async () => {
@@ -47,7 +51,7 @@ describe('svc webhooks delete of a webhook whose URL carries a token', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `✓ webhook ${id} (${MASKED}) is gone: the platform's answer to the delete was lost (HTTP 503) and its retry found the webhook gone (HTTP 404 not_found); most likely this command deleted it\n`,
+      `✓ webhook ${id} (${MASKED}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 is gone: the platform's answer to the delete was lost (HTTP 503) and its retry found the webhook gone (HTTP 404 not_found); most likely this command deleted it\n`,
     ]);
   });
 });

@@ -10,6 +10,7 @@ import { counted } from '../../../output/format.js';
 import type { Column } from '../../../output/output.js';
 import { withConcurrency } from '../../../system/command-scope.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
+import { changedIn } from '../../changed-in.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from '../caller.js';
@@ -178,6 +179,11 @@ async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
     dryRun: options.dryRun,
     concurrency: options.concurrency,
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
+    // The tenant as the summary names it: read at the end, after the question (asked during the run)
+    // named it in its own words (changed-in.ts tenantAsked).
+    get where() {
+      return changedIn(ctx.settings());
+    },
     // A dry run that could not learn what the caller holds says its counts were not checked against it.
     unchecked: () => (options.dryRun && authority === undefined ? UNCHECKED_HOLDINGS : undefined),
     prepare: async (_run, journal) => {

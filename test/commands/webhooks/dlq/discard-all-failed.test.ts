@@ -43,7 +43,7 @@ describe('webhooks dlq discard: every entry fails (attack24c F6)', () => {
   });
 
   it.each([
-    ['', [], '0 discarded, 2 failed'],
+    ['', [], '0 discarded, 2 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016'],
     [' --dry-run', ['--dry-run'], 'dry run: 0 would be discarded, 0 would be skipped, 2 would fail'],
   ])('two unknown entries%s: a bulk run, exit 7, one error line', async (_, flags, counts) => {
     const w = await webhook();

@@ -77,14 +77,19 @@ describe('two discard runs of one principal over the same entries', () => {
         event_type: e.event_type,
         event_id: e.event_id,
       });
-      expect([b.code, b.stderr]).toEqual([0, expect.stringMatching(/^✓ 1 discarded in [\d.]+ s\n$/)]);
+      expect([b.code, b.stderr]).toEqual([
+        0,
+        expect.stringMatching(/^✓ 1 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s\n$/),
+      ]);
       expect(ndjson(b.stdout)).toEqual([{ status: 'ok', ...about(x), discarded_at: discarded.get(x.id) }]);
       expect(a.code, a.stderr).toBe(0);
       expect(ndjson(a.stdout)).toEqual([
         { status: 'skipped', ...about(x), reason: 'already_discarded', discarded_at: discarded.get(x.id) },
         { status: 'ok', ...about(y), discarded_at: discarded.get(y.id) },
       ]);
-      expect(a.stderr).toMatch(/^✓ 1 discarded, 1 skipped in [\d.]+ s\n/);
+      expect(a.stderr).toMatch(
+        /^✓ 1 discarded, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s\n/,
+      );
       await target.close();
     },
   );
@@ -105,7 +110,7 @@ describe('a named discard whose answer was lost', () => {
     expect([r.code, r.stdout, r.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')]).toEqual([
       0,
       `skipped\t${x.id}\t${x.delivery_id}\t${x.event_type}\t${discarded!.discarded_at}\talready discarded, by another run or an earlier attempt\n`,
-      '✓ 0 discarded, 1 skipped in T\n',
+      '✓ 0 discarded, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
     ]);
     await target.close();
   });

@@ -80,7 +80,9 @@ describe('a resumed `dlq discard --all` run after lost answers', () => {
           `^taking up the failures of the run started at \\S+Z \\(it finished at \\S+Z\\): 0 done, 2 to do \\(journal .*${journal}\\)$`,
         ),
       );
-      expect(after.join('\n')).toBe(`✓ 0 discarded, 2 skipped in T\n${note}`);
+      expect(after.join('\n')).toBe(
+        `✓ 0 discarded, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n${note}`,
+      );
       // Settled: the journal is gone, and the next run is a new one with nothing to do.
       expect(existsSync(`${svc.journals}/${journal}`)).toBe(false);
       await target.close();

@@ -36,7 +36,10 @@ describe('svc webhooks dlq discard', () => {
         clock: fixedClock(),
       },
     );
-    expect([r.code, r.stderr]).toEqual([0, '✓ 2 discarded in 0.0 s\n']);
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      '✓ 2 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
+    ]);
     const after = await entries(webhook, 'discarded');
     const at = after.map((e) => e.discarded_at!);
     const objects = [a!, b!].map((e, i) => ({
@@ -171,7 +174,10 @@ describe('svc webhooks dlq discard', () => {
       {},
     );
     const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, a!.id, '--yes']);
-    expect([r.code, r.stderr.replace(/ in [\d.]+ s/, '')]).toEqual([0, '✓ 0 discarded, 1 skipped\n']);
+    expect([r.code, r.stderr.replace(/ in [\d.]+ s/, '')]).toEqual([
+      0,
+      '✓ 0 discarded, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n',
+    ]);
     expect(r.stdout).toBe(
       `skipped\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t\talready replayed as ${made.body.id}, by another run or an earlier attempt\n`,
     );
