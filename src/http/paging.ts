@@ -93,6 +93,9 @@ export class CursorTrail {
   #newPages = 0;
   /** How many pages read() was given, empty ones included: the count its stop line gives. */
   #pagesRead = 0;
+  /** How many empty pages read() was given in a row, since the last page holding an item. */
+  #emptyRun = 0;
+  readonly #emptyMax: number;
   /** How many items pages repeated of the items before them, printed once (read()). */
   twice = 0;
   /**
@@ -112,12 +115,19 @@ export class CursorTrail {
    * drains and their count, which count each entry once themselves (item-key.ts) and list the
    * queue again until it settles, so a repeat costs nothing and an entry a shift left out is
    * found by the next listing (RELIABILITY "A queue drain ends with the queue it counted").
+   * `emptyMax`: how many empty pages in a row stop the listing (EMPTY_PAGES_MAX; a test's lower).
    */
-  constructor(start?: string, repeats: 'stop' | 'counted once' = 'stop', window = SEEN_MAX) {
+  constructor(
+    start?: string,
+    repeats: 'stop' | 'counted once' = 'stop',
+    window = SEEN_MAX,
+    emptyMax = EMPTY_PAGES_MAX,
+  ) {
     if (start) this.#sent.add(start);
     this.#printedBefore = new Set(repeats === 'stop' ? ownPage(start)?.printed : undefined);
     this.#repeats = repeats;
     this.#window = window;
+    this.#emptyMax = emptyMax;
   }
 
   /**
@@ -176,6 +186,10 @@ export class CursorTrail {
    */
   read<T>(items: readonly T[], asked: string | undefined): ReadonlySet<T> {
     const repeated = new Set<T>();
+    // Empty pages are no repeats (a sparse filter's are legitimate), but not without end: every
+    // listing, a drain's too (session 25: a server sending them for ever was read for ever).
+    this.#emptyRun = items.length === 0 && asked !== undefined ? this.#emptyRun + 1 : 0;
+    if (this.#emptyRun >= this.#emptyMax) throw emptyPages(this.#emptyRun, this.#items);
     // A dead-letter drain counts each entry once itself (constructor).
     if (this.#repeats !== 'stop') return repeated;
     this.#pagesRead++;
@@ -267,6 +281,8 @@ export class CursorTrail {
    */
   failed(error: unknown): unknown {
     if (this.#pages === 0 || !(error instanceof SvcError)) return error;
+    // Its own line says what was listed, and no page failed.
+    if (error.code === 'paging_empty') return error;
     if (error.category === 'interrupted' || error.category === 'stdout_closed') return error;
     const items = `${this.#items.toLocaleString('en')} item${this.#items === 1 ? '' : 's'}`;
     error.message = `the listing is incomplete: it stopped after ${items}, when the next page failed: ${error.message}`;
@@ -308,6 +324,25 @@ function shownCut(text: string): string {
  * under its reads does.
  */
 export const REPEATED_PAGES_MAX = 20;
+
+/**
+ * Empty pages in a row, each under a new cursor, that stop a listing (CursorTrail.read). Not
+ * repeats: a server filtering a long list sparsely may send many empty pages between its items,
+ * so the bound is 50 times REPEATED_PAGES_MAX: at pages of 100 items (the platform allows 50 to 200) it is
+ * 100,000 items passed over without one match, as many as SEEN_MAX, and at 50–200 ms a request
+ * one to three minutes of nothing, long past a sparse filter's gap and still an end for an
+ * unattended run (no other paging bound has an environment override: none here either).
+ */
+export const EMPTY_PAGES_MAX = 1_000;
+
+function emptyPages(run: number, items: number): SvcError {
+  const before = `${items.toLocaleString('en')} item${items === 1 ? '' : 's'}`;
+  return new SvcError(
+    'failure',
+    `the server sent ${run.toLocaleString('en')} empty pages in a row, each with a new cursor, after ${before}; svc stopped rather than read empty pages for ever, so the listing is incomplete: it holds only the ${before} before them`,
+    { code: 'paging_empty', hint: AGAIN },
+  );
+}
 
 function onlyRepeats(repeats: number, pages: number): SvcError {
   return new SvcError(

@@ -3,9 +3,10 @@
 // window is still found (session 25's mutation run of src/http/paging.ts).
 import { describe, expect, it } from 'vitest';
 import type { SvcError } from '../../src/errors.js';
-import { CursorTrail, cursorAfter } from '../../src/http/paging.js';
+import { CursorTrail, cursorAfter, EMPTY_PAGES_MAX } from '../../src/http/paging.js';
 
 const it_ = (n: number) => ({ id: `it_${n}` });
+const SEEN_MAX_TEST = 100;
 
 describe('CursorTrail: the window holds each key once', () => {
   it('an item twice among the items a page was asked again to skip is kept once: the next key read does not push it out of a window of 2, and its repeat on the next page is left out', () => {
@@ -82,6 +83,56 @@ describe('CursorTrail.read: what a page is, at the edges', () => {
     trail.read([], 'e21');
     expect(() => trail.read([it_(1)], 'r21')).toThrow(
       /^21 of the 43 pages svc read held only items it had read already, 20 more than held new ones/,
+    );
+  });
+});
+
+describe('CursorTrail.read: empty pages in a row, each under a new cursor, are bounded (report-mutp "noticed")', () => {
+  /** The pages a fake server sends: `items` on each, under the cursor svc sent for it, as a listing reads them. */
+  const serve = (trail: CursorTrail, pages: readonly (readonly { id: string }[])[]) => {
+    let asked: string | undefined;
+    pages.forEach((items, at) => {
+      const repeated = trail.read(items, asked);
+      asked = trail.next(items.length - repeated.size, `c${at + 1}`);
+    });
+  };
+  const caught = (run: () => void): SvcError | undefined => {
+    try {
+      run();
+    } catch (thrown) {
+      return thrown as SvcError;
+    }
+    return undefined;
+  };
+
+  it('a server sending empty pages for ever with new cursors is stopped at the bound, its line saying what svc saw and what was listed before, exit 1 as the repeat stop, the line kept as it is by failed()', () => {
+    const trail = new CursorTrail(undefined, 'stop', SEEN_MAX_TEST, 5);
+    const error = caught(() => serve(trail, [[it_(0), it_(1)], [it_(2)], [], [], [], [], [], []]));
+    expect([error?.category, error?.exitCode, error?.code, error?.message]).toEqual([
+      'failure',
+      1,
+      'paging_empty',
+      'the server sent 5 empty pages in a row, each with a new cursor, after 3 items; svc stopped rather than read empty pages for ever, so the listing is incomplete: it holds only the 3 items before them',
+    ]);
+    expect(trail.failed(error)).toBe(error);
+    expect(error?.message).not.toMatch(/next page failed/);
+  });
+
+  it('empty pages not in a row are a sparse list: 4 empty, an item, 4 empty, an item, read to the end under a bound of 5', () => {
+    const trail = new CursorTrail(undefined, 'stop', SEEN_MAX_TEST, 5);
+    expect(
+      caught(() => serve(trail, [[it_(0)], [], [], [], [], [it_(1)], [], [], [], [], [it_(2)]])),
+    ).toBeUndefined();
+  });
+
+  it('a dead-letter drain (repeats counted once) is stopped the same; the bound is 1,000 unless a test lowers it', () => {
+    const drain = new CursorTrail(undefined, 'counted once', SEEN_MAX_TEST, 3);
+    expect(caught(() => serve(drain, [[], [], [], []]))?.code).toBe('paging_empty');
+    expect(EMPTY_PAGES_MAX).toBe(1_000);
+    const trail = new CursorTrail();
+    expect(caught(() => serve(trail, [[it_(0)], ...Array.from({ length: 999 }, () => [])]))).toBeUndefined();
+    expect(caught(() => trail.read([], 'c1000'))?.message).toMatch(
+      /^the server sent 1,000 empty pages in a row, /,
     );
   });
 });
