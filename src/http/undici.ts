@@ -5,7 +5,7 @@
  * these deep imports skip that. test/http/client.test.ts and test/http/proxy.test.ts exercise them
  * through real requests, proxy included.
  *
- * Over 300 lines (344): the router, the proxy agents it makes and the connectors they dial with are
+ * Over 300 lines (348): the router, the proxy agents it makes and the connectors they dial with are
  * one piece (whyNotSent reads the pools proxyAgent makes; proxyDialFailed the errors its connector
  * marks); Node's warnings it mutes (about 50 lines) could go to a file of their own.
  */
