@@ -92,10 +92,13 @@ describe('two `replay --dlq` runs of the same principal, requests lost before th
       [a!, okA],
       [d!, okD],
     ] as const) {
-      const summary = run.stderr
+      const line = run.stderr
         .split('\n')
-        .find((line) => / in [\d.]+ s$/.test(line))!
+        .find((l) => / in [\d.]+ s$/.test(l))!
         .replace(/ in [\d.]+ s$/, '');
+      // The tenant the summary names (fixw, review25b L4).
+      expect(line).toMatch(/ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016$/);
+      const summary = line.replace(/ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016$/, '');
       const rows = ndjson(run.stdout).length;
       expect(summary).toBe(ok === rows ? `✓ ${ok} replayed` : `✓ ${ok} replayed, ${rows - ok} skipped`);
     }
