@@ -146,25 +146,30 @@ describe("another admin's grant just before a lost attempt (review25a H1)", () =
     const role = await customRole(sandbox(), 'h1-file');
     theirs = { tenant: ACME, role, justification: 'theirs' };
     const path = svc.file('h1.csv', `user,role\n${bulkUser(4)},h1-file\n`);
-    const r = await svc.run(
-      [
-        'roles',
-        'assign',
-        '--file',
-        path,
-        '--expires-in',
-        'never',
-        '--justification',
-        'mine',
-        '--yes',
-        '--ndjson',
-      ],
-      { env: { SVC_BASE_URL: proxy().url } },
-    );
-    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
-    expect([r.code, row.status, row.reason, row.note]).toEqual([0, 'skipped', 'already_assigned', undefined]);
+    await expectSkippedAlreadyAssigned(path);
   });
 });
+
+/** `roles assign --file path` as "mine", never expiring, through the proxy: its one row skipped as already assigned. */
+async function expectSkippedAlreadyAssigned(path: string): Promise<void> {
+  const r = await svc.run(
+    [
+      'roles',
+      'assign',
+      '--file',
+      path,
+      '--expires-in',
+      'never',
+      '--justification',
+      'mine',
+      '--yes',
+      '--ndjson',
+    ],
+    { env: { SVC_BASE_URL: proxy().url } },
+  );
+  const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+  expect([r.code, row.status, row.reason, row.note]).toEqual([0, 'skipped', 'already_assigned', undefined]);
+}
 
 // review25d L2: a grant made clearly before the run (10 minutes, far beyond the clocks' allowed
 // difference) with the very justification and expiry sent, the retry's 409 not the stored answer
@@ -175,23 +180,7 @@ describe('a grant made clearly before the run, as sent, after a lost answer (rev
     theirs = { tenant: ACME, role, justification: 'mine', agoMs: 600_000 };
     forget = true;
     const path = svc.file('l2.csv', `user,role\n${bulkUser(7)},l2-before\n`);
-    const r = await svc.run(
-      [
-        'roles',
-        'assign',
-        '--file',
-        path,
-        '--expires-in',
-        'never',
-        '--justification',
-        'mine',
-        '--yes',
-        '--ndjson',
-      ],
-      { env: { SVC_BASE_URL: proxy().url } },
-    );
-    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
-    expect([r.code, row.status, row.reason, row.note]).toEqual([0, 'skipped', 'already_assigned', undefined]);
+    await expectSkippedAlreadyAssigned(path);
   });
 });
 
