@@ -59,6 +59,20 @@ export function removeIfAllowed(path: string): void {
   }
 }
 
+/**
+ * statSync, undefined only when nothing is at `path` (ENOENT). Not `throwIfNoEntry: false`: Node 24
+ * answers undefined for ENOTDIR too (a part of the path is a file), where Node 20 throws, so the
+ * refusal of a path under a file was made on one and missed on the other (CI's Node 24 leg).
+ */
+function statUnlessMissing(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
 /** What is at a journal's path, followed through a link (the user's own: refuseForeign), or undefined. */
 export function foundAt(path: string): Stats | undefined {
   try {
@@ -208,7 +222,7 @@ export function refuseDirectory(path: string, given = true): void {
   }
   let found: Stats | undefined;
   try {
-    found = statSync(path, { throwIfNoEntry: false });
+    found = statUnlessMissing(path);
   } catch (error) {
     if (!given) return;
     const code = (error as NodeJS.ErrnoException).code;
