@@ -18,6 +18,7 @@ import {
   stillInProgress,
   stillRunning,
 } from './errors.js';
+import { header } from './headers.js';
 import {
   type ApiResponse,
   type ClientConfig,
@@ -56,6 +57,8 @@ import { answerClockOffset, speaksForPlatform } from './server-clock.js';
 import { createTracer, type Tracer } from './trace.js';
 import { type Dispatcher, ProxyRouter } from './undici.js';
 
+/** Whether NODE_TLS_REJECT_UNAUTHORIZED asks for no verification, which svc ignores (undici.ts). */
+export { header } from './headers.js';
 export type {
   ApiResponse,
   ClientConfig,
@@ -64,7 +67,6 @@ export type {
   QueryValue,
   RequestOptions,
 } from './options.js';
-/** Whether NODE_TLS_REJECT_UNAUTHORIZED asks for no verification, which svc ignores (undici.ts). */
 export { verificationOffAsked } from './undici.js';
 export type { Headers, Outcome };
 
@@ -635,9 +637,4 @@ function createdId(status: number, text: string): string | undefined {
 
 function msSince(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e6;
-}
-
-export function header(headers: Headers, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }

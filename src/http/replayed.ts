@@ -6,6 +6,7 @@
  * in the HTTP room, as the rule for a refusal after a lost answer needs it (refusalAfterLostAnswer);
  * src/platform/stored-answer.ts gives it to the rest.
  */
+import { header } from './headers.js';
 import type { Headers } from './send.js';
 
 /** The spellings of "this is a stored answer" svc reads (Stripe's, the IETF draft's, and prefixed). */
@@ -20,8 +21,5 @@ export const REPLAYED_HEADERS = [
 
 /** One of REPLAYED_HEADERS says true (`true`, `1` or `yes`, any case). */
 export function markedReplayed(headers: Headers): boolean {
-  return REPLAYED_HEADERS.some((name) => {
-    const value = headers[name];
-    return /^\s*(true|1|yes)\s*$/i.test((Array.isArray(value) ? value[0] : value) ?? '');
-  });
+  return REPLAYED_HEADERS.some((name) => /^\s*(true|1|yes)\s*$/i.test(header(headers, name) ?? ''));
 }

@@ -3,6 +3,7 @@ import { keepNumbersAsTheyCame } from '../api/numbers-as-they-came.js';
 import { redactUrlReference } from '../api/secret-names.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 import type { Headers } from './client.js';
+import { header } from './headers.js';
 import { isSafeMethod } from './options.js';
 
 /**
@@ -84,11 +85,6 @@ export async function readCapped(
   return bytes.toString('utf8');
 }
 
-function one(headers: Headers, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** 3xx: never followed. The error names the status and where the server wanted svc to go. */
 /**
  * What a same-origin redirect says of the base URL (review16 R10): when the redirected path is the
@@ -124,7 +120,7 @@ export function redirectError(
   profileFlag = '',
 ): BadResponseError | undefined {
   if (status < 300 || status >= 400) return undefined;
-  const location = one(headers, 'location');
+  const location = header(headers, 'location');
   let target: URL | undefined;
   try {
     target = location ? new URL(location, url) : undefined;
@@ -158,7 +154,7 @@ export function redirectError(
 }
 
 function mediaType(headers: Headers): string | undefined {
-  const type = one(headers, 'content-type');
+  const type = header(headers, 'content-type');
   const bare = type?.split(';')[0]?.trim().toLowerCase();
   return bare === '' ? undefined : bare;
 }
