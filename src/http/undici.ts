@@ -5,7 +5,7 @@
  * these deep imports skip that. test/http/client.test.ts and test/http/proxy.test.ts exercise them
  * through real requests, proxy included.
  *
- * Over 300 lines (348): the router, the proxy agents it makes and the connectors they dial with are
+ * Over 300 lines (351): the router, the proxy agents it makes and the connectors they dial with are
  * one piece (whyNotSent reads the pools proxyAgent makes; proxyDialFailed the errors its connector
  * marks); Node's warnings it mutes (about 50 lines) could go to a file of their own.
  */
@@ -96,13 +96,16 @@ export class ProxyRouter extends Dispatcher {
   }
 
   override async close(): Promise<void> {
-    const ways = [this.#direct, ...[...this.#proxied.values()].map((way) => way.agent)];
-    await Promise.all(ways.map((way) => way.close()));
+    await Promise.all(this.#agents().map((way) => way.close()));
   }
 
   override async destroy(): Promise<void> {
-    const ways = [this.#direct, ...[...this.#proxied.values()].map((way) => way.agent)];
-    await Promise.all(ways.map((way) => way.destroy()));
+    await Promise.all(this.#agents().map((way) => way.destroy()));
+  }
+
+  /** Every agent this router made: the direct one and one per proxy. */
+  #agents(): DispatcherType[] {
+    return [this.#direct, ...[...this.#proxied.values()].map((way) => way.agent)];
   }
 }
 
