@@ -111,6 +111,13 @@ export function profileFlag(settings: ProfileInUse): string {
 /** The settings a printed command line repeats, in the order it gives them. */
 const TARGET_KEYS = ['base_url', 'app_url', 'tenant', 'org'] as const;
 
+/** The long options targetOptions may write: a line that repeats a run's own flags leaves these to it. */
+export const TARGET_FLAGS: ReadonlySet<string> = new Set([
+  '--profile',
+  ...TARGET_KEYS.map((key) => FLAG_NAME[key] as string),
+  '--allow-insecure-http',
+]);
+
 /**
  * The global options a command line svc prints for a person to run (a listing's continuation, the
  * commands that put a webhook back, a "Try it", where a "not found" says to look) must carry so

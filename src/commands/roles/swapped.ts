@@ -8,7 +8,7 @@
  */
 import type { Command, Option } from 'commander';
 import { BUILTIN_TENANT_ROLES } from '../../api/constants.js';
-import { svcCommand } from '../../config/settings.js';
+import { svcCommand, TARGET_FLAGS } from '../../config/settings.js';
 import { UsageError } from '../../errors.js';
 import { ROLE_ID } from '../../platform/role-ref.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -52,16 +52,6 @@ export async function parsedUnswapped<T>(make: MakeContext, cmd: Command, parse:
   }
 }
 
-/** The run's target options, which svcCommand repeats from the settings (or, from the environment, leaves out). */
-const TARGET_OPTIONS = new Set([
-  '--profile',
-  '--base-url',
-  '--app-url',
-  '--tenant',
-  '--org',
-  '--allow-insecure-http',
-]);
-
 /**
  * The options given on the command line, each as ` --flag VALUE` (one shell word a value): the
  * command's own, then the global ones (`--yes`, `--json` …) but the target options.
@@ -79,7 +69,8 @@ function flagsOf(cmd: Command, global: boolean, words: string[]): void {
   for (const option of cmd.options as Option[]) {
     const key = option.attributeName();
     if (cmd.getOptionValueSource(key) !== 'cli' || option.long === undefined) continue;
-    if (global && TARGET_OPTIONS.has(option.long)) continue;
+    // The run's target options: svcCommand repeats them from the settings (or, from the environment, leaves them out).
+    if (global && TARGET_FLAGS.has(option.long)) continue;
     const value: unknown = cmd.getOptionValue(key);
     if (typeof value === 'boolean') {
       // A --no-x option given holds false; a plain switch, true.
