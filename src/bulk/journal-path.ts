@@ -170,10 +170,11 @@ const ELSEWHERE =
 
 /**
  * The system's directory a path is in (`/dev`, `/proc`), as given or where its links lead, or
- * undefined: a journal there is never made, written or removed (review25b H1: `--journal
- * /dev/stdout` with stdout a file was written over the output, then /dev/stdout itself removed).
+ * undefined: a `--journal` there is refused before anything is made or written (review25b H1:
+ * `--journal /dev/stdout` with stdout a file was written over the output, then /dev/stdout itself
+ * removed; what keeps a removal from such a path is notTheJournal's rule, not this one).
  */
-export function systemDirectoryOf(path: string): string | undefined {
+function systemDirectoryOf(path: string): string | undefined {
   const under = (at: string) => /^\/(dev|proc)(\/|$)/.exec(at)?.[0].replace(/\/$/, '');
   const given = under(resolve(path));
   if (given !== undefined) return given;
