@@ -134,13 +134,14 @@ function sameAddress(url: string, bind: { host: string; port: number }): boolean
 
 /** A profile whose local server still answers: replaced only with --yes or a yes at a prompt. */
 async function confirmRunning(ctx: Context, profile: string, base: string, login: boolean): Promise<string> {
-  const what = `profile "${profile}" points at ${base}, where a server still answers (a sandbox started earlier?)`;
+  const shown = shownSetting('base_url', base);
+  const what = `profile "${profile}" points at ${shown}, where a server still answers (a sandbox started earlier?)`;
   const keep = `keep it: start this one under another profile, \`svc -p NAME sandbox start …\``;
   const dropped = login ? ' (its login there is dropped, not revoked)' : '';
   if (!ctx.globals.yes && !ctx.canPrompt)
     throw new UsageError(what, { hint: `${keep}; or pass --yes to point it at this one${dropped}` });
   await confirmDestructive(ctx, `The ${what}. Point it at this sandbox instead${dropped}?`, what);
-  return `profile "${profile}" pointed at ${base}, which still answers${login ? '; its login there was dropped, not revoked' : ''}: it points at this sandbox now`;
+  return `profile "${profile}" pointed at ${shown}, which still answers${login ? '; its login there was dropped, not revoked' : ''}: it points at this sandbox now`;
 }
 
 /** The bind error of a --host or --port the user gave, as bad input (exit 2). */
