@@ -26,7 +26,7 @@ const n = (count: number) => count.toLocaleString('en');
 interface Words {
   words: { act: string; done: string };
   /** After the counts: the tenant the items were changed in (BulkVerb.where). */
-  where?: string | undefined;
+  where?: (() => string) | undefined;
   describe(row: never): string;
   retryHint?: string | (() => string) | undefined;
   fixHint?: string | (() => string) | undefined;
@@ -234,7 +234,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const cut = end.closed || summary.halted !== undefined || summary.stopped || summary.unread !== undefined;
   const notStarted = cut && end.total !== undefined ? end.total - summary.total : 0;
   if (notStarted > 0) parts.push(`${n(notStarted)} not started`);
-  const line = `${parts.join(', ')}${verb.where ?? ''} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
+  const line = `${parts.join(', ')}${verb.where?.() ?? ''} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
   const resume = runAgain('to resume', journal.path);
   const of = howFar(summary, end.total);
   if (end.closed && !cutNothing(ctx, end)) {

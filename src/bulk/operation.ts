@@ -65,9 +65,11 @@ export interface BulkVerb<T, R extends Row> {
   words: { act: string; doing: string; done: string };
   /**
    * The tenant every item is changed in, as its summary names it after the counts (changed-in.ts
-   * changedIn: ` in acme-payments-eu`); unset for a run whose items say where themselves.
+   * changedIn: ` in acme-payments-eu`); unset for a run whose items say where themselves. Read when
+   * the summary is printed, not when the verb is described: a question asked during the run (a
+   * revoke's, a discard's) names the tenant in its own words, and the summary says the same.
    */
-  where?: string | undefined;
+  where?: (() => string) | undefined;
   /**
    * Checks everything before anything is sent (a usage error stops here) and says how many items
    * there will be, when known. `run` is the run about to happen: a resumed run's first start.

@@ -475,6 +475,7 @@ export class ApiClient {
           );
           if (undecodable !== undefined) error.message = `the server answered ${status} with ${undecodable}`;
           error.lostAnswer = lostAnswer;
+          error.lostStatus = lostStatus;
           error.notUtf8 = outcome.notUtf8;
           if (tooLong && status === 429) {
             const askedMs = parseRetryAfter(retryAfter, answeredAt) ?? 0;

@@ -39,6 +39,8 @@ export class ApiError extends SvcError {
    * "HTTP 503". This answer may then describe the state that attempt left (a 404 for what it deleted).
    */
   lostAnswer: string | undefined;
+  /** The 2xx status that lost answer came with, when its head came and its body did not (lostMade). */
+  lostStatus: number | undefined;
   /**
    * A 429 whose Retry-After is longer than svc waits by itself (so it was not retried): the wait
    * the server asks for and when it ends (epoch ms). A bulk run stops on it (src/bulk/judge.ts).
@@ -74,11 +76,19 @@ export function lostAttempt(lost: string): string {
  * commands printed the bare refusal, which a script reads as "refused, nothing made by me"). The
  * answer is still the platform's, so its status keeps its exit code (409: 6, 422: 2, 403: 4,
  * 404: 5) and a bulk row is counted failed; `--json` adds `"lost_answer"`. Undefined for any other error.
+ * When that attempt's 2xx status came and its body did not (lostStatus; not 202, which says only
+ * that it was taken), it did act, and the words say so, as OutcomeUnknownError's do (lostMade).
  */
 export function refusalAfterLostAnswer(error: unknown): string | undefined {
   const lost = doubtAfterLostAnswer(error);
   if (lost === undefined) return undefined;
-  return `${lostAttempt(lost)} and it may have acted; this answer may describe what it left: ${(error as ApiError).message}`;
+  // Its answer's 2xx status came (its body did not): that attempt did act, and said so.
+  const made = lostMade((error as ApiError).lostStatus);
+  const acted =
+    made === undefined
+      ? ' and it may have acted'
+      : `, and the platform made the change then (it answered HTTP ${made})`;
+  return `${lostAttempt(lost)}${acted}; this answer may describe what it left: ${(error as ApiError).message}`;
 }
 
 /**

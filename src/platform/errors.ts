@@ -381,6 +381,7 @@ export function retyped<E extends ApiError>(error: ApiError, type: ApiErrorClass
     ...(cause === undefined ? {} : { cause }),
   });
   typed.lostAnswer = error.lostAnswer;
+  typed.lostStatus = error.lostStatus;
   return typed;
 }
 

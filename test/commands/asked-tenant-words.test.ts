@@ -4,13 +4,18 @@
  * now (changed-in.ts): the ✓ line after a question uses the question's words; without one (`--yes`,
  * no terminal) the tenant as the run named it.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { customRole } from '../helpers/bulk.js';
 import { scriptedPrompter } from '../helpers/context.js';
 import { ACME, useSandboxContext } from '../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 const WORDS = 'Acme Treasury (acme-treasury)';
+const dir = mkdtempSync(join(tmpdir(), 'svc-asked-words-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs `argv` on a terminal whose user answers yes; its output and the question asked. */
 async function askedYes(argv: string[]) {
@@ -55,5 +60,32 @@ describe('the ✓ line names the tenant in the words its question did', () => {
       0,
       `✓ deleted role unasked-words (${id}) in ${ACME}; nobody held it\n`,
     ]);
+  });
+
+  // Session 25's open list: the bulk summary's words were taken when the run was described, before
+  // its question (asked during the run) named the tenant; discard read them at print time. One rule
+  // now (BulkVerb.where is read when the summary is printed).
+  it('roles revoke --file asked on a terminal: its summary says the question’s words', async () => {
+    const grant = [
+      'roles',
+      'assign',
+      'usr_analyst',
+      'tenant_viewer',
+      '--expires-in',
+      '1d',
+      '--justification',
+      'x',
+    ];
+    expect((await svc.run([...grant, '--yes'])).code).toBe(0);
+    const file = join(dir, 'revoke.csv');
+    writeFileSync(file, 'user,role\nusr_analyst,tenant_viewer\n', { mode: 0o600 });
+    const r = await askedYes(['roles', 'revoke', '--file', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.questions).toEqual([`Revoke the 1 role assignment(s) listed in ${file}, in ${WORDS}?`]);
+    // On a terminal the progress line is cleared (ESC [2K) before the summary.
+    const summary = r.stderr
+      .slice(r.stderr.lastIndexOf('\u001b[2K') + 4)
+      .replace(/ in \d+\.\d s\n$/, ' in T s\n');
+    expect(summary).toBe(`✓ 1 revoked in ${WORDS} in T s\n`);
   });
 });

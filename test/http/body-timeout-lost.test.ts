@@ -8,7 +8,12 @@
 import { createServer } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
 import { expect, it } from 'vitest';
-import { ConnectionError, OutcomeUnknownError } from '../../src/http/errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  OutcomeUnknownError,
+  refusalAfterLostAnswer,
+} from '../../src/http/errors.js';
 import type { Timer } from '../../src/system/clock.js';
 import { client, useLocalServers } from '../helpers/proxy-kit.js';
 
@@ -66,4 +71,65 @@ it('a 201 whose body stopped, then a retry refused: the earlier attempt said as 
   );
   // Unknown all the same: what was made (the id, a secret) is in the body not read (review25a L2).
   expect(error.outcome).toBe('unknown');
+});
+
+// Session 25's open list: a 4xx to the retry after a lost 2xx said "it may have acted", where the
+// 2xx had said it did. The one rule for such a refusal (refusalAfterLostAnswer) says it was made.
+it('a 201 whose body stopped, then the retry answered 409: the refusal says the platform made the change', async () => {
+  let posts = 0;
+  const server = createServer((req, res) => {
+    local.track(req.socket);
+    posts++;
+    if (posts === 1) {
+      res.writeHead(201, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"id":');
+      return;
+    }
+    const body = JSON.stringify({
+      error: { code: 'role_name_taken', message: 'a role named x already exists' },
+    });
+    res.writeHead(409, { 'content-type': 'application/json', 'content-length': String(body.length) });
+    res.end(body);
+  });
+  const port = await local.listen(server);
+  // The first attempt's time runs out once its head is handed over (the test's timer, not a race);
+  // the retry's never does.
+  let expire = () => {};
+  let heads = 0;
+  const timer: Timer = (_ms, fire) => {
+    expire = fire;
+    return () => {
+      expire = () => {};
+    };
+  };
+  const agent = new Agent();
+  const watching = Object.create(agent, {
+    dispatch: {
+      value: (opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) => {
+        const own = handler as { onHeaders?: (...args: unknown[]) => unknown };
+        const onHeaders = own.onHeaders;
+        own.onHeaders = function (this: unknown, ...args: unknown[]) {
+          if (++heads === 1) setImmediate(() => expire());
+          return onHeaders?.apply(this, args);
+        };
+        return agent.dispatch(opts, handler);
+      },
+    },
+  }) as Dispatcher;
+  const api = client(`http://127.0.0.1:${port}`, {
+    allowInsecureHttp: true,
+    retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    timeoutMs: 2_000,
+    timer,
+    dispatcher: watching,
+  });
+  const error = await api.post('/v1/roles', { name: 'x' }).catch((e) => e);
+  await api.close();
+  await agent.destroy();
+  expect(posts).toBe(2);
+  expect(error).toBeInstanceOf(ApiError);
+  expect([error.status, error.lostStatus]).toEqual([409, 201]);
+  expect(refusalAfterLostAnswer(error)).toBe(
+    "an earlier attempt's answer was lost (HTTP 201 came, but its body did not finish in time), and the platform made the change then (it answered HTTP 201); this answer may describe what it left: a role named x already exists",
+  );
 });

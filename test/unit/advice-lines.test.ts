@@ -75,20 +75,12 @@ const ALLOWED: ReadonlyArray<[file: string, piece: string, why: string]> = [
     'svc webhooks dlq discard WEBHOOK ENTRY...',
     'usage syntax, placeholders only',
   ],
-  // `svc api`'s refusals of its own command line (parseApi, before any settings): examples of the
-  // syntax with the method and path the user typed. Open: pasted, they drop -p/--tenant.
-  ['src/commands/api/index.ts', 'needs a path, e.g. svc api', 'usage example while parsing (open)'],
-  ['src/commands/api/index.ts', 'and no path; e.g. svc api', 'usage example while parsing (open)'],
+  // `svc api`'s refusals of its own command line name the command as typed; their examples are
+  // the run's lines (parseApi's CommandLine).
+  ['src/commands/api/index.ts', 'svc api needs a path', PROSE],
+  ['src/commands/api/index.ts', 'svc api ${first} needs a path', PROSE],
   ['src/commands/api/index.ts', 'svc api takes the method as its first word', PROSE],
-  ['src/commands/api/index.ts', 'e.g. svc api ${upper} ${path}', 'usage example while parsing (open)'],
-  ['src/commands/api/index.ts', 'e.g. svc api GET ${path}', 'usage example while parsing (open)'],
-  ['src/commands/api/index.ts', 'e.g. svc api ${meant} ${path}', 'usage example while parsing (open)'],
   ['src/commands/api/index.ts', 'svc api takes a request body from --input', PROSE],
-  [
-    'src/commands/api/index.ts',
-    'e.g. svc api ${method} ${path} --input',
-    'usage example while parsing (open)',
-  ],
 ];
 
 /** The src/ files that print what a user runs; the sandbox server and the tour (on the sandbox's own profile) are not svc's advice. */

@@ -3,7 +3,7 @@
 // outcome of a lost answer (the key to re-run with) belong to the command itself.
 import { Command, Option } from 'commander';
 import { closest, didYouMean } from '../../api/suggest.js';
-import { commandLine } from '../../config/settings.js';
+import { bareCommandLine, type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError, UsageError } from '../../errors.js';
 import type { HttpMethod } from '../../http/client.js';
@@ -47,18 +47,22 @@ function splitField(flag: string, raw: string): [string, string] {
  * `svc api PATH` is a GET, as with gh; a method, when given, comes first. Only a GET may leave it
  * out: a request that sends a body names its method, so nothing changes by accident.
  */
-function methodAndPath(first: string | undefined, second: string | undefined): [string, string] {
-  if (first === undefined) throw new UsageError('svc api needs a path, e.g. svc api /v1/me');
+function methodAndPath(
+  first: string | undefined,
+  second: string | undefined,
+  svc: CommandLine,
+): [string, string] {
+  if (first === undefined) throw new UsageError(`svc api needs a path, e.g. ${svc('api /v1/me')}`);
   if (second !== undefined) return [first, second];
   if (METHODS.includes(first.toUpperCase() as HttpMethod)) {
-    throw new UsageError(`svc api ${first} needs a path, e.g. svc api ${first.toUpperCase()} /v1/me`);
+    throw new UsageError(`svc api ${first} needs a path, e.g. ${svc(`api ${first.toUpperCase()} /v1/me`)}`);
   }
   // A lone word near a method (GTE, PSOT), with no leading slash, is a misspelt method far more
   // likely than a top-level path: refused before anything is sent, not sent as GET /GTE.
   const near = /^[a-z]+$/i.test(first) ? closest(first.toUpperCase(), METHODS) : undefined;
   if (near !== undefined) {
     throw new UsageError(
-      `unknown HTTP method ${quoted(first)} (did you mean ${near}?) and no path; e.g. svc api ${near} /v1/me`,
+      `unknown HTTP method ${quoted(first)} (did you mean ${near}?) and no path; e.g. ${svc(`api ${near} /v1/me`)}`,
     );
   }
   return ['GET', first];
@@ -73,6 +77,7 @@ function refuseMethodOption(
   given: unknown,
   first: string | undefined,
   second: string | undefined,
+  svc: CommandLine,
   flag = '-X',
 ): void {
   if (typeof given !== 'string') return;
@@ -82,15 +87,15 @@ function refuseMethodOption(
   const known = METHODS.includes(upper);
   const meant = known ? upper : /^[a-z]+$/i.test(given) ? closest(upper, METHODS) : undefined;
   const rule = `svc api takes the method as its first word, not with ${flag}`;
-  if (known) throw new UsageError(rule, { hint: `e.g. svc api ${upper} ${path}` });
+  if (known) throw new UsageError(rule, { hint: `e.g. ${svc(`api ${upper} ${path}`)}` });
   const unknown = `unknown HTTP method ${quoted(given)}`;
   throw new UsageError(
     meant === undefined ? `${unknown}, and ${rule}` : `${unknown} (did you mean ${meant}?), and ${rule}`,
     {
       hint:
         meant === undefined
-          ? `use one of ${METHODS.join(', ')}, e.g. svc api GET ${path}`
-          : `e.g. svc api ${meant} ${path}`,
+          ? `use one of ${METHODS.join(', ')}, e.g. ${svc(`api GET ${path}`)}`
+          : `e.g. ${svc(`api ${meant} ${path}`)}`,
     },
   );
 }
@@ -112,6 +117,7 @@ function refuseBodyOption(
   flags: Record<string, unknown>,
   first: string | undefined,
   second: string | undefined,
+  svc: CommandLine,
 ) {
   const given = CURL_BODY_FLAGS.find(([key]) => typeof flags[key] === 'string');
   if (given === undefined) return;
@@ -123,19 +129,25 @@ function refuseBodyOption(
   const path = written === undefined ? '/v1/roles' : shellWord(written);
   const input = value.length > 1 && value.startsWith('@') ? shellWord(value.slice(1)) : 'FILE';
   throw new UsageError(`svc api takes a request body from --input or -f/-F fields, not ${flag}`, {
-    hint: `e.g. svc api ${method} ${path} --input ${input} (--input - reads standard input), or give each field with -f key=value or -F key=JSON`,
+    hint: `e.g. ${svc(`api ${method} ${path} --input ${input}`)} (--input - reads standard input), or give each field with -f key=value or -F key=JSON`,
   });
 }
 
+/**
+ * The command line as svc reads it, refused with an example to run instead; `svc` writes that
+ * example with the run's -p, --tenant and --base-url (svcCommand), so pasted it acts where this
+ * run would have. A test that parses alone gives no run (bareCommandLine).
+ */
 export function parseApi(
   first: string | undefined,
   second: string | undefined,
   flags: Record<string, unknown>,
+  svc: CommandLine = bareCommandLine,
 ): ApiOptions {
-  refuseMethodOption(flags.method, first, second);
-  refuseMethodOption(flags.request, first, second, '--request');
-  refuseBodyOption(flags, first, second);
-  const [method, path] = methodAndPath(first, second);
+  refuseMethodOption(flags.method, first, second, svc);
+  refuseMethodOption(flags.request, first, second, svc, '--request');
+  refuseBodyOption(flags, first, second, svc);
+  const [method, path] = methodAndPath(first, second, svc);
   const upper = method.toUpperCase() as HttpMethod;
   if (!METHODS.includes(upper))
     throw new UsageError(
@@ -143,7 +155,8 @@ export function parseApi(
     );
   // An empty or blank PATH was sent as `GET /` and answered "no route GET /", exit 5: a request
   // for a path never given (attack24c F8).
-  if (path.trim() === '') throw new UsageError('PATH must not be empty', { hint: 'e.g. svc api /v1/me' });
+  if (path.trim() === '')
+    throw new UsageError('PATH must not be empty', { hint: `e.g. ${svc('api /v1/me')}` });
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
     throw new UsageError('svc api takes a path such as /v1/me, not a URL', {
       hint: 'the base URL comes from --base-url, SVC_BASE_URL or the profile, so your credential only goes there',
@@ -161,7 +174,7 @@ export function parseApi(
   };
   if (second === undefined && options.input !== undefined) {
     throw new UsageError(
-      '--input sends a body: name the method first, e.g. svc api POST /v1/roles --input -',
+      `--input sends a body: name the method first, e.g. ${svc('api POST /v1/roles --input -')}`,
     );
   }
   const hasFields = options.rawFields.length + options.typedFields.length > 0;
@@ -478,7 +491,10 @@ export default function api(make: MakeContext): Command {
           flags: Record<string, unknown>,
           cmd: Command,
         ) => {
-          const options = parseApi(first, second, flags);
+          // A refusal's example is written from the run's settings when one is refused; the
+          // request limits are still checked after the command line (argumentsFirst).
+          const ctx = await make(cmd, { argumentsFirst: true });
+          const options = parseApi(first, second, flags, (words) => svcCommand(ctx.settings(), words));
           await runApi(await make(cmd), options);
         },
       )

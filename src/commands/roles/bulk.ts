@@ -165,7 +165,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       // With --extend an ok row was granted, or had its expiry moved: the summary says both.
       words:
         options.extend && kind === 'assign' ? { ...WORDS.assign, done: 'granted or extended' } : WORDS[kind],
-      where: changedIn(ctx.settings()),
+      where: () => changedIn(ctx.settings()),
       prepare: async (run, journal) => {
         const fields = new UnknownFields();
         const left = await checkInput(

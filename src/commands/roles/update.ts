@@ -5,6 +5,9 @@ import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
+import { RoleNameTakenError, retyped } from '../../platform/errors.js';
+import { foundAfterLostAnswer } from '../../platform/found-after-lost.js';
+import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { changeSaid, changesHolders, readHolders } from './holder-change.js';
@@ -50,7 +53,7 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
     return;
   }
   // add/remove are applied by the server, so two admins editing at once do not undo each other.
-  const data = await withNameTakenHint(
+  const sent = withNameTakenHint(
     commandLine(ctx.settings()),
     withCatalogHint(
       commandLine(ctx.settings()),
@@ -63,6 +66,19 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
     ),
     options.name,
   );
+  let data: Role;
+  try {
+    data = await sent;
+  } catch (error) {
+    const found = await renamedByLostAttempt(ctx, role, options, error);
+    if (found === undefined) throw error;
+    await ctx.out.record({ ...found.role, found_after_lost_answer: true }, roleFields(found.role));
+    if (!ctx.out.isMachine)
+      ctx.out.success(
+        `updated role ${found.role.name} (${found.role.id})${changedIn(ctx.settings())}: most likely by this command's attempt whose answer was lost (${found.lost}); its retry was told the name is taken, and the role, read back, is as asked`,
+      );
+    return;
+  }
   await ctx.out.record(data, roleFields(data));
   if (ctx.out.isMachine) return;
   // The answer says what changed: a server may keep a value svc sent as one it already had.
@@ -72,6 +88,46 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   }
   const said = changesHolders(role, data) ? changeSaid(role, data, await readHolders(platform, data.id)) : '';
   ctx.out.success(`updated role ${data.name} (${data.id})${changedIn(ctx.settings())}${said}`);
+}
+
+/**
+ * A 409 role_name_taken to the retry of a rename whose answer was lost: the name may be this
+ * role's own, given by that attempt (a platform that keeps no stored answers). Names are unique in
+ * a tenant, so the role read back by its id decides it: named as asked, the name is its own, and
+ * when all else is as asked too the change is done, most likely by that attempt (returned: exit 0,
+ * as `roles create` says of a role so found); named so but not all as asked, the refusal stands
+ * with a hint saying so; named otherwise, the name is another role's and "pick another --name"
+ * is true. A read that fails leaves it undecided: the refusal, with a hint saying how to look.
+ * A refusal marked as the lost attempt's own stored answer is a plain one (foundAfterLostAnswer).
+ */
+async function renamedByLostAttempt(
+  ctx: Context,
+  role: Role,
+  options: RolesUpdateOptions,
+  error: unknown,
+): Promise<{ role: Role; lost: string } | undefined> {
+  if (!(error instanceof RoleNameTakenError) || options.name === undefined) return undefined;
+  const lost = foundAfterLostAnswer(error);
+  if (lost === undefined) return undefined;
+  const line = commandLine(ctx.settings());
+  const look = line(`roles get ${shellWord(role.id)}`);
+  let now: Role;
+  try {
+    now = await (await ctx.platform()).roles.get(role.id);
+  } catch {
+    throw retyped(
+      error,
+      RoleNameTakenError,
+      `the name may be this role's own, given by the attempt whose answer was lost, and svc could not read the role back to tell: see \`${look}\`; if another role has it, pick another --name`,
+    );
+  }
+  if (now.name !== options.name || now.deleted_at) return undefined;
+  if (unchangedBy(now, options) !== undefined) return { role: now, lost };
+  throw retyped(
+    error,
+    RoleNameTakenError,
+    `role ${role.id} is named ${now.name} now (most likely by the attempt whose answer was lost), but the rest of the change is not as asked: see \`${look}\``,
+  );
 }
 
 /** How the role already is as asked (words for "nothing changed"), or undefined when it is not. */

@@ -312,7 +312,7 @@ async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
     },
     // A dry run that could not learn what the caller holds says its counts were not checked against it.
     // Webhooks live in a tenant: the summary names it as every ✓ line of a change does (changed-in.ts).
-    where: changedIn(ctx.settings()),
+    where: () => changedIn(ctx.settings()),
     unchecked: () => (options.dryRun && authority === undefined ? UNCHECKED_HOLDINGS : undefined),
     prepare: async (_run, journal) => {
       if (options.dryRun)

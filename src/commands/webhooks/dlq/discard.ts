@@ -182,11 +182,7 @@ async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
     dryRun: options.dryRun,
     concurrency: options.concurrency,
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
-    // The tenant as the summary names it: read at the end, after the question (asked during the run)
-    // named it in its own words (changed-in.ts tenantAsked).
-    get where() {
-      return changedIn(ctx.settings());
-    },
+    where: () => changedIn(ctx.settings()),
     // A dry run that could not learn what the caller holds says its counts were not checked against it.
     unchecked: () => (options.dryRun && authority === undefined ? UNCHECKED_HOLDINGS : undefined),
     prepare: async (_run, journal) => {
