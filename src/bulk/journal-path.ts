@@ -151,18 +151,18 @@ function notAFile(found: Stats): string | undefined {
   return undefined;
 }
 
-/** Where to keep a journal instead of a path of the system's (/dev, /proc, svc's own output). */
+/** Where to keep a journal instead of a path of the system's (/dev, /proc, /sys, svc's own output). */
 const ELSEWHERE =
   'give a file path, e.g. --journal ./svc-journal.ndjson, or leave out --journal (svc keeps it in its state directory); svc changed nothing';
 
 /**
- * The system's directory a path is in (`/dev`, `/proc`), as given or where its links lead, or
- * undefined: a `--journal` there is refused before anything is made or written (review25b H1:
+ * The system's directory a path is in (`/dev`, `/proc`, `/sys`: sysfs's files stat as regular
+ * and root may write many of them), as given or where its links lead, or undefined: a `--journal` there is refused before anything is made or written (review25b H1:
  * `--journal /dev/stdout` with stdout a file was written over the output, then /dev/stdout itself
  * removed; what keeps a removal from such a path is notTheJournal's rule, not this one).
  */
 function systemDirectoryOf(path: string): string | undefined {
-  const under = (at: string) => /^\/(dev|proc)(\/|$)/.exec(at)?.[0].replace(/\/$/, '');
+  const under = (at: string) => /^\/(dev|proc|sys)(\/|$)/.exec(at)?.[0].replace(/\/$/, '');
   const given = under(resolve(path));
   if (given !== undefined) return given;
   try {
@@ -197,7 +197,7 @@ function standardStream(found: Stats): string | undefined {
  * be looked at (too long, under a file, not permitted): one line with the reason, not Node's text.
  * So are `-` (it made a file named `-`), the same file as svc's stdin, stdout or stderr (a link to
  * /proc/self/fd/1 with stdout a file: the journal was written over the output) and a path under
- * /dev or /proc (review25b H1, L1-L3).
+ * /dev, /proc or /sys (review25b H1, L1-L3; /sys: session 26).
  * The state directory's own path (`given` false: no --journal) that cannot be looked at is said
  * where its directory is made (lockJournal), with the variable that moves it.
  */
