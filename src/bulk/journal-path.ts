@@ -1,11 +1,12 @@
 // Where a journal lives and whether svc may use what is there: the ownership rule of the config
 // store (ownership.ts) applied to a journal, the files kept beside it and its directory.
-import { fstatSync, lstatSync, realpathSync, rmSync, type Stats, statSync } from 'node:fs';
+import { fstatSync, realpathSync, rmSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ownFileProblem, parentFix, refuseSharedDirectory, unsafeParent } from '../config/ownership.js';
 import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import { fileErrorReason } from '../system/input.js';
+import { lstatUnlessMissing, statUnlessMissing } from '../system/path-stat.js';
 import { uid } from '../system/processes.js';
 import { pathWord } from '../system/shell-words.js';
 
@@ -20,15 +21,15 @@ export function refuseForeign(path: string, what = `journal ${path}`, purpose = 
   // Another user's (or root's) name in a sticky directory of another's (/tmp) cannot be removed by
   // the user: the fix is to go elsewhere (review17b R17b-6).
   const me = uid();
-  const sticky = statSync(dirname(path), { throwIfNoEntry: false });
+  const sticky = statUnlessMissing(dirname(path));
   const theirs =
-    lstatSync(path, { throwIfNoEntry: false })?.uid !== me &&
+    lstatUnlessMissing(path)?.uid !== me &&
     sticky !== undefined &&
     (sticky.mode & 0o1000) !== 0 &&
     sticky.uid !== me;
   // A link (another user's, or to what is not the user's) is shown, not followed: `cat` would read
   // whatever it points to (a named pipe hangs, /dev/zero never ends).
-  const see = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()
+  const see = lstatUnlessMissing(path)?.isSymbolicLink()
     ? problem.chmod === undefined
       ? `see where it points with \`ls -l ${pathWord(path)}\``
       : `see what it holds with \`cat ${pathWord(problem.chmod)}\``
@@ -59,24 +60,10 @@ export function removeIfAllowed(path: string): void {
   }
 }
 
-/**
- * statSync, undefined only when nothing is at `path` (ENOENT). Not `throwIfNoEntry: false`: Node 24
- * answers undefined for ENOTDIR too (a part of the path is a file), where Node 20 throws, so the
- * refusal of a path under a file was made on one and missed on the other (CI's Node 24 leg).
- */
-function statUnlessMissing(path: string): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 /** What is at a journal's path, followed through a link (the user's own: refuseForeign), or undefined. */
 export function foundAt(path: string): Stats | undefined {
   try {
-    return statSync(path, { throwIfNoEntry: false });
+    return statUnlessMissing(path);
   } catch {
     return undefined; // unreadable: said when it is read
   }
@@ -145,7 +132,7 @@ export function journalPathFix(error: unknown): string {
 export function notTheJournal(path: string, made: Stats | undefined): string | undefined {
   let at: Stats | undefined;
   try {
-    at = lstatSync(path, { throwIfNoEntry: false });
+    at = lstatUnlessMissing(path);
   } catch (error) {
     return fileErrorReason(error);
   }
@@ -164,18 +151,18 @@ function notAFile(found: Stats): string | undefined {
   return undefined;
 }
 
-/** Where to keep a journal instead of a path of the system's (/dev, /proc, svc's own output). */
+/** Where to keep a journal instead of a path of the system's (/dev, /proc, /sys, svc's own output). */
 const ELSEWHERE =
   'give a file path, e.g. --journal ./svc-journal.ndjson, or leave out --journal (svc keeps it in its state directory); svc changed nothing';
 
 /**
- * The system's directory a path is in (`/dev`, `/proc`), as given or where its links lead, or
- * undefined: a `--journal` there is refused before anything is made or written (review25b H1:
+ * The system's directory a path is in (`/dev`, `/proc`, `/sys`: sysfs's files stat as regular
+ * and root may write many of them), as given or where its links lead, or undefined: a `--journal` there is refused before anything is made or written (review25b H1:
  * `--journal /dev/stdout` with stdout a file was written over the output, then /dev/stdout itself
  * removed; what keeps a removal from such a path is notTheJournal's rule, not this one).
  */
 function systemDirectoryOf(path: string): string | undefined {
-  const under = (at: string) => /^\/(dev|proc)(\/|$)/.exec(at)?.[0].replace(/\/$/, '');
+  const under = (at: string) => /^\/(dev|proc|sys)(\/|$)/.exec(at)?.[0].replace(/\/$/, '');
   const given = under(resolve(path));
   if (given !== undefined) return given;
   try {
@@ -210,7 +197,7 @@ function standardStream(found: Stats): string | undefined {
  * be looked at (too long, under a file, not permitted): one line with the reason, not Node's text.
  * So are `-` (it made a file named `-`), the same file as svc's stdin, stdout or stderr (a link to
  * /proc/self/fd/1 with stdout a file: the journal was written over the output) and a path under
- * /dev or /proc (review25b H1, L1-L3).
+ * /dev, /proc or /sys (review25b H1, L1-L3; /sys: session 26).
  * The state directory's own path (`given` false: no --journal) that cannot be looked at is said
  * where its directory is made (lockJournal), with the variable that moves it.
  */

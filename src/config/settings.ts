@@ -291,7 +291,8 @@ export function resolveSettings(
       // that `config set`/`unset` and `config ls` still reach the profile to mend it.
       const inUse = { profile: profileName.name, profileSource: profileName.source };
       if (source !== 'profile') refuseCredentialSetting(key, value, source, inUse);
-      // A profile's query is refused where the URL is used (urlQueryProblem): `config set` mends it.
+      // A profile's user name or password, or query, is refused where the URL is used
+      // (savedUrlProblem), so that `config set`/`unset` and `profiles` reach the profile to mend it.
       if (key === 'base_url' || key === 'app_url')
         checkUrlSetting(key, value, source, inUse, source !== 'profile');
       values[key] = value;
@@ -497,14 +498,15 @@ export function checkBaseUrlPath(value: string, source: SettingSource, profile: 
 
 /**
  * A base or app URL svc can use, or a refusal naming `source` (and, for the fix, the profile in
- * use). `query: false`: a query is left to urlQueryProblem where the value is used (a profile's).
+ * use). `now: false` (a profile's saved value): a user name or password and a query are left to
+ * savedUrlProblem where the value is used.
  */
 export function checkUrlSetting(
   key: ProfileKey,
   value: string,
   source: SettingSource,
   profile: ProfileInUse,
-  query = true,
+  now = true,
 ): string {
   const url = parseHttpUrl(value);
   if (!url) {
@@ -513,18 +515,57 @@ export function checkUrlSetting(
       { hint: 'for example http://127.0.0.1:4010' },
     );
   }
-  if (url.username !== '' || url.password !== '') {
-    // The value is not repeated: it holds a credential.
-    throw new UsageError(
-      `${describeSource(key, source, profile.profile)} must not hold a user name or password`,
-      {
-        hint: `credentials go in the credential store: \`${loginCommand(profile)}\`, or SVC_TOKEN`,
-      },
-    );
-  }
-  const problem = query ? urlQueryProblem(key, value, source, profile) : undefined;
+  if (!now) return value;
+  if (url.username !== '' || url.password !== '') throw userInfoProblem(key, source, profile);
+  const problem = urlQueryProblem(key, value, source, profile);
   if (problem !== undefined) throw problem;
   return value;
+}
+
+/** A URL setting holding a user name or password, refused; the value is not repeated: it holds a credential. */
+function userInfoProblem(
+  key: ProfileKey,
+  source: SettingSource,
+  profile: ProfileInUse,
+  fix?: string,
+): UsageError {
+  return new UsageError(
+    `${describeSource(key, source, profile.profile)} must not hold a user name or password`,
+    {
+      hint: `${fix === undefined ? '' : `${fix}; `}credentials go in the credential store: \`${loginCommand(profile)}\`, or SVC_TOKEN`,
+    },
+  );
+}
+
+/**
+ * Why a base or app URL a profile holds cannot be used, or undefined: a user name or password
+ * (`https://u:p@host`), with the `config set` that removes them (and any query: both are refused),
+ * or a query or a fragment (urlQueryProblem). Asked where the URL is used (the API client, a login's
+ * pages, `config get`), not where the profile is read, so `config set`/`unset` and `profiles` still
+ * reach the profile to mend it (an older svc saved such a value, or config.json was edited). An
+ * app URL that is the base URL (`source` 'default') is mended by setting base_url.
+ */
+export function savedUrlProblem(
+  key: 'base_url' | 'app_url',
+  value: string,
+  source: SettingSource,
+  profile: ProfileInUse,
+): UsageError | undefined {
+  const [name, from] = source === 'default' ? (['base_url', 'profile'] as const) : [key, source];
+  const url = parseHttpUrl(value);
+  if (url === undefined || (url.username === '' && url.password === ''))
+    return urlQueryProblem(name, value, from, profile);
+  if (from !== 'profile') return userInfoProblem(name, from, profile);
+  // The user information cut from the text as given (the rest kept as the user wrote it); a
+  // query or fragment cut too, as urlQueryProblem would have it.
+  const bare = value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1');
+  const cut = bare.search(/[?#]/);
+  const fixed = cut < 0 ? bare : bare.slice(0, cut).replace(/\/+$/, '');
+  const fix =
+    redactUrlText(fixed) !== fixed || parseHttpUrl(fixed)?.username !== ''
+      ? 'remove them from the URL'
+      : `remove them: \`svc ${profileFlag(profile)}config set ${name} ${shellWord(fixed)}\``;
+  return userInfoProblem(name, from, profile, fix);
 }
 
 /**
@@ -542,7 +583,7 @@ export function refuseUrlQueries(
     const problem =
       value === undefined
         ? undefined
-        : urlQueryProblem(key, value, settings.sources[key] ?? 'profile', settings);
+        : savedUrlProblem(key, value, settings.sources[key] ?? 'profile', settings);
     if (problem !== undefined) throw problem;
   }
 }

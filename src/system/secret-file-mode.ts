@@ -1,5 +1,5 @@
 // What svc says of a secret file others can read or write (attack25b L4), as ssh says of a key.
-import type { Stats } from 'node:fs';
+import { accessSync, constants, type Stats } from 'node:fs';
 import { othersCanRead, othersCanWrite, ownedBy } from '../config/ownership.js';
 import { UsageError } from '../errors.js';
 import { uid } from './processes.js';
@@ -20,6 +20,8 @@ const octal = (mode: number): string => `0${(mode & 0o777).toString(8)}`;
  * - readable by others (othersCanRead): used, with one warning line naming the file and
  *   `chmod 600` (svc makes every secret file it writes 0600): refusing would stop every CI job
  *   whose secret is mounted 0644 (a Kubernetes secret volume's default), which a warning does not.
+ *   On a read-only mount (onReadOnlyMount), where chmod fails, the line says to make it so where
+ *   it is made instead.
  * Only regular files (a FIFO, `<(pass show …)`, or a device is the user's own pipe); not on
  * Windows, whose modes say nothing of this.
  */
@@ -48,6 +50,26 @@ export function judgeSecretFile(flag: string, path: string, info: Stats, warn: (
       },
     );
   }
-  if (othersCanRead(info, path))
-    warn(`${flag} ${path} is readable by others (${octal(info.mode)}); make it yours alone: ${fix}`);
+  if (!othersCanRead(info, path)) return;
+  warn(
+    onReadOnlyMount(path)
+      ? `${flag} ${path} is readable by others (${octal(info.mode)}) and on a read-only mount, where chmod cannot change it; make it yours alone where it is made (0600 or 0400; a Kubernetes secret volume: its defaultMode)`
+      : `${flag} ${path} is readable by others (${octal(info.mode)}); make it yours alone: ${fix}`,
+  );
+}
+
+/**
+ * Whether `path` is on a read-only mount, where `chmod 600` fails (EROFS): a Kubernetes secret
+ * volume, root's files 0644 by default. access(W_OK) answers EROFS only once the caller may
+ * otherwise write the file (root, or its owner with u+w: the mount is asked last), so false is
+ * "not known to be read-only": a file of 0444 of the user's own on such a mount still gets
+ * `chmod 600`, which fails there with the system's word for why.
+ */
+function onReadOnlyMount(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EROFS';
+  }
 }

@@ -4,11 +4,12 @@
  * svc's own stdout written through its descriptor; and what a failed write is (a usage error, a
  * failure, stdout's closed pipe). The writes themselves (replaceWhole, writeAll) are output-file.ts's.
  */
-import { closeSync, constants, fstatSync, openSync, type Stats, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import { ClosedPipeError, SvcError, UsageError } from '../errors.js';
 import { fileErrorReason } from './input.js';
 import { replaceWhole, sleepSync, writeAll } from './output-file.js';
+import { statUnlessMissing } from './path-stat.js';
 import { uid } from './processes.js';
 
 function streamWord(stat: Stats): string {
@@ -43,10 +44,10 @@ export function ownDescriptor(path: string): number | undefined {
   const named = NAMED_DESCRIPTOR.exec(resolve(path));
   if (named !== null) {
     const fd = named[1] === 'stdout' ? 1 : named[1] === 'stderr' ? 2 : Number(named[2] ?? named[3]);
-    const stat = statSync(path, { throwIfNoEntry: false });
+    const stat = statUnlessMissing(path);
     return stat !== undefined && sameFile(fd, stat) ? fd : undefined;
   }
-  const stat = statSync(path, { throwIfNoEntry: false });
+  const stat = statUnlessMissing(path);
   if (stat === undefined || stat.isFile() || stat.isDirectory()) return undefined;
   return [1, 2].find((fd) => sameFile(fd, stat));
 }
@@ -75,7 +76,7 @@ const refusedStream = (flag: string, path: string, problem: string) =>
 export function writesInto(path: string, flag: string): boolean {
   return lookedAt(flag, path, () => {
     if (ownDescriptor(path) !== undefined) return true;
-    const existing = statSync(path, { throwIfNoEntry: false });
+    const existing = statUnlessMissing(path);
     if (!existing || existing.isFile() || existing.isDirectory()) return false;
     const problem = streamProblem(existing);
     if (problem !== undefined) throw refusedStream(flag, path, problem);

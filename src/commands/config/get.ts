@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { profileFlag, settingPlaceholder, urlQueryProblem } from '../../config/settings.js';
+import { profileFlag, savedUrlProblem, settingPlaceholder } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { examples, type MakeContext } from '../kit.js';
@@ -14,16 +14,13 @@ export async function runConfigGet(ctx: Context, rawKey: string): Promise<void> 
       hint: `set it with \`svc ${profileFlag(settings)}config set ${key} ${settingPlaceholder(key)}\``,
     });
   }
-  // A profile's base or app URL holding a query (saved by an older svc) is not printed: it may hold a credential.
+  // A profile's base or app URL holding a user name, password or query (saved by an older svc) is not printed: it may hold a credential.
   // An app_url that is the base URL (no app_url set) is mended by setting base_url.
-  const source = settings.sources[key] ?? 'profile';
-  const query =
+  const problem =
     key === 'base_url' || key === 'app_url'
-      ? source === 'default'
-        ? urlQueryProblem('base_url', value, 'profile', settings)
-        : urlQueryProblem(key, value, source, settings)
+      ? savedUrlProblem(key, value, settings.sources[key] ?? 'profile', settings)
       : undefined;
-  if (query !== undefined) throw query;
+  if (problem !== undefined) throw problem;
   if (ctx.out.isMachine) return ctx.out.json({ key, value, source: settings.sources[key] });
   await ctx.out.text(value);
 }

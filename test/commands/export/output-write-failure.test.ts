@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { user, writeFile } from '../../helpers/ascode.js';
+import { as, LABS, user, writeFile } from '../../helpers/ascode.js';
 import { virtualClock } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { BIN } from '../../helpers/svc.js';
@@ -87,6 +87,26 @@ describe('an output path that cannot be a file (review21c F6)', () => {
     const r = await svc.run(argv.map((a) => (a === '<access>' ? file : a)));
     expect([r.code, r.stdout]).toEqual([2, '']);
     expect(r.stderr).toBe(`error: cannot write ${flag} /dev/null/x: not a directory\n`);
+  });
+
+  // Node 24's statSync({ throwIfNoEntry: false }) answers undefined for a path under a file, where
+  // Node 20 throws: on 24 the path passed as one a file could be made at, the export said its
+  // webhook URL's secret was in a file "written 0600", then failed to write it (path-stat.ts).
+  it('export -o under a regular file: refused before a word about the file, on every Node', async () => {
+    const made = await as(svc.sandbox(), LABS, 'POST', '/v1/webhooks', {
+      url: 'https://hooks.example.com/in?token=s3cr3tTokenValue123456',
+      event_types: ['exception.created'],
+    });
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    const out = join(file, 'x.yaml');
+    const r = await svc.run(['export', '--tenant', 'acme-labs', '--only', 'webhooks', '-o', out]);
+    await as(svc.sandbox(), LABS, 'DELETE', `/v1/webhooks/${made.id}`); // the later tests' export has none
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: cannot write --output ${out}: not a directory\n`,
+    });
   });
 });
 
