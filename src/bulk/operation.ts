@@ -259,9 +259,17 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
       });
   try {
     const summary = await runLocked(ctx, verb, Journal.load(path, owner, now, ctx.journalDisk));
-    // Once, at the end: an earlier run of another input is still unfinished (attack25a F10).
+    // Once, at the end of a real run whose every item is done (not stopped, no failure): an earlier run of another input is still
+    // unfinished (attack25a F10: a file fixed and run again). A failed run's last line is its error.
     const other =
-      verb.journal === undefined ? earlierInputsRun(dirname(path), verb.kind, owner, path) : undefined;
+      verb.journal === undefined &&
+      !verb.dryRun &&
+      !ctx.signal.aborted &&
+      summary !== undefined &&
+      summary.failed === 0 &&
+      summary.unknown === 0
+        ? earlierInputsRun(dirname(path), verb.kind, owner, path)
+        : undefined;
     if (other !== undefined) ctx.out.info(other);
     return summary;
   } finally {
