@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import { pathWord } from '../system/shell-words.js';
 import { head, tail } from './csv.js';
 import { headerOf, type JournalHeader, journalLines, type RunOwner, refusedOwner } from './journal.js';
+import { lockHeld } from './lock.js';
 
 /**
  * Who runs a bulk run, as its journal knows them: a run belongs to its caller, and the same
@@ -114,7 +115,14 @@ export function earlierInputsRun(
     const path = join(dir, name);
     if (path === own) continue;
     const header = headerAt(path);
-    if (header?.family !== owner.family || header.operation === owner.operation || allDone(path)) continue;
+    // A run of it still going (another terminal, a job) is no earlier run to resume or remove.
+    if (
+      header?.family !== owner.family ||
+      header.operation === owner.operation ||
+      allDone(path) ||
+      lockHeld(path)
+    )
+      continue;
     found.push({ path, header });
   }
   const [other] = found;

@@ -459,6 +459,22 @@ export function olderRunHolding(journal: string): SvcError | undefined {
   return held === undefined ? undefined : olderRunRunning(journal, read?.holder, held);
 }
 
+/**
+ * Whether a run holds `journal`'s lock now, judged at once as lockJournal judges a holder (never
+ * watched): one whose process runs, or may (another host, PID namespace or boot), or a lock that
+ * cannot be read (its maker may be writing it). None: no lock, or its holder gone (a killed run).
+ * The earlier-input note (caller.ts earlierInputsRun) never tells to resume or `rm` a running run.
+ */
+export function lockHeld(journal: string): boolean {
+  const path = `${journal}.lock`;
+  const read = readLock(path);
+  if (read === undefined) {
+    const raw = readRaw(path);
+    return raw !== undefined && !deadAt(path, raw);
+  }
+  return judge(read, { host: hostname() } as Holder, path) !== undefined;
+}
+
 /** An earlier svc's run of this command is running: wait for it (exit 6), never remove its journal. */
 function olderRunRunning(journal: string, holder: Holder | undefined, held: Held | Watch): SvcError {
   const on = 'watch' in held ? where(holder!, held.watch) : held;

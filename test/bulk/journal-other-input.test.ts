@@ -1,6 +1,9 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { shellQuote } from '../../src/system/shell-words.js';
 import { bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { journalFiles } from '../helpers/webhooks.js';
@@ -53,4 +56,50 @@ describe('a bulk run of another input says an earlier unfinished run of the same
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toMatch(/earlier unfinished/);
   });
+
+  it('is said only of a run no process holds (not one still going), and quotes a path with spaces', async () => {
+    await customRole(sandbox(), 'other-input-held');
+    // A state directory whose path has a space: the `rm` advice is one word of the shell.
+    const env = { SVC_STATE_DIR: join(svc.dir, 'state with spaces') };
+    const journals = join(env.SVC_STATE_DIR, 'journals');
+    const first = await svc.run(
+      ['roles', 'assign', '--file', grants('held', 'other-input-held', [bulkUser(4), 'usr_ghost'])],
+      { env },
+    );
+    expect(first.code, first.stderr).toBe(7);
+    const [name] = journalFiles(journals);
+    const journal = join(journals, name!);
+    const started = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!).started_at;
+    // Its run still going (another terminal): a live process holds its lock (an older svc's form,
+    // judged by its pid). Neither resume nor `rm` is advice for it: nothing is said.
+    const holder = spawn('sleep', ['300'], { stdio: 'ignore' });
+    sleeps.push(holder);
+    const lock = (pid: number) =>
+      writeFileSync(
+        `${journal}.lock`,
+        `${JSON.stringify({ pid, host: hostname(), since: new Date().toISOString() })}\n`,
+      );
+    lock(holder.pid!);
+    const running = await svc.run(
+      ['roles', 'assign', '--file', grants('held-fixed', 'other-input-held', [bulkUser(5)])],
+      { env },
+    );
+    expect(running.code, running.stderr).toBe(0);
+    expect(running.stderr).not.toMatch(/earlier unfinished/);
+    // Its process gone (a killed run leaves its lock): it is an earlier unfinished run again.
+    lock(spawnSync(process.execPath, ['-e', '']).pid!);
+    const killed = await svc.run(
+      ['roles', 'assign', '--file', grants('held-fixed2', 'other-input-held', [bulkUser(6)])],
+      { env },
+    );
+    expect(killed.code, killed.stderr).toBe(0);
+    expect(killed.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `note: an earlier unfinished roles assign run of yours started at ${started}, against this server and tenant but of another input or other flags, is in ${journal}; to resume it, run the same command again with its input and flags as they were, or remove it (\`rm ${shellQuote(journal)}\`)`,
+    );
+  });
+});
+
+const sleeps: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of sleeps) child.kill('SIGKILL');
 });
