@@ -19,6 +19,7 @@ import { makeStoreDirectories } from '../config/store-directory.js';
 import { InterruptedError, SvcError, UsageError } from '../errors.js';
 import { realSleep, type Sleep } from '../system/clock.js';
 import { judgeMark, type ProcessMark, thisProcess } from '../system/processes.js';
+import { pathWord } from '../system/shell-words.js';
 import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 import { journalPathFix, journalPathReason } from './journal-path.js';
 
@@ -624,7 +625,7 @@ function putBack(path: string, aside: string, linkError: unknown): void {
       `the lock ${path} is another svc run's, and svc moved it aside to ${aside} and could not put it back (link: ${why(linkError)}; rename: ${why(error)}); nothing was done`,
       {
         code: 'journal_locked',
-        hint: `put it back: mv ${aside} ${path} (unless ${path} exists: then remove ${aside}), then run the command again`,
+        hint: `put it back: mv ${pathWord(aside)} ${pathWord(path)} (unless ${path} exists: then remove ${aside}), then run the command again`,
       },
     );
   }
