@@ -5,8 +5,9 @@ import { envToken } from '../auth/credentials.js';
 import { jwtSubject } from '../auth/identity.js';
 import type { Context } from '../context.js';
 import { pathWord } from '../system/shell-words.js';
-import { head } from './csv.js';
+import { head, tail } from './csv.js';
 import { headerOf, type JournalHeader, journalLines, type RunOwner, refusedOwner } from './journal.js';
+import { lockHeld } from './lock.js';
 
 /**
  * Who runs a bulk run, as its journal knows them: a run belongs to its caller, and the same
@@ -86,4 +87,58 @@ export function otherCallersRun(dir: string, kind: string, owner: RunOwner): str
   const at = typeof other.header.started_at === 'string' ? ` started at ${other.header.started_at}` : '';
   const more = others.length > 1 ? ` (and ${others.length - 1} more)` : '';
   return `note: another caller's unfinished run of this command${at}${by} is in ${other.path}${more}; this is a new run of your own, which leaves that one to its caller (see it with \`cat ${pathWord(other.path)}\`)`;
+}
+
+/**
+ * For a run in the state directory's journals (`dir`), at its end: a journal of the same command
+ * by the same caller against the same server and tenant (its header's `family`, ownerOf) but of
+ * another input or other flags, whose run is unfinished: a file fixed and run again leaves the
+ * first file's journal, which nothing said (attack25a F10). A journal an svc before session 25
+ * wrote has no `family`: its header holds only hashes of the whole command, so it is not told.
+ */
+export function earlierInputsRun(
+  dir: string,
+  kind: string,
+  owner: RunOwner,
+  own: string,
+): string | undefined {
+  if (owner.family === undefined) return undefined;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  const found: Array<{ path: string; header: JournalHeader }> = [];
+  for (const name of names.sort()) {
+    if (!name.startsWith(`${kind}-`) || !name.endsWith('.ndjson')) continue;
+    const path = join(dir, name);
+    if (path === own) continue;
+    const header = headerAt(path);
+    // A run of it still going (another terminal, a job) is no earlier run to resume or remove.
+    if (
+      header?.family !== owner.family ||
+      header.operation === owner.operation ||
+      allDone(path) ||
+      lockHeld(path)
+    )
+      continue;
+    found.push({ path, header });
+  }
+  const [other] = found;
+  if (other === undefined) return undefined;
+  const command = kind.replaceAll('-', ' ');
+  const at = typeof other.header.started_at === 'string' ? ` started at ${other.header.started_at}` : '';
+  const more = found.length > 1 ? ` (and ${found.length - 1} more)` : '';
+  return `note: an earlier unfinished ${command} run of yours${at}, against this server and tenant but of another input or other flags, is in ${other.path}${more}; to resume it, run the same command again with its input and flags as they were, or remove it (\`rm ${pathWord(other.path)}\`)`;
+}
+
+/** Whether a journal's last line says its run finished with every item done (left: it could not be removed). */
+function allDone(path: string): boolean {
+  try {
+    const lines = tail(path, 4096).toString('utf8').trim().split('\n');
+    return Object.hasOwn(JSON.parse(lines[lines.length - 1] ?? '') as object, 'all_done');
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,6 @@
 // Just past 300 lines: the one CSV reader (csv-parse streaming, every record's line counted from byte
 // offsets, and what csv-parse calls an error said as a line of the file); the row rules are csv-rows.ts.
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type CsvError, type InfoRecord, type Options, parse } from 'csv-parse';
@@ -33,6 +33,18 @@ export function head(path: string, bytes = 4096): Buffer {
   try {
     const buffer = Buffer.alloc(bytes);
     return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The last `bytes` of the file at `path` (fewer if it is shorter). */
+export function tail(path: string, bytes = 4096): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.min(bytes, size));
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, size - buffer.length));
   } finally {
     closeSync(fd);
   }

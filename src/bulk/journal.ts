@@ -42,6 +42,11 @@ export interface RunOwner {
   command?: string;
   /** The caller in words (Caller.shown), written in the first line for another caller's note. */
   by?: string;
+  /**
+   * The same command by the same caller against the same server and tenant, whatever its input
+   * and flags (ownerOf): a run of another file is told of an unfinished one (earlierInputsRun).
+   */
+  family?: string;
   /** What starts a run of one's own once an earlier svc's journal is removed (BulkVerb.startOver). */
   startOver?: string;
 }
@@ -238,6 +243,7 @@ export class Journal {
       operation: this.operation,
       ...(this.#owner.command === undefined ? {} : { command: this.#owner.command }),
       ...(this.#owner.by === undefined ? {} : { by: this.#owner.by }),
+      ...(this.#owner.family === undefined ? {} : { family: this.#owner.family }),
       run_id: this.run.runId,
       started_at: isoSeconds(this.run.startedAtMs),
       ...(this.#anchorMs === undefined ? {} : { anchor: isoSeconds(this.#anchorMs) }),
@@ -498,6 +504,7 @@ export interface JournalHeader {
   operation?: unknown;
   command?: unknown;
   by?: unknown;
+  family?: unknown;
   run_id?: unknown;
   started_at?: unknown;
   anchor?: unknown;

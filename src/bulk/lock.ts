@@ -19,6 +19,7 @@ import { makeStoreDirectories } from '../config/store-directory.js';
 import { InterruptedError, SvcError, UsageError } from '../errors.js';
 import { realSleep, type Sleep } from '../system/clock.js';
 import { judgeMark, type ProcessMark, thisProcess } from '../system/processes.js';
+import { pathWord } from '../system/shell-words.js';
 import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 import { journalPathFix, journalPathReason } from './journal-path.js';
 
@@ -459,6 +460,22 @@ export function olderRunHolding(journal: string): SvcError | undefined {
   return held === undefined ? undefined : olderRunRunning(journal, read?.holder, held);
 }
 
+/**
+ * Whether a run holds `journal`'s lock now, judged at once as lockJournal judges a holder (never
+ * watched): one whose process runs, or may (another host, PID namespace or boot), or a lock that
+ * cannot be read (its maker may be writing it). None: no lock, or its holder gone (a killed run).
+ * The earlier-input note (caller.ts earlierInputsRun) never tells to resume or `rm` a running run.
+ */
+export function lockHeld(journal: string): boolean {
+  const path = `${journal}.lock`;
+  const read = readLock(path);
+  if (read === undefined) {
+    const raw = readRaw(path);
+    return raw !== undefined && !deadAt(path, raw);
+  }
+  return judge(read, { host: hostname() } as Holder, path) !== undefined;
+}
+
 /** An earlier svc's run of this command is running: wait for it (exit 6), never remove its journal. */
 function olderRunRunning(journal: string, holder: Holder | undefined, held: Held | Watch): SvcError {
   const on = 'watch' in held ? where(holder!, held.watch) : held;
@@ -608,7 +625,7 @@ function putBack(path: string, aside: string, linkError: unknown): void {
       `the lock ${path} is another svc run's, and svc moved it aside to ${aside} and could not put it back (link: ${why(linkError)}; rename: ${why(error)}); nothing was done`,
       {
         code: 'journal_locked',
-        hint: `put it back: mv ${aside} ${path} (unless ${path} exists: then remove ${aside}), then run the command again`,
+        hint: `put it back: mv ${pathWord(aside)} ${pathWord(path)} (unless ${path} exists: then remove ${aside}), then run the command again`,
       },
     );
   }

@@ -14,7 +14,7 @@ import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { lastWordOnExit } from '../system/interrupts.js';
 import { linkedSignal } from '../system/linked-signal.js';
 import { openFilesLimit } from '../system/system-errors.js';
-import { callerOf, otherCallersRun } from './caller.js';
+import { callerOf, earlierInputsRun, otherCallersRun } from './caller.js';
 import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
 import { withCompactHeap } from './heap.js';
 import { Journal, type RunIdentity, type RunOwner } from './journal.js';
@@ -192,6 +192,7 @@ function ownerOf(ctx: Context, verb: { kind: string; identity: unknown[]; startO
     operation: sha256([verb.kind, 3, command, caller.id]),
     command,
     by: caller.shown,
+    family: sha256([verb.kind, 4, base_url ?? '', tenant ?? '', caller.id]),
     ...(verb.startOver === undefined ? {} : { startOver: verb.startOver }),
   };
 }
@@ -259,7 +260,20 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
         }
       });
   try {
-    return await runLocked(ctx, verb, Journal.load(path, owner, now, ctx.journalDisk));
+    const summary = await runLocked(ctx, verb, Journal.load(path, owner, now, ctx.journalDisk));
+    // Once, at the end of a real run whose every item is done (not stopped, no failure): an earlier run of another input is still
+    // unfinished (attack25a F10: a file fixed and run again). A failed run's last line is its error.
+    const other =
+      verb.journal === undefined &&
+      !verb.dryRun &&
+      !ctx.signal.aborted &&
+      summary !== undefined &&
+      summary.failed === 0 &&
+      summary.unknown === 0
+        ? earlierInputsRun(dirname(path), verb.kind, owner, path)
+        : undefined;
+    if (other !== undefined) ctx.out.info(other);
+    return summary;
   } finally {
     unlock?.();
   }

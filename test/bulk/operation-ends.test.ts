@@ -10,7 +10,7 @@
  * server or tenant.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realJournalDisk } from '../../src/bulk/journal-disk.js';
@@ -262,6 +262,8 @@ describe('answers the platform gave from its record of an earlier request', () =
     'the platform answered as done before (Idempotent-Replayed) though svc lost no answer of them: their idempotency key was not new to it (another run with the same key, or the server marks answers so); the platform answered with what it did then';
 
   it('counts apart those replayed after a lost answer and those at the first attempt', async () => {
+    // Earlier tests' unfinished journals would be named at the end (attack25a F10): not this test's matter.
+    rmSync(join(dirs().SVC_STATE_DIR!, 'journals'), { recursive: true, force: true });
     const r = await run(replays(['lost', 'first', 'first']));
     expect([r.code, r.stderr]).toEqual([
       0,
@@ -271,6 +273,8 @@ describe('answers the platform gave from its record of an earlier request', () =
   });
 
   it('every one at its first attempt: no line about lost answers', async () => {
+    // Earlier tests' unfinished journals would be named at the end (attack25a F10): not this test's matter.
+    rmSync(join(dirs().SVC_STATE_DIR!, 'journals'), { recursive: true, force: true });
     const r = await run(replays(['first', 'first']));
     expect([r.code, r.stderr]).toEqual([0, `2 of these ${FIRST}\n✓ 2 touched in 0.0 s\n`]);
   });

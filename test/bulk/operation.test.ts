@@ -8,7 +8,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -71,6 +71,8 @@ describe('runBulkOperation', () => {
   });
 
   it('says how many results an earlier attempt had already done (not a resumed run: a lost answer)', async () => {
+    // Earlier tests' unfinished journals would be named at the end (attack25a F10): not this test's matter.
+    rmSync(join(dirs().SVC_STATE_DIR!, 'journals'), { recursive: true, force: true });
     const r = await run(verb(['replayed', 'ok', 'replayed']));
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
@@ -100,6 +102,8 @@ describe('runBulkOperation', () => {
   });
 
   it('draws progress on a terminal only when the output is for people', async () => {
+    // Earlier tests' unfinished journals would be named at the end (attack25a F10): not this test's matter.
+    rmSync(join(dirs().SVC_STATE_DIR!, 'journals'), { recursive: true, force: true });
     const many = Array.from({ length: 30 }, () => 'ok');
     const tty = await run(verb(many), { tty: { stderr: true } });
     expect(tty.stderr).toContain('touching');
@@ -110,6 +114,8 @@ describe('runBulkOperation', () => {
   });
 
   it('a dumb terminal (TERM=dumb) gets no bar: it cannot redraw a line, so no \\r\\e[2K either', async () => {
+    // Earlier tests' unfinished journals would be named at the end (attack25a F10): not this test's matter.
+    rmSync(join(dirs().SVC_STATE_DIR!, 'journals'), { recursive: true, force: true });
     const many = Array.from({ length: 30 }, () => 'ok');
     const dumb = await run(verb(many), { tty: { stderr: true }, env: { TERM: 'dumb', NO_COLOR: '1' } });
     expect(dumb.stderr).toBe('✓ 30 touched in 0.0 s\n');

@@ -21,6 +21,14 @@ const WITH_VALUE = new RegExp(`(?<![\\w$.-])svc (?:${GROUPS})\\b[^\`'"]*\\$\\{`)
 const WITH_PLACEHOLDER =
   /(?<![\w$.-])svc (?:roles|webhooks|users|records|oauth|tenants|audit)(?: [a-z-]+)+ [A-Z][A-Z_]+\b/;
 
+/**
+ * `rm ${path}`, `cat`, `mv`, `ls -l`: a file to act on typed into a shell line bare. A path with a
+ * space or a quote (a state directory under `My Documents`) is then two words, or another file:
+ * it is written with pathWord / shellWord / shellQuote (the note of an earlier input's unfinished
+ * journal, session 26, is one such line). The first file named is what is checked.
+ */
+const SHELL_PATH = /(?<![\w$.-])(?:rm(?: -r)?|cat|mv|ls -l) \$\{(?!pathWord\(|shellWord\(|shellQuote\()/;
+
 const PROSE = 'prose naming the command, not a line to paste';
 const HELP = 'help text: the syntax, for no run in particular';
 /** Each string that may stay plain, by file and a piece of its line, with why. */
@@ -100,7 +108,7 @@ function plainLines(): Array<{ file: string; line: number; text: string }> {
       .forEach((text, at) => {
         const code = text.trim();
         if (code.startsWith('//') || code.startsWith('*') || code.startsWith('/*')) return;
-        if (WITH_VALUE.test(text) || WITH_PLACEHOLDER.test(text))
+        if (WITH_VALUE.test(text) || WITH_PLACEHOLDER.test(text) || SHELL_PATH.test(text))
           found.push({ file, line: at + 1, text: code });
       });
   }
@@ -130,5 +138,7 @@ describe('advice command lines are the run’s (attack25a)', () => {
     expect(WITH_VALUE.test(line)).toBe(true);
     expect(WITH_PLACEHOLDER.test("'svc oauth rotate-secret ID --secret-file PATH'")).toBe(true);
     expect(WITH_VALUE.test('svc(`webhooks replay ${w}`)')).toBe(false);
+    expect(SHELL_PATH.test('or remove it (\\`rm ${other.path}\\`)')).toBe(true);
+    expect(SHELL_PATH.test('or remove it (\\`rm ${pathWord(other.path)}\\`)')).toBe(false);
   });
 });
