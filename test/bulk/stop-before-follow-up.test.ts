@@ -147,7 +147,7 @@ describe('a stop before a bulk row’s follow-up request', () => {
       },
     ]);
     expect(r.stderr.split('\n')[1]).toMatch(
-      /^0 revoked, 1 failed \(1 stopped before its next request was sent\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in \d+\.\d s$/,
+      /^0 revoked, 1 failed \(1 stopped before its next request was sent\) in acme-treasury in \d+\.\d s$/,
     );
   });
 

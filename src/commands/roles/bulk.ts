@@ -165,7 +165,10 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       // With --extend an ok row was granted, or had its expiry moved: the summary says both.
       words:
         options.extend && kind === 'assign' ? { ...WORDS.assign, done: 'granted or extended' } : WORDS[kind],
-      where: changedIn(ctx.settings()),
+      // Read at the end: a slug an answer of the run gave (its GET /v1/me) names the tenant (changedIn).
+      get where() {
+        return changedIn(ctx.settings());
+      },
       prepare: async (run, journal) => {
         const fields = new UnknownFields();
         const left = await checkInput(

@@ -310,9 +310,12 @@ async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
         return words.done;
       },
     },
-    // A dry run that could not learn what the caller holds says its counts were not checked against it.
     // Webhooks live in a tenant: the summary names it as every ✓ line of a change does (changed-in.ts).
-    where: changedIn(ctx.settings()),
+    // Read at the end: a slug an answer of the run gave (its GET /v1/me) names the tenant (changedIn).
+    get where() {
+      return changedIn(ctx.settings());
+    },
+    // A dry run that could not learn what the caller holds says its counts were not checked against it.
     unchecked: () => (options.dryRun && authority === undefined ? UNCHECKED_HOLDINGS : undefined),
     prepare: async (_run, journal) => {
       if (options.dryRun)
