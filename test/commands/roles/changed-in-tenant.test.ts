@@ -79,7 +79,7 @@ describe('✓ lines of a change in a tenant', () => {
       'acme-payments-eu',
     );
     expect(bulk.code, bulk.stderr).toBe(0);
-    expect(bulk.stderr).toMatch(/^✓ 1 granted in acme-payments-eu in \d+\.\d s\n$/m);
+    expect(bulk.stderr).toMatch(/^✓ 1 granted in acme-payments-eu \(\d+\.\d s\)\n$/m);
 
     const role = await svc(
       ['roles', 'create', '--name', 'f5-desk', '--permission', 'account.read'],
@@ -119,7 +119,7 @@ describe('✓ lines of a change in a tenant', () => {
     // nor does roles create: the id, as the run named it, never a slug an earlier run read (the
     // tenant may have been renamed since).
     expect(bulk.stderr).toMatch(
-      new RegExp(`^✓ 1 granted in ${tenantId('acme-treasury')} in \\d+\\.\\d s\\n$`, 'm'),
+      new RegExp(`^✓ 1 granted in ${tenantId('acme-treasury')} \\(\\d+\\.\\d s\\)\\n$`, 'm'),
     );
     const role = await svc(
       ['roles', 'create', '--name', 'slug-desk', '--permission', 'account.read'],
