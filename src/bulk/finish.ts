@@ -234,7 +234,9 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const cut = end.closed || summary.halted !== undefined || summary.stopped || summary.unread !== undefined;
   const notStarted = cut && end.total !== undefined ? end.total - summary.total : 0;
   if (notStarted > 0) parts.push(`${n(notStarted)} not started`);
-  const line = `${parts.join(', ')}${verb.where?.() ?? ''} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
+  // `2 granted in acme-treasury (0.4 s)`: the time in parentheses, so a tenant named before it
+  // does not read as a second "in" (`… in acme-treasury in 0.4 s`, session 25's closing note).
+  const line = `${parts.join(', ')}${verb.where?.() ?? ''} (${(summary.elapsedMs / 1000).toFixed(1)} s)`;
   const resume = runAgain('to resume', journal.path);
   const of = howFar(summary, end.total);
   if (end.closed && !cutNothing(ctx, end)) {

@@ -1,5 +1,6 @@
-import { canonicalTenantRef } from '../api/tenant-id.js';
+import { canonicalTenantRef, isTenantId } from '../api/tenant-id.js';
 import type { Settings } from '../config/settings.js';
+import { slugSaid } from '../platform/tenants-said.js';
 
 /**
  * The tenant a change was made in, as its ✓ line and single-item table name it (attack23 F5): an
@@ -28,11 +29,18 @@ export function tenantAsked(settings: Settings, words: string): void {
 }
 
 /**
- * ` in acme-payments-eu`, the words every such ✓ line puts after what it changed; '' for none.
- * One rule: the words of the command's own question when it asked one (tenantAsked), else the
- * tenant as the run named it (tenantChanged).
+ * ` in acme-payments-eu`, the words every such ✓ line (and bulk summary) puts after what it
+ * changed; '' for none. One rule: the words of the command's own question when it asked one
+ * (tenantAsked); else, for a tenant the run named by its id (a login stores the id), its slug as
+ * the platform gave it in this run's own answers (a GET /v1/me the command read before the
+ * change: platform/tenants-said.ts), never a slug stored earlier, which a rename may have made
+ * untrue; else the tenant as the run named it (tenantChanged), the id when no answer of the run
+ * named it. Read when the line is printed (a bulk summary's at the end), so an answer read during
+ * the run counts.
  */
 export function changedIn(settings: Settings): string {
-  const tenant = asked.get(settings) ?? tenantChanged(settings);
+  const named = tenantChanged(settings);
+  const said = named !== undefined && isTenantId(named) ? slugSaid(settings, named) : undefined;
+  const tenant = asked.get(settings) ?? said ?? named;
   return tenant === undefined ? '' : ` in ${tenant}`;
 }

@@ -1,9 +1,10 @@
 import type { Me } from '../api/schemas/me.js';
 import type { SvcError } from '../errors.js';
-import type { ApiPromise } from './api-promise.js';
+import { ApiPromise } from './api-promise.js';
 import { baseUrlHint, MissingRouteError, TenantForbiddenError } from './errors.js';
 import { MeAnswer } from './schemas.js';
 import { ForeignTenantError, UnknownTenantError } from './tenant-ref.js';
+import { keepTenantsSaid } from './tenants-said.js';
 import type { CallOptions, Transport } from './transport.js';
 
 /** The answer of GET /v1/me; `credential` is a sandbox addition other servers may leave out. */
@@ -16,7 +17,7 @@ export class Identity {
   /** Who the credential is, its tenants and organisation. `options.token` checks another credential. */
   get(options?: CallOptions): ApiPromise<CallerIdentity> {
     // Every server of the API has it: a 404 says the base URL is wrong (a tenant slug's look-up too).
-    return this.transport.call(
+    const answer = this.transport.call<CallerIdentity>(
       {
         method: 'GET',
         path: '/v1/me',
@@ -25,6 +26,15 @@ export class Identity {
         lookIn: baseUrlHint('GET /v1/me'),
       },
       options,
+    );
+    const settings = this.transport.settings;
+    if (settings === undefined) return answer;
+    // The slugs the platform gave in this run, for the ✓ line of a change in one of them.
+    return new ApiPromise(
+      answer.withResponse().then((said) => {
+        if (Array.isArray(said.data.tenants)) keepTenantsSaid(settings, said.data.tenants);
+        return said;
+      }),
     );
   }
 

@@ -121,6 +121,11 @@ export class Transport {
   /** Where the run's tenant and organisation came from, for a 403 refusing one. */
   readonly #settings: TargetSettings | undefined;
 
+  /** Where the run acts, as given (`ctx.settings()`), for what is kept of its answers (changed-in.ts). */
+  get settings(): TargetSettings | undefined {
+    return this.#settings;
+  }
+
   /** `settings`: where the run acts (`ctx.settings()`); without them, hints name bare `svc` lines. */
   constructor(
     readonly api: ApiClient,

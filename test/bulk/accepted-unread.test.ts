@@ -60,10 +60,7 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
         status_code: 204,
       })),
     );
-    expect([r.code, timeless(r.stderr)]).toEqual([
-      0,
-      '✓ 2 revoked in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
-    ]);
+    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in acme-treasury (T)\n']);
     // Done and journaled: the same command finds nothing owed and sends nothing again.
     const again = await svc.run(['roles', 'revoke', '--file', path, '--yes'], via(noContent().url));
     expect(again.code, again.stderr).toBe(0);
@@ -121,7 +118,7 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
     reshaping = true;
     expect([again.code, timeless(afterResuming(again.stderr))]).toEqual([
       0,
-      '2 of these were done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then\n✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+      '2 of these were done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then\n✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
     ]);
     expect((await held(sandbox(), bulkUser(3))).filter((a) => a.role_id === id)).toHaveLength(1);
   });
@@ -155,7 +152,7 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toHaveLength(0);
     expect([r.code, timeless(r.stderr)]).toEqual([
       0,
-      '✓ 3 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+      '✓ 3 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
     ]);
     expect(r.stdout.split('\n').filter((l) => l.startsWith('ok\t'))).toHaveLength(3);
   });
@@ -177,7 +174,7 @@ describe('svc apply --prune whose role delete is answered 204', () => {
     expect([r.code, r.stdout, timeless(r.stderr)]).toEqual([
       0,
       `\tacme-labs\trole\tdelete\ttmp-c\tok\t${role.id}\tanswered_without_body\n`,
-      '✓ 1 applied in T\n',
+      '✓ 1 applied (T)\n',
     ]);
     const again = await svc.run(['apply', '-f', file, '--prune', '--yes'], { env });
     expect([again.code, again.stdout, again.stderr]).toEqual([

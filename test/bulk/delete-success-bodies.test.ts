@@ -52,10 +52,7 @@ describe('roles revoke --file: a DELETE answered 200 with a success body is done
       ['ok', 'answered_without_record', 200],
       ['ok', 'answered_without_record', 200],
     ]);
-    expect([r.code, timeless(r.stderr)]).toEqual([
-      0,
-      '✓ 2 revoked in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
-    ]);
+    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in acme-treasury (T)\n']);
   });
 
   it.each([
@@ -110,7 +107,7 @@ describe('webhooks dlq discard of one named entry: the answer to its DELETE', ()
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toHaveLength(0);
     expect([r.code, timeless(r.stderr)]).toEqual([
       0,
-      '✓ 1 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+      '✓ 1 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
     ]);
   });
 
@@ -142,10 +139,7 @@ describe('a DELETE answered 200 with no bytes at all is "no body": done (review1
       ['ok', 'answered_without_body', 200],
       ['ok', 'answered_without_body', 200],
     ]);
-    expect([r.code, timeless(r.stderr)]).toEqual([
-      0,
-      '✓ 2 revoked in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
-    ]);
+    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in acme-treasury (T)\n']);
   });
 
   it('roles delete (single): ✓ without a body, exit 0', async () => {

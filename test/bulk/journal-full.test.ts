@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-journal-full-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const LABS = tenantId('acme-labs');
 /** The summary's time, which the tests cannot fix. */
-const timeless = (text: string) => text.replace(/ in \d+\.\d s\n/g, ' in T s\n');
+const timeless = (text: string) => text.replace(/ \(\d+\.\d s\)\n/g, ' (T s)\n');
 
 let roles = 0;
 /** A fresh role and a CSV file granting it to users from…from+count-1. */
@@ -56,7 +56,7 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
       [bulkUser(4), 'ok', 'not_journaled'],
     ]);
     expect(timeless(r.stderr)).toBe(
-      '4 granted, 6 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n' +
+      '4 granted, 6 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
         `${JSON.stringify({
           error: {
             code: 'journal_unwritable',
@@ -78,7 +78,7 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
       ...[5, 6, 7, 8, 9, 10].map((k) => [bulkUser(k), 'ok', undefined]),
     ]);
     expect(timeless(again.stderr)).toMatch(
-      /✓ 7 granted, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n$/,
+      /✓ 7 granted, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(T s\)\n$/,
     );
     expect(await assignments(sandbox(), id)).toMatchObject({ total: 10, active: 10, duplicates: 0 });
     expect(existsSync(journal)).toBe(false);
@@ -116,14 +116,14 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
           [''],
         ]);
         expect(timeless(r.stderr)).toBe(
-          '2 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n' +
+          '2 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
             `error: the journal ${journal} could not be written: no space left on device; stopped after 2 of 4, 1 of them granted but not journaled; ` +
             `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal}); it finds what was not journaled done\n`,
         );
       } else {
         expect(r.stdout.split('\n')[1]).toMatch(/\tok\t.*\tnot_journaled$/);
         expect(timeless(r.stderr)).toBe(
-          '2 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n' +
+          '2 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
             `error: the journal ${journal} could not be written: no space left on device; stopped after 2 of 4, 1 of them granted but not journaled; ` +
             `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal}); it finds what was not journaled done\n`,
         );
@@ -216,7 +216,7 @@ describe('svc apply -f on a journal disk that fills up', () => {
       ['ok', 'not_journaled'],
     ]);
     expect(timeless(r.stderr)).toBe(
-      '3 applied, 5 not started in T s\n' +
+      '3 applied, 5 not started (T s)\n' +
         `${JSON.stringify({
           error: {
             code: 'journal_unwritable',
@@ -238,7 +238,7 @@ describe('svc apply -f on a journal disk that fills up', () => {
       ['skipped', 'already_done'],
       ...Array.from({ length: 5 }, () => ['ok', undefined]),
     ]);
-    expect(timeless(afterResuming(again.stderr))).toBe('✓ 5 applied, 3 skipped in T s\n');
+    expect(timeless(afterResuming(again.stderr))).toBe('✓ 5 applied, 3 skipped (T s)\n');
     expect(await reviewers(20, 8)).toBe(8);
     expect(existsSync(journal!)).toBe(false);
   });

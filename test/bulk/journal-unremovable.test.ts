@@ -15,7 +15,7 @@ import { useSandbox } from '../helpers/sandbox.js';
 
 const sandbox = useSandbox({ users: 4 });
 const svc = bulkRunner(sandbox);
-const timeless = (text: string) => text.replace(/ in \d+\.\d s\n/g, ' in T s\n');
+const timeless = (text: string) => text.replace(/ \(\d+\.\d s\)\n/g, ' (T s)\n');
 /** The real journal disk, but `journal` cannot be removed (a read-only file system). */
 const unremovable = (journal: string) => ({
   ...realJournalDisk,
@@ -37,7 +37,7 @@ describe('a journal that cannot be removed at the end of a run', () => {
     const r = await svc.run(argv, { journalDisk: disk });
     expect(r.code).toBe(0);
     expect(timeless(r.stderr)).toBe(
-      '✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n' +
+      '✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
         `warning: the run's result stands, but its journal ${journal} could not be removed (read-only file system): the same command would print these results again and do nothing; remove it (\`rm ${journal}\`) before you run it again\n`,
     );
     expect(existsSync(journal)).toBe(true);
@@ -71,7 +71,7 @@ describe('a journal that cannot be removed at the end of a run', () => {
       JSON.parse(r.stdout).map((row: { user: string; status: string }) => [row.user, row.status]),
     ).toEqual([[bulkUser(3), 'ok']]);
     expect(timeless(r.stderr)).toBe(
-      '✓ 1 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n' +
+      '✓ 1 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
         `warning: the run's result stands, but its journal ${journal} could not be removed (read-only file system): the same command would print these results again and do nothing; remove it (\`rm ${journal}\`) before you run it again\n`,
     );
   });

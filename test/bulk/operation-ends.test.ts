@@ -268,7 +268,7 @@ describe('answers the platform gave from its record of an earlier request', () =
     expect([r.code, r.stderr]).toEqual([
       0,
       '1 of these was done by an earlier attempt whose answer was lost; the platform answered with what it did then\n' +
-        `2 of these ${FIRST}\n✓ 3 touched in 0.0 s\n`,
+        `2 of these ${FIRST}\n✓ 3 touched (0.0 s)\n`,
     ]);
   });
 
@@ -276,7 +276,7 @@ describe('answers the platform gave from its record of an earlier request', () =
     // Earlier tests' unfinished journals would be named at the end (attack25a F10): not this test's matter.
     rmSync(join(dirs().SVC_STATE_DIR!, 'journals'), { recursive: true, force: true });
     const r = await run(replays(['first', 'first']));
-    expect([r.code, r.stderr]).toEqual([0, `2 of these ${FIRST}\n✓ 2 touched in 0.0 s\n`]);
+    expect([r.code, r.stderr]).toEqual([0, `2 of these ${FIRST}\n✓ 2 touched (0.0 s)\n`]);
   });
 });
 
@@ -360,11 +360,11 @@ describe("a resumed run's first line", () => {
       { globals: { json: true } },
     );
     expect(noted.stderr).toBe(
-      `warning: taking up the failures of the run started at ${START} (it finished at ${START}): 1 done, 1 to do (journal ${journal}); its grants end sooner\n✓ 1 touched, 1 skipped in 0.0 s\n`,
+      `warning: taking up the failures of the run started at ${START} (it finished at ${START}): 1 done, 1 to do (journal ${journal}); its grants end sooner\n✓ 1 touched, 1 skipped (0.0 s)\n`,
     );
     expect((await run(testVerb(['ok', 'fail'], { journal, identity: ['file'] }))).code).toBe(7);
     const quiet = await run(again(), { globals: { json: true } });
-    expect([quiet.code, quiet.stderr]).toEqual([0, '✓ 1 touched, 1 skipped in 0.0 s\n']);
+    expect([quiet.code, quiet.stderr]).toEqual([0, '✓ 1 touched, 1 skipped (0.0 s)\n']);
   });
 
   it('a verb whose items are all in its source and not counted (a stream): what is done, no count left', async () => {

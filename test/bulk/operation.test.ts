@@ -59,7 +59,7 @@ describe('runBulkOperation', () => {
         '',
       ].join('\n'),
     );
-    expect(r.stderr).toBe('2 touched, 4 failed in 0.0 s\n');
+    expect(r.stderr).toBe('2 touched, 4 failed (0.0 s)\n');
     expect(r.error).toMatchObject({
       message:
         '4 of 6 item(s) failed: line 3: k1 not found; line 4: k2 not found; line 6: k4 not found; and 1 more',
@@ -76,7 +76,7 @@ describe('runBulkOperation', () => {
     const r = await run(verb(['replayed', 'ok', 'replayed']));
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
-      '2 of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 3 touched in 0.0 s\n',
+      '2 of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 3 touched (0.0 s)\n',
     );
   });
 
@@ -110,7 +110,7 @@ describe('runBulkOperation', () => {
     const json = await run(verb(many), { tty: { stderr: true }, globals: { json: true } });
     expect(json.stderr).not.toContain('touching');
     const pipe = await run(verb(many));
-    expect(pipe.stderr).toBe('✓ 30 touched in 0.0 s\n');
+    expect(pipe.stderr).toBe('✓ 30 touched (0.0 s)\n');
   });
 
   it('a dumb terminal (TERM=dumb) gets no bar: it cannot redraw a line, so no \\r\\e[2K either', async () => {
@@ -118,7 +118,7 @@ describe('runBulkOperation', () => {
     rmSync(join(dirs().SVC_STATE_DIR!, 'journals'), { recursive: true, force: true });
     const many = Array.from({ length: 30 }, () => 'ok');
     const dumb = await run(verb(many), { tty: { stderr: true }, env: { TERM: 'dumb', NO_COLOR: '1' } });
-    expect(dumb.stderr).toBe('✓ 30 touched in 0.0 s\n');
+    expect(dumb.stderr).toBe('✓ 30 touched (0.0 s)\n');
     const xterm = await run(verb(many), { tty: { stderr: true }, env: { TERM: 'xterm', NO_COLOR: '1' } });
     expect(xterm.stderr).toContain('\r\u001b[2Ktouching');
   });
@@ -152,7 +152,7 @@ describe('runBulkOperation', () => {
     expect(journals().filter((j) => !before.has(j))).toEqual([name]);
     // The same command again resumes it: the done row is skipped, the failed one tried again.
     const again = await run(verb(['ok', 'ok'], { identity: ['file-hash'] }), { env });
-    expect([again.code, afterResuming(again.stderr)]).toEqual([0, '✓ 1 touched, 1 skipped in 0.0 s\n']);
+    expect([again.code, afterResuming(again.stderr)]).toEqual([0, '✓ 1 touched, 1 skipped (0.0 s)\n']);
     expect(journals()).not.toContain(name);
     expect((kept.error as { hint: string }).hint).toContain(join(dirs().SVC_STATE_DIR!, 'journals', name));
   });
@@ -239,7 +239,7 @@ describe('runBulkOperation', () => {
       JSON.stringify({ pid: gone, host: hostname(), since: '2026-01-01T00:00:00Z' }),
     );
     const r = await run(verb(['ok'], { journal }));
-    expect([r.code, r.stderr]).toEqual([0, '✓ 1 touched in 0.0 s\n']);
+    expect([r.code, r.stderr]).toEqual([0, '✓ 1 touched (0.0 s)\n']);
     expect(readdirSync(dir)).toEqual([]);
     // Our own pid, in a lock this process did not take: a killed predecessor that had the same
     // pid (a container started again). It is gone, and the resume is not refused by itself.
@@ -322,7 +322,7 @@ describe('runBulkOperation', () => {
     const real = await run(resumed(false));
     expect([real.code, real.stderr]).toEqual([
       0,
-      `taking up the failures of ${said}✓ 1 touched, 1 skipped in 0.0 s\n`,
+      `taking up the failures of ${said}✓ 1 touched, 1 skipped (0.0 s)\n`,
     ]);
     expect(existsSync(journal)).toBe(false);
   });

@@ -97,11 +97,11 @@ describe('a stop during a bulk run’s Retry-After wait', () => {
     expect(seen.atStop).toBe(2);
     expect(seen.posts).toBe(2);
     const [journal] = readdirSync(svc.journals).filter((name) => name.endsWith('.ndjson'));
-    expect(run.stderr.replace(/ in [\d.]+ s\n/, ' in T s\n')).toBe(
+    expect(run.stderr.replace(/ \([\d.]+ s\)\n/, ' (T s)\n')).toBe(
       [
         'the server is unavailable (HTTP 503); retrying in 30 s (1 of 3)',
         'stopping: 1 request in flight; interrupt again to stop now',
-        '0 granted, 2 with an unknown outcome, 18 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s',
+        '0 granted, 2 with an unknown outcome, 18 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)',
         `error: interrupted after 2 of 20; run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${join(svc.journals, journal!)})`,
         '',
       ].join('\n'),
@@ -112,8 +112,8 @@ describe('a stop during a bulk run’s Retry-After wait', () => {
       env: { SVC_BASE_URL: proxy().url },
     });
     expect(rerun.code).toBe(0);
-    expect(afterResuming(rerun.stderr).replace(/ in [\d.]+ s\n/, ' in T s\n')).toBe(
-      '2 of these were done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then\n✓ 20 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n',
+    expect(afterResuming(rerun.stderr).replace(/ \([\d.]+ s\)\n/, ' (T s)\n')).toBe(
+      '2 of these were done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then\n✓ 20 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n',
     );
   });
 
@@ -125,11 +125,11 @@ describe('a stop during a bulk run’s Retry-After wait', () => {
     expect(run.code).toBe(130);
     expect([seen.atStop, seen.posts]).toEqual([2, 2]);
     const [journal] = readdirSync(svc.journals).filter((name) => name.startsWith('webhooks-replay-'));
-    expect(run.stderr.replace(/ in [\d.]+ s\n/, ' in T s\n')).toBe(
+    expect(run.stderr.replace(/ \([\d.]+ s\)\n/, ' (T s)\n')).toBe(
       [
         'the server is unavailable (HTTP 503); retrying in 30 s (1 of 3)',
         'stopping: 1 request in flight; interrupt again to stop now',
-        '0 replayed, 2 with an unknown outcome, 8 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s',
+        '0 replayed, 2 with an unknown outcome, 8 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)',
         `error: interrupted after 2 of 10; run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${join(svc.journals, journal!)})`,
         '',
       ].join('\n'),
@@ -170,11 +170,11 @@ describe('a closed stdout during a row’s Retry-After wait', () => {
     });
     expect(run.code, run.stderr).toBe(141);
     const [journal] = readdirSync(svc.journals).filter((name) => name.endsWith('.ndjson'));
-    expect(run.stderr.replace(/ in [\d.]+ s\n/, ' in T s\n')).toBe(
+    expect(run.stderr.replace(/ \([\d.]+ s\)\n/, ' (T s)\n')).toBe(
       [
         'the server is unavailable (HTTP 503); retrying in 30 s (1 of 3)',
         '1 of these was done by an earlier attempt whose answer was lost; the platform answered with what it did then',
-        '2 granted, 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s',
+        '2 granted, 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)',
         `error: stdout closed after 2 of 3; run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${join(svc.journals, journal!)})`,
         '',
       ].join('\n'),

@@ -224,10 +224,7 @@ describe('a refusal to the retry of an attempt whose answer was lost (review24f 
       ]),
     );
     const [summary, last] = timeless(r.stderr).trim().split('\n');
-    expect([r.code, summary]).toEqual([
-      7,
-      '0 granted, 2 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T',
-    ]);
+    expect([r.code, summary]).toEqual([7, '0 granted, 2 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)']);
     const { error } = JSON.parse(last!);
     expect([error.code, error.message]).toEqual([
       'partial_failure',

@@ -202,7 +202,7 @@ describe('a replay whose every item was done and failed keeps exit 7 when stdout
   const same = (text: string) =>
     text
       .replace(/(dlv|wh)_[0-9a-f]+/g, '$1_ID')
-      .replace(/ in [\d.]+ s\n/, ' in T s\n')
+      .replace(/ \([\d.]+ s\)\n/, ' (T s)\n')
       .replace(/started \(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)/, 'started (T)');
   it.each([
     ['one named delivery', [], false],

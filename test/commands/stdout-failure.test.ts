@@ -61,7 +61,7 @@ describe('stdout fails (ENOSPC)', () => {
     // Each result is written before the next item starts: the first failed write stops the run.
     expect([summary, more]).toEqual([
       expect.stringMatching(
-        /^1 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in \d+\.\d s$/,
+        /^1 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/,
       ),
       [],
     ]);

@@ -125,7 +125,7 @@ needs('tmux').describe('svc roles on a terminal', () => {
       expect(drawing).toMatch(/granting \[/);
       held.release();
       const done = await t.waitFor('[exit 0]');
-      expect(done).toMatch(/^✓ 160 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in \d+\.\d s$/m);
+      expect(done).toMatch(/^✓ 160 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/m);
       expect(done).not.toContain('granting [');
     } finally {
       held.release();

@@ -193,8 +193,8 @@ export const pastRunStart = (sandbox: Sandbox): Promise<void> => advanceClock(sa
 export const journalFiles = (dir: string): string[] =>
   existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.ndjson')) : [];
 
-/** A bulk summary with its duration as `in T`: what exact-output assertions compare. */
-export const timeless = (stderr: string): string => stderr.replace(/ in [\d.]+ s\n/, ' in T\n');
+/** A bulk summary with its duration as `(T)`: what exact-output assertions compare. */
+export const timeless = (stderr: string): string => stderr.replace(/ \([\d.]+ s\)\n/, ' (T)\n');
 
 /** A webhook as the platform has it now (the admin's read in Acme Treasury). */
 export const webhookNow = async (sandbox: Sandbox, id: string) =>

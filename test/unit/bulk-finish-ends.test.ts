@@ -39,7 +39,7 @@ describe('finishRun: a halt', () => {
       summary: summary({ total: 5, ok: 4, failed: 1, unsettled: 1, stopped: true, halted }),
     });
     expect(finish(run, VERB, { code: true })).toEqual({
-      stderr: '4 granted, 1 failed, 4 not started in 2.3 s\n',
+      stderr: '4 granted, 1 failed, 4 not started (2.3 s)\n',
       error: {
         message:
           'stopped after 5 of 9: the platform rate-limits this run and asks for a wait of 91 s, longer than svc waits by itself (60 s); the rows not started were not sent',
@@ -124,7 +124,7 @@ describe('finishRun: a halt', () => {
       summary: summary({ total: 5, ok: 5, unjournaled: 2, stopped: true, halted: full }),
     });
     expect(finish(lacking.run)).toEqual({
-      stderr: '5 granted, 4 not started in 2.3 s\n',
+      stderr: '5 granted, 4 not started (2.3 s)\n',
       error: {
         message: `${full.message}; stopped after 5 of 9, 2 of them granted but not journaled`,
         hint: `make room on its disk, then ${RESUME}; it finds what was not journaled done`,
@@ -149,7 +149,7 @@ describe('finishRun: a source that could not be read further', () => {
     });
     const { run, removed } = end({ summary: summary({ total: 5, ok: 5, unread }) });
     expect(finish(run, VERB, { code: true })).toEqual({
-      stderr: '5 granted in 2.3 s\n',
+      stderr: '5 granted (2.3 s)\n',
       error: {
         message: 'stopped after 5 item(s): could not read page 3',
         hint: `check the network; then ${RESUME}`,
@@ -164,7 +164,7 @@ describe('finishRun: a source that could not be read further', () => {
     const unread = new Error('EIO: i/o error, read');
     const { run } = end({ summary: summary({ total: 5, ok: 5, unread }) });
     expect(finish(run)).toEqual({
-      stderr: '5 granted in 2.3 s\n',
+      stderr: '5 granted (2.3 s)\n',
       error: { message: 'EIO: i/o error, read', hint: undefined, exit: 1 },
     });
   });
@@ -173,7 +173,7 @@ describe('finishRun: a source that could not be read further', () => {
     const unread = new SvcError('not_found', 'the queue is gone');
     const { run } = end({ total: 8, summary: summary({ total: 5, ok: 5, unread }) });
     expect(finish(run)).toEqual({
-      stderr: '5 granted, 3 not started in 2.3 s\n',
+      stderr: '5 granted, 3 not started (2.3 s)\n',
       error: { message: 'stopped after 5 of 8: the queue is gone', hint: RESUME, exit: 5 },
     });
   });
@@ -214,7 +214,7 @@ describe('finishRun: outcomes svc cannot know', () => {
       summary: summary({ ok: 1498, unknown: 2, acceptedUnread: 2 }),
     });
     expect(finish(run, { ...VERB, retryHint: 'replay them later' })).toEqual({
-      stderr: '1,498 granted, 2 with an unknown outcome in 2.3 s\n',
+      stderr: '1,498 granted, 2 with an unknown outcome (2.3 s)\n',
       error: {
         message: `2 of 1,500 item(s) ended ${UNKNOWN}: line 4: why 4; line 9: why 9`,
         hint: `${CHECK(2)} (journal /state/j.ndjson)${NDJSON}`,
@@ -275,7 +275,7 @@ describe('finishRun: outcomes svc cannot know', () => {
   it('with --ndjson: the counts on stderr, and no word of --ndjson in the hint', () => {
     const { run } = end({ failures: rows(4), summary: summary({ ok: 1499, failed: 1, refused: 1 }) });
     expect(finish(run, VERB, { ndjson: true })).toEqual({
-      stderr: '1,499 granted, 1 failed in 2.3 s\n',
+      stderr: '1,499 granted, 1 failed (2.3 s)\n',
       error: {
         message: '1 of 1,500 item(s) failed: line 4: why 4',
         hint: 'nothing is left to resume',
@@ -298,14 +298,14 @@ describe("finishRun: the summary line's words", () => {
     });
     const made = () => '2 of them created, their secret not saved';
     expect(finish(run, { ...VERB, madeThoughFailed: made }).stderr).toBe(
-      '1,484 granted (2 found done by a retry after the answer to the first attempt was lost), 6 skipped, 6 failed (3 not attempted: what they need failed; 2 of them created, their secret not saved), 4 with an unknown outcome in 2.3 s\n',
+      '1,484 granted (2 found done by a retry after the answer to the first attempt was lost), 6 skipped, 6 failed (3 not attempted: what they need failed; 2 of them created, their secret not saved), 4 with an unknown outcome (2.3 s)\n',
     );
   });
 
   it('every item done but one still owed its end (keepJournal): the counts, no ✓, the journal kept', () => {
     const { run, removed } = end();
     expect(finish(run, { ...VERB, keepJournal: () => true })).toEqual({
-      stderr: '1,500 granted in 2.3 s\n',
+      stderr: '1,500 granted (2.3 s)\n',
       error: undefined,
     });
     expect(removed).toEqual([]);
@@ -315,7 +315,7 @@ describe("finishRun: the summary line's words", () => {
     const { run } = end();
     (run.journal as unknown as { remove: () => string }).remove = () => 'read-only file system';
     expect(finish(run).stderr).toBe(
-      '✓ 1,500 granted in 2.3 s\n' +
+      '✓ 1,500 granted (2.3 s)\n' +
         "warning: the run's result stands, but its journal /state/j.ndjson could not be removed (read-only file system): the same command would print these results again and do nothing; remove it (`rm /state/j.ndjson`) before you run it again\n",
     );
   });
@@ -325,7 +325,7 @@ describe('finishRun: a closed or failed stdout', () => {
   it('a failed write (a full disk): exit 1 naming it, how to resume', () => {
     const { run, removed } = end({ closed: true, total: 2000 });
     expect(finish(run, VERB, { stdoutFailure: 'ENOSPC' })).toEqual({
-      stderr: '1,500 granted, 500 not started in 2.3 s\n',
+      stderr: '1,500 granted, 500 not started (2.3 s)\n',
       error: { message: 'cannot write to stdout (ENOSPC) after 1,500 of 2,000', hint: RESUME, exit: 1 },
     });
     expect(removed).toEqual([]);
@@ -352,7 +352,7 @@ describe('finishRun: a closed or failed stdout', () => {
       summary: summary({ ok: 1499, failed: 1, refused: 1 }),
     });
     expect(finish(run)).toEqual({
-      stderr: '1,499 granted, 1 failed in 2.3 s\n',
+      stderr: '1,499 granted, 1 failed (2.3 s)\n',
       error: {
         message: '1 of 1,500 item(s) failed: line 4: why 4',
         hint: `nothing is left to resume${NDJSON}`,
@@ -370,7 +370,7 @@ describe('finishRun: a closed or failed stdout', () => {
       summary: summary({ ok: 1499, unknown: 1 }),
     });
     expect(finish(run)).toEqual({
-      stderr: '1,499 granted, 1 with an unknown outcome in 2.3 s\n',
+      stderr: '1,499 granted, 1 with an unknown outcome (2.3 s)\n',
       error: {
         message: `1 of 1,500 item(s) ended ${UNKNOWN}: line 9: why 9`,
         hint: `${AGAIN} to settle them (journal /state/j.ndjson)${NDJSON}`,

@@ -27,14 +27,14 @@ describe('finishRun', () => {
 
   it('all done: a success line, the journal removed', () => {
     const { run, removed } = end();
-    expect(finish(run)).toEqual({ stderr: '✓ 1,500 granted in 2.3 s\n', error: undefined });
+    expect(finish(run)).toEqual({ stderr: '✓ 1,500 granted (2.3 s)\n', error: undefined });
     expect(removed).toEqual(['removed']);
   });
 
   it('a closed stdout: exit 141 naming how far it got, the journal kept', () => {
     const { run, removed } = end({ closed: true, total: 2000, summary: summary({ skipped: 2, failed: 1 }) });
     expect(finish(run)).toEqual({
-      stderr: '1,500 granted, 2 skipped, 1 failed, 500 not started in 2.3 s\n',
+      stderr: '1,500 granted, 2 skipped, 1 failed, 500 not started (2.3 s)\n',
       error: {
         message: 'stdout closed after 1,500 of 2,000',
         hint: 'run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson)',
@@ -50,7 +50,7 @@ describe('finishRun', () => {
   it('a closed stdout after every item was done, none failed: 141, only the output cut, the journal kept', () => {
     const { run, removed } = end({ closed: true, total: 1500, summary: summary({ ok: 1498, skipped: 2 }) });
     expect(finish(run)).toEqual({
-      stderr: '1,498 granted, 2 skipped in 2.3 s\n',
+      stderr: '1,498 granted, 2 skipped (2.3 s)\n',
       error: {
         message: 'stdout closed, but every item was done (1,500 of 1,500): only the output was cut',
         hint: 'run the same command again with the same profile, logged in as the same user or with the same API key, to print the results from its journal; nothing is done again (journal /state/j.ndjson)',
@@ -77,7 +77,7 @@ describe('finishRun', () => {
       summary: summary({ total: 1500, ok: 1498, failed: 1, unknown: 1, unsettled: 1, refused: 1 }),
     });
     expect(finish(run)).toEqual({
-      stderr: '1,498 granted, 1 failed, 1 with an unknown outcome in 2.3 s\n',
+      stderr: '1,498 granted, 1 failed, 1 with an unknown outcome (2.3 s)\n',
       error: {
         message:
           '1 of 1,500 item(s) failed: line 4: no such user; 1 ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did): line 9: other side closed',
@@ -94,7 +94,7 @@ describe('finishRun', () => {
     });
     const { run, removed } = end({ summary: summary({ ok: 5, total: 6, failed: 1, stopped: true, halted }) });
     expect(finish(run)).toEqual({
-      stderr: '5 granted, 1 failed in 2.3 s\n',
+      stderr: '5 granted, 1 failed (2.3 s)\n',
       error: {
         message: 'not logged in: profile "oa" has no credential any more',
         hint: 'run `svc -p oa login` again, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson)',
@@ -107,7 +107,7 @@ describe('finishRun', () => {
   it('Ctrl-C: exit 130, the journal kept', () => {
     const { run, removed } = end({ summary: summary({ stopped: true, total: 12, ok: 12 }) });
     expect(finish(run)).toEqual({
-      stderr: '12 granted in 2.3 s\n',
+      stderr: '12 granted (2.3 s)\n',
       error: {
         message: 'interrupted after 12 item(s)',
         hint: 'run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson)',
@@ -124,7 +124,7 @@ describe('finishRun', () => {
     ];
     const { run, removed } = end({ failures, summary: summary({ ok: 1495, failed: 5, refused: 5 }) });
     expect(finish(run)).toEqual({
-      stderr: '1,495 granted, 5 failed in 2.3 s\n',
+      stderr: '1,495 granted, 5 failed (2.3 s)\n',
       error: {
         message:
           '5 of 1,500 item(s) failed: line 4: user usr_x not found; line 9: role r not found; and 3 more',
@@ -144,7 +144,7 @@ describe('finishRun', () => {
     const { run } = end({ summary: summary({ ok: 1495, failed: 5, refused: 5 }) });
     (run.journal as unknown as { remove: () => string }).remove = () => 'read-only file system';
     expect(finish(run).stderr).toBe(
-      '1,495 granted, 5 failed in 2.3 s\n' +
+      '1,495 granted, 5 failed (2.3 s)\n' +
         "warning: the run's result stands, but its journal /state/j.ndjson could not be removed (read-only file system): " +
         'the same command would resume this run (the rows done said done, the failed ones tried again); remove it (`rm /state/j.ndjson`) before you run it again\n',
     );

@@ -258,7 +258,7 @@ describe('bulk replay on a terminal', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`\\r\\u001b\\[2Kreplaying ${webhook.id} \\[#+\\.*\\] 1/3 33%`));
     expect(r.stderr).toMatch(
-      /✓ 3 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in \d+\.\d s\ntheir deliveries were not followed: .+\n$/,
+      /✓ 3 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)\ntheir deliveries were not followed: .+\n$/,
     );
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^RESULT +DELIVERY +NEW DELIVERY +EVENT +OUTCOME +DETAIL$/);

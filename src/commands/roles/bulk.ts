@@ -165,6 +165,8 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       // With --extend an ok row was granted, or had its expiry moved: the summary says both.
       words:
         options.extend && kind === 'assign' ? { ...WORDS.assign, done: 'granted or extended' } : WORDS[kind],
+      // Read at the end: the question's words, or a slug an answer of the run gave (its GET /v1/me),
+      // name the tenant (changedIn).
       where: () => changedIn(ctx.settings()),
       prepare: async (run, journal) => {
         const fields = new UnknownFields();

@@ -310,9 +310,11 @@ async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
         return words.done;
       },
     },
-    // A dry run that could not learn what the caller holds says its counts were not checked against it.
     // Webhooks live in a tenant: the summary names it as every ✓ line of a change does (changed-in.ts).
+    // Read at the end: the question's words, or a slug an answer of the run gave (its GET /v1/me),
+    // name the tenant (changedIn).
     where: () => changedIn(ctx.settings()),
+    // A dry run that could not learn what the caller holds says its counts were not checked against it.
     unchecked: () => (options.dryRun && authority === undefined ? UNCHECKED_HOLDINGS : undefined),
     prepare: async (_run, journal) => {
       if (options.dryRun)

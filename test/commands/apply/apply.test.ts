@@ -78,7 +78,7 @@ describe('svc apply', () => {
     const secrets = join(dir, 'secrets');
     const applied = await svc.run(['apply', '-f', file, '--secret-dir', secrets, '--yes', '--ndjson'], real);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stderr).toMatch(/^✓ 8 applied in \d+\.\d s\n$/);
+    expect(applied.stderr).toMatch(/^✓ 8 applied \(\d+\.\d s\)\n$/);
     const rows = ndjson(applied.stdout);
     // Roles first, then grants and integrations (their order within a phase is the run's).
     expect(
@@ -395,7 +395,7 @@ blocks:
     // The summary line, then (--ndjson) the error as one JSON object.
     const [summary, last, ...more] = run.stderr.trimEnd().split('\n');
     expect([summary, more]).toEqual([
-      expect.stringMatching(/^1 applied, 2 failed \(1 not attempted: what they need failed\) in \d+\.\d s$/),
+      expect.stringMatching(/^1 applied, 2 failed \(1 not attempted: what they need failed\) \(\d+\.\d s\)$/),
       [],
     ]);
     const error = JSON.parse(last!).error;

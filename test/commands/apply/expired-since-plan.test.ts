@@ -31,7 +31,7 @@ async function shortGrant(role: string, n: number): Promise<string> {
 }
 
 // No drift, and no "removal(s) were not applied: run svc apply with --prune" (there is none to make).
-const SUMMARY = /^✓ 1 applied in [\d.]+ s\n$/;
+const SUMMARY = /^✓ 1 applied \([\d.]+ s\)\n$/;
 
 describe('a saved plan whose removals expired since, as it showed', () => {
   it('is applied: without --prune the rest is made, and the expired removal is not offered to --prune', async () => {
@@ -63,7 +63,7 @@ describe('a saved plan whose removals expired since, as it showed', () => {
     await advanceClock(svc.sandbox(), 180);
     const before = await writes(svc.sandbox());
     const r = await svc.run(['apply', saved, '--yes', '--prune', '--ndjson'], real);
-    expect([r.code, r.stderr]).toEqual([0, expect.stringMatching(/^✓ 1 applied, 1 skipped in [\d.]+ s\n$/)]);
+    expect([r.code, r.stderr]).toEqual([0, expect.stringMatching(/^✓ 1 applied, 1 skipped \([\d.]+ s\)\n$/)]);
     const rows = r.stdout
       .trimEnd()
       .split('\n')

@@ -79,7 +79,7 @@ describe('svc apply, interrupted', () => {
           130,
           `5\tacme-labs\trole\tcreate\tcd-${tag}\tok\t${id}\t\n`,
           // Said at the stop: the role's creation on the wire is let finish (attack21 F5).
-          `stopping: 1 request in flight; interrupt again to stop now\n1 applied, 4 not started in T\nerror: interrupted after 1 of 5; ${hint}\n`,
+          `stopping: 1 request in flight; interrupt again to stop now\n1 applied, 4 not started (T)\nerror: interrupted after 1 of 5; ${hint}\n`,
         ]);
       } else {
         expect([cut.code, JSON.parse(cut.stdout), JSON.parse(cut.stderr)]).toEqual([
@@ -107,7 +107,7 @@ describe('svc apply, interrupted', () => {
       expect(rest.code, rest.stderr).toBe(0);
       // A resumed run says so first; with --json its stderr stays free of it (an error would be all of it).
       expect(timeless(mode === 'json' ? rest.stderr : afterResuming(rest.stderr))).toBe(
-        '✓ 4 applied, 1 skipped in T\n',
+        '✓ 4 applied, 1 skipped (T)\n',
       );
       expect(await held()).toBe(2);
       expect(readdirSync(join(state, 'journals')).filter((f) => f.endsWith('.ndjson'))).toEqual([]);

@@ -64,7 +64,7 @@ describe('svc apply under another credential', () => {
     );
     // Its own plan, from what the platform holds: the role and the grant the cut run made are there
     // (no change, not counted as this run's), the other grant is this run's.
-    expect(summary).toBe('✓ 1 applied in T');
+    expect(summary).toBe('✓ 1 applied (T)');
     expect(existsSync(journal)).toBe(true);
   });
 });

@@ -92,9 +92,9 @@ describe('svc apply: a refusal to the retry of a change whose answer was lost', 
         note: 'the answer to the creation was lost (the connection dropped) and its retry found it made: most likely by that attempt',
       },
     ]);
-    expect([r.code, r.stderr.replace(/ in \d+\.\d s/, ' in T')]).toEqual([
+    expect([r.code, r.stderr.replace(/ \(\d+\.\d s\)/, ' (T)')]).toEqual([
       0,
-      '✓ 1 applied (1 found done by a retry after the answer to the first attempt was lost) in T\n',
+      '✓ 1 applied (1 found done by a retry after the answer to the first attempt was lost) (T)\n',
     ]);
   });
 

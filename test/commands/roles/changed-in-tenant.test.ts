@@ -1,7 +1,9 @@
 /**
  * A change's ✓ line names the tenant it was made in (attack23 F5): an admin of several tenants
  * whose SVC_TENANT differs from the profile's default reads which one was changed, not the
- * default's name nor nothing. Named as the run named it: the slug SVC_TENANT gave.
+ * default's name nor nothing. Named as the run named it: the slug SVC_TENANT gave; a tenant named
+ * by its id (what a login stores) by the slug the platform gave in the run's own GET /v1/me, read
+ * before the change, else by its id (no request of its own, and no slug kept from an earlier run).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,7 +79,7 @@ describe('✓ lines of a change in a tenant', () => {
       'acme-payments-eu',
     );
     expect(bulk.code, bulk.stderr).toBe(0);
-    expect(bulk.stderr).toMatch(/^✓ 1 granted in acme-payments-eu in \d+\.\d s\n$/m);
+    expect(bulk.stderr).toMatch(/^✓ 1 granted in acme-payments-eu \(\d+\.\d s\)\n$/m);
 
     const role = await svc(
       ['roles', 'create', '--name', 'f5-desk', '--permission', 'account.read'],
@@ -91,6 +93,40 @@ describe('✓ lines of a change in a tenant', () => {
     );
     expect(other.stderr).toMatch(
       new RegExp(`^✓ created role f5-desk \\(\\S+\\) in ${tenantId('acme-treasury')}\\n$`),
+    );
+  });
+
+  it('name a tenant the profile holds by id by the slug the platform gave in the run, else by its id', async () => {
+    const set = await svc(['config', 'set', 'tenant', tenantId('acme-treasury')], undefined);
+    expect(set.code, set.stderr).toBe(0);
+    // roles assign reads GET /v1/me before it grants: its answer names the tenant acme-treasury.
+    const grant = await svc(
+      ['roles', 'assign', 'usr_analyst', 'tenant_viewer', '--expires-in', '8h', '--justification', 'slug'],
+      undefined,
+    );
+    expect(grant.code, grant.stderr).toBe(0);
+    expect(grant.stderr).toMatch(
+      /^✓ granted tenant_viewer to usr_analyst in acme-treasury until \S+ \(audit trail \S+\)\n$/,
+    );
+    const file = join(dir, 'slug-grants.csv');
+    writeFileSync(file, 'user,role\nusr_analyst,tenant_lead\n');
+    const bulk = await svc(
+      ['roles', 'assign', '--file', file, '--expires-in', '8h', '--justification', 'slug'],
+      undefined,
+    );
+    expect(bulk.code, bulk.stderr).toBe(0);
+    // A bulk grant asks GET /v1/me only when a row needs it; this one read nothing of the tenant,
+    // nor does roles create: the id, as the run named it, never a slug an earlier run read (the
+    // tenant may have been renamed since).
+    expect(bulk.stderr).toMatch(
+      new RegExp(`^✓ 1 granted in ${tenantId('acme-treasury')} \\(\\d+\\.\\d s\\)\\n$`, 'm'),
+    );
+    const role = await svc(
+      ['roles', 'create', '--name', 'slug-desk', '--permission', 'account.read'],
+      undefined,
+    );
+    expect(role.stderr).toMatch(
+      new RegExp(`^✓ created role slug-desk \\(\\S+\\) in ${tenantId('acme-treasury')}\\n$`),
     );
   });
 });

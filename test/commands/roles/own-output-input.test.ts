@@ -25,10 +25,7 @@ describe('svc output as bulk input', () => {
       stdin: listing.stdout,
       clock: fixedClock(),
     });
-    expect([run.code, run.stderr]).toEqual([
-      0,
-      '✓ 2 revoked in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
-    ]);
+    expect([run.code, run.stderr]).toEqual([0, '✓ 2 revoked in acme-treasury (0.0 s)\n']);
     expect((await assignments(sandbox(), id)).active).toBe(0);
   });
 
@@ -39,10 +36,7 @@ describe('svc output as bulk input', () => {
       stdin: listing.stdout,
       clock: fixedClock(),
     });
-    expect([run.code, run.stderr]).toEqual([
-      0,
-      '✓ 1 revoked in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
-    ]);
+    expect([run.code, run.stderr]).toEqual([0, '✓ 1 revoked in acme-treasury (0.0 s)\n']);
     expect((await assignments(sandbox(), id)).active).toBe(0);
   });
 
@@ -56,10 +50,7 @@ describe('svc output as bulk input', () => {
     const run = await svc.run(['roles', 'revoke', '--file', results, '--yes', '--ndjson'], {
       clock: fixedClock(),
     });
-    expect([run.code, run.stderr]).toEqual([
-      0,
-      '✓ 2 revoked in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
-    ]);
+    expect([run.code, run.stderr]).toEqual([0, '✓ 2 revoked in acme-treasury (0.0 s)\n']);
     expect((await assignments(sandbox(), id)).active).toBe(0);
     // A revoke's own result rows grant the roles again, given the expiry and justification a grant needs.
     const again = await svc.run(
@@ -68,7 +59,7 @@ describe('svc output as bulk input', () => {
     );
     expect([again.code, again.stderr]).toEqual([
       0,
-      '✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
+      '✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n',
     ]);
     expect((await assignments(sandbox(), id)).active).toBe(2);
   });

@@ -50,7 +50,7 @@ describe('Ctrl-C cuts the read that follows a replay of replay --dlq --wait', ()
     const made = row!.new_delivery_id as string;
     expect(made).toMatch(/^dlv_/);
     expect(cut.stderr.split('\n')[0]).toMatch(
-      /^1 replayed \(not followed to its delivery: interrupted\), 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s$/,
+      /^1 replayed \(not followed to its delivery: interrupted\), 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)$/,
     );
     expect(cut.stderr).not.toMatch(/failed|cancelled/);
     const entry = (await admin(sandbox(), 'GET', `/v1/webhooks/${webhook}/dlq/${row!.dlq_entry_id}`)).body;

@@ -66,7 +66,7 @@ describe('replay --wait: a follow that ends with no outcome is no failure', () =
     }
     const lines = r.stderr.split('\n');
     expect(lines[0]).toMatch(
-      /^2 replayed \(not followed to their deliveries: could not be read\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s$/,
+      /^2 replayed \(not followed to their deliveries: could not be read\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)$/,
     );
     expect(JSON.parse(lines[1]!)).toEqual({
       error: {
@@ -95,7 +95,7 @@ describe('replay --wait: a follow that ends with no outcome is no failure', () =
     });
     expect(again.stdout).toBe(said.join(''));
     expect(again.stderr).toMatch(
-      /^resuming the run started at .+: 2 done, 0 to do \(journal .+\)\n✓ 0 replayed and delivered, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s\n$/,
+      /^resuming the run started at .+: 2 done, 0 to do \(journal .+\)\n✓ 0 replayed and delivered, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)\n$/,
     );
     expect(await replayCounts(sandbox(), webhook)).toEqual({ 1: 2 });
     expect(target.received).toHaveLength(2);
@@ -120,7 +120,7 @@ describe('replay --wait: a follow that ends with no outcome is no failure', () =
     expect(r.stderr).not.toMatch(/server running|failed|✓/);
     expect(r.stderr).toMatch(
       new RegExp(
-        `^1 replayed \\(not followed to its delivery: could not be read\\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\\d.]+ s\nerror: 1 replay was made, but how its delivery went is not known: 1 could not be read; run the same command again to follow it \\(nothing is replayed twice\\), or \`svc webhooks deliveries ${webhook}\`\n$`,
+        `^1 replayed \\(not followed to its delivery: could not be read\\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \\([\\d.]+ s\\)\nerror: 1 replay was made, but how its delivery went is not known: 1 could not be read; run the same command again to follow it \\(nothing is replayed twice\\), or \`svc webhooks deliveries ${webhook}\`\n$`,
       ),
     );
     await until(async () => (await delivery(sandbox(), webhook, made)).status === 'delivered');
@@ -174,7 +174,7 @@ describe('replay --wait: a follow that ends with no outcome is no failure', () =
     }
     const lines = r.stderr.split('\n');
     expect(lines[0]).toMatch(
-      /^2 replayed \(not followed to their deliveries: not settled within 1 s\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s$/,
+      /^2 replayed \(not followed to their deliveries: not settled within 1 s\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)$/,
     );
     expect(JSON.parse(lines[1]!).error).toMatchObject({
       code: 'not_followed',

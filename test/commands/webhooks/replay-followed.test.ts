@@ -161,7 +161,7 @@ describe('replay --dlq --wait whose replay answers were lost, then answered as r
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
-      /^2 of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 2 replayed and delivered in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s\n$/,
+      /^2 of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 2 replayed and delivered in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)\n$/,
     );
     expect(
       r.stdout

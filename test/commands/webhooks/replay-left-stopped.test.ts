@@ -83,7 +83,7 @@ describe('replay --dlq resumed after entries it had taken left the queue while i
     expect(lines).toHaveLength(4);
     expect(timeless(again.stderr)).toBe(
       `resuming the run started at ${run.started}: 1 done, 3 to do (journal ${run.path})\n` +
-        '✓ 1 replayed and delivered, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+        '✓ 1 replayed and delivered, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
         note,
     );
     expect(journals()).toEqual([]);
@@ -134,7 +134,7 @@ describe('replay --dlq resumed after entries it had taken left the queue while i
       // verb's (session 23: a queue run's was a note of its own).
       expect(timeless(again.stderr)).toBe(
         `${mode === '--json' ? '' : `resuming the run started at ${run.started}: 1 done, 3 to do (journal ${run.path})\n`}` +
-          '✓ 1 replayed and delivered, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+          '✓ 1 replayed and delivered, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
           note,
       );
       expect(journals()).toEqual([]);
@@ -161,7 +161,7 @@ describe('replay --dlq resumed after entries it had taken left the queue while i
     ]);
     expect(timeless(again.stderr)).toBe(
       `resuming the run started at ${run.started}: 1 done, 1 to do (journal ${run.path})\n` +
-        '✓ 1 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+        '✓ 1 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
     );
     expect(journals()).toEqual([]);
     await run.target.close();

@@ -30,7 +30,7 @@ async function queue(count: number): Promise<string> {
   return webhook;
 }
 
-const timeless = (text: string) => text.replace(/ in [\d.]+ s\n/g, ' in T s\n');
+const timeless = (text: string) => text.replace(/ \([\d.]+ s\)\n/g, ' (T s)\n');
 
 describe('replay --dlq whose next queue page cannot be read', () => {
   it.each([
@@ -67,7 +67,7 @@ describe('replay --dlq whose next queue page cannot be read', () => {
       } else if (mode === '--ndjson') {
         const [counts, error] = cut.stderr.trimEnd().split('\n');
         expect(timeless(`${counts}\n`)).toBe(
-          '200 replayed, 50 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\n',
+          '200 replayed, 50 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n',
         );
         expect(JSON.parse(error!).error).toEqual({
           code: 'connection_error',
@@ -77,7 +77,7 @@ describe('replay --dlq whose next queue page cannot be read', () => {
         });
       } else {
         expect(timeless(cut.stderr)).toBe(
-          `200 replayed, 50 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s\nerror: ${reason}; ${hint}\n`,
+          `200 replayed, 50 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\nerror: ${reason}; ${hint}\n`,
         );
       }
       cutting = false;

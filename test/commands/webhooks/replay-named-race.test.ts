@@ -73,7 +73,7 @@ describe('a named replay loses the race for an entry to another run', () => {
         delivery_status: 'delivered',
       });
       expect(r.stderr).toMatch(
-        /^✓ 1 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s\n$/,
+        /^✓ 1 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)\n$/,
       );
       await until(async () => (await delivery(sandbox(), webhook, race.as!)).status === 'delivered');
       // Each entry replayed once: the event of `a` by the other run only.
@@ -119,7 +119,7 @@ describe('a named replay loses the race for an entry to another run', () => {
       `skipped\t${a.delivery_id}\t\t\t\talready replayed as ${race.as}, by another run or an earlier attempt\n`,
     );
     expect(r.stderr).toMatch(
-      /^✓ 0 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s\n$/,
+      /^✓ 0 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)\n$/,
     );
     expect(r.stderr).not.toMatch(/run the same command again|fix them/);
     await target.close();

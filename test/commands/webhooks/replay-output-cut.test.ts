@@ -28,7 +28,7 @@ describe('webhooks replay --no-wait of a named delivery whose reader left after 
     expect([cut.code, cut.stdout, timeless(cut.stderr)]).toEqual([
       141,
       '',
-      '1 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+      '1 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
         `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${q.webhook}\`, or pass --wait\n` +
         'error: stdout closed, but every item was done (1 of 1): only the output was cut; run the same command again ' +
         `with the same profile, logged in as the same user or with the same API key, to print the results from its journal; nothing is done again (journal ${svc.journals}/${journal})\n`,

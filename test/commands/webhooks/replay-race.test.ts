@@ -89,7 +89,7 @@ const discard = (webhook: string, journal: string) =>
 const ok = (rows: Row[]) => rows.filter((r) => r.status === 'ok');
 /** The summary line without its time, and without the tenant it names (asserted: fixw, review25b L4). */
 const summary = (stderr: string) => {
-  const line = stderr.split('\n')[0]!.replace(/ in [\d.]+ s$/, '');
+  const line = stderr.split('\n')[0]!.replace(/ \([\d.]+ s\)$/, '');
   expect(line).toMatch(TENANT_NAMED);
   return line.replace(TENANT_NAMED, '');
 };

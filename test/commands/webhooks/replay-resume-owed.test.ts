@@ -88,8 +88,8 @@ describe('a resumed replay says how the earlier run owed follows went, or that i
           .join(''),
       );
       const lines = piped.stderr.trimEnd().split('\n');
-      expect(lines.slice(1).map((l) => l.replace(/ in [\d.]+ s$/, ' in T s'))).toEqual([
-        '0 replayed, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s',
+      expect(lines.slice(1).map((l) => l.replace(/ \([\d.]+ s\)$/, ' (T s)'))).toEqual([
+        '0 replayed, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)',
         notFollowedError(webhook, why),
       ]);
       expect(journals().filter((j) => !before.includes(j))).toHaveLength(1);
@@ -146,7 +146,7 @@ describe('a resumed replay says how the earlier run owed follows went, or that i
     }
     const lines = again.stderr.trimEnd().split('\n');
     expect(lines[1]).toMatch(
-      /^0 replayed \(not followed to their deliveries: could not be read\), 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s$/,
+      /^0 replayed \(not followed to their deliveries: could not be read\), 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)$/,
     );
     expect(JSON.parse(lines[2]!).error).toMatchObject({
       code: 'not_followed',

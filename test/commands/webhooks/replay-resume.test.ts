@@ -67,7 +67,7 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
     expect(said).toBe(`resuming the run started at ${started}: 1 done, 2 to do (journal ${path})`);
     expect(rest).toEqual([
       expect.stringMatching(
-        /^✓ 2 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s$/,
+        /^✓ 2 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)$/,
       ),
     ]);
     const lines = again.stdout.trimEnd().split('\n');
@@ -104,9 +104,9 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
 
       const again = await svc.run(mode === '--json' ? [...argv, '--json'] : argv);
       expect(again.code, again.stderr).toBe(0);
-      expect(again.stderr.replace(/ in [\d.]+ s\n$/, ' in T\n')).toBe(
+      expect(again.stderr.replace(/ \([\d.]+ s\)\n$/, ' (T)\n')).toBe(
         `${mode === '--json' ? '' : `resuming the run started at ${started}: 2 done, 0 to do (journal ${path})\n`}` +
-          '✓ 0 replayed and delivered, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+          '✓ 0 replayed and delivered, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
       );
       if (mode === '--json') {
         const rows = JSON.parse(again.stdout) as Array<Record<string, unknown>>;
@@ -195,9 +195,9 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
 
     const again = await svc.run(argv);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')).toBe(
+    expect(again.stderr.replace(/ \([\d.]+ s\)\n/, ' (T)\n')).toBe(
       `showing again the run started at ${started} (it finished at ${allDone}, every item done): 3 done, 0 to do (journal ${path})\n` +
-        '✓ 0 replayed, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+        '✓ 0 replayed, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
         `7 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it: run the same command again to replay them (a new run)\n`,
     );
     expect(again.stdout).toBe(
@@ -235,9 +235,9 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
 
     const again = await svc.run(argv);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')).toBe(
+    expect(again.stderr.replace(/ \([\d.]+ s\)\n/, ' (T)\n')).toBe(
       `showing again the run started at ${started} (it finished at ${allDone}, every item done): 3 done, 0 to do (journal ${path})\n` +
-        '✓ 0 discarded, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+        '✓ 0 discarded, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
         `2 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it: run the same command again to discard them (a new run)\n`,
     );
     expect(again.stdout).toBe(

@@ -96,7 +96,7 @@ describe('Ctrl-C while --wait follows a replay', () => {
     expect(rows[0]).toMatchObject({ status: 'ok', delivery_status: 'pending', follow: 'interrupted' });
     expect(rows[0].error).toBeUndefined();
     expect(r.stderr.split('\n')[0]).toMatch(
-      /^1 replayed \(not followed to its delivery: interrupted\), 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s$/,
+      /^1 replayed \(not followed to its delivery: interrupted\), 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)$/,
     );
     expect(r.stderr).not.toMatch(/failed|within 60 s/);
 
@@ -111,7 +111,7 @@ describe('Ctrl-C while --wait follows a replay', () => {
     );
     expect(second).toMatch(new RegExp(`^ok\t${f!.delivery_id}\tdlv_\\w+\t${f!.event_type}\tdelivered\t$`));
     expect(afterResuming(again.stderr)).toBe(
-      '✓ 1 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
+      '✓ 1 replayed and delivered, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n',
     );
     expect(target.received).toHaveLength(2);
     await target.close();

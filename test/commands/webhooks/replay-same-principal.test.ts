@@ -94,8 +94,8 @@ describe('two `replay --dlq` runs of the same principal, requests lost before th
     ] as const) {
       const line = run.stderr
         .split('\n')
-        .find((l) => / in [\d.]+ s$/.test(l))!
-        .replace(/ in [\d.]+ s$/, '');
+        .find((l) => / \([\d.]+ s\)$/.test(l))!
+        .replace(/ \([\d.]+ s\)$/, '');
       // The tenant the summary names (fixw, review25b L4).
       expect(line).toMatch(/ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016$/);
       const summary = line.replace(/ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016$/, '');

@@ -56,7 +56,7 @@ describe('replay --dlq --wait resumed: entries replayed while it was stopped are
     );
     expect(timeless(again.stderr)).toBe(
       `resuming the run started at ${run.started}: 1 done, 1 to do (journal ${run.path})\n` +
-        '0 replayed and delivered, 1 skipped, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+        '0 replayed and delivered, 1 skipped, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
         // Said though the run failed, as when it ends well (review s12-f #5).
         '1 entry the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n' +
         // Its entry, dead-lettered again, is newer than the run: a new run's, or replayed by name.
@@ -150,7 +150,7 @@ describe('replay --dlq resumed when its stopped run journaled nothing and every 
       // With --json the resuming line is said only as a warning with a note (session 23).
       expect(timeless(again.stderr)).toBe(
         `${mode.length === 0 ? `resuming the run started at ${run.started}: 0 done, 2 to do (journal ${run.path})\n` : ''}` +
-          '✓ 0 replayed and delivered, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+          '✓ 0 replayed and delivered, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
           '2 entries the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none were replayed again\n',
       );
       expect(journals()).toEqual([]);

@@ -81,7 +81,7 @@ describe('replay --dlq --wait resumed: the delivery of an entry replayed while i
     );
     expect(timeless(again.stderr)).toBe(
       `resuming the run started at ${run.started}: 1 done, 1 to do (journal ${run.path})\n` +
-        '✓ 0 replayed and delivered, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+        '✓ 0 replayed and delivered, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
         '1 entry the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n',
     );
     expect(journals()).toEqual([]);
@@ -108,7 +108,7 @@ describe('replay --dlq --wait resumed: the delivery of an entry replayed while i
     );
     expect(timeless(cut.stderr)).toBe(
       `resuming the run started at ${run.started}: 1 done, 1 to do (journal ${run.path})\n` +
-        '0 replayed (not followed to its delivery: interrupted), 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+        '0 replayed (not followed to its delivery: interrupted), 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
         `error: interrupted after 2 of 2; run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${run.path})\n`,
     );
     expect(journals()).toHaveLength(1);

@@ -76,7 +76,7 @@ describe('replay --dlq --wait resumed: a delivery it follows that cannot be read
     });
     expect(timeless(cut.stderr)).toBe(
       `resuming the run started at ${run.started}: 1 done, 1 to do (journal ${run.path})\n` +
-        '0 replayed and delivered, 1 skipped, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+        '0 replayed and delivered, 1 skipped, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
         '1 entry the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n' +
         `${JSON.stringify({
           error: {
@@ -121,7 +121,7 @@ describe('replay --dlq --wait resumed: a delivery it follows that cannot be read
     );
     expect(timeless(unread.stderr)).toBe(
       `resuming the run started at ${run.started}: 2 done, 0 to do (journal ${run.path})\n` +
-        '0 replayed and delivered, 1 skipped, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n' +
+        '0 replayed and delivered, 1 skipped, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
         `error: 1 of 2 item(s) failed: ${run.e2.delivery_id}: ${notRead}; fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${run.path}); --ndjson prints one result per item\n`,
     );
     expect(journals()).toHaveLength(1);

@@ -63,7 +63,7 @@ describe('the hint after failed replays says what is true of the new deliveries'
     const again = await svc.run(['webhooks', 'replay', webhook, ...made, '--wait'], { clock: fixedClock() });
     expect([again.code, again.stderr]).toEqual([
       0,
-      '✓ 7 replayed and delivered in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
+      '✓ 7 replayed and delivered in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n',
     ]);
     const summary = (await admin(fast(), 'GET', `/v1/webhooks/${webhook}/deliveries?limit=1`)).body.summary;
     expect(summary).toMatchObject({ failed: 0, recovered: 14, delivered: 7 });
@@ -220,7 +220,7 @@ describe('replaying a delivery whose dead-letter entry was replayed already, nam
         replayed_as: as,
       };
       const warning = `warning: ${e!.delivery_id} was already replayed (as ${as}): replaying sends its event again\n`;
-      const after = `✓ 1 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\ntheir deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait\n`;
+      const after = `✓ 1 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\ntheir deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait\n`;
       const expected = {
         table: {
           stdout:

@@ -52,8 +52,8 @@ describe('replay --dlq: --wait implied by a terminal is not part of the run', ()
       `skipped\t${entries[0]!.delivery_id}\t${firstReplay()}\t${entries[0]!.event_type}\t\tdone in an earlier run (replayed as ${firstReplay()}); not followed then (interrupted)`,
     );
     expect(rows[1]).toMatch(new RegExp(`^ok\t${entries[1]!.delivery_id}\tdlv_\\w+\t`));
-    expect(lines.slice(1).map((l) => l.replace(/ in [\d.]+ s$/, ' in T s'))).toEqual([
-      '1 replayed, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T s',
+    expect(lines.slice(1).map((l) => l.replace(/ \([\d.]+ s\)$/, ' (T s)'))).toEqual([
+      '1 replayed, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)',
       `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait`,
       `error: 1 replay the earlier run made was not followed to its delivery (cut by Ctrl-C), and this run does not wait: how it went is not known; see how it went with \`svc webhooks deliveries ${webhook}\`, or run the same command with --wait to follow it (nothing is replayed twice)`,
     ]);

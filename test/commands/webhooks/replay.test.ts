@@ -98,7 +98,7 @@ describe('svc webhooks replay WEBHOOK ID...: one shape in every mode', () => {
         },
       );
       expect(r.stderr).toBe(
-        `✓ 2 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\ntheir deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait\n`,
+        `✓ 2 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\ntheir deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait\n`,
       );
       expect(r.code).toBe(0);
       const made = await replayedAs(webhook);
@@ -183,7 +183,7 @@ describe('svc webhooks replay --wait: the outcome, not just the replay', () => {
         `failed\t${b!.delivery_id}\t${nb}\t${EVENT}\tfailed\t${error}; ${REMEDY_5XX}\n`,
     );
     expect(r.stderr).toBe(
-      '0 replayed and delivered, 2 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n' +
+      '0 replayed and delivered, 2 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n' +
         `error: 2 of 2 item(s) failed: ${na} 5xx_server_error (${REMEDY_5XX}); ${nb} 5xx_server_error (${REMEDY_5XX}); ` +
         `the replays were made and their deliveries failed: 2 are dead-lettered: once the target is fixed, replay exactly those with \`svc webhooks replay ${webhook} ${na} ${nb}\`; --ndjson prints one result per item\n`,
     );
@@ -200,7 +200,7 @@ describe('svc webhooks replay --wait: the outcome, not just the replay', () => {
     });
     expect([r.code, r.stderr]).toEqual([
       0,
-      '✓ 2 replayed and delivered in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
+      '✓ 2 replayed and delivered in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n',
     ]);
     expect(ndjson(r.stdout).map((x) => [x.status, x.delivery_status])).toEqual([
       ['ok', 'delivered'],
@@ -216,12 +216,12 @@ describe('svc webhooks replay --wait: the outcome, not just the replay', () => {
     const tty = await svc.run(['webhooks', 'replay', webhook, a!.id], { clock: fixedClock(), mode: 'table' });
     expect([tty.code, tty.stderr]).toEqual([
       0,
-      '✓ 1 replayed and delivered in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
+      '✓ 1 replayed and delivered in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n',
     ]);
     expect(tty.stdout).toContain(' delivered ');
     const piped = await svc.run(['webhooks', 'replay', webhook, b!.id], { clock: fixedClock() });
     expect(piped.stderr).toMatch(
-      /^✓ 1 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0\.0 s\ntheir deliveries were not followed/,
+      /^✓ 1 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(0\.0 s\)\ntheir deliveries were not followed/,
     );
   });
 

@@ -57,7 +57,7 @@ describe('a delivery status svc does not know', () => {
     }
     const lines = r.stderr.split('\n');
     expect(lines[0]).toMatch(
-      /^2 replayed \(not followed to their deliveries: with a status svc does not know \("succeeded"\)\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s$/,
+      /^2 replayed \(not followed to their deliveries: with a status svc does not know \("succeeded"\)\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)$/,
     );
     expect(JSON.parse(lines[1]!)).toEqual({
       error: {

@@ -79,7 +79,7 @@ describe('two discard runs of one principal over the same entries', () => {
       });
       expect([b.code, b.stderr]).toEqual([
         0,
-        expect.stringMatching(/^✓ 1 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s\n$/),
+        expect.stringMatching(/^✓ 1 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)\n$/),
       ]);
       expect(ndjson(b.stdout)).toEqual([{ status: 'ok', ...about(x), discarded_at: discarded.get(x.id) }]);
       expect(a.code, a.stderr).toBe(0);
@@ -88,7 +88,7 @@ describe('two discard runs of one principal over the same entries', () => {
         { status: 'ok', ...about(y), discarded_at: discarded.get(y.id) },
       ]);
       expect(a.stderr).toMatch(
-        /^✓ 1 discarded, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in [\d.]+ s\n/,
+        /^✓ 1 discarded, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)\n/,
       );
       await target.close();
     },
@@ -107,10 +107,10 @@ describe('a named discard whose answer was lost', () => {
     const [discarded] = await dlqEntries(sandbox(), webhook, 'discarded');
     expect(discarded!.id).toBe(x.id);
     // Its own attempt's answer, or a run's that came first with the shared key: nothing tells them apart.
-    expect([r.code, r.stdout, r.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')]).toEqual([
+    expect([r.code, r.stdout, r.stderr.replace(/ \([\d.]+ s\)\n/, ' (T)\n')]).toEqual([
       0,
       `skipped\t${x.id}\t${x.delivery_id}\t${x.event_type}\t${discarded!.discarded_at}\talready discarded, by another run or an earlier attempt\n`,
-      '✓ 0 discarded, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+      '✓ 0 discarded, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
     ]);
     await target.close();
   });

@@ -73,7 +73,7 @@ describe('a resumed `dlq discard --all` run after lost answers', () => {
             .join(''),
         );
       }
-      const [resuming, ...after] = again.stderr.replace(/ in [\d.]+ s\n/, ' in T\n').split('\n');
+      const [resuming, ...after] = again.stderr.replace(/ \([\d.]+ s\)\n/, ' (T)\n').split('\n');
       expect(resuming).toMatch(
         // The first run finished (exit 7, its journal kept to settle them): not said to be resumed.
         new RegExp(
@@ -81,7 +81,7 @@ describe('a resumed `dlq discard --all` run after lost answers', () => {
         ),
       );
       expect(after.join('\n')).toBe(
-        `✓ 0 discarded, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n${note}`,
+        `✓ 0 discarded, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n${note}`,
       );
       // Settled: the journal is gone, and the next run is a new one with nothing to do.
       expect(existsSync(`${svc.journals}/${journal}`)).toBe(false);

@@ -38,7 +38,7 @@ describe('svc webhooks dlq discard', () => {
     );
     expect([r.code, r.stderr]).toEqual([
       0,
-      '✓ 2 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in 0.0 s\n',
+      '✓ 2 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n',
     ]);
     const after = await entries(webhook, 'discarded');
     const at = after.map((e) => e.discarded_at!);
@@ -174,7 +174,7 @@ describe('svc webhooks dlq discard', () => {
       {},
     );
     const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, a!.id, '--yes']);
-    expect([r.code, r.stderr.replace(/ in [\d.]+ s/, '')]).toEqual([
+    expect([r.code, r.stderr.replace(/ \([\d.]+ s\)/, '')]).toEqual([
       0,
       '✓ 0 discarded, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n',
     ]);

@@ -89,7 +89,7 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
     const rows = ndjson(r.stdout) as Array<{ status: string; dlq_entry_id: string }>;
     expect(rows.map((row) => row.status)).toEqual(Array(15).fill('ok'));
     expect(new Set(rows.map((row) => row.dlq_entry_id))).toEqual(new Set(entries.map((e) => e.id)));
-    expect(timeless(r.stderr)).toContain('✓ 15 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n');
+    expect(timeless(r.stderr)).toContain('✓ 15 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n');
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
   });
 
@@ -103,7 +103,7 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
     const rows = ndjson(r.stdout) as Array<{ status: string; entry_id: string }>;
     expect(rows.map((row) => row.status)).toEqual(Array(15).fill('ok'));
     expect(new Set(rows.map((row) => row.entry_id))).toEqual(new Set(entries.map((e) => e.id)));
-    expect(timeless(r.stderr)).toBe('✓ 15 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n');
+    expect(timeless(r.stderr)).toBe('✓ 15 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n');
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
   });
 
@@ -118,7 +118,7 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
     expect(r.code).toBe(7);
     expect(ndjson(r.stdout)).toHaveLength(5);
     const [counts, error] = timeless(r.stderr).trimEnd().split('\n') as [string, string];
-    expect(counts).toBe('5 discarded, 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T');
+    expect(counts).toBe('5 discarded, 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)');
     expect(JSON.parse(error).error).toEqual({
       code: 'listing_incomplete',
       message:
@@ -171,7 +171,7 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
     const [stopping, counts, error] = timeless(cut.stderr).trimEnd().split('\n') as [string, string, string];
     // Said at the stop: the held change on the wire is let finish (attack21 F5).
     expect(stopping).toBe('stopping: 1 request in flight; interrupt again to stop now');
-    expect(counts).toBe(`6 ${done}, 3 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T`);
+    expect(counts).toBe(`6 ${done}, 3 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)`);
     expect(JSON.parse(error).error).toEqual({
       code: 'interrupted',
       message: 'interrupted after 6 of 9',
@@ -192,7 +192,7 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
     expect(rows.map((row) => row.status)).toEqual([...Array(6).fill('skipped'), ...Array(3).fill('ok')]);
     expect(timeless(resumed.stderr)).toMatch(
       new RegExp(
-        `^resuming the run started at \\S+: 6 done, 3 to do \\(journal \\S+\\)\n✓ 3 ${done}, 6 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n${after}$`,
+        `^resuming the run started at \\S+: 6 done, 3 to do \\(journal \\S+\\)\n✓ 3 ${done}, 6 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \\(T\\)\n${after}$`,
       ),
     );
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);

@@ -74,12 +74,12 @@ describe('a dead-letter listing whose pages overlap by one entry', () => {
     [
       'replay',
       ['webhooks', 'replay', '@', '--dlq', '--no-wait', '--yes', '--ndjson'],
-      '✓ 10 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+      '✓ 10 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
     ],
     [
       'discard',
       ['webhooks', 'dlq', 'discard', '@', '--all', '--yes', '--ndjson'],
-      '✓ 10 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+      '✓ 10 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
     ],
   ])('%s takes every entry once, and the queue is empty', async (_verb, argv, said) => {
     const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 10);
@@ -111,7 +111,7 @@ describe('a dead-letter listing by offset whose pages repeat an entry (review21 
     );
     expect([r.code, timeless(r.stderr).split('\n')[0]]).toEqual([
       0,
-      `✓ 10 ${done} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T`,
+      `✓ 10 ${done} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)`,
     ]);
     const rows = ndjson(r.stdout) as Array<{ dlq_entry_id?: string; entry_id?: string }>;
     expect(rows.map((row) => row.dlq_entry_id ?? row.entry_id).sort()).toEqual(
@@ -150,12 +150,12 @@ describe('a dead-letter listing without "total"', () => {
     [
       'replay',
       ['webhooks', 'replay', '@', '--dlq', '--no-wait', '--yes'],
-      '✓ 5 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+      '✓ 5 replayed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
     ],
     [
       'discard',
       ['webhooks', 'dlq', 'discard', '@', '--all', '--yes'],
-      '✓ 5 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 in T\n',
+      '✓ 5 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
     ],
   ])('%s counts the queue by listing it and takes every entry', async (_verb, argv, said) => {
     const { webhook } = await deadLetteredQueue(sandbox(), { status: 204 }, 5);
