@@ -85,7 +85,7 @@ describe('the ✓ line names the tenant in the words its question did', () => {
     // On a terminal the progress line is cleared (ESC [2K) before the summary.
     const summary = r.stderr
       .slice(r.stderr.lastIndexOf('\u001b[2K') + 4)
-      .replace(/ in \d+\.\d s\n$/, ' in T s\n');
-    expect(summary).toBe(`✓ 1 revoked in ${WORDS} in T s\n`);
+      .replace(/ \(\d+\.\d s\)\n$/, ' (T s)\n');
+    expect(summary).toBe(`✓ 1 revoked in ${WORDS} (T s)\n`);
   });
 });
