@@ -82,7 +82,7 @@ export interface Operation {
    * What the answer is about, as asked (`{ user_id, role_id }` of a grant, `{ id }` of a get): an
    * answer that names another value in one of these fields is not this request's answer, nor is
    * one whose `tenant_id` is another tenant than the request's (`tenant`). Absent fields pass (the
-   * schema decides whether they must be there).
+   * schema decides whether they must be there). A dotted name is a field of a member (`delivery.webhook_id`).
    */
   about?: Record<string, string | undefined>;
   /** One field of `about` as asked is enough (a role asked for by id or by name). */
@@ -347,7 +347,7 @@ export class Transport {
       asked.tenant_id = sentTenant;
     }
     const differ = Object.keys(asked).filter((field) => {
-      const came = answer[field];
+      const came = fieldOf(answer, field);
       if (typeof came !== 'string') return false;
       // Ids in another case are the same to a server that accepts them so, and a user asked by
       // email is answered by id (review18b R4): neither is an answer about someone else.
@@ -355,10 +355,16 @@ export class Transport {
       return came.toLowerCase() !== asked[field]!.toLowerCase();
     });
     if (differ.length === 0) return undefined;
-    if (operation.aboutEither && differ.length < Object.keys(asked).length) return undefined;
+    // Either of `about`'s fields is enough; the tenant, when checked, is never one of them.
+    const either = Object.keys(asked).filter(
+      (field) => field !== 'tenant_id' || 'tenant_id' in (about ?? {}),
+    );
+    const eitherDiffer = differ.filter((field) => either.includes(field));
+    if (operation.aboutEither && eitherDiffer.length === differ.length && differ.length < either.length)
+      return undefined;
     const list = (values: (field: string) => unknown, join = ', ') =>
       differ.map((field) => `${field} ${JSON.stringify(values(field))}`).join(join);
-    return `is about ${list((f) => answer[f])}, not the ${list((f) => asked[f], operation.aboutEither ? ' or ' : ', ')} asked for`;
+    return `is about ${list((f) => fieldOf(answer, f))}, not the ${list((f) => asked[f], operation.aboutEither ? ' or ' : ', ')} asked for`;
   }
 
   #check(
@@ -465,6 +471,16 @@ function notAnObject(response: ResponseMeta | undefined): string {
   const type = response === undefined ? undefined : header(response.headers, 'content-type');
   const bare = type?.split(';')[0]?.trim().toLowerCase();
   return `not a JSON object (${bare || 'no Content-Type'})`;
+}
+
+/** An answer's field by `about`'s name of it: `id`, or `delivery.webhook_id` inside a member. */
+function fieldOf(answer: Record<string, unknown>, field: string): unknown {
+  let value: unknown = answer;
+  for (const name of field.split('.')) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[name];
+  }
+  return value;
 }
 
 /** What a DELETE asked about: its `about`, else the path's last segment as `id`. */

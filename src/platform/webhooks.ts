@@ -108,6 +108,8 @@ export class Webhooks {
       path: path`/v1/webhooks/${id}/rotate-secret`,
       schema: WebhookWithSecret,
       notFound: WebhookNotFoundError,
+      // Another webhook's record (and secret) is not this rotation (attack26b F2).
+      about: { id },
       // Its secret_rotated_at says whether an answer svc could not read was a rotation made.
       check: shownBy('webhooks get', id),
     } as const;
@@ -121,6 +123,7 @@ export class Webhooks {
       path: webhookPaths.restoreSecret(id),
       schema: Webhook,
       notFound: WebhookNotFoundError,
+      about: { id },
       // Its secret_rotated_at, back to the rotation's before, says whether an unread answer's was made.
       check: shownBy('webhooks get', id),
     } as const;
@@ -139,13 +142,16 @@ export class Webhooks {
       body,
       schema: TestEventResult,
       notFound: WebhookNotFoundError,
+      // A delivery to another webhook says nothing of this one's endpoint (attack26b F3).
+      about: { 'delivery.webhook_id': id },
       check: shownBy('webhooks deliveries ls', id),
     } as const;
     return this.transport.call(operation, options);
   }
 
   #one(method: 'GET' | 'PATCH' | 'DELETE', id: string, schema: JsonSchema) {
-    return { method, path: webhookPaths.one(id), schema, notFound: WebhookNotFoundError };
+    // An answer about another webhook is not this one's (attack26b F5, F7).
+    return { method, path: webhookPaths.one(id), schema, notFound: WebhookNotFoundError, about: { id } };
   }
 }
 
@@ -172,6 +178,7 @@ export class Deliveries {
       path: path`/v1/webhooks/${webhook}/deliveries/${delivery}`,
       schema: WebhookDeliveryDetail,
       notFound: DeliveryNotFoundError,
+      about: { id: delivery, webhook_id: webhook },
       lookIn: deliveriesOf(webhook),
     } as const;
     return this.transport.call(operation, options);
@@ -206,6 +213,9 @@ export class Deliveries {
       schema: WebhookDelivery,
       notFound: DeliveryNotFoundError,
       lookIn: deliveriesOf(webhook),
+      // A new delivery of this webhook replaying this one: one of another webhook, or one
+      // replaying another, is not (attack26b F4).
+      about: { webhook_id: webhook, replay_of: delivery },
       check: shownBy('webhooks deliveries ls', webhook),
     } as const;
     return this.transport.call(operation, options);
@@ -283,6 +293,7 @@ export class DeadLetters {
       schema: DlqEntry,
       notFound: DlqEntryNotFoundError,
       lookIn: deadLettersOf(webhook),
+      about: { id: entry, webhook_id: webhook },
       ...(method === 'DELETE' ? { gone: { ended: ['discarded'] } } : {}),
     };
   }
