@@ -85,6 +85,11 @@ export interface Operation {
    * schema decides whether they must be there). A dotted name is a field of a member (`delivery.webhook_id`).
    */
   about?: Record<string, string | undefined>;
+  /**
+   * What a new object's answer must not name: the one it was made from (a replay's answer that is
+   * the delivery replayed, attack26b F4), which says nothing was made.
+   */
+  notAbout?: Record<string, string>;
   /** One field of `about` as asked is enough (a role asked for by id or by name). */
   aboutEither?: true;
   /** The answer's `tenant_id`, when a string, must be the tenant the request acted in. */
@@ -324,9 +329,15 @@ export class Transport {
   #checkAbout(operation: Operation, data: unknown, response: ResponseMeta, options: CallOptions): void {
     const about = operation.method === 'DELETE' ? deleteAbout(operation) : operation.about;
     const other = this.#aboutOther(operation, about, data, options);
-    // A DELETE's answer about another object says nothing of this one's (review19b F7).
-    const against = operation.method === 'DELETE' ? other : undefined;
-    if (other !== undefined) throw this.#refusal(operation, other, response, { against });
+    // An answer about another object says nothing of this one's change (review19b F7; attack26b
+    // F4): never "most likely made".
+    if (other !== undefined) throw this.#refusal(operation, other, response, { against: other });
+    if (data === null || typeof data !== 'object') return;
+    for (const [field, value] of Object.entries(operation.notAbout ?? {})) {
+      if (fieldOf(data as Record<string, unknown>, field) !== value) continue;
+      const problem = `is about ${field} ${JSON.stringify(value)}, the one the request names, not a new one`;
+      throw this.#refusal(operation, problem, response, { against: problem });
+    }
   }
 
   /** `is about …, not the … asked for` when the answer names another object than `about` asked; else undefined. */

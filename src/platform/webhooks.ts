@@ -171,14 +171,19 @@ export class Deliveries {
     return this.transport.page(operation, options);
   }
 
-  /** One delivery with its attempts. */
-  get(webhook: string, delivery: string, options?: CallOptions): ApiPromise<WebhookDeliveryDetail> {
+  /** One delivery with its attempts; `event`: the event it is known to carry (a test event's). */
+  get(
+    webhook: string,
+    delivery: string,
+    options?: CallOptions,
+    event?: string,
+  ): ApiPromise<WebhookDeliveryDetail> {
     const operation = {
       method: 'GET',
       path: path`/v1/webhooks/${webhook}/deliveries/${delivery}`,
       schema: WebhookDeliveryDetail,
       notFound: DeliveryNotFoundError,
-      about: { id: delivery, webhook_id: webhook },
+      about: { id: delivery, webhook_id: webhook, event_id: event },
       lookIn: deliveriesOf(webhook),
     } as const;
     return this.transport.call(operation, options);
@@ -213,9 +218,10 @@ export class Deliveries {
       schema: WebhookDelivery,
       notFound: DeliveryNotFoundError,
       lookIn: deliveriesOf(webhook),
-      // A new delivery of this webhook replaying this one: one of another webhook, or one
-      // replaying another, is not (attack26b F4).
+      // A new delivery of this webhook replaying this one: one of another webhook, one replaying
+      // another, or this one itself (no replay made) is not (attack26b F4).
       about: { webhook_id: webhook, replay_of: delivery },
+      notAbout: { id: delivery },
       check: shownBy('webhooks deliveries ls', webhook),
     } as const;
     return this.transport.call(operation, options);
