@@ -108,7 +108,6 @@ export class Webhooks {
       path: path`/v1/webhooks/${id}/rotate-secret`,
       schema: WebhookWithSecret,
       notFound: WebhookNotFoundError,
-      // Another webhook's record (and secret) is not this rotation (attack26b F2).
       about: { id },
       // Its secret_rotated_at says whether an answer svc could not read was a rotation made.
       check: shownBy('webhooks get', id),
@@ -142,7 +141,6 @@ export class Webhooks {
       body,
       schema: TestEventResult,
       notFound: WebhookNotFoundError,
-      // A delivery to another webhook says nothing of this one's endpoint (attack26b F3).
       about: { 'delivery.webhook_id': id },
       check: shownBy('webhooks deliveries ls', id),
     } as const;
@@ -150,7 +148,6 @@ export class Webhooks {
   }
 
   #one(method: 'GET' | 'PATCH' | 'DELETE', id: string, schema: JsonSchema) {
-    // An answer about another webhook is not this one's (attack26b F5, F7).
     return { method, path: webhookPaths.one(id), schema, notFound: WebhookNotFoundError, about: { id } };
   }
 }
@@ -218,8 +215,7 @@ export class Deliveries {
       schema: WebhookDelivery,
       notFound: DeliveryNotFoundError,
       lookIn: deliveriesOf(webhook),
-      // A new delivery of this webhook replaying this one: one of another webhook, one replaying
-      // another, or this one itself (no replay made) is not (attack26b F4).
+      // A new delivery of this webhook replaying this one, not this one itself (attack26b F4).
       about: { webhook_id: webhook, replay_of: delivery },
       notAbout: { id: delivery },
       check: shownBy('webhooks deliveries ls', webhook),
