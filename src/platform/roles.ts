@@ -49,7 +49,6 @@ export class Roles {
       notFound: RoleNotFoundError,
       about: { id, name: id },
       aboutEither: true,
-      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }
