@@ -25,6 +25,8 @@ export class ApiKeys {
       schema: ApiKeyCreated,
       notFound: TenantNotFoundError,
       check: shownBy('tenants api-keys ls', tenant),
+      // A key of another tenant than the path's is not this one's.
+      tenant: true,
     } as const;
     return this.transport.call(operation, { tenant, ...options });
   }
@@ -62,6 +64,7 @@ export class ApiKeys {
       notFound: ApiKeyNotFoundError,
       lookIn: keysOf(tenant),
       gone: { ended: ['revoked'] },
+      tenant: true,
     } as const;
     return this.transport.call(operation, { tenant, ...options });
   }

@@ -31,6 +31,8 @@ export class AuditTrail {
       path: path`/v1/audit_trail/${id}`,
       schema: AuditTrailEntry,
       notFound: AuditEntryNotFoundError,
+      about: { id },
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }

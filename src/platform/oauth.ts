@@ -51,6 +51,8 @@ export class OAuthClients {
       path: path`/v1/oauth/clients/${clientId}`,
       schema: OAuthClient,
       notFound: OAuthClientNotFoundError,
+      about: { client_id: clientId },
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }
@@ -66,6 +68,7 @@ export class OAuthClients {
       body,
       schema: OAuthClient,
       notFound: OAuthClientNotFoundError,
+      about: { client_id: clientId },
       check: shownBy('oauth get', clientId),
       // An answer about another tenant than the request's is not its answer (review25b M1).
       tenant: true,
@@ -95,6 +98,9 @@ export class OAuthClients {
       path: path`/v1/oauth/clients/${clientId}/rotate-secret`,
       schema: OAuthClientWithSecret,
       notFound: OAuthClientNotFoundError,
+      // Another client's record (and secret) is not this rotation.
+      about: { client_id: clientId },
+      tenant: true,
       // Its secret_rotated_at says whether an answer svc could not read was a rotation made.
       check: shownBy('oauth get', clientId),
     } as const;

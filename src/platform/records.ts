@@ -39,6 +39,9 @@ export class Records {
       path: path`/v1/${surface}/${id}`,
       schema: SurfaceRecord,
       notFound: RecordNotFoundError,
+      // Another record, or one of another tenant, is not the one asked for (attack26b F7).
+      about: { id, surface },
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }
@@ -75,6 +78,7 @@ export class Records {
       raw: { data: JSON.stringify(patch), contentType: 'application/merge-patch+json' },
       schema: SurfaceRecord,
       notFound: RecordNotFoundError,
+      about: { id, surface },
       check: shownBy('records get', surface, id),
       // An answer about another tenant than the request's is not its answer (review25b M1).
       tenant: true,

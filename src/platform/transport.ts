@@ -82,9 +82,14 @@ export interface Operation {
    * What the answer is about, as asked (`{ user_id, role_id }` of a grant, `{ id }` of a get): an
    * answer that names another value in one of these fields is not this request's answer, nor is
    * one whose `tenant_id` is another tenant than the request's (`tenant`). Absent fields pass (the
-   * schema decides whether they must be there).
+   * schema decides whether they must be there). A dotted name is a field of a member (`delivery.webhook_id`).
    */
   about?: Record<string, string | undefined>;
+  /**
+   * What a new object's answer must not name: the one it was made from (a replay's answer that is
+   * the delivery replayed, attack26b F4), which says nothing was made.
+   */
+  notAbout?: Record<string, string>;
   /** One field of `about` as asked is enough (a role asked for by id or by name). */
   aboutEither?: true;
   /** The answer's `tenant_id`, when a string, must be the tenant the request acted in. */
@@ -329,9 +334,15 @@ export class Transport {
   #checkAbout(operation: Operation, data: unknown, response: ResponseMeta, options: CallOptions): void {
     const about = operation.method === 'DELETE' ? deleteAbout(operation) : operation.about;
     const other = this.#aboutOther(operation, about, data, options);
-    // A DELETE's answer about another object says nothing of this one's (review19b F7).
-    const against = operation.method === 'DELETE' ? other : undefined;
-    if (other !== undefined) throw this.#refusal(operation, other, response, { against });
+    // An answer about another object says nothing of this one's change (review19b F7; attack26b
+    // F4): never "most likely made".
+    if (other !== undefined) throw this.#refusal(operation, other, response, { against: other });
+    if (data === null || typeof data !== 'object') return;
+    for (const [field, value] of Object.entries(operation.notAbout ?? {})) {
+      if (fieldOf(data as Record<string, unknown>, field) !== value) continue;
+      const problem = `is about ${field} ${JSON.stringify(value)}, the one the request names, not a new one`;
+      throw this.#refusal(operation, problem, response, { against: problem });
+    }
   }
 
   /** `is about …, not the … asked for` when the answer names another object than `about` asked; else undefined. */
@@ -352,7 +363,7 @@ export class Transport {
       asked.tenant_id = sentTenant;
     }
     const differ = Object.keys(asked).filter((field) => {
-      const came = answer[field];
+      const came = fieldOf(answer, field);
       if (typeof came !== 'string') return false;
       // Ids in another case are the same to a server that accepts them so, and a user asked by
       // email is answered by id (review18b R4): neither is an answer about someone else.
@@ -360,10 +371,16 @@ export class Transport {
       return came.toLowerCase() !== asked[field]!.toLowerCase();
     });
     if (differ.length === 0) return undefined;
-    if (operation.aboutEither && differ.length < Object.keys(asked).length) return undefined;
+    // Either of `about`'s fields is enough; the tenant, when checked, is never one of them.
+    const either = Object.keys(asked).filter(
+      (field) => field !== 'tenant_id' || 'tenant_id' in (about ?? {}),
+    );
+    const eitherDiffer = differ.filter((field) => either.includes(field));
+    if (operation.aboutEither && eitherDiffer.length === differ.length && differ.length < either.length)
+      return undefined;
     const list = (values: (field: string) => unknown, join = ', ') =>
       differ.map((field) => `${field} ${JSON.stringify(values(field))}`).join(join);
-    return `is about ${list((f) => answer[f])}, not the ${list((f) => asked[f], operation.aboutEither ? ' or ' : ', ')} asked for`;
+    return `is about ${list((f) => fieldOf(answer, f))}, not the ${list((f) => asked[f], operation.aboutEither ? ' or ' : ', ')} asked for`;
   }
 
   #check(
@@ -470,6 +487,16 @@ function notAnObject(response: ResponseMeta | undefined): string {
   const type = response === undefined ? undefined : header(response.headers, 'content-type');
   const bare = type?.split(';')[0]?.trim().toLowerCase();
   return `not a JSON object (${bare || 'no Content-Type'})`;
+}
+
+/** An answer's field by `about`'s name of it: `id`, or `delivery.webhook_id` inside a member. */
+function fieldOf(answer: Record<string, unknown>, field: string): unknown {
+  let value: unknown = answer;
+  for (const name of field.split('.')) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[name];
+  }
+  return value;
 }
 
 /** What a DELETE asked about: its `about`, else the path's last segment as `id`. */

@@ -108,6 +108,7 @@ export class Webhooks {
       path: path`/v1/webhooks/${id}/rotate-secret`,
       schema: WebhookWithSecret,
       notFound: WebhookNotFoundError,
+      about: { id },
       // Its secret_rotated_at says whether an answer svc could not read was a rotation made.
       check: shownBy('webhooks get', id),
     } as const;
@@ -121,6 +122,7 @@ export class Webhooks {
       path: webhookPaths.restoreSecret(id),
       schema: Webhook,
       notFound: WebhookNotFoundError,
+      about: { id },
       // Its secret_rotated_at, back to the rotation's before, says whether an unread answer's was made.
       check: shownBy('webhooks get', id),
     } as const;
@@ -139,13 +141,14 @@ export class Webhooks {
       body,
       schema: TestEventResult,
       notFound: WebhookNotFoundError,
+      about: { 'delivery.webhook_id': id },
       check: shownBy('webhooks deliveries ls', id),
     } as const;
     return this.transport.call(operation, options);
   }
 
   #one(method: 'GET' | 'PATCH' | 'DELETE', id: string, schema: JsonSchema) {
-    return { method, path: webhookPaths.one(id), schema, notFound: WebhookNotFoundError };
+    return { method, path: webhookPaths.one(id), schema, notFound: WebhookNotFoundError, about: { id } };
   }
 }
 
@@ -165,13 +168,19 @@ export class Deliveries {
     return this.transport.page(operation, options);
   }
 
-  /** One delivery with its attempts. */
-  get(webhook: string, delivery: string, options?: CallOptions): ApiPromise<WebhookDeliveryDetail> {
+  /** One delivery with its attempts; `event`: the event it is known to carry (a test event's). */
+  get(
+    webhook: string,
+    delivery: string,
+    options?: CallOptions,
+    event?: string,
+  ): ApiPromise<WebhookDeliveryDetail> {
     const operation = {
       method: 'GET',
       path: path`/v1/webhooks/${webhook}/deliveries/${delivery}`,
       schema: WebhookDeliveryDetail,
       notFound: DeliveryNotFoundError,
+      about: { id: delivery, webhook_id: webhook, event_id: event },
       lookIn: deliveriesOf(webhook),
     } as const;
     return this.transport.call(operation, options);
@@ -206,6 +215,9 @@ export class Deliveries {
       schema: WebhookDelivery,
       notFound: DeliveryNotFoundError,
       lookIn: deliveriesOf(webhook),
+      // A new delivery of this webhook replaying this one, not this one itself (attack26b F4).
+      about: { webhook_id: webhook, replay_of: delivery },
+      notAbout: { id: delivery },
       check: shownBy('webhooks deliveries ls', webhook),
     } as const;
     return this.transport.call(operation, options);
@@ -283,6 +295,7 @@ export class DeadLetters {
       schema: DlqEntry,
       notFound: DlqEntryNotFoundError,
       lookIn: deadLettersOf(webhook),
+      about: { id: entry, webhook_id: webhook },
       ...(method === 'DELETE' ? { gone: { ended: ['discarded'] } } : {}),
     };
   }

@@ -10,6 +10,7 @@ import { choiceFlag, examples, type MakeContext } from '../../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { DELIVERY_COLUMNS } from '../columns.js';
+import { deliveryWord } from '../delivery-state.js';
 import { webhookArg } from '../shared.js';
 
 export interface DeliveriesOptions extends ListingOptions {
@@ -43,6 +44,27 @@ export function summaryLine(s: DeliverySummary): string {
 }
 
 /**
+ * What of the server's counts the deliveries it listed contradict (attack26b F8): a count smaller
+ * than the deliveries listed in it (`total 1, 12 listed`, `failed 0, 3 listed`); none: [].
+ */
+export function contradicted(s: DeliverySummary, listed: Map<string, WebhookDelivery>): string[] {
+  const items = [...listed.values()];
+  const of = (words: string[]) => items.filter((d) => words.includes(deliveryWord(d))).length;
+  const seen: Array<[string, number | undefined, number]> = [
+    ['total', s.total, items.length],
+    ['delivered', s.delivered, of(['delivered'])],
+    ['failed', s.failed, of(['failed'])],
+    ['recovered', s.recovered, of(['recovered'])],
+    ['in flight', s.in_flight, of(['pending', 'retrying'])],
+  ];
+  return seen.flatMap(([name, said, shown]) =>
+    said !== undefined && said < shown
+      ? [`${name} ${said.toLocaleString('en')}, ${shown.toLocaleString('en')} listed`]
+      : [],
+  );
+}
+
+/**
  * A list like every other: with --json an array of deliveries, with --ndjson one per line. The
  * counts over every delivery of the webhook (the API's `summary`) head the table on a terminal,
  * go to stderr in a pipe, and are the whole output with --summary (an object with --json).
@@ -60,20 +82,36 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
       ['in flight', summary.in_flight],
     ]);
   }
-  let summarised = false;
+  // The counts head the list as the webhook's only while the deliveries listed do not contradict
+  // them (attack26b F8): a total smaller than the deliveries shown is one warning instead.
+  let summary: DeliverySummary | undefined;
+  let warned = false;
+  const listed = new Map<string, WebhookDelivery>();
+  const shown = ctx.out.mode === 'table' || ctx.out.mode === 'plain';
+  const warnIf = (wrong: string[], lead: string) => {
+    if (warned || wrong.length === 0) return false;
+    warned = true;
+    ctx.out.warn(`${lead} contradict the deliveries it lists (${wrong.join('; ')})`);
+    return true;
+  };
   const listing = new Listing<WebhookDelivery, DeliveryList>(options, DELIVERY_PAGE.max);
   const deliveries = listing.items(async (page) => {
     const data = await platform.webhooks.deliveries.list(options.webhook, { ...query, ...page });
-    if (!summarised) {
-      summarised = true;
-      if (ctx.out.mode === 'table') await ctx.out.text(summaryLine(data.summary));
-      else if (ctx.out.mode === 'plain') ctx.out.info(summaryLine(data.summary));
+    for (const d of data.items) listed.set(d.id, d);
+    if (summary === undefined && shown) {
+      summary = data.summary;
+      if (warnIf(contradicted(summary, listed), "the server's counts are not shown: they")) return data;
+      if (ctx.out.mode === 'table') await ctx.out.text(summaryLine(summary));
+      else ctx.out.info(summaryLine(summary));
     }
     return data;
   });
   await ctx.out.list(deliveries, DELIVERY_COLUMNS, {
     empty: options.status ? `No ${options.status} deliveries.` : 'No deliveries yet.',
   });
+  // Later pages may contradict the counts printed above them: said after the list.
+  if (summary !== undefined)
+    warnIf(contradicted(summary, listed), "the server's counts above are wrong: they");
   listing.hintMore(
     ctx,
     svcCommand(

@@ -1,0 +1,81 @@
+/**
+ * attack26b F4: `webhooks replay W D` answered with D itself (the original, exhausted delivery)
+ * said "ok D D … ✓ 1 replayed", and with a delivery of another webhook the same; with --wait the
+ * error said "the replays were made and their deliveries failed". An answer is a replay of D only
+ * when it is a new delivery (its id not D's), of W, replaying D (`replay_of`, when given): else the
+ * row's outcome is unknown (exit 7, no ✓), and nothing says a replay was made. Through a proxy
+ * that rewrites the sandbox's answer.
+ */
+import { describe, expect, it } from 'vitest';
+import { bulkRunner } from '../../helpers/bulk.js';
+import { ndjson } from '../../helpers/context.js';
+import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
+import { useSandbox } from '../../helpers/sandbox.js';
+import { createWebhook, deadLetteredQueue } from '../../helpers/webhooks.js';
+
+const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
+const svc = bulkRunner(sandbox);
+const proxy = useReshapingProxy(sandbox);
+
+/** The replay's answer changed by `change` (given the delivery the request replays). */
+const replayAnswer = (change: (body: Record<string, unknown>, replayed: string) => void) => ({
+  reshape: (answer: Reshaped) => {
+    const replay = /\/deliveries\/([^/]+)\/replay$/.exec(answer.path);
+    if (answer.method === 'POST' && replay && answer.status < 300)
+      change(answer.body as Record<string, unknown>, decodeURIComponent(replay[1]!));
+  },
+});
+
+describe('a replay answered with what is not a new delivery of W replaying D (attack26b F4)', () => {
+  const other = async () => (await createWebhook(sandbox(), 'http://127.0.0.1:9/other')).id;
+  it.each([
+    [
+      'D itself',
+      async () => (body: Record<string, unknown>, d: string) =>
+        Object.assign(body, { id: d, replay_of: null }),
+      'id',
+    ],
+    [
+      'a delivery of another webhook',
+      async () => {
+        const id = await other();
+        return (body: Record<string, unknown>) => Object.assign(body, { webhook_id: id });
+      },
+      'webhook_id',
+    ],
+    [
+      'a replay of another delivery',
+      async () => (body: Record<string, unknown>) => Object.assign(body, { replay_of: 'dlv_another' }),
+      'replay_of',
+    ],
+  ] as const)('%s: the row unknown, exit 7, no ✓, never "replays were made"', async (_, make, field) => {
+    const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 200 }, 3);
+    const [d1, d2, d3] = entries.map((entry) => entry.delivery_id);
+    proxy().set(replayAnswer(await make()));
+    const env = { SVC_BASE_URL: proxy().url };
+    const refused = (d: string) =>
+      `the server's answer to POST /v1/webhooks/${webhook}/deliveries/${d}/replay is about ${field} `;
+    // Two named: each row's outcome unknown (exit 7).
+    const rows = await svc.run(['webhooks', 'replay', webhook, d1!, d2!, '--no-wait', '--yes', '--ndjson'], {
+      env,
+    });
+    expect(rows.code, rows.stderr).toBe(7);
+    const found = ndjson(rows.stdout) as Array<Record<string, unknown> & { error: { message: string } }>;
+    // The contract's statuses: an unknown outcome is shown failed, with outcome "unknown".
+    expect(found.map((row) => [row.status, row.outcome, row.delivery_id, row.new_delivery_id])).toEqual([
+      ['failed', 'unknown', d1, undefined],
+      ['failed', 'unknown', d2, undefined],
+    ]);
+    expect(found[0]!.error.message).toContain(refused(d1!));
+    expect(rows.stderr).not.toContain('✓');
+    // One named, --wait: the command's error, its outcome unknown (exit 1), nothing followed.
+    expect(found[0]!.error.message).toContain('check on the platform whether it was made');
+    expect(found[0]!.error.message).not.toContain('most likely');
+    const one = await svc.run(['webhooks', 'replay', webhook, d3!, '--wait', '--yes'], { env });
+    expect(one.code, one.stderr).toBe(1);
+    expect(one.stderr).toContain(`error: ${refused(d3!)}`);
+    expect(one.stderr).toContain('may have made the change');
+    expect(one.stderr).not.toContain('✓');
+    expect(one.stderr).not.toContain('replays were made');
+  });
+});
