@@ -171,3 +171,111 @@ describe('a grant answered with a status other than active', () => {
     expect(r.stderr).not.toContain('✓');
   });
 });
+
+/**
+ * attack26b F6: a 2xx to a grant carrying a grant this request did not make (another
+ * justification) is the grant in place, as a 409 says it (already_assigned, nothing changed),
+ * never "✓ granted": the rule of the 409 after a lost answer (notSent,
+ * src/platform/found-after-lost.ts). Its assigned_at is not judged against the run's start (two
+ * clocks: test/commands/cached-answers-clock.test.ts grants through a Date 3 h ahead).
+ */
+describe('a grant answered 2xx with a grant made before, by someone else', () => {
+  /** POST grants answered 200 with an old grant of the user (`fields` over it). */
+  const oldGrant =
+    (fields: Record<string, unknown> = {}) =>
+    (answer: Reshaped): void => {
+      if (answer.method !== 'POST' || !GRANT.test(answer.path) || answer.status >= 300) return;
+      answer.status = 200;
+      Object.assign(answer.body as object, {
+        assigned_by: 'usr_someone',
+        assigned_at: '2025-01-01T00:00:00Z',
+        justification: 'old',
+        audit_trail_id: 'aud_old',
+        ...fields,
+      });
+    };
+
+  it('roles assign: already_assigned, since when and by whom, why, nothing granted; no ✓', async () => {
+    const user = bulkUser(11);
+    proxy().set({ reshape: oldGrant({ expires_at: '2027-01-01T00:00:00Z' }) });
+    const r = await viaProxy(grant(user));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(
+      `skipped: already_assigned — ${user} already holds tenant_viewer since 2025-01-01T00:00:00Z by usr_someone until 2027-01-01T00:00:00Z (audit trail aud_old); nothing changed (the server answered with that grant: its justification is "old", not the one sent)\n` +
+        `To move its expiry: svc roles assign ${user} tenant_viewer --extend --expires-in DURATION --justification TEXT\n`,
+    );
+  });
+
+  it('--json: the grant in place, marked already_assigned', async () => {
+    const user = bulkUser(12);
+    proxy().set({ reshape: oldGrant() });
+    const r = await viaProxy(grant(user, '--json'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ already_assigned: true, assigned_by: 'usr_someone' });
+  });
+
+  it('another justification, assigned now: not this request’s either', async () => {
+    const user = bulkUser(13);
+    proxy().set({ reshape: oldGrant({ assigned_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }) });
+    const r = await viaProxy(grant(user));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'nothing changed (the server answered with that grant: its justification is "old", not the one sent)\n',
+    );
+    expect(r.stderr).not.toContain('✓');
+  });
+
+  it('roles assign --file: the row skipped, already_assigned, its note saying why; never ok', async () => {
+    proxy().set({ reshape: oldGrant() });
+    const r = await viaProxy(
+      ['roles', 'assign', '--file', '-', '--expires-in', '1d', '--justification', 'new', '--yes', '--ndjson'],
+      `user,role\n${bulkUser(14)},tenant_viewer\n`,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.status, row.reason, row.note])).toEqual([
+      [
+        'skipped',
+        'already_assigned',
+        'the server answered with a grant in place: its justification is "old", not the one sent',
+      ],
+    ]);
+    expect(r.stderr).toMatch(/^✓ 0 granted, 1 skipped in /m);
+  });
+
+  it('svc apply: the grant skipped, already_assigned, its note saying why; never applied', async () => {
+    const user = bulkUser(15);
+    proxy().set({ reshape: oldGrant() });
+    const file = writeFile(
+      dir,
+      'old.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-treasury\n    grants:\n      - { user: ${user}, role: tenant_viewer, justification: apply }\n`,
+    );
+    const r = await viaProxy([
+      'apply',
+      '-f',
+      file,
+      '--yes',
+      '--ndjson',
+      '--journal',
+      join(dir, 'old.journal'),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.kind, row.status, row.reason, row.note])).toEqual([
+      [
+        'grant',
+        'skipped',
+        'already_assigned',
+        'the server answered with a grant in place: its justification is "old", not the one sent',
+      ],
+    ]);
+  });
+
+  it('a grant made now with the justification sent: granted, as before', async () => {
+    const user = bulkUser(16);
+    const r = await viaProxy(grant(user));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^✓ granted tenant_viewer to /);
+  });
+});
