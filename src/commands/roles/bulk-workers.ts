@@ -1,3 +1,5 @@
+// Just over 300 lines: the three workers of one bulk verb (grant, revoke, plan) share the row's
+// judgement of a grant in place (heldAlready, moveHeld); split, each would be read beside the others.
 /**
  * What one row of `svc roles assign --file` / `revoke --file` does (bulk.ts runs them): the grant,
  * the revoke (the caller's own rows held back while an earlier row is owed), and --dry-run's plan
