@@ -1,6 +1,7 @@
 // Past 300 lines: one worker for every kind of change an apply makes (roles, grants, webhooks, OAuth
 // clients), whose idempotency keys, stored answers and "so already" refusals are one set of rules.
 
+import type { RoleAssignment } from '../api/schemas/roles.js';
 import { clearlyAfter } from '../api/time.js';
 import { type BulkItem, FOUND_AFTER_LOST_ANSWER, type WorkCall } from '../bulk/runner.js';
 import { checkStoredGrant, checkStoredRevocation } from '../bulk/stored-grants.js';
@@ -15,7 +16,7 @@ import {
   RoleNotFoundError,
   WebhookNotFoundError,
 } from '../platform/errors.js';
-import { foundAfterLostAnswer } from '../platform/found-after-lost.js';
+import { foundAfterLostAnswer, notSent } from '../platform/found-after-lost.js';
 import type { Platform } from '../platform/index.js';
 import { liveRoleNamed, permissionDifference } from '../platform/role-ref.js';
 import type { Sleep } from '../system/clock.js';
@@ -198,6 +199,21 @@ function foundByRetry(
   };
 }
 
+/**
+ * A grant held already that the plan did not see: made since, by another run, unless it was
+ * clearly made before the plan's time (a lagging read); within the anchor's second it is taken as
+ * made since. A 409's grant, or one a 2xx answered with (attack26b F6).
+ */
+function inPlace(held: RoleAssignment | undefined, plannedAt: string): Record<string, unknown> {
+  const before = held?.assigned_at === undefined || clearlyAfter(plannedAt, held.assigned_at);
+  return {
+    status: 'skipped',
+    reason: before ? 'already_assigned' : 'created_by_another_run',
+    ...(held ? { expires_at: held.expires_at ?? null } : {}),
+    audit_trail_id: held?.audit_trail_id,
+  };
+}
+
 /** Makes one change; returns its result's details (ids, audit trail ids, secret files). */
 export function stepWorker(
   platform: Platform,
@@ -298,6 +314,15 @@ export function stepWorker(
               keyed,
             )
             .withResponse();
+          // A 2xx carrying a grant this step did not make (another justification): in place
+          // already, as a 409 says it (attack26b F6; notSent, one rule, the expiry and the plan's
+          // time aside: the Date header's clock against the objects').
+          const other = notSent({ grant: { justification: grant.justification, held: made } });
+          if (other !== undefined)
+            return {
+              ...inPlace(made, run.plannedAt()),
+              note: `the server answered with a grant in place: ${other}`,
+            };
           // The platform's record of a grant made earlier: done only while the user holds it.
           if (response.replayed)
             return {
@@ -366,16 +391,7 @@ export function stepWorker(
             audit_trail_id: held?.audit_trail_id,
           });
         }
-        if (as) {
-          // The plan did not see it: made since, by another run, unless it was clearly made before
-          // the plan's time (a lagging read); within the anchor's second it is taken as made since.
-          const before = held?.assigned_at === undefined || clearlyAfter(run.plannedAt(), held.assigned_at);
-          return {
-            ...gone(before ? 'already_assigned' : 'created_by_another_run'),
-            ...(held ? { expires_at: held.expires_at ?? null } : {}),
-            audit_trail_id: held?.audit_trail_id,
-          };
-        }
+        if (as) return inPlace(held, run.plannedAt());
       }
       if (change.action === 'delete') {
         if (error instanceof AssignmentNotFoundError) return gone('not_assigned');

@@ -12,6 +12,11 @@
  *   at or before it). That clock is this machine's when the two differ by less than CLOCK_SKEW_MS,
  *   so only a time earlier by more than that (and the times' precision) is clearly before.
  * Otherwise the caller keeps the verdict it gives without a lost answer (someone else's doing).
+ * The same rule (notSent) judges a grant's 2xx that carries a grant in place (attack26b F6): with
+ * another justification than the one sent it is not this request's. There the expiry is no
+ * evidence (one not kept is its own warning: a server that drops it still made the grant), nor is
+ * the time against the run's start: a 2xx's grant is new, and its assigned_at and the Date header
+ * the start is read from are two clocks (review18b R1: a gateway's Date hours ahead).
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { serverTime } from '../api/time.js';
@@ -24,10 +29,14 @@ export interface SentChange {
   before?: string | undefined;
   /** When the thing found was made, as the platform says (a grant's assigned_at, a role's created_at). */
   madeAt?: string | null | undefined;
-  /** A grant: what was sent (null: none) and the grant the platform holds. */
+  /**
+   * A grant: what was sent (null: none) and the grant the platform holds. `expiresAt` undefined:
+   * the expiry shows nothing (a 2xx's grant, whose expiry not kept is its own warning: a server
+   * that drops it still made the grant).
+   */
   grant?: {
     justification: string | null;
-    expiresAt: string | null;
+    expiresAt?: string | null | undefined;
     held: RoleAssignment | undefined;
   };
 }
@@ -35,25 +44,35 @@ export interface SentChange {
 /**
  * The lost answer (`the connection dropped`) when the change the retry was told is so already is
  * most likely the lost attempt's, so this run's; undefined when there was no lost attempt or
- * anything shows the change is someone else's.
+ * anything shows the change is someone else's (notSent).
  */
 export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): string | undefined {
   // None lost, or the refusal is that attempt's own stored answer (it made nothing).
   const lost = doubtAfterLostAnswer(error);
   if (lost === undefined) return undefined;
-  if (sent.before && sent.madeAt && clearlyBefore(sent.madeAt, sent.before)) return undefined;
+  return notSent(sent) === undefined ? lost : undefined;
+}
+
+/**
+ * What shows the thing found is not the one this run sent (made clearly before its first attempt,
+ * a grant with another justification or expiry), in words (`assigned 2025-01-01T00:00:00Z, before
+ * this run`), or undefined when nothing does. The one rule of a refusal after a lost answer
+ * (foundAfterLostAnswer) and of a grant's 2xx answering with a grant in place (attack26b F6).
+ */
+export function notSent(sent: SentChange): string | undefined {
+  if (sent.before && sent.madeAt && clearlyBefore(sent.madeAt, sent.before))
+    return `made ${sent.madeAt}, before this run`;
   const held = sent.grant?.held;
-  if (sent.grant && held) {
-    // A field the answer leaves out (a server without it) shows nothing.
-    if (
-      held.justification !== undefined &&
-      (held.justification || null) !== (sent.grant.justification || null)
-    )
-      return undefined;
-    if (held.expires_at !== undefined && !nearExpiry(held.expires_at, sent.grant.expiresAt)) return undefined;
-    if (sent.before && clearlyBefore(held.assigned_at, sent.before)) return undefined;
-  }
-  return lost;
+  if (!sent.grant || !held) return undefined;
+  if (sent.before && clearlyBefore(held.assigned_at, sent.before))
+    return `assigned ${held.assigned_at}, before this run`;
+  // A field the answer leaves out (a server without it) shows nothing.
+  if (held.justification !== undefined && (held.justification || null) !== (sent.grant.justification || null))
+    return `its justification is ${JSON.stringify(held.justification)}, not the one sent`;
+  const expiry = sent.grant.expiresAt;
+  if (expiry !== undefined && held.expires_at !== undefined && !nearExpiry(held.expires_at, expiry))
+    return `its expiry is ${held.expires_at ?? 'none'}, not the one sent`;
+  return undefined;
 }
 
 /** `a` is before `b` by more than the clocks' allowed difference and a second's precision. */

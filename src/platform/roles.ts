@@ -111,6 +111,7 @@ export class Roles {
       about: { user_id: user, role_id: body.role_id },
       check: shownBy('roles holders', body.role_id),
       tenant: true,
+      inForce: true,
     } as const;
     return this.transport.call(operation, options);
   }
@@ -147,6 +148,7 @@ export class Roles {
       about: { user_id: user, role_id: roleId },
       check: shownBy('roles holders', roleId),
       tenant: true,
+      inForce: true,
     } as const;
     return this.transport.call(operation, options);
   }

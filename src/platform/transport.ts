@@ -1,6 +1,7 @@
 // Over 300 lines: the one path every platform call takes (send, check the answer's shape, what
 // it is about, whether a DELETE's answer says it is gone, whether it is a stored one, turn
 // failures into typed errors); split, each part would be read only beside the others.
+import { assignmentInForce } from '../api/roles.js';
 import type { CredentialSource } from '../auth/credentials.js';
 import {
   bareCommandLine,
@@ -101,6 +102,13 @@ export interface Operation {
   check?: LineHint;
   /** A DELETE's: what its record says of being gone (delete-answer.ts): its ended `status` words, its only such fields. */
   gone?: DeleteRule;
+  /**
+   * A grant's or a move of its expiry: the answer's `status`, when present, must say the assignment
+   * is in force (assignmentInForce: `active`); `revoked`, `expired` or a word svc does not know
+   * does not say it was granted, whatever the 2xx (attack26b F5): an unknown outcome, as a DELETE's
+   * answer that does not say it is gone.
+   */
+  inForce?: true;
   /**
    * A list read whole (all()): what a page repeating items of the page before does (paging.ts
    * CursorTrail): the items are read once and a whole page repeated stops the listing (default),
@@ -292,7 +300,17 @@ export class Transport {
     this.#check(operation, data, response, options);
     this.#checkAbout(operation, data, response, options);
     this.#checkGone(operation, data, response);
+    this.#checkInForce(operation, data, response);
     return { data: data as T, response };
+  }
+
+  /** A grant's answer whose `status` says it is not in force (Operation.inForce): not a grant. */
+  #checkInForce(operation: Operation, data: unknown, response: ResponseMeta): void {
+    if (!operation.inForce || data === null || typeof data !== 'object') return;
+    const { status } = data as { status?: unknown };
+    if (assignmentInForce(status) === 'held') return;
+    const problem = `says its status is ${JSON.stringify(status)}, not active`;
+    throw this.#refusal(operation, problem, response, { against: problem });
   }
 
   /**

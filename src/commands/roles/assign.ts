@@ -12,7 +12,7 @@ import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
 import { platformTime } from '../../platform/clock.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
-import { foundAfterLostAnswer } from '../../platform/found-after-lost.js';
+import { foundAfterLostAnswer, notSent } from '../../platform/found-after-lost.js';
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
@@ -184,6 +184,8 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
     platform.serverClockOffsetMs === undefined
       ? undefined
       : isoSeconds(platformTime(platform, ctx.clock.now()));
+  // Where an --extend's expiry counts from, in words.
+  const counted = expiry.kind === 'in' ? '--expires-in counts from now' : '--expires-at is when it ends';
   let data: RoleAssignment;
   try {
     data = await platform.roles.assign(user, {
@@ -197,7 +199,6 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
         'run the same command again to find out: it is safe (a grant the lost attempt made is reported as already assigned, never made twice)',
       );
     }
-    const counted = expiry.kind === 'in' ? '--expires-in counts from now' : '--expires-at is when it ends';
     if (options.extend) {
       const held = await heldAfterSelfRefusal(platform, error, user, role.id);
       if (held) return moveExpiry(ctx, user, role, { expires, justification, counted }, held);
@@ -212,6 +213,13 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
     });
     return alreadyAssigned(ctx, error.assignment, user, role, lost);
   }
+  // A 2xx carrying a grant this request did not make (another justification: a server that
+  // answers a grant in place so): held already, as the 409 says it (attack26b F6). Not by its
+  // assigned_at against `before`: the Date header's clock and the objects' may differ (review18b R1).
+  const other = notSent({ grant: { justification, held: data } });
+  if (other !== undefined && options.extend)
+    return moveExpiry(ctx, user, role, { expires, justification, counted }, data);
+  if (other !== undefined) return alreadyAssigned(ctx, data, user, role, undefined, other);
   await ctx.out.record(data, assignmentFields(data, tenantChanged(ctx.settings())));
   if (!ctx.out.isMachine) {
     ctx.out.success(

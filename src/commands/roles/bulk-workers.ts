@@ -1,3 +1,5 @@
+// Just over 300 lines: the three workers of one bulk verb (grant, revoke, plan) share the row's
+// judgement of a grant in place (heldAlready, moveHeld); split, each would be read beside the others.
 /**
  * What one row of `svc roles assign --file` / `revoke --file` does (bulk.ts runs them): the grant,
  * the revoke (the caller's own rows held back while an earlier row is owed), and --dry-run's plan
@@ -23,7 +25,7 @@ import {
   doneUnread,
   GoneAfterLostAnswerError,
 } from '../../platform/errors.js';
-import { foundAfterLostAnswer } from '../../platform/found-after-lost.js';
+import { foundAfterLostAnswer, notSent } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import type { Sleep } from '../../system/clock.js';
 import { endsKeyHold, expiryNotKept, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
@@ -76,6 +78,14 @@ export const grant =
       return alreadyHeld(platform, extend, permissions, row, error, signal, startedAt());
     }
     const { data: made, response } = answer;
+    // A 2xx carrying a grant this request did not make (another justification): held already, as
+    // a 409 says it (attack26b F6; notSent, the single verb's rule, without the run's start: the
+    // Date header's clock against the objects').
+    const other = notSent({ grant: { justification: row.justification, held: made } });
+    if (other !== undefined)
+      return extend && !sameExpiry(made.expires_at, row.expiresAt)
+        ? moveHeld(platform, permissions, row, made, signal)
+        : heldAlready(made, `the server answered with a grant in place: ${other}`);
     const mark = replayed(response);
     // The platform's record of a grant made earlier: counted only while the user holds it, with
     // the expiry held now (under --extend, only while it is the row's).
@@ -119,27 +129,8 @@ async function alreadyHeld(
   if (!self && !(error instanceof AssignmentExistsError))
     throw await namedNotFound(platform, error, row.user);
   const held = self ?? (error as AssignmentExistsError).assignment;
-  if (extend && (self || !held || !sameExpiry(held.expires_at, row.expiresAt))) {
-    // An absolute expiry: sending it again (a resumed run) changes nothing more.
-    const moved = await platform.roles.updateAssignment(
-      row.user,
-      row.role.id,
-      { expires_at: row.expiresAt, justification: row.justification },
-      { signal },
-    );
-    // Read after the move: of two moves of one user's grants at once, the later sees both.
-    const keys =
-      held?.expires_at === null && moved.expires_at !== null
-        ? await keysMayStop(platform, row.user, moved, permissions)
-        : {};
-    return {
-      reason: 'expiry_updated',
-      expires_at: moved.expires_at,
-      previous_expires_at: held?.expires_at ?? null,
-      audit_trail_id: moved.update_audit_trail_id ?? moved.audit_trail_id,
-      ...keys,
-    };
-  }
+  if (extend && (self || !held || !sameExpiry(held.expires_at, row.expiresAt)))
+    return moveHeld(platform, permissions, row, held, signal);
   // Told it exists by the retry of an attempt whose answer was lost: most likely that attempt made
   // it, so done, not "nothing changed", unless anything shows it is another's (foundAfterLostAnswer).
   const lost = self
@@ -156,11 +147,44 @@ async function alreadyHeld(
       note: `the answer to the grant was lost (${lost}) and its retry found it made: most likely by that attempt`,
     };
   }
+  return heldAlready(held);
+}
+
+/** A grant in place, left as it is: skipped, already_assigned (`note`: why a 2xx's grant is not the row's). */
+const heldAlready = (held: RoleAssignment | undefined, note?: string): Record<string, unknown> => ({
+  status: 'skipped',
+  reason: 'already_assigned',
+  expires_at: held?.expires_at ?? null,
+  audit_trail_id: held?.audit_trail_id,
+  ...(note === undefined ? {} : { note }),
+});
+
+/** --extend of a grant in place (`held`, as the platform gave it): its expiry moved to the row's. */
+async function moveHeld(
+  platform: Platform,
+  permissions: RolePermissions,
+  row: GrantRow,
+  held: RoleAssignment | undefined,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  // An absolute expiry: sending it again (a resumed run) changes nothing more.
+  const moved = await platform.roles.updateAssignment(
+    row.user,
+    row.role.id,
+    { expires_at: row.expiresAt, justification: row.justification },
+    { signal },
+  );
+  // Read after the move: of two moves of one user's grants at once, the later sees both.
+  const keys =
+    held?.expires_at === null && moved.expires_at !== null
+      ? await keysMayStop(platform, row.user, moved, permissions)
+      : {};
   return {
-    status: 'skipped',
-    reason: 'already_assigned',
-    expires_at: held?.expires_at ?? null,
-    audit_trail_id: held?.audit_trail_id,
+    reason: 'expiry_updated',
+    expires_at: moved.expires_at,
+    previous_expires_at: held?.expires_at ?? null,
+    audit_trail_id: moved.update_audit_trail_id ?? moved.audit_trail_id,
+    ...keys,
   };
 }
 

@@ -79,6 +79,8 @@ export async function alreadyAssigned(
   role: RoleRef,
   /** The lost answer, when the grant is most likely that attempt's (foundAfterLostAnswer). */
   lostAnswer?: string,
+  /** A 2xx answered with this grant, and what shows it is not this request's (notSent). */
+  answered?: string,
 ): Promise<void> {
   const name = held?.role_name ?? role.name;
   const audit = held?.audit_trail_id ? ` (audit trail ${held.audit_trail_id})` : '';
@@ -102,8 +104,11 @@ export async function alreadyAssigned(
       { ...held, already_assigned: true },
       assignmentFields(held, tenantChanged(ctx.settings())),
     );
+  // Said by a 2xx (attack26b F6): its grant, who made it and why it is not this request's.
+  const since = answered && held ? ` since ${held.assigned_at} by ${held.assigned_by}` : '';
+  const why = answered ? ` (the server answered with that grant: ${answered})` : '';
   ctx.out.info(
-    `skipped: already_assigned ${sym.dash} ${user} already holds ${name} ${until(held?.expires_at)}${audit}; nothing changed`,
+    `skipped: already_assigned ${sym.dash} ${user} already holds ${name}${since} ${until(held?.expires_at)}${audit}; nothing changed${why}`,
   );
   ctx.out.info(
     `To move its expiry: ${svcCommand(ctx.settings(), `roles assign ${shellWord(user)} ${shellWord(name)} --extend --expires-in DURATION --justification TEXT`)}`,

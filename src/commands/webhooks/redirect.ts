@@ -6,6 +6,7 @@ import { eventReadPermissions } from '../../api/permissions.js';
 import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import { serverTime } from '../../api/time.js';
 import { type Settings, svcCommand } from '../../config/settings.js';
+import { sameUrl } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { describeError, InterruptedError, optionalLookup, SvcError } from '../../errors.js';
 import { urlInWords } from '../../output/hosts.js';
@@ -72,6 +73,14 @@ export function ownerNotBack(webhook: string, original: Webhook, now: Webhook): 
     `(the platform gives it back only to an owner who would keep it): it delivers only while ${now.owner_id ?? 'its owner'} holds ` +
     `${reads.join(', ') || 'its read permissions'}`
   );
+}
+
+/**
+ * The URL a server answered with is the one sent: the same text, or the same place as a browser
+ * reads it (a server that keeps an IDN host in punycode, a host in lower case).
+ */
+function sameWebhookUrl(answered: string, sent: string): boolean {
+  return answered === sent || sameUrl(answered, sent);
 }
 
 /** The query parameter that marks a URL as a `listen --webhook` session's. */
@@ -189,9 +198,20 @@ export async function redirectWebhook(
     );
     let patchError: unknown;
     let pointed = false;
+    /** The PATCH was answered with W at another URL than the listener's. */
+    let elsewhere = false;
     if (!ctx.signal.aborted) {
       try {
-        await platform.webhooks.update(webhook, { url }, own());
+        const answer = await platform.webhooks.update(webhook, { url }, own());
+        // Only an answer naming the listener's URL says W delivers here (attack26b F1): another is
+        // taken as a failed change, W read to tell what is to be undone.
+        if (!sameWebhookUrl(answer.url, url)) {
+          elsewhere = true;
+          throw new SvcError(
+            'failure',
+            `the server answered the change of webhook ${webhook}'s URL to the listener's (${urlInWords(url)}) with its URL ${urlInWords(answer.url)}, which does not say it delivers to the listener`,
+          );
+        }
         pointed = true;
       } catch (error) {
         patchError = error;
@@ -245,6 +265,11 @@ export async function redirectWebhook(
         { hint: `undo the rotation with: ${restoreSecretCommand(ctx.settings(), webhook)}` },
       );
     }
+    if (elsewhere && patchError instanceof SvcError)
+      throw new SvcError(
+        'failure',
+        `${patchError.message}; svc undid the rotation of its secret, so it is as it was`,
+      );
     if (patchError !== undefined) throw patchError;
     throw new InterruptedError(
       `interrupted while setting up: webhook ${webhook}'s secret had been rotated; svc undid that, so it is as it was`,
@@ -275,6 +300,12 @@ function sessionRedirection(
   };
   const notBack = (why: string, hint: string) =>
     new SvcError('failure', `webhook ${webhook} was NOT put back (${why})`, { hint });
+  /** The server answered a put-back with W at `now`, not its URL before: the commands left (`secret`: its rotation too). */
+  const urlNotBack = (now: string, secret: boolean) =>
+    notBack(
+      `the server answered ${secret ? 'the change of its URL' : 'the undoing of its rotation'} with its URL ${urlInWords(now)}, not ${urlInWords(original.url)}${secret ? '' : "; its secret's rotation was undone"}`,
+      `put ${secret ? 'it' : 'its URL'} back with: ${restoreCommands(target, webhook, original.url, secret, kept?.path)}`,
+    );
   return {
     webhook,
     originalUrl: original.url,
@@ -356,20 +387,23 @@ function sessionRedirection(
           },
         );
       }
+      let put: Webhook;
       try {
-        await platform.webhooks.update(webhook, { url: original.url }, own());
+        put = await platform.webhooks.update(webhook, { url: original.url }, own());
       } catch (error) {
         throw notBack(
           `its URL: ${describeError(error)}`,
           `put it back with: ${restoreCommands(target, webhook, original.url, true, kept?.path)}`,
         );
       }
-      // W has its URL back: no command left to print reads the kept one.
-      kept?.remove();
+      // Only an answer naming the URL asked for says W is back (attack26b F1): not this one's.
+      if (!sameWebhookUrl(put.url, original.url)) throw urlNotBack(put.url, true);
       let restored: Webhook;
       try {
         restored = await platform.webhooks.restoreSecret(webhook, own());
       } catch (error) {
+        // W has its URL back: no command left to print reads the kept one.
+        kept?.remove();
         const urlBack = `webhook ${webhook} has its URL back (${urlInWords(original.url)}), but NOT`;
         if (error instanceof SvcError && error.category === 'conflict') {
           // Nothing left to undo (the old secret stopped signing, or a platform that undoes one
@@ -404,6 +438,10 @@ function sessionRedirection(
           hint: `undo the session's rotation with: ${restoreSecretCommand(target, webhook)}`,
         });
       }
+      // The record restored says where W delivers: elsewhere, its URL is not back (the secret is).
+      if (!sameWebhookUrl(restored.url, original.url)) throw urlNotBack(restored.url, false);
+      // W has its URL back: no command left to print reads the kept one.
+      kept?.remove();
       if (restored.secret_rotated_at !== original.secret_rotated_at) {
         throw new SvcError(
           'failure',

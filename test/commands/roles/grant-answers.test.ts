@@ -1,0 +1,281 @@
+/**
+ * Grant answers that do not say the grant was made (attack26b F5): a 2xx to a grant or to a move
+ * of its expiry whose `status` is present and not `active` (revoked, expired, a word svc does not
+ * know) is no grant, whatever the status code: an unknown outcome (exit 1; a --file or apply row
+ * failed with outcome unknown, exit 7) naming `roles holders` to check, never ✓. An answer without
+ * `status` (another server) is still taken as the grant.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeFile } from '../../helpers/ascode.js';
+import { bulkUser } from '../../helpers/bulk.js';
+import { ndjson } from '../../helpers/context.js';
+import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+const svc = useSandboxContext({ users: 30 });
+const proxy = useReshapingProxy(svc.sandbox);
+const dir = mkdtempSync(join(tmpdir(), 'svc-grant-answers-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const viaProxy = (argv: string[], input?: string) =>
+  svc.run(argv, {
+    env: { SVC_BASE_URL: proxy().url },
+    now: Date.now(),
+    ...(input === undefined ? {} : { stdin: input }),
+  });
+const grant = (user: string, ...more: string[]) => [
+  ...['roles', 'assign', user, 'tenant_viewer', '--expires-in', '1d', '--justification', 'x'],
+  ...more,
+];
+const GRANT = /^\/v1\/users\/[^/]+\/roles$/;
+const MOVE = /^\/v1\/users\/[^/]+\/roles\/[^/]+$/;
+/** Answers to `method` on paths `path` matches, with `fields` changed. */
+const answersSay =
+  (method: string, path: RegExp, fields: Record<string, unknown>) =>
+  (answer: Reshaped): void => {
+    if (answer.method === method && path.test(answer.path) && answer.status < 300)
+      Object.assign(answer.body as object, fields);
+  };
+const revoked = { status: 'revoked', revoked_by: 'usr_admin', revocation_audit_trail_id: 'aud_x' };
+const unknownHint = (status: number, role = 'tenant_viewer') =>
+  `svc saved and printed nothing, but the server answered ${status} \\(request req_\\w+\\) and may have made the change: check before running the command again \\(\`svc [^\`]*roles holders ${role}\` shows whether it was\\)`;
+
+describe('a grant answered with a status other than active', () => {
+  it('roles assign answered status "revoked": exit 1, outcome unknown, roles holders named, no ✓', async () => {
+    const user = bulkUser(1);
+    proxy().set({ reshape: answersSay('POST', GRANT, revoked) });
+    const r = await viaProxy(grant(user));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: the server's answer to POST /v1/users/${user}/roles says its status is "revoked", not active; ${unknownHint(201)}\n$`,
+      ),
+    );
+  });
+
+  it('--json: the error says the outcome is unknown', async () => {
+    const user = bulkUser(2);
+    proxy().set({ reshape: answersSay('POST', GRANT, { status: 'expired' }) });
+    const r = await viaProxy(grant(user, '--json'));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    const error = JSON.parse(r.stderr).error;
+    expect(error.message).toBe(
+      `the server's answer to POST /v1/users/${user}/roles says its status is "expired", not active`,
+    );
+    expect(error.outcome).toBe('unknown');
+  });
+
+  it('a word svc does not know ("pending") is no grant either', async () => {
+    const user = bulkUser(3);
+    proxy().set({ reshape: answersSay('POST', GRANT, { status: 'pending' }) });
+    const r = await viaProxy(grant(user));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('says its status is "pending", not active;');
+    expect(r.stderr).not.toContain('✓');
+  });
+
+  it('no status (another server), or ACTIVE: granted, exit 0', async () => {
+    proxy().set({
+      reshape: (answer) => {
+        if (answer.method === 'POST' && GRANT.test(answer.path))
+          delete (answer.body as { status?: string }).status;
+      },
+    });
+    const bare = await viaProxy(grant(bulkUser(4)));
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stderr).toMatch(/^✓ granted tenant_viewer to /);
+    proxy().set({ reshape: answersSay('POST', GRANT, { status: 'ACTIVE' }) });
+    const upper = await viaProxy(grant(bulkUser(5)));
+    expect(upper.code, upper.stderr).toBe(0);
+    expect(upper.stderr).toMatch(/^✓ granted tenant_viewer to /);
+  });
+
+  it('--extend answered status "expired": exit 1, no ✓', async () => {
+    const user = bulkUser(6);
+    const first = await viaProxy(grant(user));
+    expect(first.code, first.stderr).toBe(0);
+    proxy().set({ reshape: answersSay('PATCH', MOVE, { status: 'expired' }) });
+    const r = await viaProxy([
+      ...['roles', 'assign', user, 'tenant_viewer', '--expires-in', '3d', '--justification', 'y', '--extend'],
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: the server's answer to PATCH /v1/users/${user}/roles/tenant_viewer says its status is "expired", not active; ${unknownHint(200)}\n$`,
+      ),
+    );
+  });
+
+  it('roles assign --file: rows answered "revoked" are unknown, never ok; exit 7', async () => {
+    proxy().set({ reshape: answersSay('POST', GRANT, revoked) });
+    const file = `user,role\n${bulkUser(7)},tenant_viewer\n${bulkUser(8)},tenant_viewer\n`;
+    const r = await viaProxy(
+      ['roles', 'assign', '--file', '-', '--expires-in', '1d', '--justification', 'x', '--yes', '--ndjson'],
+      file,
+    );
+    expect(r.code).toBe(7);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.status, row.outcome, (row.error as { message: string }).message])).toEqual(
+      [7, 8].map((n) => [
+        'failed',
+        'unknown',
+        `the server accepted the request (HTTP 201) but the server's answer to POST /v1/users/${bulkUser(n)}/roles says its status is "revoked", not active, so the outcome is unknown: check on the platform whether it was made`,
+      ]),
+    );
+    expect(r.stderr).not.toContain('✓');
+  });
+
+  it('roles assign --file --extend: a move answered "expired" is unknown, never ok', async () => {
+    const user = bulkUser(9);
+    const first = await viaProxy(grant(user));
+    expect(first.code, first.stderr).toBe(0);
+    proxy().set({ reshape: answersSay('PATCH', MOVE, { status: 'expired' }) });
+    const r = await viaProxy(
+      [
+        ...['roles', 'assign', '--file', '-', '--expires-in', '3d', '--justification', 'y'],
+        ...['--extend', '--yes', '--ndjson'],
+      ],
+      `user,role\n${user},tenant_viewer\n`,
+    );
+    expect(r.code).toBe(7);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.status, row.outcome])).toEqual([['failed', 'unknown']]);
+    expect(r.stderr).not.toContain('✓');
+  });
+
+  it('svc apply: a grant answered "revoked" is unknown, never applied; exit 7', async () => {
+    const user = bulkUser(10);
+    proxy().set({ reshape: answersSay('POST', GRANT, revoked) });
+    const file = writeFile(
+      dir,
+      'revoked.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-treasury\n    grants:\n      - { user: ${user}, role: tenant_viewer, justification: apply }\n`,
+    );
+    const r = await viaProxy([
+      'apply',
+      '-f',
+      file,
+      '--yes',
+      '--ndjson',
+      '--journal',
+      join(dir, 'revoked.journal'),
+    ]);
+    expect(r.code).toBe(7);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.kind, row.status, row.outcome])).toEqual([['grant', 'failed', 'unknown']]);
+    expect(r.stderr).not.toContain('✓');
+  });
+});
+
+/**
+ * attack26b F6: a 2xx to a grant carrying a grant this request did not make (another
+ * justification) is the grant in place, as a 409 says it (already_assigned, nothing changed),
+ * never "✓ granted": the rule of the 409 after a lost answer (notSent,
+ * src/platform/found-after-lost.ts). Its assigned_at is not judged against the run's start (two
+ * clocks: test/commands/cached-answers-clock.test.ts grants through a Date 3 h ahead).
+ */
+describe('a grant answered 2xx with a grant made before, by someone else', () => {
+  /** POST grants answered 200 with an old grant of the user (`fields` over it). */
+  const oldGrant =
+    (fields: Record<string, unknown> = {}) =>
+    (answer: Reshaped): void => {
+      if (answer.method !== 'POST' || !GRANT.test(answer.path) || answer.status >= 300) return;
+      answer.status = 200;
+      Object.assign(answer.body as object, {
+        assigned_by: 'usr_someone',
+        assigned_at: '2025-01-01T00:00:00Z',
+        justification: 'old',
+        audit_trail_id: 'aud_old',
+        ...fields,
+      });
+    };
+
+  it('roles assign: already_assigned, since when and by whom, why, nothing granted; no ✓', async () => {
+    const user = bulkUser(11);
+    proxy().set({ reshape: oldGrant({ expires_at: '2027-01-01T00:00:00Z' }) });
+    const r = await viaProxy(grant(user));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(
+      `skipped: already_assigned — ${user} already holds tenant_viewer since 2025-01-01T00:00:00Z by usr_someone until 2027-01-01T00:00:00Z (audit trail aud_old); nothing changed (the server answered with that grant: its justification is "old", not the one sent)\n` +
+        `To move its expiry: svc roles assign ${user} tenant_viewer --extend --expires-in DURATION --justification TEXT\n`,
+    );
+  });
+
+  it('--json: the grant in place, marked already_assigned', async () => {
+    const user = bulkUser(12);
+    proxy().set({ reshape: oldGrant() });
+    const r = await viaProxy(grant(user, '--json'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ already_assigned: true, assigned_by: 'usr_someone' });
+  });
+
+  it('another justification, assigned now: not this request’s either', async () => {
+    const user = bulkUser(13);
+    proxy().set({ reshape: oldGrant({ assigned_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }) });
+    const r = await viaProxy(grant(user));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'nothing changed (the server answered with that grant: its justification is "old", not the one sent)\n',
+    );
+    expect(r.stderr).not.toContain('✓');
+  });
+
+  it('roles assign --file: the row skipped, already_assigned, its note saying why; never ok', async () => {
+    proxy().set({ reshape: oldGrant() });
+    const r = await viaProxy(
+      ['roles', 'assign', '--file', '-', '--expires-in', '1d', '--justification', 'new', '--yes', '--ndjson'],
+      `user,role\n${bulkUser(14)},tenant_viewer\n`,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.status, row.reason, row.note])).toEqual([
+      [
+        'skipped',
+        'already_assigned',
+        'the server answered with a grant in place: its justification is "old", not the one sent',
+      ],
+    ]);
+    expect(r.stderr).toMatch(/^✓ 0 granted, 1 skipped in /m);
+  });
+
+  it('svc apply: the grant skipped, already_assigned, its note saying why; never applied', async () => {
+    const user = bulkUser(15);
+    proxy().set({ reshape: oldGrant() });
+    const file = writeFile(
+      dir,
+      'old.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-treasury\n    grants:\n      - { user: ${user}, role: tenant_viewer, justification: apply }\n`,
+    );
+    const r = await viaProxy([
+      'apply',
+      '-f',
+      file,
+      '--yes',
+      '--ndjson',
+      '--journal',
+      join(dir, 'old.journal'),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.kind, row.status, row.reason, row.note])).toEqual([
+      [
+        'grant',
+        'skipped',
+        'already_assigned',
+        'the server answered with a grant in place: its justification is "old", not the one sent',
+      ],
+    ]);
+  });
+
+  it('a grant made now with the justification sent: granted, as before', async () => {
+    const user = bulkUser(16);
+    const r = await viaProxy(grant(user));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^✓ granted tenant_viewer to /);
+  });
+});
