@@ -38,14 +38,18 @@ describe('a deleted role named by its name', () => {
       expect(said(byName)).toEqual(said(byId));
       expect([byName.code, byName.stdout]).toEqual([6, '']);
       expect(byName.stderr).toMatch(
-        new RegExp(`^error: role f1-gone \\(${id}\\) was deleted at ${at} \\(HTTP 409, role_deleted, request`),
+        new RegExp(
+          `^error: role f1-gone \\(${id}\\) was deleted at ${at} \\(HTTP 409, role_deleted, request`,
+        ),
       );
     }
     const byName = await svc.run(['roles', 'revoke', 'usr_analyst', 'f1-gone', '--yes']);
     const byId = await svc.run(['roles', 'revoke', 'usr_analyst', id, '--yes']);
     expect(said(byName)).toEqual(said(byId));
     expect(byName.code).toBe(5);
-    expect(byName.stderr).toMatch(/^error: usr_analyst does not hold f1-gone in this tenant \(HTTP 404, assignment_not_found/);
+    expect(byName.stderr).toMatch(
+      /^error: usr_analyst does not hold f1-gone in this tenant \(HTTP 404, assignment_not_found/,
+    );
     expect(byName.stderr).not.toContain('did you mean');
   });
 
@@ -66,5 +70,32 @@ describe('a deleted role named by its name', () => {
       '',
       'error: unknown role "f1-dest" (did you mean f1-desk?) in this tenant; see `svc roles ls` for the roles of the tenant\n',
     ]);
+  });
+});
+
+// attack26a F2: `roles delete` of a role deleted already asked (on a terminal), then failed 409
+// role_deleted, exit 6; `records delete` and `api-keys revoke` say "Nothing changed", exit 0.
+describe('roles delete of a role deleted already', () => {
+  it('says nothing changed, exit 0, by id and by name, without asking or --yes', async () => {
+    const id = await role('f2-gone');
+    expect((await svc.run(['roles', 'delete', id, '--yes'])).code).toBe(0);
+    const at = JSON.parse((await svc.run(['roles', 'get', id, '--json'])).stdout).deleted_at as string;
+    for (const ref of [id, 'f2-gone']) {
+      const again = await svc.run(['roles', 'delete', ref], { tty: true, answers: [] });
+      expect([again.code, again.stdout, again.stderr]).toEqual([
+        0,
+        '',
+        // The tenant as the ✓ line of a delete names it (the run's SVC_TENANT).
+        `Nothing changed: role f2-gone (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 was deleted already, at ${at}.\n`,
+      ]);
+      const piped = await svc.run(['roles', 'delete', ref, '--json']);
+      expect([piped.code, piped.stderr]).toEqual([0, '']);
+      expect(JSON.parse(piped.stdout)).toMatchObject({
+        id,
+        name: 'f2-gone',
+        deleted_at: at,
+        outcome: 'already_deleted',
+      });
+    }
   });
 });

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { commandLine } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
+import { alreadyGone } from '../../already-gone.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { listedKey } from './shared.js';
 
@@ -11,11 +12,12 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
   const { tenant, key: before } = await listedKey(ctx, tenantRef, id, 'revoke');
   const platform = await ctx.platform();
   if (before?.revoked_at) {
-    if (ctx.out.isMachine) return ctx.out.json({ ...before, outcome: 'already_revoked' });
-    ctx.out.info(
-      `Nothing changed: API key ${id} (${before.name}) of ${await tenant.label()} was revoked already, at ${before.revoked_at}.`,
-    );
-    return;
+    return alreadyGone(ctx, {
+      thing: async () => `API key ${id} (${before.name}) of ${await tenant.label()}`,
+      done: 'revoked',
+      at: before.revoked_at,
+      json: { ...before, outcome: 'already_revoked' },
+    });
   }
   await confirmDestructive(
     ctx,
