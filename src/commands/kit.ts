@@ -135,12 +135,15 @@ export function idFlag(flag: string, raw: unknown, wanted: string): string {
 /**
  * Destructive actions: confirmed at a prompt on a terminal, and refused without --yes when
  * svc cannot ask. The question may be computed lazily (e.g. to show a tenant's display name)
- * so nothing is fetched when no one is asked.
+ * so nothing is fetched when no one is asked. `ownWhere`: the question names where it acts
+ * itself, which is not the run's profile or server (`profiles rm NAME` acts on NAME's store and
+ * revokes at NAME's server; attack26a F3), so the bracket of the run's (whereItActs) is left out.
  */
 export async function confirmDestructive(
   ctx: Context,
   question: string | (() => Promise<string>),
   refusal: string,
+  { ownWhere = false }: { ownWhere?: boolean } = {},
 ): Promise<void> {
   if (ctx.globals.yes) return;
   if (!ctx.canPrompt) {
@@ -149,7 +152,7 @@ export async function confirmDestructive(
   const asked = typeof question === 'string' ? question : await question();
   // Only keys typed once the question is shown answer it.
   await discardTypeAhead(ctx.io.stdin);
-  const where = whereItActs(ctx, asked);
+  const where = ownWhere ? undefined : whereItActs(ctx, asked);
   const ok = await ctx.prompter.confirm(where === undefined ? asked : `${asked} ${where}`, false);
   if (!ok) throw new UsageError('cancelled; nothing was changed', { code: 'cancelled' });
 }

@@ -42,10 +42,14 @@ export function liveThenLatestDeleted(
 
 /**
  * A role named by id or name. One GET answers an id (built-in ids are their names; a deleted
- * custom role is still read by id); a name is looked up among the tenant's roles. With
- * `deleted`, deleted roles count too — a live role of that name first, else the role of that
- * name deleted last — for what reads a role's history (`svc audit ls --role`, `svc roles holders
- * --all`, `svc roles get`); without, only live roles, for what changes or grants one.
+ * custom role is still read by id); a name is looked up among the tenant's roles, deleted ones
+ * too: a live role of that name first, else the role of that name deleted last. So a name stands
+ * for the role its id does, and every verb answers the same by either (attack26a F1: a deleted
+ * role's name was an "unknown role", did you mean another, where its id "was deleted"): a change
+ * or grant of a deleted role goes to the platform, which refuses it (409 role_deleted), as by id.
+ * `deleted` says only how a name no role has is refused: for what reads a role's history (`svc
+ * audit ls --role`, `svc roles holders --all`, `svc roles get`), pointing to deleted roles' ids;
+ * without, as an unknown role, with a live role's name to suggest, for what changes or grants one.
  */
 export async function findRoleByRef(
   platform: Platform,
@@ -79,11 +83,9 @@ export async function rolesByRef(
   }
   const named: Role[] = [];
   const names: string[] = [];
-  for await (const role of platform.roles.listAll({
-    limit: 200,
-    ...(deleted ? { include_deleted: true } : {}),
-  })) {
-    names.push(role.name);
+  for await (const role of platform.roles.listAll({ limit: 200, include_deleted: true })) {
+    // A suggestion for a change or a grant names a live role only.
+    if (deleted || !role.deleted_at) names.push(role.name);
     if (role.name === ref) named.push(role);
   }
   if (named.length > 0) return named.sort(liveThenLatestDeleted);

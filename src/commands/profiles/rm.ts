@@ -22,10 +22,14 @@ export async function runProfilesRm(
   const masked = credentialAsProfileName(name) !== undefined && store.hasProfile(name);
   const shown = masked ? redactText(name) : name;
   if (!masked) existing(ctx, checkProfileName(name), 'remove');
+  // The question is of the profile removed, its own server (masked as `profiles ls` shows it) and
+  // its credential only when it holds one; never of the run's (-p, SVC_PROFILE; attack26a F3).
+  const credential = store.credential(name) === undefined ? '' : ' and its stored credential';
   await confirmDestructive(
     ctx,
-    `Remove profile "${shown}" and its stored credential?`,
+    `Remove ${profileAt(shown, store.profile(name)?.base_url)}${credential}?`,
     `removing profile "${shown}"`,
+    { ownWhere: true },
   );
   // Its own settings and API client: the session is revoked at the server it was issued by.
   const target = ctx.forProfile(name, { removing: true });
@@ -71,7 +75,8 @@ export function rmCommand(make: MakeContext): Command {
     .alias('remove')
     .argument('<name>', 'profile to remove')
     .description(
-      'Remove a profile and its stored credential (asks first; --yes when not on a terminal). Its OAuth\n' +
+      'Remove a profile and its stored credential (asks first, naming the profile and its server;\n' +
+        '--yes when not on a terminal). Its OAuth\n' +
         'session is revoked first, as `svc logout` does; when the server cannot be reached, nothing is\n' +
         'removed (exit 1) unless --no-revoke, nor when Ctrl-C interrupts it (exit 130). Removing the active\n' +
         'profile leaves none active: svc says so and how to choose another.',

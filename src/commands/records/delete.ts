@@ -7,6 +7,7 @@ import { SvcError } from '../../errors.js';
 import { ApiError, OutcomeUnknownError } from '../../http/errors.js';
 import { type ApiErrorClass, retyped } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
+import { alreadyGone } from '../already-gone.js';
 import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { checkSurface, onSurface, type RecordData, unlessUnreadable } from './shared.js';
@@ -18,11 +19,13 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
   // platform refuses a missing or deleted id as it refuses the read (review16d D4).
   const before = await unlessUnreadable(onSurface(ctx, surface, () => platform.records.get(surface, id)));
   if (before !== undefined && (before.soft_delete || before.deleted_at)) {
-    if (ctx.out.isMachine) return ctx.out.json(verdict('already_deleted', before));
-    ctx.out.info(
-      `Nothing changed: ${surface} record ${id} was deleted already, at ${before.deleted_at ?? 'an unknown time'}; it is to be purged at ${before.purge_at ?? 'the end of its 30 days'}.`,
-    );
-    return;
+    return alreadyGone(ctx, {
+      thing: `${surface} record ${id}`,
+      done: 'deleted',
+      at: before.deleted_at,
+      more: `; it is to be purged at ${before.purge_at ?? 'the end of its 30 days'}`,
+      json: verdict('already_deleted', before),
+    });
   }
   await confirmDestructive(
     ctx,

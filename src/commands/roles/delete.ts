@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { counted } from '../../output/format.js';
+import { alreadyGone } from '../already-gone.js';
 import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { countHolders, holdersSay, resolveRole } from './shared.js';
@@ -16,6 +17,16 @@ export function parseRolesDelete(role: unknown): RolesDeleteOptions {
 export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions): Promise<void> {
   const platform = await ctx.platform();
   const role = await resolveRole(platform, options.role);
+  // Deleted already (read by id, or by the name it had): the platform's DELETE would refuse it
+  // (409 role_deleted); nothing is asked or sent, as of a record or a key gone already.
+  if (role.deleted_at) {
+    return alreadyGone(ctx, {
+      thing: `role ${role.name} (${role.id})${changedIn(ctx.settings())}`,
+      done: 'deleted',
+      at: role.deleted_at,
+      json: { ...role, outcome: 'already_deleted' },
+    });
+  }
   // A built-in role goes straight to the server, whose refusal (builtin_role_immutable) is the answer.
   let holders: number | undefined;
   if (role.kind === 'custom') {
@@ -71,7 +82,9 @@ export function deleteCommand(make: MakeContext): Command {
     .description(
       'Soft-delete a custom role: it disappears from lists and stops granting access at once; ' +
         'the record stays (with deleted_at) for the audit trail. Asks first on a terminal, saying how ' +
-        'many users hold it and in which tenant; needs --yes otherwise.',
+        'many users hold it and in which tenant; needs --yes otherwise. A role deleted already (by id, ' +
+        'or by the name it had) is left as it is: "Nothing changed", exit 0, nothing asked; with --json, ' +
+        'the role and "outcome": "already_deleted".',
     )
     .argument('<role>', 'role id or name')
     .addHelpText(

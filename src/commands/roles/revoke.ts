@@ -122,7 +122,10 @@ export function revokeCommand(make: MakeContext): Command {
         'Revoke a role from a user in the tenant: the role stops granting access at once and the ' +
           `revocation is written to the audit trail. A revocation may stop API keys: ${keysStop()}. ` +
           'Asks first on a terminal; needs --yes ' +
-          'otherwise.\n\nWith --file, revokes every row (columns user and role; a grants file works' +
+          'otherwise. A USER and ROLE named alone whose grant is not held is refused as the platform ' +
+          'answers it (exit 5, not found): a grant revoked already and one never held look alike, so a ' +
+          'script is not told of a revocation that may never have been; a file, which lists what should ' +
+          'not be held, skips such a row instead (not_assigned, exit 0).\n\nWith --file, revokes every row (columns user and role; a grants file works' +
           ' too) of a CSV, NDJSON or JSON-array file, or of standard input (-), read as `svc roles assign --file` reads it (spreadsheet CSV included), checked as a whole first, ' +
           'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +
           'reported as skipped (not_assigned); a row whose revoke lost its answer and whose retry ' +

@@ -139,7 +139,10 @@ export function unknownRole(ref: string, roles: Role[]): string {
   )}`;
 }
 
-/** A live role named by id or by name (platform/role-ref.ts): what a change or a grant names. */
+/**
+ * The role a change or a grant names, by id or by name (platform/role-ref.ts): a live one, or a
+ * deleted one as its id names it (the platform refuses changing it, as by id).
+ */
 export const resolveRole = (platform: Platform, ref: string): Promise<Role> =>
   findRoleByRef(platform, ref, { deleted: false });
 

@@ -14,14 +14,21 @@ import { ROLE_ID } from '../../platform/role-ref.js';
 import { shellWord } from '../../system/shell-words.js';
 import type { MakeContext } from '../kit.js';
 
-/** The refusal, with the words of the command meant (`roles revoke U R`), before the run's options are known. */
-class SwappedArguments extends UsageError {
-  constructor(readonly words: string) {
-    super(swappedWords(`svc ${words}`));
+/**
+ * The refusal, with the words of the command meant (`roles revoke U R`), before the run's options
+ * are known; `order` the arguments as the verb takes them (`USER ROLE`, `TENANT KEY`: the rule of
+ * `tenants api-keys get/revoke`, where a key id is never a tenant).
+ */
+export class SwappedArguments extends UsageError {
+  constructor(
+    readonly words: string,
+    readonly order = 'USER ROLE',
+  ) {
+    super(swappedWords(order, `svc ${words}`));
   }
 }
 
-const swappedWords = (line: string) => `arguments are USER ROLE: did you mean \`${line}\`?`;
+const swappedWords = (order: string, line: string) => `arguments are ${order}: did you mean \`${line}\`?`;
 
 /**
  * Throws when the first argument is a role (a built-in name or a role id) and the second looks like
@@ -48,7 +55,9 @@ export async function parsedUnswapped<T>(make: MakeContext, cmd: Command, parse:
   } catch (error) {
     if (!(error instanceof SwappedArguments)) throw error;
     const ctx = await make(cmd, { argumentsFirst: true });
-    throw new UsageError(swappedWords(svcCommand(ctx.settings(), `${error.words}${givenFlags(cmd)}`)));
+    throw new UsageError(
+      swappedWords(error.order, svcCommand(ctx.settings(), `${error.words}${givenFlags(cmd)}`)),
+    );
   }
 }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runProfilesRm } from '../../../src/commands/profiles/rm.js';
 import { ConfigStore } from '../../../src/config/store.js';
-import { runInProcess, testContext } from '../../helpers/context.js';
+import { runInProcess, scriptedPrompter, testContext } from '../../helpers/context.js';
 import { useTwoProfiles } from '../../helpers/profiles.js';
 
 const env = useTwoProfiles();
@@ -50,10 +50,30 @@ describe('svc profiles rm', () => {
   it('asks first on a terminal, naming the profile, and keeps it on a no', async () => {
     const made = testContext({ env: env(), tty: true, answers: [false] });
     await expect(runProfilesRm(made.ctx, 'default')).rejects.toThrow('cancelled; nothing was changed');
-    expect(made.questions).toEqual(['Remove profile "default" and its stored credential?']);
+    expect(made.questions).toEqual([
+      'Remove profile "default" (https://api.example.com) and its stored credential?',
+    ]);
     expect(names()).toEqual(['default', 'staging']);
     expect(made.ctx.store().credential('default')).toBeDefined();
   });
+
+  // attack26a F3: with -p or SVC_PROFILE naming another profile, the question's bracket named
+  // that profile and its server ("[on http://127.0.0.1:…, profile "fast", from -p]"), not the one
+  // removed, and it spoke of a stored credential the profile did not have.
+  it.each([
+    ['-p', ['-p', 'default', 'profiles', 'rm', 'staging'], {}],
+    ['SVC_PROFILE', ['profiles', 'rm', 'staging'], { SVC_PROFILE: 'default' }],
+    ['--base-url', ['--base-url', 'https://other.example', 'profiles', 'rm', 'staging'], {}],
+  ])(
+    'with %s, asks of the profile removed: its own server, no credential it lacks',
+    async (_how, argv, more) => {
+      const prompter = scriptedPrompter([false]);
+      const result = await runInProcess(argv, { ...env(), ...more }, { tty: true, prompter });
+      expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: cancelled; nothing was changed\n' });
+      expect(prompter.questions).toEqual(['Remove profile "staging" (https://staging.example)?']);
+      expect(names()).toEqual(['default', 'staging']);
+    },
+  );
 
   it('needs --yes when nobody can be asked (exit 2)', async () => {
     expect(await runInProcess(['profiles', 'rm', 'default'], env())).toEqual({

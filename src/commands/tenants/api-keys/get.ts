@@ -2,16 +2,22 @@ import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { refuseShortenedId } from '../../../http/path.js';
 import { examples, type MakeContext, nonEmpty } from '../../kit.js';
-import { keyNotListed, keyStatus, listedKey } from './shared.js';
+import { parsedUnswapped } from '../../roles/swapped.js';
+import { keyNotListed, keyStatus, keyTenantRef, listedKey, tenantAndKey } from './shared.js';
 
 /**
  * One API key of a tenant, as `ls` lists it (never the key itself): the platform has no GET of one
  * key, so it is read from the tenant's list (paged); a key that list does not hold is not found.
  */
-export async function runApiKeyGet(ctx: Context, tenantRef: string, keyId: string): Promise<void> {
+export async function runApiKeyGet(
+  ctx: Context,
+  tenantGiven: string | undefined,
+  keyId: string,
+): Promise<void> {
   const id = nonEmpty('KEY', keyId);
   // Looked up in the listing, not in a path: the shortened id is refused as a path refuses it.
   refuseShortenedId('KEY', id);
+  const tenantRef = await keyTenantRef(ctx, tenantGiven, 'showing an API key');
   const found = await listedKey(ctx, tenantRef, id, 'get');
   const k = found.key ?? (await keyNotListed(ctx, found, tenantRef, id));
   await ctx.out.record(k, [
@@ -31,8 +37,8 @@ export async function runApiKeyGet(ctx: Context, tenantRef: string, keyId: strin
 
 export function getCommand(make: MakeContext): Command {
   return new Command('get')
-    .argument('<tenant>', 'tenant id or slug')
-    .argument('<key-id>', 'the key id (key_…)')
+    .argument('[tenant]', "tenant id or slug (default: the profile's tenant; asked on a terminal)")
+    .argument('[key-id]', "the key id (key_…); given alone, a key of the profile's tenant")
     .description(
       "Show one of a tenant's API keys that you may manage (never the key itself): its status — active, revoked,\n" +
         'or stopped, with why — and who issued it. With --json: the key record, as `ls --json` lists it.',
@@ -44,7 +50,8 @@ export function getCommand(make: MakeContext): Command {
         'is this key stopped, and why?',
       ]),
     )
-    .action(async (tenant: string, key: string, _flags: unknown, cmd: Command) =>
-      runApiKeyGet(await make(cmd), nonEmpty('TENANT', tenant), key),
-    );
+    .action(async (first: string | undefined, second: string | undefined, _flags: unknown, cmd: Command) => {
+      const { tenant, key } = await parsedUnswapped(make, cmd, () => tenantAndKey('get', first, second));
+      await runApiKeyGet(await make(cmd), tenant === undefined ? undefined : nonEmpty('TENANT', tenant), key);
+    });
 }

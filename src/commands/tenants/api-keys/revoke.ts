@@ -2,20 +2,28 @@ import { Command } from 'commander';
 import { commandLine } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
+import { alreadyGone } from '../../already-gone.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
-import { listedKey } from './shared.js';
+import { parsedUnswapped } from '../../roles/swapped.js';
+import { keyTenantRef, listedKey, tenantAndKey } from './shared.js';
 
-export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: string): Promise<void> {
+export async function runApiKeyRevoke(
+  ctx: Context,
+  tenantGiven: string | undefined,
+  keyId: string,
+): Promise<void> {
   const id = nonEmpty('KEY', keyId);
+  const tenantRef = await keyTenantRef(ctx, tenantGiven, 'revoking an API key');
   // The platform's revoke of a revoked key answers as if it had revoked it: look first.
   const { tenant, key: before } = await listedKey(ctx, tenantRef, id, 'revoke');
   const platform = await ctx.platform();
   if (before?.revoked_at) {
-    if (ctx.out.isMachine) return ctx.out.json({ ...before, outcome: 'already_revoked' });
-    ctx.out.info(
-      `Nothing changed: API key ${id} (${before.name}) of ${await tenant.label()} was revoked already, at ${before.revoked_at}.`,
-    );
-    return;
+    return alreadyGone(ctx, {
+      thing: async () => `API key ${id} (${before.name}) of ${await tenant.label()}`,
+      done: 'revoked',
+      at: before.revoked_at,
+      json: { ...before, outcome: 'already_revoked' },
+    });
   }
   await confirmDestructive(
     ctx,
@@ -48,8 +56,8 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
 
 export function revokeCommand(make: MakeContext): Command {
   return new Command('revoke')
-    .argument('<tenant>', 'tenant id or slug')
-    .argument('<key-id>', 'the key id (key_…)')
+    .argument('[tenant]', "tenant id or slug (default: the profile's tenant; asked on a terminal)")
+    .argument('[key-id]', "the key id (key_…); given alone, a key of the profile's tenant")
     .description(
       'Revoke an API key at once (asks first; --yes when not on a terminal).\n' +
         'With --json: the key record and "outcome": "revoked", or "already_revoked" (nothing changed, exit 0),\n' +
@@ -59,7 +67,12 @@ export function revokeCommand(make: MakeContext): Command {
       'after',
       examples(['svc tenants api-keys revoke acme-treasury key_3f2a… --yes', 'revoke a key']),
     )
-    .action(async (tenant: string, key: string, _flags: unknown, cmd: Command) =>
-      runApiKeyRevoke(await make(cmd), nonEmpty('TENANT', tenant), key),
-    );
+    .action(async (first: string | undefined, second: string | undefined, _flags: unknown, cmd: Command) => {
+      const { tenant, key } = await parsedUnswapped(make, cmd, () => tenantAndKey('revoke', first, second));
+      await runApiKeyRevoke(
+        await make(cmd),
+        tenant === undefined ? undefined : nonEmpty('TENANT', tenant),
+        key,
+      );
+    });
 }

@@ -1,12 +1,13 @@
 import type { ApiKey } from '../../../api/schemas/api-keys.js';
 import { type CommandLine, commandLine, svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
-import { NotFoundError } from '../../../errors.js';
+import { NotFoundError, UsageError } from '../../../errors.js';
 import { idInWords, refuseCredentialAsId } from '../../../http/path.js';
 import { sym } from '../../../output/symbols.js';
 import { keysOf } from '../../../platform/errors.js';
 import { shellWord } from '../../../system/shell-words.js';
-import { type NamedTenant, resolveTenantArgument } from '../../pick.js';
+import { type NamedTenant, pickTenant, resolveTenantArgument } from '../../pick.js';
+import { SwappedArguments } from '../../roles/swapped.js';
 
 /**
  * revoked; stopped: not revoked, but it does not act (the platform's stopped_reason says why: its
@@ -17,6 +18,44 @@ export function keyStatus(k: ApiKey): string | undefined {
   if (k.revoked_at !== null) return 'revoked';
   if (k.stopped_reason === undefined) return undefined;
   return k.stopped_reason === null ? 'active' : 'stopped';
+}
+
+/**
+ * TENANT and KEY as `get` and `revoke` are given (attack26a F10). A key id (`key_…`) is never a
+ * tenant's id (a UUID) or slug: given alone, it is the KEY, of the profile's tenant (TENANT left
+ * out, as `ls` and `create` allow); given first, before a TENANT, the two are refused with the
+ * command meant, as `roles assign/revoke` refuse ROLE USER (roles/swapped.ts, whose rule this is).
+ */
+export function tenantAndKey(
+  verb: 'get' | 'revoke',
+  first: string | undefined,
+  second: string | undefined,
+): { tenant: string | undefined; key: string } {
+  const isKey = (word: string | undefined) => word !== undefined && /^key_/.test(word.trim());
+  if (second === undefined) {
+    if (first !== undefined && isKey(first)) return { tenant: undefined, key: first };
+    throw new UsageError(
+      `${verb === 'get' ? 'showing' : 'revoking'} an API key needs its KEY id (key_${sym.ellipsis})`,
+      {
+        hint: `see \`svc tenants api-keys ls\` for the keys' ids`,
+      },
+    );
+  }
+  if (isKey(first) && !isKey(second))
+    throw new SwappedArguments(
+      `tenants api-keys ${verb} ${shellWord(second)} ${shellWord(first!)}`,
+      'TENANT KEY',
+    );
+  return { tenant: first, key: second };
+}
+
+/**
+ * The TENANT a key verb reads the key in: the one given, else the profile's (as set: its slug or
+ * id), else one chosen on a terminal (pickTenant; elsewhere its usage error names `what`).
+ */
+export async function keyTenantRef(ctx: Context, given: string | undefined, what: string): Promise<string> {
+  if (given !== undefined) return given;
+  return ctx.settings().values.tenant ?? (await pickTenant(ctx, undefined, what)).id;
 }
 
 export interface ListedKey {
