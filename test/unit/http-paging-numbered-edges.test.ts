@@ -65,4 +65,12 @@ describe('nextCursorOf: numbered pages and counts at their edges (session 26)', 
     ]);
     expect(next({ page: 1, per_page: 20, items: [], total_pages: 1 })).toBeNull();
   });
+
+  it('a page asked by offset that answers with page numbers is read on by them, not refused as moved', () => {
+    // Only svc's own numbered cursor asked for a page number and size the answer must match.
+    const twenty = Array.from({ length: 20 }, () => a);
+    expect(next({ page: 2, per_page: 20, items: twenty, total: 100 }, 'svc-page:offset=20')).toBe(
+      'svc-page:page=3&per_page=20',
+    );
+  });
 });
