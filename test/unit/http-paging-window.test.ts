@@ -125,6 +125,14 @@ describe('CursorTrail.read: empty pages in a row, each under a new cursor, are b
     ).toBeUndefined();
   });
 
+  it('an empty first page is no page under a new cursor: the bound counts only the empty pages after it', () => {
+    // Session 26's Stryker run of lines 189-192: counted, the line said "3 empty pages in a row,
+    // each with a new cursor" after 2 asked with one.
+    const trail = new CursorTrail(undefined, 'stop', SEEN_MAX_TEST, 3);
+    expect(caught(() => serve(trail, [[], [], []]))).toBeUndefined();
+    expect(caught(() => trail.read([], 'c3'))?.message).toMatch(/^the server sent 3 empty pages in a row, /);
+  });
+
   it('a dead-letter drain (repeats counted once) is stopped the same; the bound is 1,000 unless a test lowers it', () => {
     const drain = new CursorTrail(undefined, 'counted once', SEEN_MAX_TEST, 3);
     expect(caught(() => serve(drain, [[], [], [], []]))?.code).toBe('paging_empty');
