@@ -11,7 +11,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     // One fast-check seed under CI=true, a new one elsewhere (the file says why).
-    setupFiles: ['test/helpers/fast-check-seed.ts'],
+    // SVC_CPU_PROBE=<file>: one line of CPU per test file (test/helpers/cpu-probe.ts), off by default.
+    setupFiles: [
+      'test/helpers/fast-check-seed.ts',
+      ...(process.env.SVC_CPU_PROBE ? ['test/helpers/cpu-probe.ts'] : []),
+    ],
     // The default output, then one line per system tool whose tests were skipped (test/helpers/needs.ts).
     reporters: ['default', './test/reporters/missing-tools.ts'],
     testTimeout: 60_000,
