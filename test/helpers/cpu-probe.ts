@@ -21,7 +21,7 @@ function cpu(): { self: number; children: number } {
   const stat = readFileSync('/proc/self/stat', 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14–17 of proc(5) (utime stime cutime cstime), 12–15 after pid and comm.
-  const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
+  const [utime = 0, stime = 0, cutime = 0, cstime = 0] = fields.slice(11, 15).map(Number);
   return { self: (utime + stime) / TICKS, children: (cutime + cstime) / TICKS };
 }
 
@@ -45,7 +45,7 @@ if (!slot.__svcCpuProbe) {
   };
   const cp = childProcess as unknown as Record<string, (...a: unknown[]) => unknown>;
   for (const name of ['spawnSync', 'execSync', 'execFileSync']) {
-    const original = cp[name];
+    const original = cp[name] as (...a: unknown[]) => unknown;
     // Each calls the module's own spawnSync, not this export: one count per call.
     cp[name] = (...args: unknown[]) => {
       counts.spawns += 1;
