@@ -8,6 +8,7 @@ import { andList } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import { changedIn } from '../changed-in.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
+import { type ReplacedList, removedFrom } from '../removed-from.js';
 import { MAX_SECONDS, redirectUri } from './create.js';
 import { clientArg, clientFields } from './shared.js';
 
@@ -66,32 +67,20 @@ export async function runOAuthUpdate(ctx: Context, options: OAuthUpdateOptions):
     ctx.out.info(`Nothing changed: OAuth client ${client.client_id} ${unchanged(options.change, client)}.`);
   } else {
     ctx.out.success(
-      `updated OAuth client ${client.client_id}${changedIn(ctx.settings())} (${changed.join(', ')})${removedFrom(before, client)}`,
+      `updated OAuth client ${client.client_id}${changedIn(ctx.settings())} (${changed.join(', ')})${removedFrom(before, client, LISTS)}`,
     );
   }
 }
 
-/** The lists a repeated flag replaces, in words: what an update took out of them is said. */
-const LISTS = [
-  ['redirect_uris', 'redirect URI'],
-  ['scopes', 'scope'],
-  ['grant_types', 'grant type'],
-] as const;
-
 /**
- * What the update removed from the client's lists (`--redirect-uri NEW` replaces them all: the
- * URIs an integration used are gone, which the fields alone did not say), or ''.
+ * The lists a repeated flag replaces, in words: what an update took out of them is said. A redirect
+ * URI in words has its secrets masked, as a webhook URL's ✓ line (attack21b F8).
  */
-function removedFrom(before: OAuthClient, after: OAuthClient): string {
-  const gone = LISTS.flatMap(([key, noun]) => {
-    const kept = new Set<string>(after[key] ?? []);
-    const removed = ((before[key] ?? []) as readonly string[]).filter((value) => !kept.has(value));
-    // A redirect URI in words has its secrets masked, as a webhook URL's ✓ line (attack21b F8).
-    const shown = key === 'redirect_uris' ? removed.map(urlInWords) : removed;
-    return removed.length === 0 ? [] : [`the ${noun}${removed.length === 1 ? '' : 's'} ${shown.join(', ')}`];
-  });
-  return gone.length === 0 ? '' : `; removed ${andList(gone)}`;
-}
+const LISTS: readonly ReplacedList<OAuthClient>[] = [
+  { key: 'redirect_uris', noun: 'redirect URI', shown: urlInWords },
+  { key: 'scopes', noun: 'scope' },
+  { key: 'grant_types', noun: 'grant type' },
+];
 
 /** What a change that changes nothing found already true of `client`, in words. */
 function unchanged(change: OAuthClientUpdateBody, client: OAuthClient): string {

@@ -11,6 +11,7 @@ import { urlInWords } from '../../output/hosts.js';
 import { changedIn } from '../changed-in.js';
 import { collect, examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { type ReplacedList, removedFrom } from '../removed-from.js';
 import { eventTypesFlag, targetUrl } from './create.js';
 import { warnRotationReason, webhookArg, webhookFields } from './shared.js';
 
@@ -77,9 +78,14 @@ function said(ctx: Context, before: Webhook, webhook: Webhook, options: Webhooks
   } else if (changed.length === 0) {
     ctx.out.info(`Nothing changed: webhook ${webhook.id} ${unchanged(options.change, webhook)}.`);
   } else {
-    ctx.out.success(`updated webhook ${webhook.id}${changedIn(ctx.settings())} (${changed.join(', ')})`);
+    ctx.out.success(
+      `updated webhook ${webhook.id}${changedIn(ctx.settings())} (${changed.join(', ')})${removedFrom(before, webhook, LISTS)}`,
+    );
   }
 }
+
+/** The list --event-type replaces: the kinds it took out are said (attack26a F4), as `oauth update` does. */
+const LISTS: readonly ReplacedList<Webhook>[] = [{ key: 'event_types', noun: 'event type' }];
 
 /** A webhook or a change with its URL in the form the platform stores (two spellings compare equal). */
 function comparable<T extends { url?: string | undefined }>(value: T): T {
