@@ -9,6 +9,7 @@ import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
+import { fieldFlags } from '../../output/field-flags.js';
 import { quoted } from '../../output/format.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import {
@@ -31,7 +32,7 @@ import {
   secretFileFor,
 } from '../replayed-creation.js';
 import { type SecretDestination, secretDestination } from '../secret-destination.js';
-import { clientFields } from './shared.js';
+import { CLIENT_FIELD_FLAGS, clientFields } from './shared.js';
 
 export interface OAuthCreateOptions {
   name: string;
@@ -228,7 +229,7 @@ const secretLost = (ctx: Context, id: string): [what: string, remedy: string] =>
 
 export function createCommand(make: MakeContext): Command {
   const { tokenLifetime, refreshTokenLifetime } = OAUTH_LIMITS;
-  return new Command('create')
+  const command = new Command('create')
     .summary('Register an OAuth client in the tenant (tenant_admin)')
     .description(
       'Register an OAuth 2.0 client for a third-party integration in the current tenant (role\n' +
@@ -304,4 +305,5 @@ export function createCommand(make: MakeContext): Command {
       const options = parseOAuthCreate(flags);
       await runOAuthCreate(await make(cmd), options);
     });
+  return fieldFlags(command, CLIENT_FIELD_FLAGS);
 }

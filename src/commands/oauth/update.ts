@@ -4,13 +4,14 @@ import { OAUTH_GRANT_TYPES, type OAuthGrantType } from '../../api/constants.js';
 import type { OAuthClient, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { fieldFlags } from '../../output/field-flags.js';
 import { andList } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import { changedIn } from '../changed-in.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import { type ReplacedList, removedFrom } from '../removed-from.js';
 import { MAX_SECONDS, redirectUri } from './create.js';
-import { clientArg, clientFields } from './shared.js';
+import { CLIENT_FIELD_FLAGS, clientArg, clientFields } from './shared.js';
 
 export interface OAuthUpdateOptions {
   clientId: string;
@@ -110,7 +111,7 @@ function unchanged(change: OAuthClientUpdateBody, client: OAuthClient): string {
 }
 
 export function updateCommand(make: MakeContext): Command {
-  return new Command('update')
+  const command = new Command('update')
     .summary("Change an OAuth client's registration")
     .description(
       "Change a client's name, description, redirect URIs, grant types, scopes, lifetimes or PKCE.\n" +
@@ -164,4 +165,5 @@ export function updateCommand(make: MakeContext): Command {
       const options = parseOAuthUpdate(clientId, flags);
       await runOAuthUpdate(await make(cmd), options);
     });
+  return fieldFlags(command, CLIENT_FIELD_FLAGS);
 }
