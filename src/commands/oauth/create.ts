@@ -21,6 +21,7 @@ import {
   type MakeContext,
   nonEmpty,
   parseScopes,
+  refuseJoinedValues,
 } from '../kit.js';
 import {
   asItIsNow,
@@ -73,6 +74,12 @@ export function redirectUri(raw: string): string {
       hint: 'for example https://app.example.com/oauth/callback, or http://127.0.0.1/callback for a native app',
     });
   }
+  // A comma may belong to a URI (`?a=1,2`), but not before another URI: `a,b` is two redirect URIs.
+  refuseJoinedValues(
+    '--redirect-uri',
+    raw,
+    raw.split(/,(?=\s*https?:\/\/)/i).map((part) => part.trim()),
+  );
   return raw;
 }
 
