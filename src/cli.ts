@@ -21,6 +21,7 @@ import { checkDirectoryVariables, UNEXPANDED_DIRECTORY } from './config/paths.js
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, SvcError, stdoutError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
+import { fieldFlagsOf } from './output/field-flags.js';
 import { systemIO } from './output/io.js';
 import { useUnicodeMarks } from './output/symbols.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
@@ -280,7 +281,10 @@ async function runCommandLine(argv: string[], deps: ContextDeps, options: RunCli
   };
   let ctx: Context | undefined;
   let program: Command | undefined;
+  /** The command whose action made the context: its declared field flags name a 400's field. */
+  let acting: Command | undefined;
   const make: MakeContext = async (cmd, made = {}) => {
+    acting ??= cmd;
     if (!ctx) {
       const { createContext } = await import('./context.js');
       const runtime = program && options.runtimeFor?.(targetCommand(argv, argvFlags(program)));
@@ -348,6 +352,7 @@ async function runCommandLine(argv: string[], deps: ContextDeps, options: RunCli
       debug,
       secrets: ctx?.secrets.values() ?? [],
       ...(meant ? { suggestion: `did you mean \`${meant}\`?` } : {}),
+      fields: fieldFlagsOf(acting),
     });
     try {
       deps.io.stderr.write(text);

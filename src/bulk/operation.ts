@@ -301,16 +301,17 @@ async function runLocked<T, R extends Row>(
   }
   // Every resumed run says so first (attack22 F4: a grants file's and an apply's did not): which
   // run, how much is done and left. A verb without fromJournal counts all its items in `left`.
-  // With --json, for every verb alike (a queue's too: it said the line as a note, session 23), a
-  // failed run's stderr stays its one error object: the line is said only when it carries a note
-  // that matters (grants cut short, a queue's doubt), then as a warning, in the same words.
+  // In every output mode (attack26a F11: with --json it was left out, and rows `skipped`, reason
+  // `journal`, came with no word that this run resumed another): stderr is for people, and a
+  // failed run's error object stays its last line (README, Output). With --json a line carrying a
+  // note that matters (grants cut short, a queue's doubt) is a warning, in the same words.
   if (journal.run.resumed) {
     const done = verb.fromJournal ? earlier.length : journal.earlier().length;
     const toDo = verb.fromJournal || left === undefined ? left : Math.max(0, left - done);
     const note = verb.resumeNote?.();
     const line = resuming(journal, done, toDo, verb.dryRun, note);
-    if (ctx.out.mode !== 'json') ctx.out.info(line);
-    else if (note !== undefined) ctx.out.warn(line);
+    if (ctx.out.mode === 'json' && note !== undefined) ctx.out.warn(line);
+    else ctx.out.info(line);
   }
   // Nothing left to do but show what the earlier run did: nothing to ask.
   if (!verb.dryRun && !((earlier.length > 0 || owed > 0) && left === 0)) await verb.confirm?.(left);

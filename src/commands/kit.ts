@@ -1,7 +1,8 @@
-// Just over 300 lines: the shared kit every verb builds its flags with (numbers, choices, ids,
+// Past 300 lines: the shared kit every verb builds its flags with (numbers, choices, ids,
 // idempotency keys, scopes, who a command acts as); one file so that each flag rule exists once.
 import type { Command, Option } from 'commander';
 import { controlIn, invisibleIn, nonAsciiIn } from '../api/characters.js';
+import { redactUrlText } from '../api/secret-names.js';
 import { tenantByRef } from '../api/tenant-id.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
 import { decimal } from '../config/decimal.js';
@@ -11,6 +12,7 @@ import { UsageError } from '../errors.js';
 import { refuseCredentialAsId } from '../http/path.js';
 import { maskSecret, quoted } from '../output/format.js';
 import { doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
+import { shellWord } from '../system/shell-words.js';
 import { discardTypeAhead } from '../system/type-ahead.js';
 import { tenantAsked } from './changed-in.js';
 
@@ -130,6 +132,20 @@ export function idFlag(flag: string, raw: unknown, wanted: string): string {
   const invisible = invisibleIn(flag, value);
   if (invisible !== undefined) throw new UsageError(invisible, { code: 'invalid_id' });
   return value;
+}
+
+/**
+ * A repeatable flag given several values in one, joined by commas (`--id usr_a,usr_b`, attack26a
+ * F7): where a comma cannot belong to one value (an id; in a redirect URI, before another URI) it
+ * was sent as one value that matched nothing, or registered as one URI. Refused, with the fix:
+ * the flag once per value (`parts` is how the value splits; none: it is one value after all).
+ */
+export function refuseJoinedValues(flag: string, value: string, parts: string[]): void {
+  if (parts.length < 2) return;
+  const redact = (part: string) => (/^https?:/i.test(part) ? redactUrlText(part) : part);
+  throw new UsageError(`${flag} ${quoted(redact(value))} is ${parts.length} values joined by commas`, {
+    hint: `give each its own ${flag}: ${parts.map((p) => `${flag} ${shellWord(redact(p))}`).join(' ')}`,
+  });
 }
 
 /**

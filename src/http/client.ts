@@ -477,6 +477,7 @@ export class ApiClient {
           error.lostAnswer = lostAnswer;
           error.lostStatus = lostStatus;
           error.notUtf8 = outcome.notUtf8;
+          error.sentBody = options.body;
           if (tooLong && status === 429) {
             const askedMs = parseRetryAfter(retryAfter, answeredAt) ?? 0;
             error.waitBeyondCap = {

@@ -48,6 +48,8 @@ export class ApiError extends SvcError {
   waitBeyondCap: { askedMs: number; capMs: number; until: number } | undefined;
   /** The body's bytes, when they are not UTF-8 (`text` then has U+FFFD for them): svc api prints these. */
   notUtf8: Buffer | undefined;
+  /** The JSON body of the request this answers, if any: a 400 naming `event_types.0` is said with its value (field-flags.ts). */
+  sentBody: unknown;
 
   constructor(init: ApiErrorInit, options: SvcErrorOptions = {}) {
     super(categoryForStatus(init.status), init.message, {

@@ -2,6 +2,7 @@ import { describeError, exitCodeFor, SvcError } from '../errors.js';
 import { ApiError, answerOf, doubtAfterLostAnswer, refusalAfterLostAnswer } from '../http/errors.js';
 import { redactDeep, redactText } from '../http/redact.js';
 import { systemReason } from '../system/system-errors.js';
+import { type FieldFlags, messageInFlags } from './field-flags.js';
 import { cutLongRuns } from './format.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 
@@ -130,11 +131,16 @@ export function renderError(
     secrets?: Iterable<string>;
     /** What the words probably meant (`did you mean …?`): put before the error's own hint. */
     suggestion?: string;
+    /** The verb's request fields and their flags: a 400 naming a field names the flag (field-flags.ts). */
+    fields?: FieldFlags | undefined;
   },
 ): string {
   // A server may echo a credential in its error (a header, a field): scrubbed by value and shape.
   const secrets = [...(options.secrets ?? [])];
-  const report = redactDeep(errorReport(error), secrets) as ErrorReport;
+  const said = errorReport(error);
+  const inFlags = messageInFlags(error, options.fields);
+  if (inFlags !== undefined) said.message = said.message.replace((error as Error).message, inFlags);
+  const report = redactDeep(said, secrets) as ErrorReport;
   if (options.suggestion)
     report.hint = report.hint ? `${options.suggestion}; ${report.hint}` : options.suggestion;
   // An over-long id or path the words repeat, cut (attack24c F4), in the JSON error as on the line.

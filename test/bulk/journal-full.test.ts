@@ -102,7 +102,13 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
           ['ok', undefined],
           ['ok', 'not_journaled'],
         ]);
-        expect(JSON.parse(r.stderr).error).toMatchObject({
+        // The summary line comes first (attack26a F11), the error object is the last line.
+        const [summary, last, end] = r.stderr.split('\n');
+        expect([timeless(`${summary}\n`), end]).toEqual([
+          '2 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n',
+          '',
+        ]);
+        expect(JSON.parse(last!).error).toMatchObject({
           code: 'journal_unwritable',
           message: `the journal ${journal} could not be written: no space left on device; stopped after 2 of 4, 1 of them granted but not journaled`,
         });

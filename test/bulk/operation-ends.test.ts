@@ -350,7 +350,9 @@ describe("a resumed run's first line", () => {
     );
   });
 
-  it('with --json, a verb whose items are all in its source says it only when it has a note, as a warning', async () => {
+  // attack26a F11: with --json the line was left out unless it had a note, so rows `skipped`,
+  // reason `journal`, came with no word that this run resumed another. Said in every mode.
+  it('with --json, a resumed run says so: as a warning when it has a note, else as under a pipe', async () => {
     const journal = journalAt('json-note');
     const again = (resumeNote?: () => string) =>
       testVerb(['ok', 'ok'], { journal, identity: ['file'], ...(resumeNote ? { resumeNote } : {}) });
@@ -364,7 +366,10 @@ describe("a resumed run's first line", () => {
     );
     expect((await run(testVerb(['ok', 'fail'], { journal, identity: ['file'] }))).code).toBe(7);
     const quiet = await run(again(), { globals: { json: true } });
-    expect([quiet.code, quiet.stderr]).toEqual([0, '✓ 1 touched, 1 skipped (0.0 s)\n']);
+    expect([quiet.code, quiet.stderr]).toEqual([
+      0,
+      `taking up the failures of the run started at ${START} (it finished at ${START}): 1 done, 1 to do (journal ${journal})\n✓ 1 touched, 1 skipped (0.0 s)\n`,
+    ]);
   });
 
   it('a verb whose items are all in its source and not counted (a stream): what is done, no count left', async () => {

@@ -209,3 +209,11 @@ export function afterResuming(stderr: string): string {
   );
   return rest.join('\n');
 }
+
+/**
+ * The JSON error object of a failed run under --json or --ndjson: the last line of stderr (README,
+ * Output), after the lines said for people (a bulk run's summary, a resumed run's first line).
+ */
+export function lastJson(stderr: string): any {
+  return JSON.parse(stderr.trimEnd().split('\n').at(-1)!);
+}

@@ -9,6 +9,7 @@ import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
+import { fieldFlags } from '../../output/field-flags.js';
 import { quoted } from '../../output/format.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import {
@@ -20,6 +21,7 @@ import {
   type MakeContext,
   nonEmpty,
   parseScopes,
+  refuseJoinedValues,
 } from '../kit.js';
 import {
   asItIsNow,
@@ -31,7 +33,7 @@ import {
   secretFileFor,
 } from '../replayed-creation.js';
 import { type SecretDestination, secretDestination } from '../secret-destination.js';
-import { clientFields } from './shared.js';
+import { CLIENT_FIELD_FLAGS, clientFields } from './shared.js';
 
 export interface OAuthCreateOptions {
   name: string;
@@ -72,6 +74,12 @@ export function redirectUri(raw: string): string {
       hint: 'for example https://app.example.com/oauth/callback, or http://127.0.0.1/callback for a native app',
     });
   }
+  // A comma may belong to a URI (`?a=1,2`), but not before another URI: `a,b` is two redirect URIs.
+  refuseJoinedValues(
+    '--redirect-uri',
+    raw,
+    raw.split(/,(?=\s*https?:\/\/)/i).map((part) => part.trim()),
+  );
   return raw;
 }
 
@@ -228,7 +236,7 @@ const secretLost = (ctx: Context, id: string): [what: string, remedy: string] =>
 
 export function createCommand(make: MakeContext): Command {
   const { tokenLifetime, refreshTokenLifetime } = OAUTH_LIMITS;
-  return new Command('create')
+  const command = new Command('create')
     .summary('Register an OAuth client in the tenant (tenant_admin)')
     .description(
       'Register an OAuth 2.0 client for a third-party integration in the current tenant (role\n' +
@@ -304,4 +312,5 @@ export function createCommand(make: MakeContext): Command {
       const options = parseOAuthCreate(flags);
       await runOAuthCreate(await make(cmd), options);
     });
+  return fieldFlags(command, CLIENT_FIELD_FLAGS);
 }

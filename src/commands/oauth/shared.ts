@@ -43,3 +43,14 @@ export const CLIENT_COLUMNS: Array<Column<OAuthClient>> = [
 export function clientArg(raw: unknown): string {
   return nonEmpty('CLIENT_ID', raw);
 }
+
+/** The request fields of `oauth create` and `update` and the flags that set them (field-flags.ts). */
+export const CLIENT_FIELD_FLAGS = {
+  name: '--name',
+  description: '--description',
+  redirect_uris: '--redirect-uri',
+  scopes: '--scope',
+  grant_types: '--grant-type',
+  token_lifetime_seconds: '--token-lifetime',
+  refresh_token_lifetime_seconds: '--refresh-token-lifetime',
+} as const;

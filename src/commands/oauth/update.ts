@@ -4,12 +4,14 @@ import { OAUTH_GRANT_TYPES, type OAuthGrantType } from '../../api/constants.js';
 import type { OAuthClient, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { fieldFlags } from '../../output/field-flags.js';
 import { andList } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import { changedIn } from '../changed-in.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
+import { type ReplacedList, removedFrom } from '../removed-from.js';
 import { MAX_SECONDS, redirectUri } from './create.js';
-import { clientArg, clientFields } from './shared.js';
+import { CLIENT_FIELD_FLAGS, clientArg, clientFields } from './shared.js';
 
 export interface OAuthUpdateOptions {
   clientId: string;
@@ -66,32 +68,20 @@ export async function runOAuthUpdate(ctx: Context, options: OAuthUpdateOptions):
     ctx.out.info(`Nothing changed: OAuth client ${client.client_id} ${unchanged(options.change, client)}.`);
   } else {
     ctx.out.success(
-      `updated OAuth client ${client.client_id}${changedIn(ctx.settings())} (${changed.join(', ')})${removedFrom(before, client)}`,
+      `updated OAuth client ${client.client_id}${changedIn(ctx.settings())} (${changed.join(', ')})${removedFrom(before, client, LISTS)}`,
     );
   }
 }
 
-/** The lists a repeated flag replaces, in words: what an update took out of them is said. */
-const LISTS = [
-  ['redirect_uris', 'redirect URI'],
-  ['scopes', 'scope'],
-  ['grant_types', 'grant type'],
-] as const;
-
 /**
- * What the update removed from the client's lists (`--redirect-uri NEW` replaces them all: the
- * URIs an integration used are gone, which the fields alone did not say), or ''.
+ * The lists a repeated flag replaces, in words: what an update took out of them is said. A redirect
+ * URI in words has its secrets masked, as a webhook URL's ✓ line (attack21b F8).
  */
-function removedFrom(before: OAuthClient, after: OAuthClient): string {
-  const gone = LISTS.flatMap(([key, noun]) => {
-    const kept = new Set<string>(after[key] ?? []);
-    const removed = ((before[key] ?? []) as readonly string[]).filter((value) => !kept.has(value));
-    // A redirect URI in words has its secrets masked, as a webhook URL's ✓ line (attack21b F8).
-    const shown = key === 'redirect_uris' ? removed.map(urlInWords) : removed;
-    return removed.length === 0 ? [] : [`the ${noun}${removed.length === 1 ? '' : 's'} ${shown.join(', ')}`];
-  });
-  return gone.length === 0 ? '' : `; removed ${andList(gone)}`;
-}
+const LISTS: readonly ReplacedList<OAuthClient>[] = [
+  { key: 'redirect_uris', noun: 'redirect URI', shown: urlInWords },
+  { key: 'scopes', noun: 'scope' },
+  { key: 'grant_types', noun: 'grant type' },
+];
 
 /** What a change that changes nothing found already true of `client`, in words. */
 function unchanged(change: OAuthClientUpdateBody, client: OAuthClient): string {
@@ -121,7 +111,7 @@ function unchanged(change: OAuthClientUpdateBody, client: OAuthClient): string {
 }
 
 export function updateCommand(make: MakeContext): Command {
-  return new Command('update')
+  const command = new Command('update')
     .summary("Change an OAuth client's registration")
     .description(
       "Change a client's name, description, redirect URIs, grant types, scopes, lifetimes or PKCE.\n" +
@@ -175,4 +165,5 @@ export function updateCommand(make: MakeContext): Command {
       const options = parseOAuthUpdate(clientId, flags);
       await runOAuthUpdate(await make(cmd), options);
     });
+  return fieldFlags(command, CLIENT_FIELD_FLAGS);
 }

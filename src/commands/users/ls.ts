@@ -8,7 +8,7 @@ import { idInWords } from '../../http/path.js';
 import { someNames } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
 import { lookForUser } from '../../platform/errors.js';
-import { collect, examples, idFlag, type MakeContext } from '../kit.js';
+import { collect, examples, idFlag, type MakeContext, refuseJoinedValues } from '../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
 
 /** The largest page GET /v1/users gives. */
@@ -27,7 +27,20 @@ const COLUMNS: Array<Column<User>> = [
 
 export function parseUsersLs(flags: Record<string, unknown>): UsersLsOptions {
   const raw = (flags.id as unknown[] | undefined) ?? [];
-  const ids = [...new Set(raw.map((id) => idFlag('--id', id, idInWords('user'))))];
+  const ids = [
+    ...new Set(
+      raw.map((id) => {
+        const value = idFlag('--id', id, idInWords('user'));
+        // An id holds no comma: `--id a,b` is two ids (it matched no user, exit 0).
+        refuseJoinedValues(
+          '--id',
+          value,
+          value.split(',').filter((part) => part.trim() !== ''),
+        );
+        return value;
+      }),
+    ),
+  ];
   if (ids.length > USER_LOOKUP_MAX) {
     throw new UsageError(`--id names ${ids.length} users; at most ${USER_LOOKUP_MAX} at once`, {
       hint: 'split the list, or list every user with --all and filter it',

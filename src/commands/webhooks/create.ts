@@ -7,6 +7,7 @@ import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
+import { fieldFlags } from '../../output/field-flags.js';
 import { quoted } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -20,7 +21,7 @@ import {
   secretIntent,
 } from '../replayed-creation.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
-import { eventTypeArg } from './shared.js';
+import { eventTypeArg, WEBHOOK_FIELD_FLAGS } from './shared.js';
 
 export interface WebhooksCreateOptions {
   url: string;
@@ -132,7 +133,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
 const created = (id: string) => ({ what: `webhook ${id}`, noun: 'webhook', secret: 'signing secret' });
 
 export function createCommand(make: MakeContext): Command {
-  return new Command('create')
+  const command = new Command('create')
     .summary('Subscribe a URL to events (returns the signing secret once)')
     .description(
       'Create a webhook: signed POSTs of the given event kinds go to --url. The signing secret is\n' +
@@ -191,4 +192,5 @@ export function createCommand(make: MakeContext): Command {
       const options = parseWebhooksCreate(flags);
       await runWebhooksCreate(await make(cmd), options);
     });
+  return fieldFlags(command, WEBHOOK_FIELD_FLAGS);
 }

@@ -26,6 +26,7 @@ import {
   dlqRunScope,
   filterOptions,
   refuseRepeatedIds,
+  refuseUnknownKind,
   unsubscribed,
 } from './dlq/filters.js';
 import { entryFields, leftText, type Planned } from './dlq/left.js';
@@ -58,6 +59,8 @@ export interface ReplayOptions extends BulkFlags, WaitFlags {
   /** The filters as typed: a journal is found again by them, even when --since is relative. */
   filterFlags: Array<string | undefined>;
   limit: number | undefined;
+  /** --unlisted-event-type: --event-type is taken as given (refuseUnknownKind). */
+  unlistedEventType: boolean;
   /** wait: follow each new delivery; undefined: yes on a terminal. */
 }
 
@@ -139,6 +142,9 @@ async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
   const platform = await ctx.platform();
   const { webhook } = options;
   const hook = await refuseDisabledWebhook(platform, webhook);
+  if (options.dlq) {
+    await refuseUnknownKind(platform, webhook, options.filters.eventType, options.unlistedEventType, hook);
+  }
   /** A dry run's view of what the caller holds (prepare): a replay the platform refuses them fails its row. */
   let authority: CallerAuthority | undefined;
   const refuseUnheld = (eventType: string | undefined) => {

@@ -259,3 +259,11 @@ export async function ofKnownWebhook<T>(
     throw error;
   }
 }
+
+/** The request fields of `webhooks create` and `update` and the flags that set them (field-flags.ts). */
+export const WEBHOOK_FIELD_FLAGS = {
+  url: '--url',
+  event_types: '--event-type',
+  description: '--description',
+  max_attempts: '--max-attempts',
+} as const;

@@ -6,13 +6,15 @@ import { normalHttpUrl } from '../../api/loopback.js';
 import type { Webhook, WebhookUpdateBody } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { fieldFlags } from '../../output/field-flags.js';
 import { andList } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import { changedIn } from '../changed-in.js';
 import { collect, examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { type ReplacedList, removedFrom } from '../removed-from.js';
 import { eventTypesFlag, targetUrl } from './create.js';
-import { warnRotationReason, webhookArg, webhookFields } from './shared.js';
+import { WEBHOOK_FIELD_FLAGS, warnRotationReason, webhookArg, webhookFields } from './shared.js';
 
 export interface WebhooksUpdateOptions {
   webhook: string;
@@ -77,9 +79,14 @@ function said(ctx: Context, before: Webhook, webhook: Webhook, options: Webhooks
   } else if (changed.length === 0) {
     ctx.out.info(`Nothing changed: webhook ${webhook.id} ${unchanged(options.change, webhook)}.`);
   } else {
-    ctx.out.success(`updated webhook ${webhook.id}${changedIn(ctx.settings())} (${changed.join(', ')})`);
+    ctx.out.success(
+      `updated webhook ${webhook.id}${changedIn(ctx.settings())} (${changed.join(', ')})${removedFrom(before, webhook, LISTS)}`,
+    );
   }
 }
+
+/** The list --event-type replaces: the kinds it took out are said (attack26a F4), as `oauth update` does. */
+const LISTS: readonly ReplacedList<Webhook>[] = [{ key: 'event_types', noun: 'event type' }];
 
 /** A webhook or a change with its URL in the form the platform stores (two spellings compare equal). */
 function comparable<T extends { url?: string | undefined }>(value: T): T {
@@ -106,7 +113,7 @@ function unchanged(change: WebhookUpdateBody, webhook: Webhook): string {
 }
 
 export function updateCommand(make: MakeContext): Command {
-  return new Command('update')
+  const command = new Command('update')
     .summary("Change a webhook's target, event kinds, description or status")
     .description(
       'Change a webhook. --event-type replaces the kinds it receives (repeat it for several). Changes\n' +
@@ -140,4 +147,5 @@ export function updateCommand(make: MakeContext): Command {
       const ctx = await make(cmd);
       await runWebhooksUpdate(ctx, await withWebhook(ctx, options, 'updating a webhook'));
     });
+  return fieldFlags(command, WEBHOOK_FIELD_FLAGS);
 }

@@ -7,6 +7,7 @@ import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { APAC, as, LABS, seedTenant, user, writeFile, writes } from '../../helpers/ascode.js';
+import { afterResuming, lastJson } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
@@ -403,14 +404,17 @@ blocks:
       /^2 of 3 item\(s\) failed: acme-payments-eu: create role rules: .*refused by the test proxy.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .*\)$/,
     );
 
-    // With --json the error object is all of stderr: no summary line before it.
+    // With --json the summary line too (attack26a F11): the resumed run's first line, the counts,
+    // then the error object, the last line of stderr.
     const again = await svc.run(['apply', '-f', file, '--yes', '--json'], {
       ...real,
       env: { SVC_TOKEN: token, SVC_TENANT: EU, SVC_BASE_URL: refusing().url },
     });
     expect(again.code).toBe(7);
-    expect(again.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(JSON.parse(again.stderr).error).toMatchObject({ code: 'partial_failure', exit_code: 7 });
+    const said = afterResuming(again.stderr).trimEnd().split('\n');
+    expect(said).toHaveLength(2);
+    expect(said[0]).toMatch(/^0 applied, 1 skipped, 2 failed /);
+    expect(lastJson(again.stderr).error).toMatchObject({ code: 'partial_failure', exit_code: 7 });
   });
 
   it('refuses to create webhooks or OAuth clients without --secret-dir, before sending anything', async () => {

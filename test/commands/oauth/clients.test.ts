@@ -122,7 +122,7 @@ describe('svc oauth update', () => {
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /^error: redirect_uris\.0 "http:\/\/vendor\.example\/cb" may use http only on a loopback host/,
+      /^error: --redirect-uri "http:\/\/vendor\.example\/cb" may use http only on a loopback host/,
     );
   });
 });

@@ -190,7 +190,7 @@ describe('svc oauth create', () => {
     ]);
     expect([r.code, r.stdout]).toEqual([2, '']);
     expect(r.stderr).toMatch(
-      /^error: redirect_uris\.0 "http:\/\/vendor\.example\/cb" may use http only on a loopback host \(127\.0\.0\.1, \[::1\], localhost\) \(HTTP 400, invalid_request, request req_[0-9a-f]+\)\n$/,
+      /^error: --redirect-uri "http:\/\/vendor\.example\/cb" may use http only on a loopback host \(127\.0\.0\.1, \[::1\], localhost\) \(HTTP 400, invalid_request, request req_[0-9a-f]+\)\n$/,
     );
     expect(existsSync(file)).toBe(false);
   });
@@ -223,28 +223,25 @@ describe('svc oauth create', () => {
   it.each([
     [
       ['--scope', 'nope'],
-      'scopes.0 must be equal to one of the allowed values: read:reconciliations, read:exceptions, read:tenants, admin',
+      '--scope "nope" must be equal to one of the allowed values: read:reconciliations, read:exceptions, read:tenants, admin',
       'scopes.0: must be equal to one of the allowed values: read:reconciliations, read:exceptions, read:tenants, admin',
     ],
     [
       ['--scope', 'read:exceptions', '--token-lifetime', '10'],
-      'token_lifetime_seconds must be >= 60',
+      '--token-lifetime 10 must be >= 60',
       'token_lifetime_seconds: must be >= 60',
     ],
-  ])(
-    'svc oauth create %j: the API refuses (exit 2), naming the field once',
-    async (args, message, detail) => {
-      const r = await svc.run(['oauth', 'create', '--name', 'n', ...REDIRECT, '--show-secret', ...args]);
-      expect([r.code, r.stdout]).toEqual([2, '']);
-      expect(r.stderr).toMatch(
-        new RegExp(
-          `^error: ${escapeRegExp(message)} \\(HTTP 400, invalid_request, request req_[0-9a-f]+\\)\\n$`,
-        ),
-      );
-      // The API's detail only repeats the message, so the line does not.
-      expect(r.stderr).not.toContain(detail);
-    },
-  );
+  ])('svc oauth create %j: the API refuses (exit 2), naming the flag once', async (args, message, detail) => {
+    const r = await svc.run(['oauth', 'create', '--name', 'n', ...REDIRECT, '--show-secret', ...args]);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: ${escapeRegExp(message)} \\(HTTP 400, invalid_request, request req_[0-9a-f]+\\)\\n$`,
+      ),
+    );
+    // The API's detail only repeats the message, so the line does not.
+    expect(r.stderr).not.toContain(detail);
+  });
 
   it('replays a creation with the same --idempotency-key instead of making a second client', async () => {
     const args = [...CREATE, '--show-secret', '--json'];

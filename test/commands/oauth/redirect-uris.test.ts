@@ -27,19 +27,19 @@ describe('redirect URIs the platform refuses', () => {
   it.each([
     [
       uris('https://*.example.com/callback'),
-      'redirect_uris.0 "https://*.example.com/callback" has a wildcard in its host: wildcards are not supported; register each redirect URI',
+      '--redirect-uri "https://*.example.com/callback" has a wildcard in its host: wildcards are not supported; register each redirect URI',
     ],
     [
       uris('https://v.example/cb', 'HTTPS://V.EXAMPLE/cb'),
-      'redirect_uris.1 "HTTPS://V.EXAMPLE/cb" is redirect_uris.0 "https://v.example/cb" spelled another way (both are https://v.example/cb); register each redirect URI once',
+      '--redirect-uri "HTTPS://V.EXAMPLE/cb" is redirect_uris.0 "https://v.example/cb" spelled another way (both are https://v.example/cb); register each redirect URI once',
     ],
     [
       uris('https://v.example/cb', 'https://v.example:443/cb'),
-      'redirect_uris.1 "https://v.example:443/cb" is redirect_uris.0 "https://v.example/cb" spelled another way (both are https://v.example/cb); register each redirect URI once',
+      '--redirect-uri "https://v.example:443/cb" is redirect_uris.0 "https://v.example/cb" spelled another way (both are https://v.example/cb); register each redirect URI once',
     ],
     [
       uris('https://v.example/cb', 'https://v.example/cb'),
-      'redirect_uris.1 "https://v.example/cb" repeats redirect_uris.0; register each redirect URI once',
+      '--redirect-uri "https://v.example/cb" repeats redirect_uris.0; register each redirect URI once',
     ],
   ])('oauth create %j: exit 2, one line, no client', async (args, message) => {
     const r = await svc.run([...create('uris'), ...args]);
@@ -56,7 +56,7 @@ describe('redirect URIs the platform refuses', () => {
     expect([r.code, r.stdout]).toEqual([2, '']);
     expect(r.stderr).toMatch(
       line(
-        'redirect_uris.1 "https://K.example/cb" is redirect_uris.0 "https://k.example/cb" spelled another way (both are https://k.example/cb); register each redirect URI once',
+        '--redirect-uri "https://K.example/cb" is redirect_uris.0 "https://k.example/cb" spelled another way (both are https://k.example/cb); register each redirect URI once',
       ),
     );
     const got = await svc.run(['oauth', 'get', id, '--json']);

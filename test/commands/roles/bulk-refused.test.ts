@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bulkRunner, bulkUser, customRole, held } from '../../helpers/bulk.js';
+import { bulkRunner, bulkUser, customRole, held, lastJson } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { reservedPort } from '../../helpers/ports.js';
 import { useSandbox } from '../../helpers/sandbox.js';
@@ -81,7 +81,7 @@ describe('svc roles assign --file, a row whose connection is refused', () => {
     const r = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1', '--json'], { env });
     expect(seen).toEqual(['GET /v1/roles?limit=200']);
     expect(r.code, r.stderr).toBe(1);
-    const error = JSON.parse(r.stderr).error;
+    const error = lastJson(r.stderr).error;
     expect(error).toMatchObject({ code: 'connection_refused', exit_code: 1 });
     expect(error.message).toMatch(
       /^stopped after 1 of 4: cannot reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED.*, so the platform is not reachable now; the items not started were not sent$/,

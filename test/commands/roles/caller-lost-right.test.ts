@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ACME, bulkRunner, bulkUser, customRole, held } from '../../helpers/bulk.js';
+import { ACME, bulkRunner, bulkUser, customRole, held, lastJson } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { pipeOn } from '../../helpers/sandbox-front.js';
@@ -117,7 +117,7 @@ describe('a bulk grant whose role is deleted mid-run', () => {
       env: { SVC_BASE_URL: forwarder.url },
     });
     expect(r.code, r.stderr).toBe(7);
-    const error = JSON.parse(r.stderr).error;
+    const error = lastJson(r.stderr).error;
     expect(error.hint).toMatch(
       /^role gone-mid-run was deleted, so their 2 rows were refused: a deleted role grants nothing and is not restored \(see `svc roles ls`\); leave those rows out, or create a role of that name again \(`svc roles create`\) to grant it with the same file; or run the same command again .* to retry the failed rows/,
     );

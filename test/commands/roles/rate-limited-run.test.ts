@@ -49,7 +49,7 @@ describe('a bulk run told to wait longer than svc waits', () => {
       expect(r.stderr).toBe(
         mode === 'plain'
           ? `${counts}error: ${message}; ${hint}\n`
-          : `${mode === 'json' ? '' : counts}${JSON.stringify({ error: { code: 'rate_limited', message, exit_code: 7, hint } })}\n`,
+          : `${counts}${JSON.stringify({ error: { code: 'rate_limited', message, exit_code: 7, hint } })}\n`,
       );
       expect(r.code).toBe(7);
       expect(r.stdout).not.toContain('lower --concurrency');
@@ -86,7 +86,7 @@ describe('a dry run told to wait longer than svc waits', () => {
       expect(r.stderr).toBe(
         mode === 'plain'
           ? `${counts}error: ${message}; ${hint}\n`
-          : `${JSON.stringify({ error: { code: 'rate_limited', message, exit_code: 1, hint } })}\n`,
+          : `${counts}${JSON.stringify({ error: { code: 'rate_limited', message, exit_code: 1, hint } })}\n`,
       );
       expect(r.code).toBe(1);
     },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILTIN_ROLE_DEFINITIONS } from '../../../src/api/permissions.js';
 import { isoSeconds } from '../../../src/api/time.js';
 import { tenantId } from '../../../src/sandbox/seed.js';
-import { bulkRunner, bulkUser, fixedClock } from '../../helpers/bulk.js';
+import { bulkRunner, bulkUser, fixedClock, lastJson } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 
@@ -100,7 +100,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     const json = await dryRun(slug, path, ['--json']);
     expect(json.code).toBe(7);
     expect(JSON.parse(json.stdout)).toEqual(rows);
-    expect(JSON.parse(json.stderr).error.message).toBe(`1 of 2 item(s) would fail: line 3: ${LAST(slug)}`);
+    expect(lastJson(json.stderr).error.message).toBe(`1 of 2 item(s) would fail: line 3: ${LAST(slug)}`);
     const lines = await dryRun(slug, path, ['--ndjson']);
     expect([lines.code, ndjson(lines.stdout)]).toEqual([7, rows]);
     expect(lines.stderr.split('\n')[0]).toBe('dry run: 1 would be revoked, 0 would be skipped, 1 would fail');

@@ -194,7 +194,7 @@ describe('svc webhooks create', () => {
       '--show-secret',
     ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: event_types\.0 must be equal to one of the allowed values/);
+    expect(r.stderr).toMatch(/^error: --event-type "made\.up" must be equal to one of the allowed values/);
   });
 });
 

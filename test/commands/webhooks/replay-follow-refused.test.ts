@@ -8,7 +8,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bulkRunner } from '../../helpers/bulk.js';
+import { bulkRunner, lastJson } from '../../helpers/bulk.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { reservedPort } from '../../helpers/ports.js';
 import { useSandbox } from '../../helpers/sandbox.js';
@@ -89,7 +89,7 @@ describe('replay --wait: the read of a made replay refused', () => {
     expect(rows[0]!.new_delivery_id).toMatch(/^dlv_/);
     expect((rows[0]!.follow_error as { message: string }).message).toMatch(/the caller lacks webhook\.read/);
     expect(r.code, r.stderr).toBe(4);
-    const { error } = JSON.parse(r.stderr) as { error: { code: string; message: string } };
+    const { error } = lastJson(r.stderr) as { error: { code: string; message: string } };
     expect(error.code).toBe('insufficient_role');
     expect(error.message).toMatch(/^stopped after 1 of 2: the platform refused /);
     // One replay made, the other entry not sent.

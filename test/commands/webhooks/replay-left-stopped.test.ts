@@ -130,10 +130,9 @@ describe('replay --dlq resumed after entries it had taken left the queue while i
           delivery_status: 'delivered',
         },
       ]);
-      // With --json the resuming line is said only as a warning with a note, as every bulk
-      // verb's (session 23: a queue run's was a note of its own).
+      // The resuming line in every mode, --json too (attack26a F11).
       expect(timeless(again.stderr)).toBe(
-        `${mode === '--json' ? '' : `resuming the run started at ${run.started}: 1 done, 3 to do (journal ${run.path})\n`}` +
+        `resuming the run started at ${run.started}: 1 done, 3 to do (journal ${run.path})\n` +
           '✓ 1 replayed and delivered, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
           note,
       );

@@ -83,8 +83,8 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
     await target.close();
   });
 
-  // Without --json the resuming line is said; with --json only as a warning with a note, as every
-  // bulk verb's (session 23), the rows saying which were done (reason journal).
+  // The resuming line is said in every mode, --json too (attack26a F11), the rows saying which
+  // were done (reason journal).
   for (const mode of ['plain', '--json'] as const) {
     it(`all done (${mode}): every entry a journal row, the journal removed; then the queue is empty`, async () => {
       const held = gate();
@@ -105,7 +105,7 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
       const again = await svc.run(mode === '--json' ? [...argv, '--json'] : argv);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr.replace(/ \([\d.]+ s\)\n$/, ' (T)\n')).toBe(
-        `${mode === '--json' ? '' : `resuming the run started at ${started}: 2 done, 0 to do (journal ${path})\n`}` +
+        `resuming the run started at ${started}: 2 done, 0 to do (journal ${path})\n` +
           '✓ 0 replayed and delivered, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
       );
       if (mode === '--json') {

@@ -147,9 +147,9 @@ describe('replay --dlq resumed when its stopped run journaled nothing and every 
           }),
         ]);
       }
-      // With --json the resuming line is said only as a warning with a note (session 23).
+      // The resuming line in every mode, --json too (attack26a F11).
       expect(timeless(again.stderr)).toBe(
-        `${mode.length === 0 ? `resuming the run started at ${run.started}: 0 done, 2 to do (journal ${run.path})\n` : ''}` +
+        `resuming the run started at ${run.started}: 0 done, 2 to do (journal ${run.path})\n` +
           '✓ 0 replayed and delivered, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
           '2 entries the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none were replayed again\n',
       );

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
-import { bulkRunner, fixedClock } from '../../helpers/bulk.js';
+import { bulkRunner, fixedClock, lastJson } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { startTarget, type Target } from '../../helpers/targets.js';
@@ -270,7 +270,7 @@ describe('a named dead-letter entry leaves the queue once', () => {
       ]);
     }
     const json = await svc.run(['webhooks', 'replay', webhook, e!.id, '--no-wait', '--json']);
-    expect([json.code, JSON.parse(json.stderr).error.code]).toEqual([6, 'dlq_entry_not_queued']);
+    expect([json.code, lastJson(json.stderr).error.code]).toEqual([6, 'dlq_entry_not_queued']);
     const after = (await admin(fast(), 'GET', `/v1/webhooks/${webhook}/dlq/${e!.id}`)).body;
     expect([after.status, after.replay_count, after.discarded_at]).toEqual(['discarded', 0, discarded_at]);
     expect(target.received).toHaveLength(0);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
 import type { Clock } from '../../../src/context.js';
 import { verifySignature } from '../../../src/webhooks/signature.js';
-import { bulkRunner, fixedClock } from '../../helpers/bulk.js';
+import { bulkRunner, fixedClock, lastJson } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { startTarget } from '../../helpers/targets.js';
@@ -247,7 +247,7 @@ describe('svc webhooks replay --wait: the outcome, not just the replay', () => {
       follow_error: { code: 'not_settled', message: 'no attempt finished within 1 s' },
     });
     expect(row.error).toBeUndefined();
-    expect(JSON.parse(r.stderr).error).toMatchObject({
+    expect(lastJson(r.stderr).error).toMatchObject({
       code: 'not_followed',
       message: '1 replay was made, but how its delivery went is not known: 1 not settled within 1 s',
       hint: `run the same command again to follow it (nothing is replayed twice), or \`svc webhooks deliveries ${webhook}\``,

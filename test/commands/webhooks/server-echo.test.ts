@@ -29,7 +29,7 @@ describe('a server that echoes a webhook URL in its error', () => {
     );
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      `error: url ${MASKED} is not reachable. [url: connecting to ${MASKED}: refused] (HTTP 400, validation_failed)\n`,
+      `error: --url ${MASKED} is not reachable. [url: connecting to ${MASKED}: refused] (HTTP 400, validation_failed)\n`,
     );
   });
 
@@ -43,7 +43,7 @@ describe('a server that echoes a webhook URL in its error', () => {
     expect(r.stderr).not.toContain('SECRETTOKEN123');
     const { error } = JSON.parse(r.stderr);
     expect([error.message, error.details]).toEqual([
-      `url ${MASKED} is not reachable.`,
+      `--url ${MASKED} is not reachable.`,
       [{ field: 'url', message: `connecting to ${MASKED}: refused` }],
     ]);
   });

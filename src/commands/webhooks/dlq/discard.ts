@@ -23,6 +23,7 @@ import {
   dlqRunScope,
   filterOptions,
   refuseRepeatedIds,
+  refuseUnknownKind,
   unsubscribedNote,
 } from './filters.js';
 import { entryFields, type LeftQueue, leftText, type Planned } from './left.js';
@@ -37,6 +38,8 @@ export interface DiscardOptions extends BulkFlags {
   filters: DlqFilterFlags;
   filterFlags: Array<string | undefined>;
   limit: number | undefined;
+  /** --unlisted-event-type: --event-type is taken as given (refuseUnknownKind). */
+  unlistedEventType: boolean;
 }
 
 export function parseDiscard(
@@ -110,6 +113,9 @@ export function runDiscard(ctx: Context, options: DiscardOptions): Promise<void>
 async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
   const platform = await ctx.platform();
   const { webhook } = options;
+  if (options.all) {
+    await refuseUnknownKind(platform, webhook, options.filters.eventType, options.unlistedEventType);
+  }
   const queue = options.all
     ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
     : undefined;

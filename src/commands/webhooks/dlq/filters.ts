@@ -63,6 +63,33 @@ export function refuseNearMissKind(kind: string): void {
   }
 }
 
+/**
+ * --event-type of a kind svc does not list (EVENT_TYPES, the kinds the reference's platform and the
+ * sandbox send) on the dead-letter queue (attack26a F5): `nope.event` matched nothing, and "Nothing
+ * to replay", exit 0, hid a typo in a nightly job. Refused, exit 2, naming the kinds — unless the
+ * webhook subscribes to it (a platform newer than svc sends kinds svc does not list, and a webhook
+ * can only be subscribed to a kind its platform has: create and update refuse the others), or it
+ * is taken as given (--unlisted-event-type: a newer kind the webhook no longer subscribes to, whose
+ * entries are still queued). `hook` is the webhook if the command has read it; else it is read
+ * here, only for such a kind. A read that fails leaves the kinds svc lists to decide.
+ */
+export async function refuseUnknownKind(
+  platform: Platform,
+  webhook: string,
+  kind: string | undefined,
+  asGiven: boolean,
+  hook?: Webhook,
+): Promise<void> {
+  if (kind === undefined || asGiven || (EVENT_TYPES as readonly string[]).includes(kind)) return;
+  const read = hook ?? (await optionalLookup(platform.webhooks.get(webhook)));
+  const subscribed: readonly string[] = read?.event_types ?? [];
+  if (subscribed.includes(kind)) return;
+  const kinds = [...new Set<string>([...EVENT_TYPES, ...subscribed])];
+  throw new UsageError(`--event-type ${quoted(kind)} must be one of ${kinds.join(', ')}`, {
+    hint: `if the platform sends ${kind} (a kind newer than svc), add --unlisted-event-type to filter by it as given`,
+  });
+}
+
 export function parseDlqFilters(flags: Record<string, unknown>): DlqFilterFlags {
   if (flags.eventType === undefined) onlyWith(flags, ['unlistedEventType'], '--event-type');
   return {
@@ -81,12 +108,15 @@ export function dlqRunScope(flags: Record<string, unknown>): {
   filters: DlqFilterFlags;
   filterFlags: Array<string | undefined>;
   limit: number | undefined;
+  /** --unlisted-event-type: --event-type is taken as given (refuseUnknownKind). */
+  unlistedEventType: boolean;
 } {
   const text = (v: unknown) => (v === undefined ? undefined : String(v));
   return {
     filters: parseDlqFilters({ ...flags, status: undefined }),
     filterFlags: [flags.eventType, flags.since, flags.until, flags.limit].map(text),
     limit: intFlag('--limit', flags.limit, 1, LIMIT_MAX),
+    unlistedEventType: flags.unlistedEventType === true,
   };
 }
 
@@ -123,11 +153,11 @@ export function filterOptions(prefix = ''): Option[] {
   return [
     new Option(
       '--event-type <type>',
-      `${prefix}only this event kind (any kind; e.g. ${EVENT_TYPES.slice(0, 2).join(', ')})`,
+      `${prefix}only this event kind (one svc knows, e.g. ${EVENT_TYPES.slice(0, 2).join(', ')}, or one the webhook subscribes to)`,
     ),
     new Option(
       '--unlisted-event-type',
-      `${prefix}take --event-type as given, though it is one typo from a kind svc lists (a kind newer than svc)`,
+      `${prefix}take --event-type as given, though svc does not list it (a kind newer than svc)`,
     ),
     new Option(
       '--since <time>',

@@ -18,19 +18,28 @@ import {
   filterArgs,
   filterOptions,
   parseDlqFilters,
+  refuseUnknownKind,
   unsubscribedNote,
 } from './filters.js';
 
 export interface DlqOptions extends DlqFilterFlags, ListingOptions {
   webhook: string;
+  /** --unlisted-event-type: --event-type is taken as given (refuseUnknownKind). */
+  unlistedEventType?: boolean;
 }
 
 export function parseDlq(webhook: unknown, flags: Record<string, unknown>): WithOptionalWebhook<DlqOptions> {
-  return { webhook: webhookArg(webhook), ...parseDlqFilters(flags), ...parseListing(flags) };
+  return {
+    webhook: webhookArg(webhook),
+    ...parseDlqFilters(flags),
+    unlistedEventType: flags.unlistedEventType === true,
+    ...parseListing(flags),
+  };
 }
 
 export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
   const platform = await ctx.platform();
+  await refuseUnknownKind(platform, options.webhook, options.eventType, options.unlistedEventType === true);
   // Entries are dead-lettered on the platform's clock: a duration counts back from its time.
   const filters = { ...options, ...(await resolveTimes(ctx, platform, options)) };
   const listing = new Listing<DlqEntry, DlqPage>(options, DLQ_PAGE.max);

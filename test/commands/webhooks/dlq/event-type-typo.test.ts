@@ -4,8 +4,9 @@ import { requestCount, useSandboxContext } from '../../../helpers/sandbox.js';
 
 // A one-letter typo in --event-type on the dead-letter queue read as "the queue holds none of this
 // kind": "Nothing to replay", exit 0, at 3 a.m. A kind a known one is a typo of is refused before
-// anything is read; a kind svc does not know at all still passes (kinds are open-ended), and the
-// "Nothing to" line says when the webhook does not subscribe to it.
+// anything is read; a kind svc does not know at all is refused unless the webhook subscribes to it
+// (event-type-unknown.test.ts); the "Nothing to" line says when the webhook does not subscribe to a
+// kind svc knows.
 const svc = useSandboxContext();
 const WEBHOOK = SEEDED_WEBHOOKS.exceptions;
 const TYPO = 'exception.sla.breachd';
@@ -44,18 +45,25 @@ describe('--event-type typos on the dead-letter queue', () => {
   });
 
   it('a kind the webhook does not subscribe to is named in the "Nothing to replay" line', async () => {
-    const r = await svc.run(['webhooks', 'replay', WEBHOOK, '--dlq', '--event-type', 'ledger.entry.posted']);
+    const r = await svc.run([
+      'webhooks',
+      'replay',
+      WEBHOOK,
+      '--dlq',
+      '--event-type',
+      'reconciliation.failed',
+    ]);
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `Nothing to replay: no queued dead-letter entry matches (${WEBHOOK} does not subscribe to ledger.entry.posted; it subscribes to exception.sla.breached, exception.created, exception.assigned).\n`,
+      `Nothing to replay: no queued dead-letter entry matches (${WEBHOOK} does not subscribe to reconciliation.failed; it subscribes to exception.sla.breached, exception.created, exception.assigned).\n`,
     ]);
   });
 
   // The same rule (unsubscribed) for dlq ls and dlq discard --all: the note on stderr in every mode,
   // stdout as for any empty answer (nothing on a pipe, [] for --json).
-  const NOTE = `(${WEBHOOK} does not subscribe to ledger.entry.posted; it subscribes to exception.sla.breached, exception.created, exception.assigned)`;
-  const KIND = ['--event-type', 'ledger.entry.posted'];
+  const NOTE = `(${WEBHOOK} does not subscribe to reconciliation.failed; it subscribes to exception.sla.breached, exception.created, exception.assigned)`;
+  const KIND = ['--event-type', 'reconciliation.failed'];
   it.each<[string, string[], { tty?: { stdout: true }; columns?: number }, string, string]>([
     [
       'a table',

@@ -67,13 +67,13 @@ describe('svc webhooks dlq [ls]: --limit is a total, pages are internal', () => 
     ).toEqual(ids.slice(250));
   });
 
-  it('--event-type takes any event kind: one that never occurs matches nothing', async () => {
-    const r = await svc.run(['webhooks', 'dlq', webhook, '--event-type', 'ledger.entry.posted', '--json']);
+  it('--event-type of a kind the webhook does not take matches nothing, and says so', async () => {
+    const r = await svc.run(['webhooks', 'dlq', webhook, '--event-type', 'reconciliation.failed', '--json']);
     // stdout is --json's empty answer; stderr says the webhook does not take that kind
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '[]\n',
-      `No queued dead-letter entry matches (${webhook} does not subscribe to ledger.entry.posted; it subscribes to exception.sla.breached, webhook.test).\n`,
+      `No queued dead-letter entry matches (${webhook} does not subscribe to reconciliation.failed; it subscribes to exception.sla.breached, webhook.test).\n`,
     ]);
     const bad = await svc.run(['webhooks', 'dlq', webhook, '--event-type', 'Not A Kind']);
     expect([bad.code, bad.stderr]).toEqual([
