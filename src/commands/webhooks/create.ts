@@ -10,6 +10,7 @@ import { newIdempotencyKey } from '../../http/idempotency.js';
 import { quoted } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import { shellWord } from '../../system/shell-words.js';
+import { changedIn } from '../changed-in.js';
 import { collect, examples, idempotencyKeyFlag, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import {
   asItIsNow,
@@ -71,6 +72,7 @@ export function parseWebhooksCreate(flags: Record<string, unknown>): WebhooksCre
 export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOptions): Promise<void> {
   const platform = await ctx.platform();
   const key = options.idempotencyKey ?? newIdempotencyKey();
+  let byEarlierRun = false;
   const data = await withSecretOutput(
     ctx,
     options.secret,
@@ -105,6 +107,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
         ),
       );
       if (!creation.byEarlierRun) return now;
+      byEarlierRun = true;
       if (!ctx.out.isMachine) ctx.out.info(earlierRunNote(created(now.id)));
       const replayed: WebhookWithSecret = { ...now, replayed: true } as WebhookWithSecret;
       return replayed;
@@ -124,6 +127,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
       `a webhook to ${urlInWords(options.url)}`,
       `see it with: ${svcCommand(ctx.settings(), 'webhooks ls')}, and if nobody holds its secret, delete it with: ${svcCommand(ctx.settings(), 'webhooks delete WEBHOOK_ID --yes')}`,
     ),
+    (webhook) => (byEarlierRun ? undefined : `created webhook ${webhook.id}${changedIn(ctx.settings())}`),
   );
   if (!ctx.out.isMachine)
     ctx.out.info(`Try it: ${svcCommand(ctx.settings(), `webhooks test ${shellWord(data.id)}`)}`);

@@ -68,7 +68,7 @@ describe("svc records create with the data's own idempotency_key, run again", ()
     const fresh = await svc.run(create({ name: 'once' }));
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(fresh.stderr).toMatch(
-      /^✓ Created reconciliations record rec_\w+ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n$/,
+      /^✓ created reconciliations record rec_\w+ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n$/,
     );
 
     lost.lose('/v1/reconciliations', 99);

@@ -28,7 +28,7 @@ export async function runApiKeyRevoke(
   await confirmDestructive(
     ctx,
     async () => `Revoke API key ${id} of ${await tenant.label()}? Anything using it stops working.`,
-    `revoking ${id}`,
+    `revoking API key ${id}`,
   );
   // The label (a GET /v1/me for a tenant given by id) before the DELETE: a DELETE started first and
   // refused (or answered 204) while that read was on its way had no handler yet, and Node killed
@@ -51,7 +51,7 @@ export async function runApiKeyRevoke(
   if (ctx.out.isMachine) return ctx.out.json({ ...data, outcome: 'revoked' });
   // The name svc listed; the answer's may be absent (another server's record; review19d F4).
   const name = before?.name ?? (typeof data.name === 'string' ? data.name : undefined);
-  ctx.out.success(`Revoked ${id}${name ? ` (${name})` : ''} of ${label}`);
+  ctx.out.success(`revoked API key ${id}${name ? ` (${name})` : ''} of ${label}`);
 }
 
 export function revokeCommand(make: MakeContext): Command {
