@@ -24,6 +24,7 @@ import {
 } from '../kit.js';
 import {
   asItIsNow,
+  asReplayed,
   type Creation,
   createOnce,
   earlierRunNote,
@@ -208,7 +209,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(data.client_id)));
   await printClientWithSecret(
     ctx,
-    creation.byEarlierRun ? { ...data, replayed: true } : data,
+    asReplayed(data, creation.byEarlierRun),
     options.secret.file,
     secretLost(ctx, data.client_id),
     creation.byEarlierRun

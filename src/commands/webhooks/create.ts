@@ -14,6 +14,7 @@ import { changedIn } from '../changed-in.js';
 import { collect, examples, idempotencyKeyFlag, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import {
   asItIsNow,
+  asReplayed,
   createOnce,
   earlierRunNote,
   idempotencyKeyHelp,
@@ -109,8 +110,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
       if (!creation.byEarlierRun) return now;
       byEarlierRun = true;
       if (!ctx.out.isMachine) ctx.out.info(earlierRunNote(created(now.id)));
-      const replayed: WebhookWithSecret = { ...now, replayed: true } as WebhookWithSecret;
-      return replayed;
+      return asReplayed(now, true);
     },
     (webhook) => [
       `webhook ${webhook.id}'s signing secret`,

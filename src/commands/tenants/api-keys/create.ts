@@ -15,6 +15,7 @@ import { shellWord } from '../../../system/shell-words.js';
 import { choiceFlag, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
 import {
+  asReplayed,
   type Creation,
   createOnce,
   type EitherRun,
@@ -175,7 +176,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     throw error;
   }
   if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(data.id)));
-  const fresh = creation.byEarlierRun ? { ...data, replayed: true } : data;
+  const fresh = asReplayed(data, creation.byEarlierRun);
   const shown = options.secretFile ? { ...fresh, key: null, key_file: options.secretFile } : fresh;
   if (!options.secretFile) {
     ctx.outputIsOnlyCopyOf(`API key ${data.id}`, keyLost(data));
