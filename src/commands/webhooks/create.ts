@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
 import { parseHttpUrl } from '../../api/loopback.js';
-import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import { redactUrlText } from '../../api/secret-names.js';
 import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
