@@ -96,7 +96,7 @@ describe('svc oauth create', () => {
     const { id, created, secret } = chosen(r.stdout, / +/);
     expect(r.stdout).toBe(
       `client id         ${id}\nname              Vendor portal\ndescription       -\n` +
-        'redirect uris     http://127.0.0.1/callback\ngrant types       authorization_code,refresh_token\n' +
+        'redirect uris     http://127.0.0.1/callback\ngrant types       authorization_code, refresh_token\n' +
         'scopes            read:exceptions\ntoken lifetime    3600 s\nrefresh lifetime  2592000 s\n' +
         `pkce required     yes\ncreated           ${created} (now)\nsecret rotated    -\nclient secret     ${secret}\n`,
     );
