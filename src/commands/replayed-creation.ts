@@ -438,3 +438,14 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
 export function earlierRotationNote(what: string): string {
   return `${what}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one.`;
 }
+
+/**
+ * A created object as `--json` prints it: an earlier run's (the platform's stored answer) carries
+ * `"replayed": true`, so a script tells it from a creation with `.replayed`, whatever the noun —
+ * webhooks, OAuth clients (created or rotated) and API keys, whose fields are the API's fixed ones.
+ * Never a record's: its fields are the user's (one may be named `replayed`, and this would
+ * overwrite it), so `records create` says it on stderr only (README, attack26a F6).
+ */
+export function asReplayed<T extends object>(data: T, byEarlierRun: boolean): T & { replayed?: true } {
+  return byEarlierRun ? { ...data, replayed: true } : data;
+}

@@ -11,10 +11,24 @@ import { sym } from './symbols.js';
  * One table or TSV cell: one line, control characters made visible (sanitize.ts). A list's items
  * are joined with "," and a comma inside an item is written %2C, so the cell splits back into its
  * items (`tr , '\n'`): a redirect URI `…?x=1,https://evil.example/cb` never reads as two URIs.
+ * A terminal's table and record join them with ", " instead (terminalCellText).
  */
 export function cellText(value: unknown): string {
+  return joinedCellText(value, ',');
+}
+
+/**
+ * One cell of a terminal's table or record: as cellText, a list's items joined with ", " for
+ * people (attack26a F12: `oauth get`, `webhooks ls`, `oauth ls` showed `a,b` where `webhooks get`
+ * and `roles get` showed `a, b`). A pipe's TSV keeps "," (cellText): scripts split on it.
+ */
+export function terminalCellText(value: unknown): string {
+  return joinedCellText(value, ', ');
+}
+
+function joinedCellText(value: unknown, separator: ',' | ', '): string {
   if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.map((v) => listItemText(cellText(v))).join(',');
+  if (Array.isArray(value)) return value.map((v) => listItemText(cellText(v))).join(separator);
   if (typeof value === 'object') return jsonCellText(value);
   return escapeForTerminal(String(value).replace(/[\t\r\n]+/g, ' '));
 }

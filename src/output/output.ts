@@ -9,7 +9,7 @@ import { jsonAsTheyCame } from '../api/numbers-as-they-came.js';
 import { ClosedPipeError, type SvcError } from '../errors.js';
 import { redactText, type SecretRegistry } from '../http/redact.js';
 import { StreamedTable } from './chunks.js';
-import { cellText, relativeTime, rfc3339 } from './format.js';
+import { cellText, relativeTime, rfc3339, terminalCellText } from './format.js';
 import { withAsciiHosts } from './hosts.js';
 import type { IOStreams } from './io.js';
 import { type ColumnKind, shortenId } from './layout.js';
@@ -356,7 +356,7 @@ export class Output {
       const text =
         now && v
           ? `${rfc3339(v)} (${relativeTime(v, now())})`
-          : cellText(kind === 'url' ? withAsciiHosts(v) : v) || '-';
+          : terminalCellText(kind === 'url' ? withAsciiHosts(v) : v) || '-';
       await this.write(`${this.#chalkOut.bold(padToWidth(label, width))}  ${text}\n`, options);
     }
   }
@@ -479,7 +479,7 @@ export class Output {
       if (value === null || value === undefined || value === '') return this.mode === 'table' ? '-' : '';
       return this.mode === 'table' ? relativeTime(value, this.#now()) : rfc3339(value);
     }
-    const text = cellText(value);
+    const text = this.mode === 'table' ? terminalCellText(value) : cellText(value);
     return text === '' && this.mode === 'table' ? '-' : text;
   }
 }

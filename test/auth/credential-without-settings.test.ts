@@ -51,8 +51,8 @@ function storeWithoutAdminSettings(key: string, active = 'admin'): Record<string
 
 describe("the revoke line when the profile holding a user's login has no settings entry", () => {
   it.each([
-    [['-p', 'key', 'logout'], 'Logged out of profile "key" (URL): removed the credential'],
-    [['profiles', 'rm', 'key', '--yes'], 'Removed profile "key" (URL)'],
+    [['-p', 'key', 'logout'], 'logged out of profile "key" (URL): removed the credential'],
+    [['profiles', 'rm', 'key', '--yes'], 'removed profile "key" (URL)'],
   ])('%j names it with the server, and the line pasted revokes the key', async (argv, done) => {
     const { id, key } = await newKey();
     const env = storeWithoutAdminSettings(key);
@@ -130,7 +130,7 @@ describe('a profile that holds a credential and no settings', () => {
       code: 0,
       stdout: '',
       stderr:
-        '✓ Removed profile "admin"\n' +
+        '✓ removed profile "admin"\n' +
         'warning: the token itself stays valid until it expires: svc only forgot it\n' +
         'warning: no profile is active now; choose one with `svc profiles use NAME` (yours: key)\n',
     });

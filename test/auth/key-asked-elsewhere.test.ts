@@ -67,7 +67,7 @@ describe('a stored API key forgotten while another server is in effect', () => {
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged out of profile "key" (${sandbox().url}): removed the credential\n` + notAsked(key, s.url),
+        `✓ logged out of profile "key" (${sandbox().url}): removed the credential\n` + notAsked(key, s.url),
     });
     expect(s.seen).toEqual([]);
     await stillLive(key);
@@ -79,7 +79,7 @@ describe('a stored API key forgotten while another server is in effect', () => {
     const r = await runInProcess(['profiles', 'rm', 'key', '--yes'], { ...env, SVC_BASE_URL: s.url });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(
-      `✓ Removed profile "key" (${sandbox().url})\n${notAsked(key, s.url)}` +
+      `✓ removed profile "key" (${sandbox().url})\n${notAsked(key, s.url)}` +
         'warning: no profile is active now; create one with `svc sandbox start` or `svc -p NAME config set base_url URL`\n',
     );
     expect(s.seen).toEqual([]);
@@ -139,7 +139,7 @@ describe('a stored API key forgotten while another server is in effect', () => {
     expect(await runInProcess(['-p', 'key', '--base-url', s.url, 'logout'], env)).toEqual({
       code: 0,
       stdout: '',
-      stderr: `✓ Logged out of profile "key": removed the credential\n${unknownServer(key)}`,
+      stderr: `✓ logged out of profile "key": removed the credential\n${unknownServer(key)}`,
     });
     expect(s.seen).toEqual([]);
     await stillLive(key);
@@ -160,7 +160,7 @@ describe('a stored API key forgotten while another server is in effect', () => {
     const again = await originlessKey();
     const rm = await runInProcess(['profiles', 'rm', 'key', '--yes'], { ...again.env, SVC_BASE_URL: s.url });
     expect(rm.code, rm.stderr).toBe(0);
-    expect(rm.stderr).toContain(`✓ Removed profile "key"`);
+    expect(rm.stderr).toContain(`✓ removed profile "key"`);
     expect(rm.stderr).toContain(unknownServer(again.key));
     expect(s.seen).toEqual([]);
     await stillLive(key);
@@ -222,7 +222,7 @@ describe('a login that replaces a key stored before svc recorded origins', () =>
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged in to ${s.url} as Ada Admin (profile "key")\n` +
+        `✓ logged in to ${s.url} as Ada Admin (profile "key")\n` +
         notAsked(key, s.url).replace('the API key', 'the replaced API key'),
     });
     expect(tokensSeen(s)).toEqual([`GET /v1/me Bearer ${NEW_TOKEN}`]);
@@ -240,7 +240,7 @@ describe('a login that replaces a key stored before svc recorded origins', () =>
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged in to ${s.url} as Ada Admin (profile "key")\n` +
+        `✓ logged in to ${s.url} as Ada Admin (profile "key")\n` +
         'warning: the replaced API key may still be valid: svc did not ask about it: it was stored before svc recorded origins, in a profile with no base_url, so svc does not know its server and sends it to none; ' +
         `with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… ` +
         `in \`svc --base-url URL tenants api-keys ls ${ACME}\` (URL: the server it was used with), then revoke it with \`svc --base-url URL tenants api-keys revoke ${ACME} KEY_ID\`\n`,

@@ -45,7 +45,7 @@ describe('svc logout of a stored API key', () => {
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged out of profile "default" (${sandbox().url}): removed the credential\n` +
+        `✓ logged out of profile "default" (${sandbox().url}): removed the credential\n` +
         `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with the login of a user who holds api_key.manage (a key cannot revoke keys): \`svc tenants api-keys revoke acme-treasury ${id}\`\n`,
     });
   });
@@ -232,7 +232,7 @@ describe('svc logout of a stored API key', () => {
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged out of profile "default" (${sandbox().url}): removed the credential\n` +
+        `✓ logged out of profile "default" (${sandbox().url}): removed the credential\n` +
         'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.\n',
     });
   });
@@ -305,7 +305,7 @@ describe('svc logout of a stored API key', () => {
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged out of profile "default" (${closed}): removed the credential\n` +
+        `✓ logged out of profile "default" (${closed}): removed the credential\n` +
         `warning: the API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… in \`svc tenants api-keys ls ${ACME}\`, then revoke it with \`svc tenants api-keys revoke ${ACME} KEY_ID\`\n`,
     });
   });
@@ -324,7 +324,7 @@ describe('svc logout of a stored API key', () => {
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged out of profile "default" (${down.url}): removed the credential\n` +
+        `✓ logged out of profile "default" (${down.url}): removed the credential\n` +
         `warning: the API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… in \`svc tenants api-keys ls ${ACME}\`, then revoke it with \`svc tenants api-keys revoke ${ACME} KEY_ID\`\n`,
     });
   });

@@ -105,7 +105,7 @@ describe('svc logout and svc profiles rm, interrupted', () => {
   });
 
   // fix-store17 #4: the question to the platform about a stored API key swallowed Ctrl-C and the
-  // key was forgotten all the same (exit 0, "✓ Logged out").
+  // key was forgotten all the same (exit 0, "✓ logged out").
   it.each([
     ['logout', ['-p', 'lk', 'logout'], 'svc -p lk logout'],
     ['profiles rm', ['profiles', 'rm', 'lk', '--yes'], 'svc profiles rm lk'],

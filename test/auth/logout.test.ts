@@ -78,7 +78,7 @@ describe('svc logout', () => {
     const r = await runInProcess(['logout'], env);
     expect([r.code, r.stdout]).toEqual([0, '']);
     expect(r.stderr).toBe(
-      `✓ Logged out of profile "default" (${sandbox().url}): revoked the session at ${sandbox().url} and removed the credential\n`,
+      `✓ logged out of profile "default" (${sandbox().url}): revoked the session at ${sandbox().url} and removed the credential\n`,
     );
     expect(store.credential('default')).toBeUndefined();
     const refresh = await tokenRequest(sandbox(), {
@@ -124,7 +124,7 @@ describe('svc logout', () => {
     const r = await runInProcess(['logout'], env);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
-      `✓ Logged out of profile "default" (${scripted}): removed the credential\n` +
+      `✓ logged out of profile "default" (${scripted}): removed the credential\n` +
         `warning: ${scripted} does not offer token revocation (RFC 7009): the refresh token stays valid until it expires\n`,
     );
     expect(store.credential('default')).toBeUndefined();
@@ -165,7 +165,7 @@ describe('svc logout', () => {
         code: 0,
         stdout: '',
         stderr:
-          `✓ Logged out of profile "default" (${scripted}): removed the credential\n` +
+          `✓ logged out of profile "default" (${scripted}): removed the credential\n` +
           'warning: the session was not revoked (--no-revoke): its refresh token stays valid until it expires\n',
       });
       expect(store.credential('default')).toBeUndefined();
@@ -195,7 +195,7 @@ describe('svc logout', () => {
     );
     const r = await runInProcess(['logout'], env);
     expect(r.stderr).toBe(
-      `✓ Logged out of profile "default" (${sandbox().url}): removed the credential\n` +
+      `✓ logged out of profile "default" (${sandbox().url}): removed the credential\n` +
         'warning: the token itself stays valid until it expires: svc only forgot it\n',
     );
     expect((await call(sandbox(), 'GET', '/v1/me', { token: sandbox().adminToken })).status).toBe(200);
@@ -212,7 +212,7 @@ describe('svc logout', () => {
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged out of profile "default" (${sandbox().url}): removed the credential\n` +
+        `✓ logged out of profile "default" (${sandbox().url}): removed the credential\n` +
         'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.\n',
     });
   });

@@ -269,7 +269,7 @@ describe('review19d: evidence other servers give', () => {
     fake = () => ({ ...rest, id, revoked_at: AT });
     const r = await svc.run(['tenants', 'api-keys', 'revoke', TENANT, id, '--yes'], via());
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^✓ Revoked ${id} \\(r19d-f4\\) of `));
+    expect(r.stderr).toMatch(new RegExp(`^✓ revoked API key ${id} \\(r19d-f4\\) of `));
     expect(r.stderr).not.toContain('undefined');
   });
 });

@@ -33,12 +33,12 @@ describe('the ✓ line after a change to a profile names the profile and its ser
   it.each([
     [
       ['-p', 'prod', 'logout', '--no-revoke'],
-      `✓ Logged out of profile "prod" (${PROD}): removed the credential`,
+      `✓ logged out of profile "prod" (${PROD}): removed the credential`,
     ],
-    [['logout', '--no-revoke'], `✓ Logged out of profile "staging" (${STAGING}): removed the credential`],
-    [['profiles', 'rm', 'prod', '--yes', '--no-revoke'], `✓ Removed profile "prod" (${PROD})`],
-    [['-p', 'prod', 'config', 'unset', 'tenant'], `✓ Unset tenant for profile "prod" (${PROD})`],
-    [['-p', 'prod', 'config', 'unset', 'base_url'], `✓ Unset base_url for profile "prod" (it was ${PROD})`],
+    [['logout', '--no-revoke'], `✓ logged out of profile "staging" (${STAGING}): removed the credential`],
+    [['profiles', 'rm', 'prod', '--yes', '--no-revoke'], `✓ removed profile "prod" (${PROD})`],
+    [['-p', 'prod', 'config', 'unset', 'tenant'], `✓ unset tenant for profile "prod" (${PROD})`],
+    [['-p', 'prod', 'config', 'unset', 'base_url'], `✓ unset base_url for profile "prod" (it was ${PROD})`],
   ])('svc %j', async (argv, line) => {
     const { env } = await twoProfiles();
     const r = await runInProcess(argv, env);
@@ -64,10 +64,10 @@ describe('the ✓ line names the stored server, masked as `profiles ls` shows it
   it.each([
     [
       ['logout', '-p', 'prod', '--no-revoke'],
-      `✓ Logged out of profile "prod" (${PROD}): removed the credential`,
+      `✓ logged out of profile "prod" (${PROD}): removed the credential`,
     ],
-    [['profiles', 'rm', 'prod', '--yes', '--no-revoke'], `✓ Removed profile "prod" (${PROD})`],
-    [['config', 'unset', 'tenant', '-p', 'prod'], `✓ Unset tenant for profile "prod" (${PROD})`],
+    [['profiles', 'rm', 'prod', '--yes', '--no-revoke'], `✓ removed profile "prod" (${PROD})`],
+    [['config', 'unset', 'tenant', '-p', 'prod'], `✓ unset tenant for profile "prod" (${PROD})`],
   ])('svc %j with SVC_BASE_URL and --base-url set elsewhere', async (argv, line) => {
     for (const [flag, extra] of [
       [[], { SVC_BASE_URL: OVERRIDE }],
@@ -83,19 +83,19 @@ describe('the ✓ line names the stored server, masked as `profiles ls` shows it
   it.each([
     [
       ['-p', 'x', 'logout', '--no-revoke'],
-      '✓ Logged out of profile "x" (https://api.example.com/?token=[redacted]): removed the credential',
+      '✓ logged out of profile "x" (https://api.example.com/?token=[redacted]): removed the credential',
     ],
     [
       ['profiles', 'rm', 'x', '--yes', '--no-revoke'],
-      '✓ Removed profile "x" (https://api.example.com/?token=[redacted])',
+      '✓ removed profile "x" (https://api.example.com/?token=[redacted])',
     ],
     [
       ['-p', 'x', 'config', 'unset', 'tenant'],
-      '✓ Unset tenant for profile "x" (https://api.example.com/?token=[redacted])',
+      '✓ unset tenant for profile "x" (https://api.example.com/?token=[redacted])',
     ],
     [
       ['-p', 'x', 'config', 'unset', 'base_url'],
-      '✓ Unset base_url for profile "x" (it was https://api.example.com/?token=[redacted])',
+      '✓ unset base_url for profile "x" (it was https://api.example.com/?token=[redacted])',
     ],
   ])('svc %j with a base_url that carries ?token=', async (argv, line) => {
     const env = dirs();

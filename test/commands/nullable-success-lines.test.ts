@@ -146,12 +146,12 @@ describe('a ✓ line with a field the server sent as null', () => {
     const none = await svc('null', argv);
     expect([none.code, lastLine(none.stderr)]).toEqual([
       0,
-      '✓ Deleted reconciliations record rec_1 in aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee; it is hidden from lists',
+      '✓ deleted reconciliations record rec_1 in aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee; it is hidden from lists',
     ]);
     const some = await svc('set', argv);
     expect([some.code, lastLine(some.stderr)]).toEqual([
       0,
-      '✓ Deleted reconciliations record rec_1 in aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee; it is hidden from lists and to be purged at 2026-02-14T12:00:00Z',
+      '✓ deleted reconciliations record rec_1 in aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee; it is hidden from lists and to be purged at 2026-02-14T12:00:00Z',
     ]);
   });
 });

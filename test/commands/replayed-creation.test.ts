@@ -111,6 +111,14 @@ describe('svc tenants api-keys create --idempotency-key K, run again', () => {
     expect(shown.stderr.split('\n')[0]).toBe(
       `API key ${made.id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the API key as it is now.`,
     );
+    // Not "✓ created" (this run made nothing, attack26a F9): only the file it wrote is its doing.
+    const file = join(files, `${key}.again.key`);
+    const written = await svc.run([...apiKey(key), '--secret-file', file]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stderr).toBe(
+      `API key ${made.id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the API key as it is now.\n` +
+        `✓ wrote the key of API key ${made.id} to ${file} (mode 0600)\n`,
+    );
   });
 
   it('after a revoke: says the key is revoked, and writes no dead key (exit 5)', async () => {

@@ -62,7 +62,11 @@ it('a re-run with the same key while the first run waits: refused, the file left
   expect(posts).toBe(1);
   expect(existedAfterAgain).toBe(true);
   expect(done.code, done.stderr).toBe(0);
-  expect(done.stderr).toContain(`The signing secret is in ${file}`);
+  expect(done.stderr).toMatch(
+    new RegExp(
+      `^✓ created webhook wh_\\w+ in [\\w-]+; its signing secret is in ${file} \\(mode 0600\\), not shown again\\n`,
+    ),
+  );
   expect(readFileSync(file, 'utf8')).toMatch(/^whsec_\S+$/);
   expect(statSync(file).mode & 0o777).toBe(0o600);
 });

@@ -41,7 +41,7 @@ describe.skipIf(!privateGroup)('a store directory open to the owner’s private 
         stdout: '',
         stderr:
           `warning: ${dir} was open to its group (0${loose}), whose only member is you; svc made it 0700, since it holds credentials (a user added to the group later would get in)\n` +
-          '✓ Set base_url for profile "default" (a new profile, now the active one)\n',
+          '✓ set base_url for profile "default" (a new profile, now the active one)\n',
       });
       expect(mode(dir)).toBe('700');
     },

@@ -55,7 +55,7 @@ needs('chromium').describe('svc login with a real browser', () => {
     const result = await live.done;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
-      /✓ Logged in to http:\/\/127\.0\.0\.1:\d+ as Analyst User \(profile "default"\)/,
+      /✓ logged in to http:\/\/127\.0\.0\.1:\d+ as Analyst User \(profile "default"\)/,
     );
     const loopback = new URL(new URL(url).searchParams.get('redirect_uri')!).origin;
     expect(new Set(requested)).toEqual(new Set([sandbox().url, loopback]));

@@ -42,7 +42,7 @@ needs('chromium').describe('svc login --device', () => {
     const result = await live.done;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
-      /✓ Logged in to http:\/\/127\.0\.0\.1:\d+ as Auditor User \(profile "default"\)/,
+      /✓ logged in to http:\/\/127\.0\.0\.1:\d+ as Auditor User \(profile "default"\)/,
     );
     expect(storedCredential(dir)).toMatchObject({
       type: 'oauth',

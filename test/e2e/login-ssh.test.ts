@@ -71,7 +71,7 @@ needs('tmux').describe('svc login over SSH', () => {
     await term.type(mine.location!.href);
     await term.send('Enter');
     const done = await term.waitFor(/\[exit \d+\]/, undefined, { joined: true });
-    expect(done).toContain(`✓ Logged in to ${sandbox().url} as`);
+    expect(done).toContain(`✓ logged in to ${sandbox().url} as`);
     expect(done).toContain('[exit 0]');
     // One code exchanged, with this login's verifier; the other login's code was never sent.
     expect((await tokenRequests(sandbox())) - before).toBe(1);
@@ -89,7 +89,7 @@ needs('tmux').describe('svc login over SSH', () => {
     const answered = await consent(url);
     await (await fetch(answered.location!)).text();
     const done = await term.waitFor(/\[exit \d+\]/, undefined, { joined: true });
-    expect(done).toContain('✓ Logged in');
+    expect(done).toContain('✓ logged in');
     expect(done).toContain('[exit 0]');
   }, 40_000);
 

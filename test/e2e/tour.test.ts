@@ -39,10 +39,10 @@ describe('npm start (the tour)', () => {
     expect(out).toContain('(exit 2, as expected)');
     // What it shows is what it runs: typed in this order, the steps work (no hidden setup step).
     expect(out).toMatch(
-      /\$ svc config set base_url (http:\/\/127\.0\.0\.1:\d+)\n {2}✓ Set base_url for profile "default" \(a new profile, now the active one\)\n\n\$ svc login --with-token < admin-token\.txt\n/,
+      /\$ svc config set base_url (http:\/\/127\.0\.0\.1:\d+)\n {2}✓ set base_url for profile "default" \(a new profile, now the active one\)\n\n\$ svc login --with-token < admin-token\.txt\n/,
     );
-    expect(out).toMatch(/\$ svc config set client_id svc-cli\n {2}✓ Set client_id[^\n]*\n\n\$ svc login\n/);
-    expect(out).toMatch(/\$ svc login\n[^$]*✓ Logged in to http:\/\/127\.0\.0\.1:\d+ as Ada Admin/);
+    expect(out).toMatch(/\$ svc config set client_id svc-cli\n {2}✓ set client_id[^\n]*\n\n\$ svc login\n/);
+    expect(out).toMatch(/\$ svc login\n[^$]*✓ logged in to http:\/\/127\.0\.0\.1:\d+ as Ada Admin/);
     // A role's record on a terminal leaves out the empty fields (no blank "deleted").
     const role = /\$ svc roles create[^\n]*\n((?: {2}[^\n]*\n)+)/.exec(out)![1]!;
     expect(role).toContain('permissions  exception.read, exception.resolve.fx_difference');

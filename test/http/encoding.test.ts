@@ -230,7 +230,7 @@ describe('an answer with a Content-Encoding and no body has nothing to decode (f
     expect(r).toEqual({
       code: 0,
       stdout: '',
-      stderr: `✓ Logged out of profile "default" (${t.url}): revoked the session at ${t.url} and removed the credential\n`,
+      stderr: `✓ logged out of profile "default" (${t.url}): revoked the session at ${t.url} and removed the credential\n`,
     });
   });
 });

@@ -130,7 +130,7 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
     });
   }
   ctx.out.success(
-    `Logged in to ${shownSetting('base_url', settings.values.base_url ?? '')} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
+    `logged in to ${shownSetting('base_url', settings.values.base_url ?? '')} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
   );
   await endReplacedSession(ctx, settings.profile, replaced, token);
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
@@ -314,7 +314,7 @@ export async function runLoginBrowser(
     });
   }
   ctx.out.success(
-    `Logged in to ${shownSetting('base_url', settings.values.base_url ?? '')} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
+    `logged in to ${shownSetting('base_url', settings.values.base_url ?? '')} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
   );
   const facts = [
     stored.scope ? `scopes: ${stored.scope}` : undefined,

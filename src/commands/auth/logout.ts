@@ -58,10 +58,10 @@ async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: strin
   const of = profileAt(shown, ctx.store().profile(profile)?.base_url);
   if (revocation.outcome === 'revoked') {
     ctx.out.success(
-      `Logged out of ${of}: revoked the session at ${new URL(revocation.endpoint).origin} and removed the credential`,
+      `logged out of ${of}: revoked the session at ${new URL(revocation.endpoint).origin} and removed the credential`,
     );
   } else if (end.removed) {
-    ctx.out.success(`Logged out of ${of}: removed the credential`);
+    ctx.out.success(`logged out of ${of}: removed the credential`);
   } else {
     ctx.out.info(`Profile "${shown}" has no stored credential; nothing to do`);
   }

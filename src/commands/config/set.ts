@@ -68,7 +68,7 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
       made_active: madeActive,
     });
   const made = created ? ` (a new profile${madeActive ? ', now the active one' : ''})` : '';
-  ctx.out.success(`Set ${key} for profile "${settings.profile}"${made}${tenant ? `: ${tenant}` : ''}`);
+  ctx.out.success(`set ${key} for profile "${settings.profile}"${made}${tenant ? `: ${tenant}` : ''}`);
   const issuedFor = key === 'base_url' ? store.credential(settings.profile)?.origin : undefined;
   const origin = key === 'base_url' ? new URL(value).origin : undefined;
   if (issuedFor && issuedFor !== origin) {

@@ -12,7 +12,7 @@ export async function runConfigUnset(ctx: Context, rawKey: string): Promise<void
   const stored = ctx.store().profile(profile)?.base_url;
   const was = await ctx.store().unsetProfileValue(profile, key);
   if (ctx.out.isMachine) return ctx.out.json({ profile, key, value: null, changed: was });
-  if (was) ctx.out.success(`Unset ${key} for ${profileAt(profile, stored, key === 'base_url')}`);
+  if (was) ctx.out.success(`unset ${key} for ${profileAt(profile, stored, key === 'base_url')}`);
   else ctx.out.info(`Nothing changed: ${key} was not set in profile "${profile}".`);
   const shadow = settings.sources[key];
   if (shadow === 'env' || shadow === 'flag') {

@@ -12,6 +12,7 @@ import { newIdempotencyKey } from '../../http/idempotency.js';
 import { fieldFlags } from '../../output/field-flags.js';
 import { quoted } from '../../output/format.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
+import { changedIn } from '../changed-in.js';
 import {
   choiceFlag,
   collect,
@@ -25,6 +26,7 @@ import {
 } from '../kit.js';
 import {
   asItIsNow,
+  asReplayed,
   type Creation,
   createOnce,
   earlierRunNote,
@@ -120,13 +122,15 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
 /**
  * Prints a client with its one-time secret: the secret on stdout with the warning, or only the
  * file it went to. A secret printed is in no other place: `ifLost` names it and its remedy
- * (Context.outputIsOnlyCopyOf).
+ * (Context.outputIsOnlyCopyOf). `done` is the ✓ line's head for a client this run made, which then
+ * says where the secret went too; none for a replay (an earlier run's) or a rotation.
  */
 export async function printClientWithSecret(
   ctx: Context,
   data: OAuthClientWithSecret & { replayed?: true },
   secretFile: string | undefined,
   ifLost: [what: string, remedy: string],
+  done?: string,
 ): Promise<void> {
   if (!secretFile) ctx.outputIsOnlyCopyOf(...ifLost);
   if (ctx.out.isMachine) {
@@ -139,8 +143,13 @@ export async function printClientWithSecret(
     ...clientFields(data),
     ['client secret', secretFile ? `written to ${secretFile} (mode 0600)` : data.client_secret],
   ]);
-  if (secretFile) ctx.out.info(`The client secret is in ${secretFile}; it is not shown again.`);
-  else ctx.out.warn(data.warning || 'store the client secret now: it is not shown again');
+  if (secretFile) {
+    if (done) ctx.out.success(`${done}; its client secret is in ${secretFile} (mode 0600), not shown again`);
+    else ctx.out.info(`The client secret is in ${secretFile}; it is not shown again.`);
+  } else {
+    if (done) ctx.out.success(done);
+    ctx.out.warn(data.warning || 'store the client secret now: it is not shown again');
+  }
 }
 
 export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions): Promise<void> {
@@ -208,9 +217,12 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(data.client_id)));
   await printClientWithSecret(
     ctx,
-    creation.byEarlierRun ? { ...data, replayed: true } : data,
+    asReplayed(data, creation.byEarlierRun),
     options.secret.file,
     secretLost(ctx, data.client_id),
+    creation.byEarlierRun
+      ? undefined
+      : `created OAuth client ${data.name} (${data.client_id})${changedIn(ctx.settings())}`,
   );
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {

@@ -5,7 +5,13 @@ import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../kit.js';
-import { earlierRotationNote, keptUntil, rotateOnce, secretFileFor } from '../replayed-creation.js';
+import {
+  asReplayed,
+  earlierRotationNote,
+  keptUntil,
+  rotateOnce,
+  secretFileFor,
+} from '../replayed-creation.js';
 import type { SecretDestination } from '../secret-destination.js';
 import { clientSecretDestination, printClientWithSecret } from './create.js';
 
@@ -80,7 +86,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   }
   if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what));
   const [, remedy] = secretLost(data.client_id);
-  await printClientWithSecret(ctx, replayed ? { ...data, replayed: true } : data, options.secret.file, [
+  await printClientWithSecret(ctx, asReplayed(data, replayed), options.secret.file, [
     `OAuth client ${data.client_id}'s new secret`,
     remedy,
   ]);

@@ -51,8 +51,8 @@ export async function runProfilesRm(
       return ctx.out.json({ removed: shown, revocation: revocation.outcome, active_profile: active ?? null });
     ctx.out.success(
       revocation.outcome === 'revoked'
-        ? `Removed ${removed}: revoked its session at ${new URL(revocation.endpoint).origin}`
-        : `Removed ${removed}`,
+        ? `removed ${removed}: revoked its session at ${new URL(revocation.endpoint).origin}`
+        : `removed ${removed}`,
     );
     warnAboutSession(target, end);
     if (masked) {

@@ -12,7 +12,7 @@ export async function runProfilesUse(ctx: Context, name: string): Promise<void> 
   const overridden = activeOverridden(ctx.env, name);
   if (ctx.out.isMachine)
     await ctx.out.json({ active_profile: name, in_use: inUse.source === 'env' ? inUse.name : name });
-  else ctx.out.success(`Now using profile "${name}"`);
+  else ctx.out.success(`now using profile "${name}"`);
   if (overridden) ctx.out.warn(overridden);
 }
 

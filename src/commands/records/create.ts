@@ -49,7 +49,7 @@ export async function runRecordsCreate(
   if (creation.byEarlierRun) ctx.out.info(earlierRunNote(created(surface, record.id)));
   await show(ctx, record);
   if (!ctx.out.isMachine && !creation.byEarlierRun)
-    ctx.out.success(`Created ${surface} record ${record.id}${changedIn(ctx.settings())}`);
+    ctx.out.success(`created ${surface} record ${record.id}${changedIn(ctx.settings())}`);
 }
 
 const created = (surface: string, id: string): Created => ({

@@ -52,7 +52,7 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
   const unread =
     before === undefined ? ' (you cannot read it: the answer holds only what the delete did)' : '';
   ctx.out.success(
-    `Deleted ${surface} record ${record.id}${changedIn(ctx.settings())}; it is hidden from lists${purged}${unread}`,
+    `deleted ${surface} record ${record.id}${changedIn(ctx.settings())}; it is hidden from lists${purged}${unread}`,
   );
 }
 

@@ -67,7 +67,7 @@ export async function runRecordsUpdate(
   if (sameFields(record, before) && record.updated_at === before.updated_at) {
     ctx.out.info(nothingChanged(surface, record.id, patch));
   } else {
-    ctx.out.success(`Updated ${surface} record ${record.id}${changedIn(ctx.settings())}`);
+    ctx.out.success(`updated ${surface} record ${record.id}${changedIn(ctx.settings())}`);
   }
 }
 
@@ -168,7 +168,7 @@ async function sendUnread(ctx: Context, surface: string, id: string, patch: Reco
   }
   if (!ctx.out.isMachine) {
     ctx.out.success(
-      `Updated ${surface} record ${record.id}${changedIn(ctx.settings())} (you cannot read it: the answer holds only what you sent)`,
+      `updated ${surface} record ${record.id}${changedIn(ctx.settings())} (you cannot read it: the answer holds only what you sent)`,
     );
   }
 }

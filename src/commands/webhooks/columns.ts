@@ -10,7 +10,8 @@ import { lastErrorShown } from './delivery-state.js';
 export const WEBHOOK_COLUMNS: Array<Column<Webhook>> = [
   { header: 'id', value: (w) => w.id, kind: 'id' },
   { header: 'url', value: (w) => w.url, table: (w) => asciiHostUrls(w.url), kind: 'url' },
-  { header: 'events', value: (w) => w.event_types.join(',') },
+  // A list: the renderer joins it (", " on a terminal, "," in a pipe), as every list cell.
+  { header: 'events', value: (w) => w.event_types },
   { header: 'status', value: (w) => w.status, kind: 'status' },
   { header: 'attempts', value: (w) => w.max_attempts, optional: 2 },
   { header: 'description', value: (w) => w.description, optional: 1 },

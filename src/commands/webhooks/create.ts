@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
 import { parseHttpUrl } from '../../api/loopback.js';
-import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import { redactUrlText } from '../../api/secret-names.js';
 import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -11,9 +10,11 @@ import { fieldFlags } from '../../output/field-flags.js';
 import { quoted } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import { shellWord } from '../../system/shell-words.js';
+import { changedIn } from '../changed-in.js';
 import { collect, examples, idempotencyKeyFlag, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import {
   asItIsNow,
+  asReplayed,
   createOnce,
   earlierRunNote,
   idempotencyKeyHelp,
@@ -72,6 +73,7 @@ export function parseWebhooksCreate(flags: Record<string, unknown>): WebhooksCre
 export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOptions): Promise<void> {
   const platform = await ctx.platform();
   const key = options.idempotencyKey ?? newIdempotencyKey();
+  let byEarlierRun = false;
   const data = await withSecretOutput(
     ctx,
     options.secret,
@@ -106,9 +108,9 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
         ),
       );
       if (!creation.byEarlierRun) return now;
+      byEarlierRun = true;
       if (!ctx.out.isMachine) ctx.out.info(earlierRunNote(created(now.id)));
-      const replayed: WebhookWithSecret = { ...now, replayed: true } as WebhookWithSecret;
-      return replayed;
+      return asReplayed(now, true);
     },
     (webhook) => [
       `webhook ${webhook.id}'s signing secret`,
@@ -125,6 +127,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
       `a webhook to ${urlInWords(options.url)}`,
       `see it with: ${svcCommand(ctx.settings(), 'webhooks ls')}, and if nobody holds its secret, delete it with: ${svcCommand(ctx.settings(), 'webhooks delete WEBHOOK_ID --yes')}`,
     ),
+    (webhook) => (byEarlierRun ? undefined : `created webhook ${webhook.id}${changedIn(ctx.settings())}`),
   );
   if (!ctx.out.isMachine)
     ctx.out.info(`Try it: ${svcCommand(ctx.settings(), `webhooks test ${shellWord(data.id)}`)}`);

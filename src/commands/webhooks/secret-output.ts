@@ -23,6 +23,9 @@ export function secretDestination(flags: Record<string, unknown>, what: string):
  * file it went to. A secret printed is in no other place: `ifLost` says what it is and how to
  * get a usable one, for an output that is lost (Context.outputIsOnlyCopyOf), or a file that
  * cannot take it (a full disk), with `made` (what the request made: `webhook wh_… was created`).
+ * `done` is the ✓ line's head for a change this run made (`created webhook wh_… in acme-treasury`),
+ * which then also says where the secret went; undefined (a replayed creation, which an info line
+ * says is an earlier run's) prints no ✓.
  */
 export async function withSecretOutput(
   ctx: Context,
@@ -31,6 +34,7 @@ export async function withSecretOutput(
   ifLost: (webhook: WebhookWithSecret) => [what: string, remedy: string],
   made: (webhook: WebhookWithSecret) => string | Omit<Made, 'what' | 'remedy'>,
   intent?: SecretIntent,
+  done?: (webhook: WebhookWithSecret) => string | undefined,
 ): Promise<WebhookWithSecret> {
   const file = destination.file
     ? await heldUntilClose(ctx, SecretFile.create(destination.file, '--secret-file', intent))
@@ -75,7 +79,14 @@ export async function withSecretOutput(
     ],
   ]);
   if (odd) ctx.out.warn(`the server's signing secret is unusual (${odd}): shown above as a JSON string`);
-  if (destination.file) ctx.out.info(`The signing secret is in ${destination.file}; it is not shown again.`);
-  else ctx.out.warn(data.warning || 'store the signing secret now: it is not shown again');
+  const head = done?.(data);
+  if (destination.file) {
+    if (head)
+      ctx.out.success(`${head}; its signing secret is in ${destination.file} (mode 0600), not shown again`);
+    else ctx.out.info(`The signing secret is in ${destination.file}; it is not shown again.`);
+  } else {
+    if (head) ctx.out.success(head);
+    ctx.out.warn(data.warning || 'store the signing secret now: it is not shown again');
+  }
   return data;
 }

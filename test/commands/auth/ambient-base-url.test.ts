@@ -48,7 +48,7 @@ describe('a login under an exported SVC_BASE_URL', () => {
     });
     expect(moved).toMatchObject({
       code: 0,
-      stderr: `✓ Logged in to ${prod} as Ada Admin (profile "stg3")\n`,
+      stderr: `✓ logged in to ${prod} as Ada Admin (profile "stg3")\n`,
     });
     expect(store().profile('stg3')?.base_url).toBe(prod);
     const same = await svc.run(['-p', 'stg3', 'login', '--with-token'], {

@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 
 const loggedIn = () =>
-  new RegExp(`^✓ Logged in to ${sandbox().url} as Ada Admin \\(profile "default"\\)$`, 'm');
+  new RegExp(`^✓ logged in to ${sandbox().url} as Ada Admin \\(profile "default"\\)$`, 'm');
 
 describe('svc login again', () => {
   it('with the tenant stored as a slug: the real identity, no warning of another login', async () => {

@@ -40,7 +40,7 @@ const redirectOf = (url: string) => new URL(url).searchParams.get('redirect_uri'
 
 function loggedIn(): string {
   return (
-    `✓ Logged in to ${sandbox().url} as Ada Admin (profile "default")\n` +
+    `✓ logged in to ${sandbox().url} as Ada Admin (profile "default")\n` +
     '  scopes: read:reconciliations read:exceptions read:tenants admin; the access token expires in 60 minutes (refreshed automatically)\n'
   );
 }
@@ -224,7 +224,7 @@ describe('svc login: the address pasted into the terminal', () => {
       code: 0,
       stdout: '',
       stderr: expect.stringMatching(
-        /Paste the address here: warning: that is not an address; copy the whole address from the browser\nPaste the address here: ✓ Logged in to /,
+        /Paste the address here: warning: that is not an address; copy the whole address from the browser\nPaste the address here: ✓ logged in to /,
       ),
     });
     expect(result.stderr.endsWith(`${loggedIn()}${revokedPrevious()}`)).toBe(true);

@@ -144,7 +144,7 @@ describe('login against another OAuth 2.0 server', () => {
     await browser.settled();
     expect(r.code, r.stderr).toBe(0);
     expect(browser.opened).toHaveLength(1);
-    expect(r.stderr).toContain(`✓ Logged in to ${origin}/api as Generic User (profile "default")`);
+    expect(r.stderr).toContain(`✓ logged in to ${origin}/api as Generic User (profile "default")`);
     expect(Object.keys(tokenForms[0]!).sort()).toEqual([
       'client_id',
       'client_secret',

@@ -50,7 +50,7 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     expect(await get(location!.toString())).toBe(200);
     const result = await live.done;
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('✓ Logged in to');
+    expect(result.stderr).toContain('✓ logged in to');
     expect(await tokenRequests(sandbox())).toBe(before + 1);
   });
 
@@ -116,7 +116,7 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     expect(await get(location!.toString())).toBe(200);
     const result = await live.done;
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('✓ Logged in to');
+    expect(result.stderr).toContain('✓ logged in to');
     expect(result.stderr).toContain('as Ada Admin');
     expect(await tokenRequests(sandbox())).toBe(before + 1);
     expect(await connectionRefused(Number(redirectUri.port))).toBe(true);

@@ -70,7 +70,7 @@ describe('svc config set base_url: another origin than the credential', () => {
       code: 0,
       stdout: '',
       stderr:
-        '✓ Set base_url for profile "f2"\n' +
+        '✓ set base_url for profile "f2"\n' +
         `warning: the credential of profile "f2" was issued for ${ISSUED} and does not apply to ${OTHER}: svc will not send it there; log in there with \`svc -p f2 login\`\n`,
     });
   });
@@ -78,6 +78,6 @@ describe('svc config set base_url: another origin than the credential', () => {
   it('says nothing more for the same origin', async () => {
     const { env } = await profile('f2');
     const r = await runInProcess(['-p', 'f2', 'config', 'set', 'base_url', `${ISSUED}/`], env);
-    expect(r.stderr).toBe('✓ Set base_url for profile "f2"\n');
+    expect(r.stderr).toBe('✓ set base_url for profile "f2"\n');
   });
 });

@@ -22,7 +22,7 @@ describe('svc login --with-token', () => {
     expect(await svc.run(['login', '--with-token'], { env: stored, stdin: `${token}\n` })).toEqual({
       code: 0,
       stdout: '',
-      stderr: `✓ Logged in to ${svc.sandbox().url} as Ada Admin (profile "default")\n`,
+      stderr: `✓ logged in to ${svc.sandbox().url} as Ada Admin (profile "default")\n`,
     });
     expect(JSON.parse(file('credentials.json')).profiles.default).toMatchObject({
       type: 'token',
@@ -143,7 +143,7 @@ describe('svc login --with-token', () => {
       stdout: '',
       stderr:
         'warning: standard input has whitespace around the secret (beyond one final newline); it was removed\n' +
-        `✓ Logged in to ${svc.sandbox().url} as Ada Admin (profile "default")\n`,
+        `✓ logged in to ${svc.sandbox().url} as Ada Admin (profile "default")\n`,
     });
   });
 
@@ -178,7 +178,7 @@ describe('svc login --with-token', () => {
 // on a new profile, another login on an old one), and a valid token was refused as mistyped.
 describe('svc login --with-token --tenant: the tenant is found with the token given', () => {
   const loggedIn = (profile: string) =>
-    `✓ Logged in to ${svc.sandbox().url} as Ada Admin (profile "${profile}")\n`;
+    `✓ logged in to ${svc.sandbox().url} as Ada Admin (profile "${profile}")\n`;
   const login = (profile: string, tenant: string) =>
     svc.run(['-p', profile, '--tenant', tenant, 'login', '--with-token'], {
       env: stored,
@@ -221,7 +221,7 @@ describe('svc logout', () => {
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged out of profile "default" (${svc.sandbox().url}): removed the credential\n` +
+        `✓ logged out of profile "default" (${svc.sandbox().url}): removed the credential\n` +
         'warning: the token itself stays valid until it expires: svc only forgot it\n',
     });
     expect(await svc.run(['logout'], { env: stored })).toEqual({

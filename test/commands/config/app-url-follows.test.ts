@@ -17,7 +17,7 @@ describe('svc config set base_url with an app_url in the profile', () => {
       code: 0,
       stdout: '',
       stderr:
-        '✓ Set base_url for profile "staging"\n' +
+        '✓ set base_url for profile "staging"\n' +
         'Removed app_url (https://staging.example, the old base URL): the browser app is now found at the base URL, https://api.other.example\n',
     });
     expect(profile('staging')?.app_url).toBeUndefined();
@@ -32,7 +32,7 @@ describe('svc config set base_url with an app_url in the profile', () => {
       code: 0,
       stdout: '',
       stderr:
-        '✓ Set base_url for profile "staging"\n' +
+        '✓ set base_url for profile "staging"\n' +
         'warning: app_url of profile "staging" is still https://app.staging.example: `svc login` opens its page there; ' +
         '`svc -p staging config unset app_url` makes it the base URL, or `svc -p staging config set app_url URL`\n',
     });
@@ -43,7 +43,7 @@ describe('svc config set base_url with an app_url in the profile', () => {
     await runInProcess(['-p', 'staging', 'config', 'set', 'app_url', 'https://api.other.example'], env());
     expect(
       await runInProcess(['-p', 'staging', 'config', 'set', 'base_url', 'https://api.other.example/'], env()),
-    ).toEqual({ code: 0, stdout: '', stderr: '✓ Set base_url for profile "staging"\n' });
+    ).toEqual({ code: 0, stdout: '', stderr: '✓ set base_url for profile "staging"\n' });
   });
 });
 
@@ -62,7 +62,7 @@ describe('svc config unset', () => {
       code: 0,
       stdout: '',
       stderr:
-        '✓ Unset org for profile "default" (https://api.example.com)\nwarning: SVC_ORG still sets org right now\n',
+        '✓ unset org for profile "default" (https://api.example.com)\nwarning: SVC_ORG still sets org right now\n',
     });
     expect(profile('default')?.org).toBeUndefined();
   });

@@ -58,7 +58,7 @@ describe('config with no active profile while others exist', () => {
     expect(await runInProcess(['-p', 'staging', 'config', 'set', 'org', 'org_demo'], env())).toEqual({
       code: 0,
       stdout: '',
-      stderr: '✓ Set org for profile "staging"\n',
+      stderr: '✓ set org for profile "staging"\n',
     });
     expect(await runInProcess(['-p', 'staging', 'config', 'get', 'org'], env())).toEqual({
       code: 0,
@@ -84,7 +84,7 @@ describe('config set on a first run (no profile at all)', () => {
     expect(await runInProcess(['config', 'set', 'org', 'org_demo'], env)).toEqual({
       code: 0,
       stdout: '',
-      stderr: '✓ Set org for profile "default" (a new profile, now the active one)\n',
+      stderr: '✓ set org for profile "default" (a new profile, now the active one)\n',
     });
     expect(await runInProcess(['config', 'get', 'org'], env)).toEqual({
       code: 0,

@@ -7,7 +7,7 @@ const profile = (name: string) => testContext({ env: env() }).ctx.store().profil
 
 describe('svc config set', () => {
   it.each<[string, string[], Record<string, string>, string, string]>([
-    ['in a pipe', ['config', 'set', 'org', 'org_demo'], {}, '', '✓ Set org for profile "default"\n'],
+    ['in a pipe', ['config', 'set', 'org', 'org_demo'], {}, '', '✓ set org for profile "default"\n'],
     [
       'with --json',
       ['config', 'set', 'org', 'org_demo', '--json'],
@@ -20,7 +20,7 @@ describe('svc config set', () => {
       ['config', 'set', 'org', 'org_demo'],
       { SVC_ORG: 'org_other' },
       '',
-      '✓ Set org for profile "default"\nwarning: SVC_ORG overrides this value right now\n',
+      '✓ set org for profile "default"\nwarning: SVC_ORG overrides this value right now\n',
     ],
   ])('stores a setting in the profile %s', async (_what, argv, extra, stdout, stderr) => {
     expect(await runInProcess(argv, { ...env(), ...extra })).toEqual({ code: 0, stdout, stderr });
@@ -89,7 +89,7 @@ describe('svc config set tenant on a profile with no base URL', () => {
       stdout: '',
       stderr:
         `warning: saved without checking that acme-payments-eu is one of your tenants: profile "${name}" has no base URL to ask; set one with \`svc -p ${name} config set base_url URL\`\n` +
-        `✓ Set tenant for profile "${name}" (a new profile)\n`,
+        `✓ set tenant for profile "${name}" (a new profile)\n`,
     });
     expect(profile(name)?.tenant).toBe('acme-payments-eu');
   });

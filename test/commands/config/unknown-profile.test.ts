@@ -53,7 +53,7 @@ describe('an unknown profile', () => {
 
   it('config set may create one', async () => {
     const r = await runInProcess(['-p', 'fresh', 'config', 'set', 'org', 'org_1'], env());
-    expect([r.code, r.stderr]).toEqual([0, '✓ Set org for profile "fresh" (a new profile)\n']);
+    expect([r.code, r.stderr]).toEqual([0, '✓ set org for profile "fresh" (a new profile)\n']);
   });
 });
 

@@ -18,7 +18,7 @@ describe('an unparseable credentials.json', () => {
     expect(await run('config', 'set', 'org', 'org_x')).toEqual({
       code: 0,
       stdout: '',
-      stderr: '✓ Set org for profile "default"\n',
+      stderr: '✓ set org for profile "default"\n',
     });
     expect(await run('config', 'get', 'org')).toEqual({ code: 0, stdout: 'org_x\n', stderr: '' });
     expect(await run('-p', 'staging', 'config', 'get', 'base_url')).toEqual({

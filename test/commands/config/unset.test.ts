@@ -6,7 +6,7 @@ const env = useTwoProfiles();
 
 describe('svc config unset', () => {
   it.each([
-    ['in a pipe', [], '', '✓ Unset tenant for profile "default" (https://api.example.com)\n'],
+    ['in a pipe', [], '', '✓ unset tenant for profile "default" (https://api.example.com)\n'],
     [
       'with --json',
       ['--json'],

@@ -71,7 +71,7 @@ describe('a base or app URL with a query or a fragment is refused, its values no
       expect(await runInProcess(['config', 'set', 'base_url', 'https://api.example.com'], env())).toEqual({
         code: 0,
         stdout: '',
-        stderr: '✓ Set base_url for profile "default"\n',
+        stderr: '✓ set base_url for profile "default"\n',
       });
       expect(config()).not.toContain(SECRET);
     });
@@ -111,7 +111,7 @@ describe('a base or app URL with a query or a fragment is refused, its values no
         code: 0,
         stdout: '',
         stderr:
-          '✓ Set base_url for profile "staging"\n' +
+          '✓ set base_url for profile "staging"\n' +
           'Removed app_url (http://127.0.0.1:4010/?token=[redacted], the old base URL): the browser app is now found at the base URL, https://staging.example\n',
       });
     });

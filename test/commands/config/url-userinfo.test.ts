@@ -39,7 +39,7 @@ describe("a profile's base_url with a user name or password", () => {
     expect(await runInProcess(['config', 'set', 'base_url', 'https://api.example.com/api'], env())).toEqual({
       code: 0,
       stdout: '',
-      stderr: '✓ Set base_url for profile "default"\n',
+      stderr: '✓ set base_url for profile "default"\n',
     });
     expect(config()).not.toContain(PASSWORD);
   });

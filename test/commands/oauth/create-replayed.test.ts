@@ -182,7 +182,10 @@ describe('svc oauth create whose answer is lost', () => {
       { env: { SVC_BASE_URL: lost.proxy().url } },
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toBe(`The client secret is in ${file}; it is not shown again.\n`);
+    const id = /^client id\t(cli_\w+)$/m.exec(r.stdout)![1]!;
+    expect(r.stderr).toBe(
+      `✓ created OAuth client ${name} (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its client secret is in ${file} (mode 0600), not shown again\n`,
+    );
     expect(await clientsNamed(name)).toBe(1);
   });
 });

@@ -57,7 +57,8 @@ describe('svc oauth create', () => {
         `refresh lifetime\t2592000 s\npkce required\tyes\ncreated\t${created}\nsecret rotated\t\nclient secret\t${secret}\n`,
     );
     expect(r.stderr).toBe(
-      `warning: ${WARNING}\nTry it (it asks for the client secret): svc oauth authorize --client-id ${id}\n`,
+      `✓ created OAuth client Vendor portal (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n` +
+        `warning: ${WARNING}\nTry it (it asks for the client secret): svc oauth authorize --client-id ${id}\n`,
     );
   });
 
@@ -67,7 +68,10 @@ describe('svc oauth create', () => {
       ...['--redirect-uri', 'https://vendor.example/callback', '--show-secret'],
     ]);
     expect(web.code, web.stderr).toBe(0);
-    expect(web.stderr).toBe(`warning: ${WARNING}\n`);
+    const { id } = chosen(web.stdout, /\t/);
+    expect(web.stderr).toBe(
+      `✓ created OAuth client Web (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\nwarning: ${WARNING}\n`,
+    );
   });
 
   // examples16 E1: the line printed `--client-secret-stdin`, which pasted on the terminal the secret
@@ -92,7 +96,7 @@ describe('svc oauth create', () => {
     const { id, created, secret } = chosen(r.stdout, / +/);
     expect(r.stdout).toBe(
       `client id         ${id}\nname              Vendor portal\ndescription       -\n` +
-        'redirect uris     http://127.0.0.1/callback\ngrant types       authorization_code,refresh_token\n' +
+        'redirect uris     http://127.0.0.1/callback\ngrant types       authorization_code, refresh_token\n' +
         'scopes            read:exceptions\ntoken lifetime    3600 s\nrefresh lifetime  2592000 s\n' +
         `pkce required     yes\ncreated           ${created} (now)\nsecret rotated    -\nclient secret     ${secret}\n`,
     );
@@ -147,7 +151,7 @@ describe('svc oauth create', () => {
     const { id } = chosen(r.stdout, /\t/);
     expect(r.stdout).toMatch(new RegExp(`\\nclient secret\\twritten to ${file} \\(mode 0600\\)\\n$`));
     expect(r.stderr).toBe(
-      `The client secret is in ${file}; it is not shown again.\n` +
+      `✓ created OAuth client Vendor portal (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its client secret is in ${file} (mode 0600), not shown again\n` +
         `Try it: svc oauth authorize --client-id ${id} --client-secret-file ${file}\n`,
     );
     expect(r.stdout + r.stderr).not.toContain('svc_cs_');

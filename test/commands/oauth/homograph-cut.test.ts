@@ -76,9 +76,9 @@ describe('oauth ls: a look-alike redirect URI cut to the terminal', () => {
     const client = await createClient(svc.sandbox(), { name: 'Two', redirect_uris: [REAL, FAKE] });
     const ls = await svc.run(['oauth', 'ls', '--wide'], { tty: true, columns: 120 });
     const row = ls.stdout.split('\n').find((line) => line.startsWith(client.client_id)) ?? '';
-    expect(row).toContain(`${REAL},https://xn--py-7kc.example/oauth/callback/settlement-eu`);
+    expect(row).toContain(`${REAL}, https://xn--py-7kc.example/oauth/callback/settlement-eu`);
     const get = await svc.run(['oauth', 'get', client.client_id], { tty: true });
-    expect(get.stdout).toContain(`${REAL},${FAKE} (host xn--py-7kc.example)`);
+    expect(get.stdout).toContain(`${REAL}, ${FAKE} (host xn--py-7kc.example)`);
   });
 });
 

@@ -27,7 +27,7 @@ describe('the active profile', () => {
       code: 0,
       stdout: '',
       stderr:
-        '✓ Removed profile "default" (https://api.example.com)\n' +
+        '✓ removed profile "default" (https://api.example.com)\n' +
         KEY_WARNING +
         'warning: no profile is active now; choose one with `svc profiles use NAME` (yours: staging)\n',
     });
@@ -52,7 +52,7 @@ describe('the active profile', () => {
     expect(r).toEqual({
       code: 0,
       stdout: '',
-      stderr: '✓ Removed profile "staging" (https://staging.example)\n',
+      stderr: '✓ removed profile "staging" (https://staging.example)\n',
     });
   });
 

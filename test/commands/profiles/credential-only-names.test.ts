@@ -104,7 +104,7 @@ describe('a profile with a credential and no settings is named in every list of 
       code: 0,
       stdout: '',
       stderr:
-        `✓ Removed profile "key" (${URL})\n` +
+        `✓ removed profile "key" (${URL})\n` +
         'warning: no profile is active now; choose one with `svc profiles use NAME` (yours: admin)\n',
     });
   });

@@ -11,7 +11,7 @@ const names = () => Object.keys(testContext({ env: env() }).ctx.store().profiles
 
 describe('svc profiles rm', () => {
   it.each([
-    ['with --yes', { globals: { yes: true } }, '', '✓ Removed profile "staging" (https://staging.example)\n'],
+    ['with --yes', { globals: { yes: true } }, '', '✓ removed profile "staging" (https://staging.example)\n'],
     [
       'with --yes --json',
       { globals: { yes: true, json: true } },
@@ -22,7 +22,7 @@ describe('svc profiles rm', () => {
       'after a yes at the prompt',
       { tty: true, answers: [true] },
       '',
-      '✓ Removed profile "staging" (https://staging.example)\n',
+      '✓ removed profile "staging" (https://staging.example)\n',
     ],
   ])('removes a profile and its credential %s', async (_how, options, stdout, stderr) => {
     const made = testContext({ ...options, env: env() });
@@ -136,7 +136,7 @@ describe('svc profiles rm: the session ends first, as with svc logout', () => {
     expect(r).toEqual({
       code: 0,
       stdout: '',
-      stderr: `✓ Removed profile "old" (${url}): revoked its session at ${url}\n`,
+      stderr: `✓ removed profile "old" (${url}): revoked its session at ${url}\n`,
     });
     expect(revoked).toContain('rt-old-0123456789');
     expect(names()).toEqual(['default', 'staging']);
@@ -159,7 +159,7 @@ describe('svc profiles rm: the session ends first, as with svc logout', () => {
       code: 0,
       stdout: '',
       stderr:
-        `✓ Removed profile "old" (${url})\n` +
+        `✓ removed profile "old" (${url})\n` +
         'warning: the session was not revoked (--no-revoke): its refresh token stays valid until it expires\n',
     });
     expect(names()).toEqual(['default', 'staging']);
@@ -168,7 +168,7 @@ describe('svc profiles rm: the session ends first, as with svc logout', () => {
   it('says a removed API key may stay valid (its server cannot be asked), and how to find and revoke it', async () => {
     const r = await runInProcess(['profiles', 'rm', 'default', '--yes'], env());
     expect(r.stderr).toBe(
-      '✓ Removed profile "default" (https://api.example.com)\n' +
+      '✓ removed profile "default" (https://api.example.com)\n' +
         'warning: the API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix svc_pk_012… ' +
         'in `svc --base-url https://api.example.com tenants api-keys ls t-123`, then revoke it with `svc --base-url https://api.example.com tenants api-keys revoke t-123 KEY_ID`\n' +
         'warning: no profile is active now; choose one with `svc profiles use NAME` (yours: staging)\n',

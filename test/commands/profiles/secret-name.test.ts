@@ -72,7 +72,7 @@ describe('a credential as a profile name', () => {
     const r = await runInProcess(['profiles', 'rm', KEY, '--yes'], env);
     expect([r.code, r.stdout]).toEqual([0, '']);
     const lines = r.stderr.split('\n');
-    expect(lines[0]).toBe('✓ Removed profile "svc_sk_[redacted]" (http://127.0.0.1:9)');
+    expect(lines[0]).toBe('✓ removed profile "svc_sk_[redacted]" (http://127.0.0.1:9)');
     expect(lines.at(-2)).toBe(
       'warning: the name of that profile was a credential, which an older svc kept in config.json (a file people copy and commit); rotate it (revoke it and make a new one)',
     );
@@ -102,7 +102,7 @@ describe('a credential as a profile name', () => {
     const r = await runInProcess(['-p', KEY, 'logout'], env);
     expect([r.code, r.stdout]).toEqual([0, '']);
     expect(r.stderr.split('\n')[0]).toBe(
-      '✓ Logged out of profile "svc_sk_[redacted]" (http://127.0.0.1:9): removed the credential',
+      '✓ logged out of profile "svc_sk_[redacted]" (http://127.0.0.1:9): removed the credential',
     );
     expect(r.stderr).not.toContain('hFyY6xMJ');
     expect(r.stderr).toContain(

@@ -7,7 +7,7 @@ const env = useTwoProfiles();
 
 describe('svc profiles use', () => {
   it.each([
-    ['a pipe', {}, '', '✓ Now using profile "staging"\n'],
+    ['a pipe', {}, '', '✓ now using profile "staging"\n'],
     ['--json', { json: true }, '{\n  "active_profile": "staging",\n  "in_use": "staging"\n}\n', ''],
   ])('makes a profile the active one (%s)', async (_mode, globals, stdout, stderr) => {
     const made = testContext({ env: env(), globals });
@@ -21,7 +21,7 @@ describe('svc profiles use', () => {
       'a pipe',
       {},
       '',
-      '✓ Now using profile "staging"\n' +
+      '✓ now using profile "staging"\n' +
         'warning: SVC_PROFILE=default is set and overrides the active profile in this shell: commands here still use "default" until you unset it\n',
     ],
     [
@@ -40,7 +40,7 @@ describe('svc profiles use', () => {
   it('does not warn when SVC_PROFILE names the same profile', async () => {
     const made = testContext({ env: { ...env(), SVC_PROFILE: 'staging' } });
     await runProfilesUse(made.ctx, 'staging');
-    expect(made.stderr()).toBe('✓ Now using profile "staging"\n');
+    expect(made.stderr()).toBe('✓ now using profile "staging"\n');
   });
 
   it('exits 5 for a profile that does not exist, and changes nothing', async () => {

@@ -80,7 +80,7 @@ describe('svc records update never decides on a number a double does not hold', 
     expect(r.stderr).not.toContain('already has those fields');
     expect([r.code, r.stderr]).toEqual([
       0,
-      '✓ Updated reconciliations record rec_1 in 00000000-0000-4000-8000-000000000001\n',
+      '✓ updated reconciliations record rec_1 in 00000000-0000-4000-8000-000000000001\n',
     ]);
     expect(server.seen.map((s) => s.method)).toEqual(['GET', 'PATCH']);
     expect(server.seen[1]!.body).toBe(patch);
@@ -143,7 +143,7 @@ describe('svc records update judges the answer by value (review s13 http #1)', (
     const r = await runInProcess(['records', 'update', 'reconciliations', 'rec_1', '--data', patch], env);
     expect([r.code, r.stderr]).toEqual([
       0,
-      '✓ Updated reconciliations record rec_1 in 00000000-0000-4000-8000-000000000001\n',
+      '✓ updated reconciliations record rec_1 in 00000000-0000-4000-8000-000000000001\n',
     ]);
     expect(server.seen.map((s) => s.method)).toEqual(['GET', 'PATCH']);
   });

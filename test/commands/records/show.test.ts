@@ -90,8 +90,8 @@ describe('svc records get: fixed system lines, the record own fields set apart',
   });
 
   it.each([
-    ['create', (_id: string) => ['records', 'create', 'accounts', '--data', '{"deleted":"x"}'], 'Created'],
-    ['update', (id: string) => ['records', 'update', 'accounts', id, '--data', '{"deleted":"x"}'], 'Updated'],
+    ['create', (_id: string) => ['records', 'create', 'accounts', '--data', '{"deleted":"x"}'], 'created'],
+    ['update', (id: string) => ['records', 'update', 'accounts', id, '--data', '{"deleted":"x"}'], 'updated'],
   ])('%s shows the record with the same labels', async (_verb, args, done) => {
     const base = await created('{"name":"base"}');
     const r = await svc(args(base.id), { env });

@@ -103,7 +103,7 @@ describe('svc records delete by a caller who cannot read the record, its answer 
     const again = await svc.run(argv, { env: writer });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(
-      new RegExp(`^✓ Deleted exceptions record ${record.id} in fbbe4d31-beac-5b48-a287-2d8bcd45003b;`),
+      new RegExp(`^✓ deleted exceptions record ${record.id} in fbbe4d31-beac-5b48-a287-2d8bcd45003b;`),
     );
     expect(isDeleted(record)).toBe(true);
   });

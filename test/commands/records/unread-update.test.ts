@@ -47,7 +47,7 @@ describe('svc records update by a caller who may change a record but not read it
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).not.toContain('HiddenCo');
     expect(table.stderr).toBe(
-      `✓ Updated exceptions record ${made.id} in fbbe4d31-beac-5b48-a287-2d8bcd45003b (you cannot read it: the answer holds only what you sent)\n`,
+      `✓ updated exceptions record ${made.id} in fbbe4d31-beac-5b48-a287-2d8bcd45003b (you cannot read it: the answer holds only what you sent)\n`,
     );
   });
 
@@ -88,7 +88,7 @@ describe('svc records delete and update by a caller who may write a record but n
     const stored = svc.sandbox().state.records.get(made.tenant_id, 'exceptions', made.id)!;
     expect(stored.soft_delete).toBe(true);
     expect(r.stderr).toBe(
-      `✓ Deleted exceptions record ${made.id} in fbbe4d31-beac-5b48-a287-2d8bcd45003b; it is hidden from lists and to be purged at ${stored.purge_at} (you cannot read it: the answer holds only what the delete did)\n`,
+      `✓ deleted exceptions record ${made.id} in fbbe4d31-beac-5b48-a287-2d8bcd45003b; it is hidden from lists and to be purged at ${stored.purge_at} (you cannot read it: the answer holds only what the delete did)\n`,
     );
     for (const id of [made.id, 'rec_0000000000000000deadbeef']) {
       const again = await svc.run(['records', 'delete', 'exceptions', id, '--yes'], { env: writer });

@@ -57,14 +57,14 @@ describe('svc records update: a patch that changes nothing', () => {
     expect(await patches()).toBe(before);
   });
 
-  it('a patch that changes a field is sent and says Updated', async () => {
+  it('a patch that changes a field is sent and says updated', async () => {
     const record = await created();
     const before = await patches();
     const r = await svc(['records', 'update', 'accounts', record.id, '--data', '{"limits":{"daily":11}}'], {
       env,
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toBe(`✓ Updated accounts record ${record.id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`);
+    expect(r.stderr).toBe(`✓ updated accounts record ${record.id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n`);
     expect(r.stdout).toContain('\nfield.limits\t{"daily":11}\n');
     expect(await patches()).toBe(before + 1);
   });

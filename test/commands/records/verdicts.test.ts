@@ -27,7 +27,7 @@ async function made(data: Record<string, unknown>) {
 }
 
 describe("svc records create with the data's own idempotency_key, run again", () => {
-  it('says an earlier run created it, shows the record as it is now, and never "Created"', async () => {
+  it('says an earlier run created it, shows the record as it is now, and never "created"', async () => {
     const key = newKey();
     const data = { idempotency_key: key, name: 'March close' };
     const first = await made(data);
@@ -44,6 +44,20 @@ describe("svc records create with the data's own idempotency_key, run again", ()
 
     const json = await svc.run(create(data, '--json'));
     expect(json).toEqual({ code: 0, stdout: `${JSON.stringify(now, null, 2)}\n`, stderr: earlier(first.id) });
+  });
+
+  it('--json: the record as it is, svc adding nothing, not even "replayed" (a field of its own keeps its value)', async () => {
+    // attack26a F6: webhooks, OAuth clients and API keys carry "replayed": true (asReplayed); a
+    // record's fields are the user's, so svc's word would take the place of this one.
+    const data = { idempotency_key: newKey(), name: 'own flag', replayed: false };
+    const first = await made(data);
+    const json = await svc.run(create(data, '--json'));
+    expect(json).toEqual({
+      code: 0,
+      stdout: `${JSON.stringify(first, null, 2)}\n`,
+      stderr: earlier(first.id),
+    });
+    expect(JSON.parse(json.stdout).replayed).toBe(false);
   });
 
   it.each([[[]], [['--json']]])(
@@ -64,11 +78,11 @@ describe("svc records create with the data's own idempotency_key, run again", ()
     },
   );
 
-  it('a first run says "Created"; a run whose every answer is lost names the key to put in the data', async () => {
+  it('a first run says "created"; a run whose every answer is lost names the key to put in the data', async () => {
     const fresh = await svc.run(create({ name: 'once' }));
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(fresh.stderr).toMatch(
-      /^✓ Created reconciliations record rec_\w+ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n$/,
+      /^✓ created reconciliations record rec_\w+ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n$/,
     );
 
     lost.lose('/v1/reconciliations', 99);

@@ -63,7 +63,7 @@ describe('svc roles ls / get', () => {
     });
     expect(table.stdout.split('\n')[0]).toMatch(/^ID +NAME +KIND +PERMISSIONS +DESCRIPTION$/);
     expect(table.stdout.split('\n')[9]).toMatch(
-      /^tenant_viewer +tenant_viewer +builtin +account.read,exception.read,reconciliation.read +Read-only access$/,
+      /^tenant_viewer +tenant_viewer +builtin +account.read, exception.read, reconciliation.read +Read-only access$/,
     );
     const empty = await runInProcess(['roles', 'ls', '--custom'], env, {
       tty: { stdout: true },

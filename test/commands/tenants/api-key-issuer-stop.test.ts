@@ -71,7 +71,7 @@ describe('svc logout of a key its issuer’s wind-down stopped', () => {
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged out of profile "default" (${sandbox().url}): removed the credential\n` +
+        `✓ logged out of profile "default" (${sandbox().url}): removed the credential\n` +
         `warning: the API key ${made.id} is stopped, not revoked: the platform refuses it now (${stoppedReason(user(1), until)}), ` +
         'and it acts again once its issuer holds its role without an end date; svc only forgot it; ' +
         `revoke it ${BY}: \`svc tenants api-keys revoke acme-treasury ${made.id}\`\n`,

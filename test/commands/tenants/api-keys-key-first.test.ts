@@ -36,7 +36,7 @@ describe('tenants api-keys get / revoke KEY without TENANT', () => {
     expect(revoked).toEqual({
       code: 0,
       stdout: '',
-      stderr: `✓ Revoked ${id} (alone) of Acme Treasury (acme-treasury)\n`,
+      stderr: `✓ revoked API key ${id} (alone) of Acme Treasury (acme-treasury)\n`,
     });
   });
 

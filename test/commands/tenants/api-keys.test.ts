@@ -34,7 +34,12 @@ describe('svc tenants api-keys', () => {
   it('prints the key once with a warning, or writes it to a 0600 file without printing it', async () => {
     const shown = await svc(['tenants', 'api-keys', 'create', tenant, '--kind', 'publishable'], { env });
     expect(shown.stdout).toMatch(/^key\tsvc_pk_\S+$/m);
-    expect(shown.stderr).toMatch(/warning: Store this key now/);
+    const shownId = /^id\t(key_\w+)$/m.exec(shown.stdout)![1]!;
+    // A ✓ line as its siblings' (attack26a F9): what was made, of which tenant, then the warning.
+    expect(shown.stderr).toBe(
+      `✓ created publishable API key ${shownId} (Publishable key) of Acme Treasury (acme-treasury)\n` +
+        'warning: Store this key now: it is shown only once and cannot be retrieved later.\n',
+    );
     const file = join(dir, '..', 'sync.key');
     const written = await svc(
       [
@@ -57,6 +62,10 @@ describe('svc tenants api-keys', () => {
     // Exactly the key's bytes: `open().read()` in a script sends it as it is.
     expect(key).toMatch(/^svc_sk_[\w-]+$/);
     expect(written.stdout + written.stderr).not.toContain(key);
+    const writtenId = /^id\t(key_\w+)$/m.exec(written.stdout)![1]!;
+    expect(written.stderr).toBe(
+      `✓ created service_role API key ${writtenId} (Service-role key) of Acme Treasury (acme-treasury); its key is in ${file} (mode 0600), not shown again\n`,
+    );
     const again = await svc(
       ['tenants', 'api-keys', 'create', tenant, '--kind', 'publishable', '--secret-file', file],
       { env },
@@ -107,7 +116,7 @@ describe('svc tenants api-keys', () => {
     [
       ['tenants', 'api-keys', 'revoke', 'acme-treasury', 'key_x'],
       2,
-      'error: revoking key_x needs confirmation; pass --yes to confirm non-interactively\n',
+      'error: revoking API key key_x needs confirmation; pass --yes to confirm non-interactively\n',
     ],
   ])('svc %j → exit %i', async (args, code, stderr) => {
     expect(await svc(args, { env })).toEqual({ code, stdout: '', stderr });
@@ -122,7 +131,7 @@ describe('svc tenants api-keys', () => {
     expect(listed.stdout).toContain(key.id);
     expect(listed.stdout).not.toContain(key.key);
     const revoked = await svc(['tenants', 'api-keys', 'revoke', 'acme-treasury', key.id, '--yes'], { env });
-    expect(revoked.stderr).toContain(`Revoked ${key.id}`);
+    expect(revoked.stderr).toContain(`revoked API key ${key.id}`);
     expect((await svc(['me'], { env: { ...env, SVC_TOKEN: key.key } })).code).toBe(3);
     // Again: the platform would answer as if it revoked it now; svc says it was revoked before.
     const listedAfter = await svc(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json'], { env });

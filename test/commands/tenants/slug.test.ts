@@ -72,7 +72,7 @@ describe('svc config set tenant', () => {
     const ok = await svc.run(['config', 'set', 'tenant', 'acme-apac'], { env });
     expect([ok.code, ok.stderr]).toEqual([
       0,
-      `✓ Set tenant for profile "default" (a new profile, now the active one): Acme APAC (acme-apac, ${tenantId('acme-apac')})\n`,
+      `✓ set tenant for profile "default" (a new profile, now the active one): Acme APAC (acme-apac, ${tenantId('acme-apac')})\n`,
     ]);
     const bad = await svc.run(['config', 'set', 'tenant', 'acme-apak'], { env });
     expect(bad.code, bad.stderr).toBe(5);
@@ -93,7 +93,7 @@ describe('svc config set tenant', () => {
     });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
-      /^warning: saved without checking that acme-apac is one of your tenants: .*connect.*\n✓ Set tenant for profile "default" \(a new profile, now the active one\)\n$/s,
+      /^warning: saved without checking that acme-apac is one of your tenants: .*connect.*\n✓ set tenant for profile "default" \(a new profile, now the active one\)\n$/s,
     );
   });
 });
@@ -193,7 +193,7 @@ describe('a tenant id in upper case (RFC 9562: UUIDs are case-insensitive on inp
     const ok = await svc.run(['config', 'set', 'tenant', UPPER], { env });
     expect([ok.code, ok.stderr]).toEqual([
       0,
-      `✓ Set tenant for profile "default": Acme Labs (acme-labs, ${LABS})\n`,
+      `✓ set tenant for profile "default": Acme Labs (acme-labs, ${LABS})\n`,
     ]);
     const kept = await svc.run(['config', 'get', 'tenant'], { env });
     expect(kept.stdout).toBe(`${LABS}\n`);

@@ -87,7 +87,7 @@ describe('svc webhooks create', () => {
     expect(r.stdout + r.stderr).not.toContain(secret.trim());
     expect(r.stderr).toMatch(
       new RegExp(
-        `^The signing secret is in ${file}; it is not shown again\\.\\nTry it: svc webhooks test wh_\\w+\\n$`,
+        `^✓ created webhook wh_\\w+ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its signing secret is in ${file} \\(mode 0600\\), not shown again\\nTry it: svc webhooks test wh_\\w+\\n$`,
       ),
     );
     const id = /^id\t(wh_\w+)$/m.exec(r.stdout)![1]!;
@@ -96,6 +96,24 @@ describe('svc webhooks create', () => {
     expect(made.event_types).toEqual(['exception.sla.breached', 'exception.created']);
     const secrets = await call(svc.sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`);
     expect(secrets.body.secret).toBe(secret.trim());
+  });
+
+  it('--show-secret: a ✓ line names the webhook made and its tenant, then the warning (attack26a F9)', async () => {
+    const r = await svc.run([
+      'webhooks',
+      'create',
+      '--url',
+      'https://h.example/shown',
+      '--event-type',
+      'webhook.test',
+      '--show-secret',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const id = /^id\t(wh_\w+)$/m.exec(r.stdout)![1]!;
+    expect(r.stderr).toBe(
+      `✓ created webhook ${id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\nwarning: Store the signing secret now: it is not shown again (rotate it to get a new one).\n` +
+        `Try it: svc webhooks test ${id}\n`,
+    );
   });
 
   it('--json with --secret-file carries secret_file, not the secret; --show-secret --json carries it', async () => {

@@ -15,6 +15,7 @@ import { shellWord } from '../../../system/shell-words.js';
 import { choiceFlag, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
 import {
+  asReplayed,
   type Creation,
   createOnce,
   type EitherRun,
@@ -175,7 +176,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     throw error;
   }
   if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(data.id)));
-  const fresh = creation.byEarlierRun ? { ...data, replayed: true } : data;
+  const fresh = asReplayed(data, creation.byEarlierRun);
   const shown = options.secretFile ? { ...fresh, key: null, key_file: options.secretFile } : fresh;
   if (!options.secretFile) {
     ctx.outputIsOnlyCopyOf(`API key ${data.id}`, keyLost(data));
@@ -189,8 +190,21 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     ['created', data.created_at, 'time'],
     options.secretFile ? ['key file', options.secretFile] : ['key', data.key],
   ]);
-  if (options.secretFile) ctx.out.success(`Wrote the key to ${options.secretFile} (mode 0600)`);
-  else ctx.out.warn(data.warning || 'Store this key now: it is not shown again.');
+  // A ✓ for the key this run made, as its siblings' (what, whose, where the key went); a replay is
+  // an earlier run's (its info line says so): only the file it wrote is this run's doing.
+  const made = creation.byEarlierRun
+    ? undefined
+    : `created ${data.kind} API key ${data.id}${data.name ? ` (${data.name})` : ''} of ${await tenant.label()}`;
+  if (options.secretFile) {
+    ctx.out.success(
+      made
+        ? `${made}; its key is in ${options.secretFile} (mode 0600), not shown again`
+        : `wrote the key of API key ${data.id} to ${options.secretFile} (mode 0600)`,
+    );
+  } else {
+    if (made) ctx.out.success(made);
+    ctx.out.warn(data.warning || 'Store this key now: it is not shown again.');
+  }
 }
 
 const created = (id: string) => ({ what: `API key ${id}`, noun: 'API key', secret: 'key' });

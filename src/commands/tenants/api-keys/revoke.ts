@@ -28,7 +28,7 @@ export async function runApiKeyRevoke(
   await confirmDestructive(
     ctx,
     async () => `Revoke API key ${id} of ${await tenant.label()}? Anything using it stops working.`,
-    `revoking ${id}`,
+    `revoking API key ${id}`,
   );
   // The label (a GET /v1/me for a tenant given by id) before the DELETE: a DELETE started first and
   // refused (or answered 204) while that read was on its way had no handler yet, and Node killed
@@ -47,11 +47,14 @@ export async function runApiKeyRevoke(
     target: { id, tenant_id: tenant.id },
   });
   if (data === undefined) return;
-  // One shape whatever the outcome (README): `outcome` says which, as `records delete --json` does.
+  // One shape whatever the outcome (README): the key's object with svc's `outcome` among its members
+  // ("revoked", "already_revoked" above, or the `deleted` helper's for an answer without the key).
+  // A key's fields are the API's fixed ones, so svc's word can sit among them; `records delete --json`
+  // puts it beside the record instead (`{outcome, record}`), whose fields are the user's.
   if (ctx.out.isMachine) return ctx.out.json({ ...data, outcome: 'revoked' });
   // The name svc listed; the answer's may be absent (another server's record; review19d F4).
   const name = before?.name ?? (typeof data.name === 'string' ? data.name : undefined);
-  ctx.out.success(`Revoked ${id}${name ? ` (${name})` : ''} of ${label}`);
+  ctx.out.success(`revoked API key ${id}${name ? ` (${name})` : ''} of ${label}`);
 }
 
 export function revokeCommand(make: MakeContext): Command {
