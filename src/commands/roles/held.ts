@@ -79,7 +79,7 @@ export async function alreadyAssigned(
   role: RoleRef,
   /** The lost answer, when the grant is most likely that attempt's (foundAfterLostAnswer). */
   lostAnswer?: string,
-  /** A 2xx answered with this grant, and what shows it is not this request's (notSent). */
+  /** A 2xx answered with this grant, and what shows it is not this request's (grantAnswerNotMade). */
   answered?: string,
 ): Promise<void> {
   const name = held?.role_name ?? role.name;
