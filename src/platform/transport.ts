@@ -91,6 +91,11 @@ export interface Operation {
    * the delivery replayed, attack26b F4), which says nothing was made.
    */
   notAbout?: Record<string, string>;
+  /**
+   * An answer that names what `notAbout` names is new all the same when this says so of it (a
+   * replay answered with the delivery itself, its retry counter reset: review26a M1).
+   */
+  renewed?: (answer: Record<string, unknown>) => boolean;
   /** One field of `about` as asked is enough (a role asked for by id or by name). */
   aboutEither?: true;
   /** The answer's `tenant_id`, when a string, must be the tenant the request acted in. */
@@ -358,6 +363,7 @@ export class Transport {
     if (data === null || typeof data !== 'object') return;
     for (const [field, value] of Object.entries(operation.notAbout ?? {})) {
       if (fieldOf(data as Record<string, unknown>, field) !== value) continue;
+      if (operation.renewed?.(data as Record<string, unknown>)) continue;
       const problem = `is about ${field} ${JSON.stringify(value)}, the one the request names, not a new one`;
       throw this.#refusal(operation, problem, response, { against: problem });
     }
