@@ -1,6 +1,7 @@
 // Past 300 lines: one worker for every kind of change an apply makes (roles, grants, webhooks, OAuth
 // clients), whose idempotency keys, stored answers and "so already" refusals are one set of rules.
 
+import { oddGrantStatus } from '../api/roles.js';
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { clearlyAfter } from '../api/time.js';
 import { type BulkItem, FOUND_AFTER_LOST_ANSWER, type WorkCall } from '../bulk/runner.js';
@@ -333,7 +334,12 @@ export function stepWorker(
               ...(await checkStoredGrant(platform, granted(grant, role), made, stored(response))),
               audit_trail_id: made.audit_trail_id,
             };
-          return { expires_at: made.expires_at, audit_trail_id: made.audit_trail_id };
+          const odd = oddGrantStatus(made.status);
+          return {
+            expires_at: made.expires_at,
+            audit_trail_id: made.audit_trail_id,
+            ...(odd ? { note: odd } : {}),
+          };
         }
         if (change.action === 'update') {
           const moved = await platform.roles.updateAssignment(

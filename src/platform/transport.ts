@@ -309,11 +309,15 @@ export class Transport {
     return { data: data as T, response };
   }
 
-  /** A grant's answer whose `status` says it is not in force (Operation.inForce): not a grant. */
+  /**
+   * A grant's answer whose `status` says it ended (Operation.inForce: revoked, expired,
+   * role_deleted): not a grant. A word svc does not know names no ended state (the reference has
+   * no status): the grant, which its verb warns of (oddGrantStatus; review26a L1).
+   */
   #checkInForce(operation: Operation, data: unknown, response: ResponseMeta): void {
     if (!operation.inForce || data === null || typeof data !== 'object') return;
     const { status } = data as { status?: unknown };
-    if (assignmentInForce(status) === 'held') return;
+    if (assignmentInForce(status) !== 'ended') return;
     const problem = `says its status is ${JSON.stringify(status)}, not active`;
     throw this.#refusal(operation, problem, response, { against: problem });
   }

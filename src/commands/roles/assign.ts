@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import { characters } from '../../api/characters.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseAt, parseDuration } from '../../api/expiry.js';
-import { isOrganisationRole, JUSTIFICATION_MAX } from '../../api/roles.js';
+import { isOrganisationRole, JUSTIFICATION_MAX, oddGrantStatus } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { isoSeconds } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
@@ -229,6 +229,8 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       `granted ${data.role_name} to ${data.user_id}${changedIn(ctx.settings())} ${until(data.expires_at)} (audit trail ${data.audit_trail_id})`,
     );
   }
+  const odd = oddGrantStatus(data.status);
+  if (odd) ctx.out.warn(odd);
   const kept = expiryNotKept(expires, data.expires_at);
   if (kept)
     ctx.out.warn(

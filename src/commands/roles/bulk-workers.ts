@@ -5,7 +5,7 @@
  * the revoke (the caller's own rows held back while an earlier row is owed), and --dry-run's plan
  * of each.
  */
-import { assignmentInForce, unknownStatusWords } from '../../api/roles.js';
+import { assignmentInForce, oddGrantStatus, unknownStatusWords } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { sameExpiry } from '../../api/time.js';
 import {
@@ -102,10 +102,12 @@ export const grant =
           extend ? row.expiresAt : undefined,
         )
       : { expires_at: made.expires_at };
+    const odd = oddGrantStatus(made.status);
     return {
       ...now,
       audit_trail_id: made.audit_trail_id,
       ...mark,
+      ...(odd ? { note: odd } : {}),
       // Granted, but not with the expiry asked for (a server that drops it): said after the run.
       ...(expiryNotKept(row.expiresAt, made.expires_at) ? { expiry_not_kept: true } : {}),
     };

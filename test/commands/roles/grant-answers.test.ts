@@ -1,9 +1,10 @@
 /**
  * Grant answers that do not say the grant was made (attack26b F5): a 2xx to a grant or to a move
- * of its expiry whose `status` is present and not `active` (revoked, expired, a word svc does not
- * know) is no grant, whatever the status code: an unknown outcome (exit 1; a --file or apply row
- * failed with outcome unknown, exit 7) naming `roles holders` to check, never ✓. An answer without
- * `status` (another server) is still taken as the grant.
+ * of its expiry whose `status` says it ended (revoked, expired, role_deleted) is no grant,
+ * whatever the status code: an unknown outcome (exit 1; a --file or apply row failed with outcome
+ * unknown, exit 7) naming `roles holders` to check, never ✓. An answer without `status` (another
+ * server) is still taken as the grant, and so is one with a word svc does not know, which names no
+ * ended state, with one warning (review26a L1).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,13 +70,27 @@ describe('a grant answered with a status other than active', () => {
     expect(error.outcome).toBe('unknown');
   });
 
-  it('a word svc does not know ("pending") is no grant either', async () => {
+  it('review26a L1: a word svc does not know ("granted") names no ended state: ✓ granted, one warning', async () => {
     const user = bulkUser(3);
-    proxy().set({ reshape: answersSay('POST', GRANT, { status: 'pending' }) });
+    proxy().set({ reshape: answersSay('POST', GRANT, { status: 'granted' }) });
     const r = await viaProxy(grant(user));
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('says its status is "pending", not active;');
-    expect(r.stderr).not.toContain('✓');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^✓ granted tenant_viewer to /);
+    expect(r.stderr).toContain(
+      'warning: the server gives the grant the status "granted", which svc does not know (it names no ended state)\n',
+    );
+    const file = await viaProxy(
+      ['roles', 'assign', '--file', '-', '--expires-in', '1d', '--justification', 'x', '--yes', '--ndjson'],
+      `user,role\n${bulkUser(24)},tenant_viewer\n`,
+    );
+    expect(file.code, file.stderr).toBe(0);
+    const rows = ndjson(file.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.status, row.note])).toEqual([
+      [
+        'ok',
+        'the server gives the grant the status "granted", which svc does not know (it names no ended state)',
+      ],
+    ]);
   });
 
   it('no status (another server), or ACTIVE: granted, exit 0', async () => {
