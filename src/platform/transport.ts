@@ -366,7 +366,9 @@ export class Transport {
     if (other !== undefined) throw this.#refusal(operation, other, response, { against: other });
     if (data === null || typeof data !== 'object') return;
     for (const [field, value] of Object.entries(operation.notAbout ?? {})) {
-      if (fieldOf(data as Record<string, unknown>, field) !== value) continue;
+      // Ids compared as `about` compares them, ignoring case (review26a L2).
+      const came = fieldOf(data as Record<string, unknown>, field);
+      if (typeof came !== 'string' || came.toLowerCase() !== value.toLowerCase()) continue;
       if (operation.renewed?.(data as Record<string, unknown>)) continue;
       const problem = `is about ${field} ${JSON.stringify(value)}, the one the request names, not a new one`;
       throw this.#refusal(operation, problem, response, { against: problem });

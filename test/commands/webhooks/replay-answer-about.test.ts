@@ -105,3 +105,35 @@ describe('a replay answered with D itself, its retry counter reset (review26a M1
     expect(rows.map((row) => [row.status, row.delivery_id, row.new_delivery_id])).toEqual([['ok', d, d]]);
   });
 });
+
+describe('a replay of D typed in another case, answered with D as it was (review26a L2)', () => {
+  it('is refused as D itself, ids compared ignoring case: its outcome unknown, exit 1', async () => {
+    const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 200 }, 1);
+    const d = entries[0]!.delivery_id;
+    proxy().set({
+      // A server that takes ids in any case: the sandbox is asked in its own.
+      path: (_method, asked) => asked.split(d.toUpperCase()).join(d),
+      reshape: (answer: Reshaped) => {
+        if (answer.method === 'POST' && /\/replay$/.test(answer.path) && answer.status < 300)
+          Object.assign(answer.body as object, {
+            id: d,
+            replay_of: null,
+            status: 'failed',
+            attempt_count: (answer.body as { max_attempts: number }).max_attempts,
+            next_retry_at: null,
+          });
+      },
+    });
+    const r = await svc.run(
+      ['webhooks', 'replay', webhook, d.toUpperCase(), '--no-wait', '--yes', '--ndjson'],
+      {
+        env: { SVC_BASE_URL: proxy().url },
+      },
+    );
+    // One named: the command's error, its outcome unknown (exit 1).
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('the one the request names, not a new one');
+    expect(r.stderr).toContain('"outcome":"unknown"');
+    expect(r.stderr).not.toContain('✓');
+  });
+});
