@@ -1,3 +1,5 @@
+// Past 300 lines: every webhook resource (webhooks, deliveries, replays, the dead-letter queue) as
+// the platform boundary types and checks it; split, their shared answer rules would be read apart.
 import { type EventType, WEBHOOK_STATUSES } from '../api/constants.js';
 import {
   DeliveryList,
