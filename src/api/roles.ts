@@ -88,6 +88,15 @@ export function assignmentInForce(status: unknown): 'held' | 'ended' | 'unknown'
 }
 
 /**
+ * The one warning line of a grant answered with a status svc does not know (neither active nor an
+ * ended word): the grant was made, its status is the server's (review26a L1); else undefined.
+ */
+export function oddGrantStatus(status: unknown): string | undefined {
+  if (assignmentInForce(status) !== 'unknown') return undefined;
+  return `the server gives the grant the status ${JSON.stringify(status)}, which svc does not know (it names no ended state)`;
+}
+
+/**
  * What a reader that counts grants says of one whose status is 'unknown' (assignmentInForce):
  * neither held nor ended. `whose`: `usr_x's` or `your`.
  */

@@ -1,6 +1,7 @@
 // Past 300 lines: one worker for every kind of change an apply makes (roles, grants, webhooks, OAuth
 // clients), whose idempotency keys, stored answers and "so already" refusals are one set of rules.
 
+import { oddGrantStatus } from '../api/roles.js';
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { clearlyAfter } from '../api/time.js';
 import { type BulkItem, FOUND_AFTER_LOST_ANSWER, type WorkCall } from '../bulk/runner.js';
@@ -16,7 +17,7 @@ import {
   RoleNotFoundError,
   WebhookNotFoundError,
 } from '../platform/errors.js';
-import { foundAfterLostAnswer, notSent } from '../platform/found-after-lost.js';
+import { callerIdsOnce, foundAfterLostAnswer, grantAnswerNotMade } from '../platform/found-after-lost.js';
 import type { Platform } from '../platform/index.js';
 import { liveRoleNamed, permissionDifference } from '../platform/role-ref.js';
 import type { Sleep } from '../system/clock.js';
@@ -231,6 +232,8 @@ export function stepWorker(
   },
 ) {
   const roleIds = new Map<string, Promise<Map<string, string>>>();
+  /** Who the caller is, read once when a grant's 2xx needs it (grantAnswerNotMade). */
+  const callers = callerIdsOnce(platform);
   /** A role's id by name, for grants of roles this run created (read once per tenant, after they exist). */
   const roleId = async (tenant: string, name: string, signal: AbortSignal): Promise<string> => {
     let ids = roleIds.get(tenant);
@@ -314,10 +317,12 @@ export function stepWorker(
               keyed,
             )
             .withResponse();
-          // A 2xx carrying a grant this step did not make (another justification): in place
-          // already, as a 409 says it (attack26b F6; notSent, one rule, the expiry and the plan's
-          // time aside: the Date header's clock against the objects').
-          const other = notSent({ grant: { justification: grant.justification, held: made } });
+          // A 2xx carrying a grant this step clearly did not make (by someone else, or days before
+          // the plan): in place already, as a 409 says it (attack26b F6; review26a H1).
+          const other = await grantAnswerNotMade(
+            { justification: grant.justification, held: made, startedAt: run.plannedAt() },
+            callers,
+          );
           if (other !== undefined)
             return {
               ...inPlace(made, run.plannedAt()),
@@ -329,7 +334,12 @@ export function stepWorker(
               ...(await checkStoredGrant(platform, granted(grant, role), made, stored(response))),
               audit_trail_id: made.audit_trail_id,
             };
-          return { expires_at: made.expires_at, audit_trail_id: made.audit_trail_id };
+          const odd = oddGrantStatus(made.status);
+          return {
+            expires_at: made.expires_at,
+            audit_trail_id: made.audit_trail_id,
+            ...(odd ? { note: odd } : {}),
+          };
         }
         if (change.action === 'update') {
           const moved = await platform.roles.updateAssignment(

@@ -12,16 +12,15 @@
  *   at or before it). That clock is this machine's when the two differ by less than CLOCK_SKEW_MS,
  *   so only a time earlier by more than that (and the times' precision) is clearly before.
  * Otherwise the caller keeps the verdict it gives without a lost answer (someone else's doing).
- * The same rule (notSent) judges a grant's 2xx that carries a grant in place (attack26b F6): with
- * another justification than the one sent it is not this request's. There the expiry is no
- * evidence (one not kept is its own warning: a server that drops it still made the grant), nor is
- * the time against the run's start: a 2xx's grant is new, and its assigned_at and the Date header
- * the start is read from are two clocks (review18b R1: a gateway's Date hours ahead).
+ * A grant's 2xx that carries a grant (attack26b F6) is judged by grantAnswerNotMade, more strictly
+ * on the evidence: a 2xx is the grant unless the answer shows strongly that it is an older one.
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { serverTime } from '../api/time.js';
 import { doubtAfterLostAnswer } from '../http/errors.js';
 import { CLOCK_SKEW_MS } from './clock.js';
+import type { Platform } from './index.js';
+import type { CallerIdentity } from './me.js';
 
 /** What the run sent and knows, against which the thing found is judged. */
 export interface SentChange {
@@ -86,4 +85,71 @@ function nearExpiry(held: string | null, sent: string | null): boolean {
   if (held === null || sent === null) return held === sent;
   const [x, y] = [serverTime(held), serverTime(sent)];
   return Number.isFinite(x) && Number.isFinite(y) ? Math.abs(x - y) <= 1000 : held === sent;
+}
+
+/**
+ * How far before the run's start a 2xx's grant must say it was assigned to be an older grant: two
+ * days. Its assigned_at is on the objects' clock and the start on the Date header's (or this
+ * machine's), which may differ by hours (review18b R1: a gateway's Date 3 h ahead; a clock set in
+ * another time zone, up to 26 h), far more than the minute (CLOCK_SKEW_MS) of a 409 after a lost answer.
+ */
+export const OLD_GRANT_MS = 48 * 3_600_000;
+
+/** A grant's 2xx answer and what the request sent. */
+export interface AnsweredGrant {
+  justification: string | null;
+  held: RoleAssignment;
+  /** A time on the platform's clock at or before the request (the run's or the plan's anchor). */
+  startedAt?: string | undefined;
+}
+
+/** Who the caller is, read once when an answer needs it (undefined: svc cannot tell). */
+export type CallerIds = () => Promise<readonly string[] | undefined>;
+
+/**
+ * The ids the platform may name the caller by in assigned_by (a user; a key and its issuer), read
+ * once from /v1/me on first use; undefined when that read fails (no evidence either way).
+ */
+export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerIds {
+  let read: Promise<readonly string[] | undefined> | undefined;
+  return () => {
+    read ??= platform.me.get({ tenant: null, ...(signal ? { signal } : {}) }).then(
+      (me: CallerIdentity) =>
+        [me.id, me.credential?.issued_by].filter((id): id is string => typeof id === 'string' && id !== ''),
+      () => undefined,
+    );
+    return read;
+  };
+}
+
+/**
+ * What shows strongly that a grant's 2xx carries an older grant, not the one this request made
+ * (review26a H1), in words, or undefined (the answer is the grant). The justification is a
+ * request-only field: left out, null, or another text (a server's own form of it) is no evidence,
+ * nor is the expiry (one not kept is its own warning). Evidence is an assigned_by that is not the
+ * caller (asked only when the justification is not the one sent, so a server that echoes it costs
+ * no read) or an assigned_at more than OLD_GRANT_MS before the run's start.
+ */
+export async function grantAnswerNotMade(
+  answer: AnsweredGrant,
+  callers: CallerIds,
+): Promise<string | undefined> {
+  const { held } = answer;
+  const start = answer.startedAt === undefined ? Number.NaN : serverTime(answer.startedAt);
+  const at = typeof held.assigned_at === 'string' ? serverTime(held.assigned_at) : Number.NaN;
+  if (Number.isFinite(start) && Number.isFinite(at) && start - at > OLD_GRANT_MS)
+    return `it was assigned ${held.assigned_at}, days before this run`;
+  const by = held.assigned_by;
+  if (typeof by !== 'string' || sameJustification(held.justification, answer.justification)) return undefined;
+  const ids = await callers();
+  if (ids === undefined || ids.length === 0) return undefined;
+  return ids.some((id) => id.toLowerCase() === by.toLowerCase())
+    ? undefined
+    : `it was assigned by ${by}, not by you (${ids[0]})`;
+}
+
+/** The justification answered is the one sent, up to whitespace. */
+function sameJustification(held: string | null | undefined, sent: string | null): boolean {
+  const tidy = (text: string | null | undefined) => (text ?? '').trim().replace(/\s+/g, ' ');
+  return tidy(held) === tidy(sent);
 }

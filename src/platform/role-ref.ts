@@ -4,6 +4,7 @@ import type { Role } from '../api/schemas/roles.js';
 import { didYouMean } from '../api/suggest.js';
 import { serverTime } from '../api/time.js';
 import { NotFoundError } from '../errors.js';
+import { BadRequestError, UnprocessableEntityError } from '../http/errors.js';
 import { quoted } from '../output/format.js';
 import { sym } from '../output/symbols.js';
 import { type LineHint, RoleNotFoundError, whereToLook } from './errors.js';
@@ -83,10 +84,25 @@ export async function rolesByRef(
   }
   const named: Role[] = [];
   const names: string[] = [];
-  for await (const role of platform.roles.listAll({ limit: 200, include_deleted: true })) {
-    // A suggestion for a change or a grant names a live role only.
-    if (deleted || !role.deleted_at) names.push(role.name);
-    if (role.name === ref) named.push(role);
+  // For a change or a grant, the live roles first, without include_deleted, which the reference's
+  // GET /v1/roles does not have (a strict server refuses it: review26a M2); the deleted ones are
+  // asked for only when no live role has the name, and a refusal of that read leaves it unknown.
+  if (!deleted) {
+    for await (const role of platform.roles.listAll({ limit: 200 })) {
+      if (role.deleted_at) continue;
+      names.push(role.name);
+      if (role.name === ref) named.push(role);
+    }
+    if (named.length > 0) return named.sort(liveThenLatestDeleted);
+  }
+  try {
+    for await (const role of platform.roles.listAll({ limit: 200, include_deleted: true })) {
+      if (deleted) names.push(role.name);
+      if (role.name === ref) named.push(role);
+    }
+  } catch (error) {
+    if (deleted || !(error instanceof BadRequestError || error instanceof UnprocessableEntityError))
+      throw error;
   }
   if (named.length > 0) return named.sort(liveThenLatestDeleted);
   // No role has that name: the get refuses it before sending, naming the character (path``).

@@ -91,6 +91,11 @@ export interface Operation {
    * the delivery replayed, attack26b F4), which says nothing was made.
    */
   notAbout?: Record<string, string>;
+  /**
+   * An answer that names what `notAbout` names is new all the same when this says so of it (a
+   * replay answered with the delivery itself, its retry counter reset: review26a M1).
+   */
+  renewed?: (answer: Record<string, unknown>) => boolean;
   /** One field of `about` as asked is enough (a role asked for by id or by name). */
   aboutEither?: true;
   /** The answer's `tenant_id`, when a string, must be the tenant the request acted in. */
@@ -304,11 +309,15 @@ export class Transport {
     return { data: data as T, response };
   }
 
-  /** A grant's answer whose `status` says it is not in force (Operation.inForce): not a grant. */
+  /**
+   * A grant's answer whose `status` says it ended (Operation.inForce: revoked, expired,
+   * role_deleted): not a grant. A word svc does not know names no ended state (the reference has
+   * no status): the grant, which its verb warns of (oddGrantStatus; review26a L1).
+   */
   #checkInForce(operation: Operation, data: unknown, response: ResponseMeta): void {
     if (!operation.inForce || data === null || typeof data !== 'object') return;
     const { status } = data as { status?: unknown };
-    if (assignmentInForce(status) === 'held') return;
+    if (assignmentInForce(status) !== 'ended') return;
     const problem = `says its status is ${JSON.stringify(status)}, not active`;
     throw this.#refusal(operation, problem, response, { against: problem });
   }
@@ -357,7 +366,10 @@ export class Transport {
     if (other !== undefined) throw this.#refusal(operation, other, response, { against: other });
     if (data === null || typeof data !== 'object') return;
     for (const [field, value] of Object.entries(operation.notAbout ?? {})) {
-      if (fieldOf(data as Record<string, unknown>, field) !== value) continue;
+      // Ids compared as `about` compares them, ignoring case (review26a L2).
+      const came = fieldOf(data as Record<string, unknown>, field);
+      if (typeof came !== 'string' || came.toLowerCase() !== value.toLowerCase()) continue;
+      if (operation.renewed?.(data as Record<string, unknown>)) continue;
       const problem = `is about ${field} ${JSON.stringify(value)}, the one the request names, not a new one`;
       throw this.#refusal(operation, problem, response, { against: problem });
     }

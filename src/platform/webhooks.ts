@@ -1,3 +1,5 @@
+// Past 300 lines: every webhook resource (webhooks, deliveries, replays, the dead-letter queue) as
+// the platform boundary types and checks it; split, their shared answer rules would be read apart.
 import { type EventType, WEBHOOK_STATUSES } from '../api/constants.js';
 import {
   DeliveryList,
@@ -215,13 +217,29 @@ export class Deliveries {
       schema: WebhookDelivery,
       notFound: DeliveryNotFoundError,
       lookIn: deliveriesOf(webhook),
-      // A new delivery of this webhook replaying this one, not this one itself (attack26b F4).
+      // A new delivery of this webhook replaying this one (attack26b F4), or this one itself with
+      // its attempts renewed (rule 1: a replay resets the retry counter; review26a M1), never this
+      // one as it was, its attempts used up.
       about: { webhook_id: webhook, replay_of: delivery },
       notAbout: { id: delivery },
+      renewed: (answer: Record<string, unknown>) => !attemptsUsedUp(answer),
       check: shownBy('webhooks deliveries ls', webhook),
     } as const;
     return this.transport.call(operation, options);
   }
+}
+
+/**
+ * A delivery's answer says its attempts are used up (the reference: a delivery that exhausted its
+ * attempts has next_retry_at null and is permanently failed): no retry scheduled, and its
+ * attempt_count at max_attempts, or, without those counts, its status failed. A counter reset
+ * (attempt_count below max_attempts) or a retry scheduled is a delivery renewed.
+ */
+export function attemptsUsedUp(delivery: Record<string, unknown>): boolean {
+  if (delivery.next_retry_at !== null && delivery.next_retry_at !== undefined) return false;
+  const { attempt_count: count, max_attempts: max } = delivery;
+  if (typeof count === 'number' && typeof max === 'number') return count >= max;
+  return typeof delivery.status === 'string' && delivery.status.toLowerCase() === 'failed';
 }
 
 /**

@@ -136,7 +136,8 @@ describe('a compressed answer to a verb', () => {
       role_id: 'tenant_viewer',
       role_name: 'tenant_viewer',
       assigned_by: 'usr_admin',
-      assigned_at: '2026-01-15T12:00:00Z',
+      // Now: a grant assigned days before the run would be one in place (review26a H1).
+      assigned_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
       expires_at: '2099-01-15T13:00:00Z',
       audit_trail_id: 'aud_gz1',
     };

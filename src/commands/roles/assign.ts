@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import { characters } from '../../api/characters.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseAt, parseDuration } from '../../api/expiry.js';
-import { isOrganisationRole, JUSTIFICATION_MAX } from '../../api/roles.js';
+import { isOrganisationRole, JUSTIFICATION_MAX, oddGrantStatus } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { isoSeconds } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
@@ -12,7 +12,7 @@ import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
 import { platformTime } from '../../platform/clock.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
-import { foundAfterLostAnswer, notSent } from '../../platform/found-after-lost.js';
+import { callerIdsOnce, foundAfterLostAnswer, grantAnswerNotMade } from '../../platform/found-after-lost.js';
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
@@ -185,6 +185,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       ? undefined
       : isoSeconds(platformTime(platform, ctx.clock.now()));
   // Where an --extend's expiry counts from, in words.
+  const started = isoSeconds(platformTime(platform, ctx.clock.now()));
   const counted = expiry.kind === 'in' ? '--expires-in counts from now' : '--expires-at is when it ends';
   let data: RoleAssignment;
   try {
@@ -213,10 +214,12 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
     });
     return alreadyAssigned(ctx, error.assignment, user, role, lost);
   }
-  // A 2xx carrying a grant this request did not make (another justification: a server that
-  // answers a grant in place so): held already, as the 409 says it (attack26b F6). Not by its
-  // assigned_at against `before`: the Date header's clock and the objects' may differ (review18b R1).
-  const other = notSent({ grant: { justification, held: data } });
+  // A 2xx carrying a grant this request clearly did not make (by someone else, or days before):
+  // held already, as the 409 says it (attack26b F6); anything less is the grant (review26a H1).
+  const other = await grantAnswerNotMade(
+    { justification, held: data, startedAt: started },
+    callerIdsOnce(platform, ctx.signal),
+  );
   if (other !== undefined && options.extend)
     return moveExpiry(ctx, user, role, { expires, justification, counted }, data);
   if (other !== undefined) return alreadyAssigned(ctx, data, user, role, undefined, other);
@@ -226,6 +229,8 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       `granted ${data.role_name} to ${data.user_id}${changedIn(ctx.settings())} ${until(data.expires_at)} (audit trail ${data.audit_trail_id})`,
     );
   }
+  const odd = oddGrantStatus(data.status);
+  if (odd) ctx.out.warn(odd);
   const kept = expiryNotKept(expires, data.expires_at);
   if (kept)
     ctx.out.warn(

@@ -5,7 +5,7 @@
  * the revoke (the caller's own rows held back while an earlier row is owed), and --dry-run's plan
  * of each.
  */
-import { assignmentInForce, unknownStatusWords } from '../../api/roles.js';
+import { assignmentInForce, oddGrantStatus, unknownStatusWords } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { sameExpiry } from '../../api/time.js';
 import {
@@ -25,7 +25,7 @@ import {
   doneUnread,
   GoneAfterLostAnswerError,
 } from '../../platform/errors.js';
-import { foundAfterLostAnswer, notSent } from '../../platform/found-after-lost.js';
+import { type CallerIds, foundAfterLostAnswer, grantAnswerNotMade } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import type { Sleep } from '../../system/clock.js';
 import { endsKeyHold, expiryNotKept, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
@@ -63,6 +63,8 @@ export const grant =
     sleep: Sleep,
     /** The run's anchor on the platform's clock (at or before its first attempts), once known. */
     startedAt: () => string | undefined = () => undefined,
+    /** Who the caller is, read once when an answer needs it (grantAnswerNotMade). */
+    callers: CallerIds = async () => undefined,
   ): Worker<Row> =>
   async ({ data }, { signal, idempotencyKey, replayed, resumed }) => {
     const row = data as GrantRow;
@@ -78,10 +80,12 @@ export const grant =
       return alreadyHeld(platform, extend, permissions, row, error, signal, startedAt());
     }
     const { data: made, response } = answer;
-    // A 2xx carrying a grant this request did not make (another justification): held already, as
-    // a 409 says it (attack26b F6; notSent, the single verb's rule, without the run's start: the
-    // Date header's clock against the objects').
-    const other = notSent({ grant: { justification: row.justification, held: made } });
+    // A 2xx carrying a grant this request clearly did not make (by someone else, or days before
+    // the run): held already, as a 409 says it (attack26b F6; the single verb's rule, review26a H1).
+    const other = await grantAnswerNotMade(
+      { justification: row.justification, held: made, startedAt: startedAt() },
+      callers,
+    );
     if (other !== undefined)
       return extend && !sameExpiry(made.expires_at, row.expiresAt)
         ? moveHeld(platform, permissions, row, made, signal)
@@ -98,10 +102,12 @@ export const grant =
           extend ? row.expiresAt : undefined,
         )
       : { expires_at: made.expires_at };
+    const odd = oddGrantStatus(made.status);
     return {
       ...now,
       audit_trail_id: made.audit_trail_id,
       ...mark,
+      ...(odd ? { note: odd } : {}),
       // Granted, but not with the expiry asked for (a server that drops it): said after the run.
       ...(expiryNotKept(row.expiresAt, made.expires_at) ? { expiry_not_kept: true } : {}),
     };

@@ -21,6 +21,7 @@ import { lookupMayFail, UsageError } from '../../errors.js';
 import { answerOf } from '../../http/errors.js';
 import { platformTime, shortenedSpans } from '../../platform/clock.js';
 import { InvalidExpiryError } from '../../platform/errors.js';
+import { callerIdsOnce } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import { withConcurrency } from '../../system/command-scope.js';
 import { sayReadingTerminal } from '../../system/input.js';
@@ -214,8 +215,13 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
         }),
       work:
         kind === 'assign'
-          ? grant(platform, options.extend === true, permissions, ctx.clock.sleep, () =>
-              anchor === undefined ? undefined : isoSeconds(anchor.ms),
+          ? grant(
+              platform,
+              options.extend === true,
+              permissions,
+              ctx.clock.sleep,
+              () => (anchor === undefined ? undefined : isoSeconds(anchor.ms)),
+              callerIdsOnce(platform, ctx.signal),
             )
           : revoke(platform, ctx.clock.sleep),
       // The platform refused a row's duration, counted from the run's start, as past: every later

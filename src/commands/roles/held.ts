@@ -1,6 +1,6 @@
 import { type HeldGrant, heldUntil, missingPermissions } from '../../api/holds.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
-import { assignmentInForce } from '../../api/roles.js';
+import { assignmentInForce, oddGrantStatus } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { sameExpiry, sameInstant, serverTime } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
@@ -79,7 +79,7 @@ export async function alreadyAssigned(
   role: RoleRef,
   /** The lost answer, when the grant is most likely that attempt's (foundAfterLostAnswer). */
   lostAnswer?: string,
-  /** A 2xx answered with this grant, and what shows it is not this request's (notSent). */
+  /** A 2xx answered with this grant, and what shows it is not this request's (grantAnswerNotMade). */
   answered?: string,
 ): Promise<void> {
   const name = held?.role_name ?? role.name;
@@ -132,6 +132,8 @@ export async function moveExpiry(
     expires_at: change.expires,
     justification: change.justification,
   });
+  const odd = oddGrantStatus(data.status);
+  if (odd) ctx.out.warn(odd);
   const shorter = shortening(previous?.expires_at, data.expires_at);
   if (shorter) ctx.out.warn(`${shorter} (${EXTEND_SETS}; ${change.counted})`);
   // Read after the change (readAfterChange): cut short, the keys "may" stop, as when the grants

@@ -111,7 +111,7 @@ export async function confirmReplacing(
     `The ${what}. Replace it with the sandbox${loginAt === undefined ? '' : ' (that login is not revoked)'}?`,
     what,
   );
-  const was = base === undefined ? 'had no base URL' : `pointed at ${base}`;
+  const was = base === undefined ? 'had no base URL' : `pointed at ${shownSetting('base_url', base)}`;
   const lost =
     loginAt === undefined ? '' : `; its login ${there ? 'there' : `for ${loginAt}`} was not revoked`;
   return `profile "${profile}" ${was}${lost}`;

@@ -5,7 +5,7 @@
  * the sandbox starts and before any profile is written. A wildcard bind saves (and prints) a URL
  * a client can connect to, and --seed none says that it has no admin token.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
@@ -248,6 +248,24 @@ describe('svc -p NAME sandbox start, when NAME is the profile of another platfor
       'warning: profile "prod" pointed at https://api.example.com; its login there was not revoked',
     );
     expect(JSON.parse(files(env).config!).profiles.prod.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('replaces one whose base_url holds a password without showing it (review26a M3)', async () => {
+    const env = dirs();
+    mkdirSync(env.SVC_CONFIG_DIR, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(env.SVC_CONFIG_DIR, 'config.json'),
+      JSON.stringify({ profiles: { prod: { base_url: 'https://admin:SECRETPW9@api.example.com' } } }),
+      { mode: 0o600 },
+    );
+    const run = await started(['-p', 'prod', '--yes'], env);
+    run.interrupt();
+    await run.done;
+    expect(run.stderr()).toContain(
+      'warning: profile "prod" pointed at https://[redacted]:[redacted]@api.example.com\n',
+    );
+    expect(run.stderr()).not.toContain('SECRETPW9');
+    expect(run.stdout()).not.toContain('SECRETPW9');
   });
 
   it('repoints a profile an earlier sandbox saved (a loopback URL) without asking', async () => {

@@ -4,7 +4,8 @@
  * error said "the replays were made and their deliveries failed". An answer is a replay of D only
  * when it is a new delivery (its id not D's), of W, replaying D (`replay_of`, when given): else the
  * row's outcome is unknown (exit 7, no ✓), and nothing says a replay was made. Through a proxy
- * that rewrites the sandbox's answer.
+ * that rewrites the sandbox's answer. review26a M1: D itself with its retry counter reset (rule 1:
+ * a replay resets it) is the replay: only D still saying its attempts are used up is refused.
  */
 import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
@@ -30,9 +31,15 @@ describe('a replay answered with what is not a new delivery of W replaying D (at
   const other = async () => (await createWebhook(sandbox(), 'http://127.0.0.1:9/other')).id;
   it.each([
     [
-      'D itself',
+      'D itself, its attempts still used up',
       async () => (body: Record<string, unknown>, d: string) =>
-        Object.assign(body, { id: d, replay_of: null }),
+        Object.assign(body, {
+          id: d,
+          replay_of: null,
+          status: 'failed',
+          attempt_count: body.max_attempts,
+          next_retry_at: null,
+        }),
       'id',
     ],
     [
@@ -77,5 +84,56 @@ describe('a replay answered with what is not a new delivery of W replaying D (at
     expect(one.stderr).toContain('may have made the change');
     expect(one.stderr).not.toContain('✓');
     expect(one.stderr).not.toContain('replays were made');
+  });
+});
+
+describe('a replay answered with D itself, its retry counter reset (review26a M1)', () => {
+  it('is the replay: ok, followed by id D, exit 0', async () => {
+    const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 200 }, 1);
+    const d = entries[0]!.delivery_id;
+    // The sandbox's new delivery (attempt_count 0, pending), answered as D: rule 1 read literally.
+    proxy().set(
+      replayAnswer((body, replayed) =>
+        Object.assign(body, { id: replayed, replay_of: null, attempt_count: 0 }),
+      ),
+    );
+    const r = await svc.run(['webhooks', 'replay', webhook, d, '--no-wait', '--yes', '--ndjson'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const rows = ndjson(r.stdout).filter((row) => 'delivery_id' in row);
+    expect(rows.map((row) => [row.status, row.delivery_id, row.new_delivery_id])).toEqual([['ok', d, d]]);
+  });
+});
+
+describe('a replay of D typed in another case, answered with D as it was (review26a L2)', () => {
+  it('is refused as D itself, ids compared ignoring case: its outcome unknown, exit 1', async () => {
+    const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 200 }, 1);
+    const d = entries[0]!.delivery_id;
+    proxy().set({
+      // A server that takes ids in any case: the sandbox is asked in its own.
+      path: (_method, asked) => asked.split(d.toUpperCase()).join(d),
+      reshape: (answer: Reshaped) => {
+        if (answer.method === 'POST' && /\/replay$/.test(answer.path) && answer.status < 300)
+          Object.assign(answer.body as object, {
+            id: d,
+            replay_of: null,
+            status: 'failed',
+            attempt_count: (answer.body as { max_attempts: number }).max_attempts,
+            next_retry_at: null,
+          });
+      },
+    });
+    const r = await svc.run(
+      ['webhooks', 'replay', webhook, d.toUpperCase(), '--no-wait', '--yes', '--ndjson'],
+      {
+        env: { SVC_BASE_URL: proxy().url },
+      },
+    );
+    // One named: the command's error, its outcome unknown (exit 1).
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('the one the request names, not a new one');
+    expect(r.stderr).toContain('"outcome":"unknown"');
+    expect(r.stderr).not.toContain('✓');
   });
 });
