@@ -126,9 +126,10 @@ export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerI
  * What shows strongly that a grant's 2xx carries an older grant, not the one this request made
  * (review26a H1), in words, or undefined (the answer is the grant). The justification is a
  * request-only field: left out, null, or another text (a server's own form of it) is no evidence,
- * nor is the expiry (one not kept is its own warning). Evidence is an assigned_by that is not the
- * caller (asked only when the justification is not the one sent, so a server that echoes it costs
- * no read) or an assigned_at more than OLD_GRANT_MS before the run's start.
+ * nor is the expiry (one not kept is its own warning). Evidence is an assigned_at more than
+ * OLD_GRANT_MS before the run's start, or an assigned_by that is not the caller beside an answered
+ * justification (a text) that is not the one sent (the caller's ids are read only then, so a
+ * server that echoes it, or leaves it out, costs no read).
  */
 export async function grantAnswerNotMade(
   answer: AnsweredGrant,
@@ -139,8 +140,13 @@ export async function grantAnswerNotMade(
   const at = typeof held.assigned_at === 'string' ? serverTime(held.assigned_at) : Number.NaN;
   if (Number.isFinite(start) && Number.isFinite(at) && start - at > OLD_GRANT_MS)
     return `it was assigned ${held.assigned_at}, days before this run`;
+  // assigned_by is weighed only beside a justification answered that is not the one sent: the
+  // reference gives no form for assigned_by or /v1/me's ids, so alone a name in another form
+  // (an email for a user id) would call a grant just made an old one (review26b H1).
   const by = held.assigned_by;
-  if (typeof by !== 'string' || sameJustification(held.justification, answer.justification)) return undefined;
+  const answered = held.justification;
+  if (typeof by !== 'string' || typeof answered !== 'string' || answered.trim() === '') return undefined;
+  if (sameJustification(answered, answer.justification)) return undefined;
   const ids = await callers();
   if (ids === undefined || ids.length === 0) return undefined;
   return ids.some((id) => id.toLowerCase() === by.toLowerCase())

@@ -371,9 +371,23 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
     expect(rows.map((row) => [row.kind, row.status])).toEqual([['grant', 'ok']]);
   });
 
-  it('review26a H1: null justification but assigned by someone else: already_assigned', async () => {
-    const user = bulkUser(22);
-    proxy().set({ reshape: madeSaying({ justification: null, assigned_by: 'usr_someone' }) });
+  // review26b H1: the reference gives no form for assigned_by (an email where /v1/me says an id),
+  // so without an answered justification to set beside it, it is no evidence: the grant is made.
+  it.each([
+    ['null justification', 22, { justification: null, assigned_by: 'admin@acme.example' }],
+    ['no justification', 25, { justification: undefined, assigned_by: 'usr_someone' }],
+  ])('review26b H1: %s, assigned_by in another form: ✓ granted', async (_what, n, reshaped) => {
+    const user = bulkUser(n);
+    proxy().set({ reshape: madeSaying(reshaped) });
+    const r = await viaProxy(grant(user));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('nothing changed');
+    expect(r.stderr).toMatch(/^✓ granted tenant_viewer to /m);
+  });
+
+  it('another justification answered, assigned by someone else: already_assigned', async () => {
+    const user = bulkUser(26);
+    proxy().set({ reshape: madeSaying({ justification: 'their own', assigned_by: 'usr_someone' }) });
     const r = await viaProxy(grant(user));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(
