@@ -321,7 +321,7 @@ export function stepWorker(
           // the plan): in place already, as a 409 says it (attack26b F6; review26a H1).
           const other = await grantAnswerNotMade(
             { justification: grant.justification, held: made, startedAt: run.plannedAt() },
-            callers,
+            () => callers(call.signal),
           );
           if (other !== undefined)
             return {

@@ -103,8 +103,11 @@ export interface AnsweredGrant {
   startedAt?: string | undefined;
 }
 
-/** Who the caller is, read once when an answer needs it (undefined: svc cannot tell). */
-export type CallerIds = () => Promise<readonly string[] | undefined>;
+/**
+ * Who the caller is, read once when an answer needs it (undefined: svc cannot tell); `signal`, the
+ * asking step's, cuts that read when no signal was given for the whole run (svc apply's steps).
+ */
+export type CallerIds = (signal?: AbortSignal) => Promise<readonly string[] | undefined>;
 
 /**
  * The ids the platform may name the caller by in assigned_by (a user; a key and its issuer), read
@@ -112,8 +115,9 @@ export type CallerIds = () => Promise<readonly string[] | undefined>;
  */
 export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerIds {
   let read: Promise<readonly string[] | undefined> | undefined;
-  return () => {
-    read ??= platform.me.get({ tenant: null, ...(signal ? { signal } : {}) }).then(
+  return (step) => {
+    const cut = signal ?? step;
+    read ??= platform.me.get({ tenant: null, ...(cut ? { signal: cut } : {}) }).then(
       (me: CallerIdentity) =>
         [me.id, me.credential?.issued_by].filter((id): id is string => typeof id === 'string' && id !== ''),
       () => undefined,
