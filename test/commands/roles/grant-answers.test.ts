@@ -5,8 +5,7 @@
  * failed with outcome unknown, exit 7) naming `roles holders` to check, never ✓. An answer without
  * `status` (another server) is still taken as the grant.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFile } from '../../helpers/ascode.js';
@@ -14,10 +13,11 @@ import { bulkUser } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext({ users: 30 });
 const proxy = useReshapingProxy(svc.sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-grant-answers-'));
+const dir = useTempDir('svc-grant-answers-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const viaProxy = (argv: string[], input?: string) =>
   svc.run(argv, {
