@@ -14,6 +14,8 @@ export default defineConfig({
     // SVC_CPU_PROBE=<file>: one line of CPU per test file (test/helpers/cpu-probe.ts), off by default.
     setupFiles: [
       'test/helpers/fast-check-seed.ts',
+      // Removes the directories tempDir() made (test/helpers/temp.ts).
+      'test/helpers/temp-setup.ts',
       ...(process.env.SVC_CPU_PROBE ? ['test/helpers/cpu-probe.ts'] : []),
     ],
     // The default output, then one line per system tool whose tests were skipped (test/helpers/needs.ts).

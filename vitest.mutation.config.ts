@@ -114,7 +114,7 @@ export default defineConfig({
     ...base.test,
     include: folder === undefined ? ['test/**/*.test.ts'] : FOLDER_TESTS[folder]!,
     exclude: ['**/node_modules/**', ...SPAWNED_ONLY],
-    setupFiles: ['test/mutation/worker-setup.ts'],
+    setupFiles: ['test/mutation/worker-setup.ts', 'test/helpers/temp-setup.ts'],
     // Stryker runs one vitest per worker and one test file at a time inside it.
     maxWorkers: 1,
     fileParallelism: false,

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { characters, invisibleIn, unicodeEscape } from '../../src/api/characters.js';
@@ -10,6 +9,7 @@ import { parseApiKeyCreate } from '../../src/commands/tenants/api-keys/create.js
 import { secretSpellings } from '../../src/http/redact.js';
 import { escapeForTerminal, escapeJsonForTerminal, jsonOneLine } from '../../src/output/sanitize.js';
 import { roleOf } from '../helpers/bulk.js';
+import { tempDir } from '../helpers/temp.js';
 
 // Finding tenants 5 (s10): svc counted its length limits in UTF-16 units, the platform's JSON
 // Schema maxLength/minLength counts characters (code points). An emoji is one character: 60 of
@@ -43,7 +43,7 @@ describe('length limits count characters, as the platform does', () => {
   });
 
   it('roles assign --file: a row justification of 600 emoji is no problem', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'svc-chars-')), 'f.csv');
+    const path = join(tempDir('svc-chars-'), 'f.csv');
     writeFileSync(
       path,
       `user,role,expires_in,justification\nu1,tenant_viewer,1h,${emoji(600)}\nu2,tenant_viewer,1h,${emoji(1001)}\n`,

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redactUrlText } from '../../src/api/secret-names.js';
 import { SecretDir, safe, urlWithoutSecrets } from '../../src/ascode/secrets.js';
+import { tempDir } from '../helpers/temp.js';
 
 // s18 mask18 #3: svc apply --secret-dir names a new webhook's secret file after its URL, as the
 // platform answers it, beside the row that shows the URL of the file masked. The file name must
@@ -50,7 +50,7 @@ describe('a webhook URL as a row shows it and as its secret file is named', () =
 
 describe('SecretDir: two webhooks that read alike', () => {
   it('get two files when their masked URLs are equal (the id tells them apart)', async () => {
-    const dir = SecretDir.prepare(join(mkdtempSync(join(tmpdir(), 'svc-secret-alike-')), 's'));
+    const dir = SecretDir.prepare(join(tempDir('svc-secret-alike-'), 's'));
     const a = await dir.write('t', 'webhook', 'https://r.example/in?token=AAAA1111', 'wh_a', 'whsec_a');
     const b = await dir.write('t', 'webhook', 'https://r.example/in?token=BBBB2222', 'wh_b', 'whsec_b');
     expect([a, b]).toEqual([
@@ -61,7 +61,7 @@ describe('SecretDir: two webhooks that read alike', () => {
   });
 
   it("get two files when a platform's ids read alike once made safe (`wh/1`, `wh:1`, a long id cut)", async () => {
-    const dir = SecretDir.prepare(join(mkdtempSync(join(tmpdir(), 'svc-secret-alike-')), 's'));
+    const dir = SecretDir.prepare(join(tempDir('svc-secret-alike-'), 's'));
     const long = `wh_${'0'.repeat(70)}`;
     const paths = [
       await dir.write('t', 'webhook', 'https://r.example/in', 'wh/1', 'whsec_1'),

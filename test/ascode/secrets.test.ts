@@ -1,5 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,10 +9,11 @@ import {
   urlWithoutSecrets,
 } from '../../src/ascode/secrets.js';
 import { UsageError } from '../../src/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
 // svc apply --secret-dir (issue 14): a private directory, one 0600 file per new resource, never
 // written over another secret.
-const root = () => mkdtempSync(join(tmpdir(), 'svc-secrets-'));
+const root = () => tempDir('svc-secrets-');
 
 describe('SecretDir', () => {
   it('makes the directory 0700 and writes each secret to its own new 0600 file', async () => {

@@ -7,13 +7,11 @@
  * from the platform or sent; a regular file (named or redirected) is taken as it is, and so is a
  * JSON document, which does not parse once cut.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APAC, as, writeFile, writes } from '../helpers/ascode.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 import { bash } from '../helpers/svc.js';
+import { tempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext({ users: 3 }, { tenant: false });
 const FILE = `version: 1
@@ -85,7 +83,7 @@ describe('an access file on standard input whose last line has no line ending', 
 
   it('a file redirected or named is taken; a pipe named as a file (/dev/stdin) is refused', async () => {
     await roles();
-    const path = writeFile(mkdtempSync(join(tmpdir(), 'svc-cut-')), 'cut.yaml', CUT);
+    const path = writeFile(tempDir('svc-cut-'), 'cut.yaml', CUT);
     const env = svc.env();
     const named = await svc.run(['plan', '-f', path], real);
     // Taken as it stands (a hand-edited file): its cut role is the file's word, planned.
@@ -93,7 +91,7 @@ describe('an access file on standard input whose last line has no line ending', 
     const redirected = await bash(`svc plan -f - < '${path}'`, { env });
     expect(redirected.code, redirected.stderr).toBe(10);
     const json = writeFile(
-      mkdtempSync(join(tmpdir(), 'svc-cut-')),
+      tempDir('svc-cut-'),
       'whole.json',
       `{"version": 1, "blocks": [{"tenants": "acme-apac", "grants": [{"justification": "j", "expires_in": "8h", "users": ["usr_bulk_000001"], "role": "ops-readonly"}]}]}`,
     );

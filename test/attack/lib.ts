@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll } from 'vitest';
 import { BIN, baseEnv } from '../helpers/svc.js';
+import { useTempDir } from '../helpers/temp.js';
 
 /**
  * Shared pieces of the attack suite (test/attack/, one file per attack class).
@@ -54,8 +52,8 @@ export const anyCodePoint: fc.Arbitrary<string> = fc
 
 /** Private SVC_CONFIG_DIR / SVC_STATE_DIR / SVC_CACHE_DIR for one test file, removed afterwards. */
 export function attackDirs(): { root: string; env: Record<string, string> } {
-  const root = mkdtempSync(join(tmpdir(), 'svc-attack-'));
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  // Made before the file's tests, not when it is collected (test/helpers/temp.ts).
+  const root = useTempDir('svc-attack-');
   return {
     root,
     env: {

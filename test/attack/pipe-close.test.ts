@@ -4,8 +4,7 @@
  * finish the rest, each change once. Spawned: only a real pipe between real processes shows what
  * a shell sees (SIGPIPE, EPIPE, the exit status of the pipeline).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
@@ -14,6 +13,7 @@ import { needs } from '../helpers/needs.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { bash, sandboxEnv } from '../helpers/svc.js';
 import { startTarget } from '../helpers/targets.js';
+import { useTempDir } from '../helpers/temp.js';
 import { admin, createWebhook, replayCounts } from '../helpers/webhooks.js';
 import { cases } from './lib.js';
 
@@ -21,7 +21,7 @@ const ROWS = cases(1000, 3000);
 const ENTRIES = cases(500, 1500);
 const sandbox = useSandbox({ users: ROWS + 10 });
 const env = sandboxEnv(sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-pipe-'));
+const dir = useTempDir('svc-pipe-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const TENANT = tenantId('acme-treasury');
 const user = (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`;

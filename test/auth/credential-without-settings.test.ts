@@ -1,9 +1,9 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
 import { ACME, call, newApiKey, useSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 // Session 25: a profile with a stored credential and no settings entry (config.json edited by
 // hand, a credential left by an older svc, its settings removed by another process). The store
@@ -29,7 +29,7 @@ const newKey = () => newApiKey(sandbox(), 'no-settings');
  * in config.json.
  */
 function storeWithoutAdminSettings(key: string, active = 'admin'): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-no-settings-'));
+  const dir = tempDir('svc-no-settings-');
   dirs.push(dir);
   chmodSync(dir, 0o700);
   const url = sandbox().url;

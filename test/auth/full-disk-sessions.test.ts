@@ -5,8 +5,7 @@
  * after that proof is said as it is: the session was revoked, the file still holds it, and how
  * to clean up. The full disk is played through the store's disk seam (test/helpers/disk.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
@@ -14,6 +13,7 @@ import { runInProcess, startInProcess } from '../helpers/context.js';
 import { fillableDisk } from '../helpers/disk.js';
 import { consent, consentBrowser, sandboxSession } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 const sandbox = useSandbox();
 const dirs: string[] = [];
@@ -23,7 +23,7 @@ afterEach(() => {
 
 /** Profile "work" logged in to the sandbox over OAuth, and the environment of a run that uses it. */
 async function workProfile() {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-full-session-'));
+  const dir = tempDir('svc-full-session-');
   dirs.push(dir);
   const store = new ConfigStore(dir);
   await store.setProfileValues('work', { base_url: sandbox().url });
@@ -119,7 +119,7 @@ describe.each([
       .reduce((sum, [, n]) => sum + n, 0);
 
   async function login(full: { reserve: boolean; write: boolean }) {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-full-login-'));
+    const dir = tempDir('svc-full-login-');
     dirs.push(dir);
     const fillable = fillableDisk();
     Object.assign(fillable.full, full);

@@ -1,9 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
 import { ACME, call, newApiKey, useSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 // Session 25 (brief fixes25 2): which command the line that revokes a forgotten API key prints
 // (end-session.ts keyManagerLine): bare, `-p NAME`, or `-p NAME --base-url URL`, each pasted as
@@ -23,7 +23,7 @@ function store(
   config: { active_profile?: string; profiles: Record<string, object> },
   credentials: Record<string, Credential>,
 ): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-key-line-'));
+  const dir = tempDir('svc-key-line-');
   dirs.push(dir);
   chmodSync(dir, 0o700);
   const at = new Date().toISOString();

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { runInProcess } from '../helpers/context.js';
 import { answers, useHostileServer } from '../helpers/hostile.js';
 import { ACME, call, newApiKey, useSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 // Finding tenants 4 (s10): `svc logout` of a stored API key said "the API key itself stays
 // valid" when the platform had revoked it, and printed the placeholder KEY_ID and the tenant's
@@ -26,7 +25,7 @@ afterEach(() => {
 const newKey = () => newApiKey(sandbox(), 'logout-test');
 
 async function storedKey(key: string, url = sandbox().url) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-logout-key-'));
+  const dir = tempDir('svc-logout-key-');
   dirs.push(dir);
   // Stored as a login stores it: the ✓ line names the profile's own server (review17b R17b-3).
   await new ConfigStore(dir).setProfileValues('default', { base_url: url });

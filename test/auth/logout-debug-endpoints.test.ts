@@ -1,18 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { redactUrl, SecretRegistry } from '../../src/http/redact.js';
 import { runInProcess } from '../helpers/context.js';
 import { sandboxSession } from '../helpers/oauth.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 // attack25b L2: the OAuth endpoints a server's metadata names (`token_endpoint`,
 // `revocation_endpoint`, …) were learnt as secrets by their names, so the trace read
 // `* POST [redacted]` and never said which endpoint was called.
 const sandbox = useSandbox();
-const dir = mkdtempSync(join(tmpdir(), 'svc-logout-debug-'));
+const dir = useTempDir('svc-logout-debug-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('svc --debug logout', () => {

@@ -1,13 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { runInProcess } from '../helpers/context.js';
 import { consentBrowser } from '../helpers/oauth.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 // Ctrl-C (SIGTERM, SIGHUP) while `svc logout` or `svc profiles rm` ends an OAuth session (review
 // s14 crash14 #4): nothing is removed — the refresh token is what lets the same command end the
@@ -55,7 +55,7 @@ afterAll(() => {
 });
 
 async function profile(name: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-logout-int-'));
+  const dir = tempDir('svc-logout-int-');
   dirs.push(dir);
   const store = new ConfigStore(dir);
   const credential: StoredCredential = {
@@ -112,7 +112,7 @@ describe('svc logout and svc profiles rm, interrupted', () => {
   ])(
     '%s of a stored API key, interrupted while asking the platform about it: exit 130, nothing removed',
     async (_what, argv, again) => {
-      const dir = mkdtempSync(join(tmpdir(), 'svc-logout-int-'));
+      const dir = tempDir('svc-logout-int-');
       dirs.push(dir);
       const store = new ConfigStore(dir);
       const credential: StoredCredential = {
@@ -144,7 +144,7 @@ describe('svc logout and svc profiles rm, interrupted', () => {
 
   it('a profile an older svc saved under a credential’s name: the interrupted line masks it', async () => {
     const name = 'svc_sk_hFyY6xMJkhSRIijloIkdgRXG6BSkcdHX';
-    const dir = mkdtempSync(join(tmpdir(), 'svc-logout-int-'));
+    const dir = tempDir('svc-logout-int-');
     dirs.push(dir);
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { [name]: { base_url: url } } }), {
       mode: 0o600,

@@ -1,14 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
 import { runInProcess } from '../helpers/context.js';
 import { sandboxSession, TREASURY, tokenRequest } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 // `svc logout` ends an OAuth session server-side (RFC 7009, found through RFC 8414 metadata)
 // before it forgets the credential, and says so when the server offers no revocation (issue 10).
@@ -20,7 +19,7 @@ afterEach(() => {
 
 /** A profile holding `credential`, and the environment of an svc run that uses it. */
 async function profileWith(credential: StoredCredential, baseUrl: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-logout-'));
+  const dir = tempDir('svc-logout-');
   dirs.push(dir);
   const store = new ConfigStore(dir);
   // Stored as a login stores it: the ✓ line names the profile's own server (review17b R17b-3).

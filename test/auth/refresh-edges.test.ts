@@ -3,8 +3,7 @@
 // the 30-second margin exactly, a token without a refresh token, a credential removed or replaced
 // while svc waited for the lock, refusals that are recorded and answers that are not, and the
 // tokens of a refresh that could not be saved. refresh.test.ts has the main paths over HTTP.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withCredentialLock } from '../../src/auth/lock.js';
@@ -20,6 +19,7 @@ import { AuthError, InterruptedError } from '../../src/errors.js';
 import type { ApiClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { fillableDisk } from '../helpers/disk.js';
+import { tempDir } from '../helpers/temp.js';
 
 const NOW = Date.parse('2026-11-25T12:00:00.000Z');
 const at = (ms: number) => new Date(NOW + ms).toISOString();
@@ -32,10 +32,7 @@ function setup(
   answer: Answer = () => ({ access_token: 'at-new', token_type: 'bearer', expires_in: 600 }),
   disk?: StoreDisk,
 ) {
-  const store = new ConfigStore(
-    join(mkdtempSync(join(tmpdir(), 'svc-refresh-edges-')), 'config'),
-    disk ? { disk } : {},
-  );
+  const store = new ConfigStore(join(tempDir('svc-refresh-edges-'), 'config'), disk ? { disk } : {});
   const forms: Record<string, string | undefined>[] = [];
   const api = {
     request: async (options: { form: Record<string, string | undefined> }) => {

@@ -8,9 +8,7 @@
  * run's signal as the request arrives, then passes it on); the sandbox's counters tell the rest.
  * A second stop (the binary's handler) abandons the refresh, saying the login may be lost.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { renderError } from '../../src/output/errors.js';
@@ -20,6 +18,7 @@ import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { sandboxSession, spawnSvc } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { held } from '../helpers/signal-holds.js';
+import { tempDir } from '../helpers/temp.js';
 
 const sandbox = useSandbox();
 const dirs: string[] = [];
@@ -47,7 +46,7 @@ const proxy = useLossyProxy(sandbox, {
 
 /** Profile "px" logged in over OAuth through the proxy, its access token expired a minute ago. */
 async function expiredSession() {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-refresh-stop-'));
+  const dir = tempDir('svc-refresh-stop-');
   dirs.push(dir);
   const store = new ConfigStore(dir);
   await store.setProfileValues('px', { base_url: proxy().url });

@@ -6,16 +6,16 @@
  * `refresh_refused` (known since session 8: such an svc hands out nothing of it and refreshes it
  * no more), which the saved answer clears with the mark; this svc still goes by the mark.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sentMark } from '../../src/auth/abandoned-refresh.js';
 import { refreshingCredentials } from '../../src/auth/refresh.js';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { ApiClient } from '../../src/http/client.js';
+import { tempDir } from '../helpers/temp.js';
 
 let server: Server;
 let url: string;
@@ -49,7 +49,7 @@ afterEach(() => {
 });
 
 async function setup(expiresInMs: number, extra: Partial<StoredCredential> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-refresh-older-'));
+  const dir = tempDir('svc-refresh-older-');
   dirs.push(dir);
   const store = new ConfigStore(join(dir, 'config'));
   const api = new ApiClient({

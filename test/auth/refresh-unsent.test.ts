@@ -3,16 +3,16 @@
  * refused the tunnel) is a network problem, said with the network's fix, never "log in again":
  * the refresh token was not spent (review24c L2).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { refreshingCredentials } from '../../src/auth/refresh.js';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { ConnectionError, OutcomeUnknownError } from '../../src/http/errors.js';
 import { client, REMOTE, useLocalServers } from '../helpers/proxy-kit.js';
+import { tempDir } from '../helpers/temp.js';
 
 const local = useLocalServers();
 const dirs: string[] = [];
@@ -21,7 +21,7 @@ afterEach(() => {
 });
 
 async function refresh(tokenUrl: string, env: Record<string, string>) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-refresh-unsent-'));
+  const dir = tempDir('svc-refresh-unsent-');
   dirs.push(dir);
   const store = new ConfigStore(join(dir, 'config'));
   const api = client(new URL(tokenUrl).origin, { env, allowInsecureHttp: true });

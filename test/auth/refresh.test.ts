@@ -1,9 +1,8 @@
 // Over 300 lines: the refreshing credential source against one scripted token endpoint, one
 // behaviour per test (rotation, refusals, other writers, a full disk, the lock).
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { withCredentialLock } from '../../src/auth/lock.js';
@@ -15,6 +14,7 @@ import { ApiClient } from '../../src/http/client.js';
 import { OutcomeUnknownError } from '../../src/http/errors.js';
 import { outOfDescriptors } from '../../src/system/system-errors.js';
 import { fillableDisk } from '../helpers/disk.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * The refreshing credential source against a scripted token endpoint: what it does when the
@@ -50,7 +50,7 @@ afterEach(() => {
 });
 
 function setup(credential: Partial<StoredCredential>, disk?: StoreDisk) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-refresh-'));
+  const dir = tempDir('svc-refresh-');
   dirs.push(dir);
   const store = new ConfigStore(join(dir, 'config'), disk ? { disk } : {});
   const warnings: string[] = [];
@@ -352,7 +352,7 @@ describe('refreshing on a full disk', () => {
 
 describe('the credential lock', () => {
   it('serialises holders and takes over a lock abandoned by a crashed process', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-lock-'));
+    const dir = tempDir('svc-lock-');
     dirs.push(dir);
     const store = new ConfigStore(join(dir, 'config'));
     const order: string[] = [];

@@ -4,14 +4,12 @@
  * (every line after it is still checked), a value with an unquoted comma, JSON named .csv, CSV
  * named .json, and a workbook given as a CSV file.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { InputEvent } from '../../src/bulk/readers.js';
 import { inputReader, problems, records } from '../helpers/input-events.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-csv-made-'));
+const dir = useTempDir('svc-csv-made-');
 const read = inputReader(dir);
 const header = (events: InputEvent[]) => events.find((e) => e.kind === 'header');
 

@@ -1,13 +1,13 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
+import { useTempDir } from '../helpers/temp.js';
 
 // truth22 3: a kept journal says whether its last run finished (every item tried, some failed)
 // or was cut short, so the words of a later run (apply's "the plan of the … run", a queue run's
 // first line) say which; a resumed run's own line takes the finish back until it finishes too.
-const dir = mkdtempSync(join(tmpdir(), 'svc-journal-finished-'));
+const dir = useTempDir('svc-journal-finished-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let at = Date.parse('2026-01-01T00:00:00Z');
 const now = () => at;

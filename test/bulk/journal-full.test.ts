@@ -5,8 +5,7 @@
  * command finishes the rest. A disk full before anything is sent says nothing was done, not "a bug
  * in svc". The full disk is played through the journal's disk seam (fillableJournalDisk).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
@@ -16,10 +15,11 @@ import { afterResuming, assignments, bulkRunner, bulkUser, customRole } from '..
 import { ndjson } from '../helpers/context.js';
 import { fillableJournalDisk } from '../helpers/disk.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const sandbox = useSandbox({ users: 40 });
 const svc = bulkRunner(sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-journal-full-'));
+const dir = useTempDir('svc-journal-full-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const LABS = tenantId('acme-labs');
 /** The summary's time, which the tests cannot fix. */

@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
+import { useTempDir } from '../helpers/temp.js';
 
 // attack17 A7: a file kept beside a journal (apply's plan) is taken back only as svc wrote it for
 // the run; the journal, which is owner-checked, records its sha256.
-const dir = mkdtempSync(join(tmpdir(), 'svc-journal-kept-'));
+const dir = useTempDir('svc-journal-kept-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const now = () => Date.parse('2026-01-01T00:00:00Z');
 

@@ -4,16 +4,15 @@ import {
   lchownSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
+import { tempDir, useTempDir } from '../helpers/temp.js';
 
 // review17b R17b-2, R17b-1, R17b-6: in a sticky directory (/tmp) another user can put a link or a
 // file where a --journal or the plan kept beside it goes. The journal was appended to through such a
@@ -22,8 +21,7 @@ import { Journal } from '../../src/bulk/journal.js';
 // (journal_owner, one line), and another user's file there names a fix that works in a sticky
 // directory: another --journal (the user cannot `rm` it there). Needs root to give a link away.
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
-const dir = mkdtempSync(join(tmpdir(), 'svc-journal-link-'));
-chmodSync(dir, 0o1777);
+const dir = useTempDir('svc-journal-link-', (made) => chmodSync(made, 0o1777));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const now = () => Date.parse('2026-01-01T00:00:00Z');
 const OTHER = 4242;
@@ -117,7 +115,7 @@ describe.skipIf(process.platform === 'win32')(
   'a journal link whose target is in a directory others can write',
   () => {
     it('is refused, one line naming that directory and the fix; nothing written', () => {
-      const own = mkdtempSync(join(tmpdir(), 'svc-journal-target-'));
+      const own = tempDir('svc-journal-target-');
       try {
         const open = join(own, 'open');
         mkdirSync(open);

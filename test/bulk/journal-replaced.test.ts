@@ -6,8 +6,7 @@
  * that nothing was done, and the fix. A resumed run checks it before anything is sent (start()),
  * not at its first row's line, after that row was sent.
  */
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
@@ -15,8 +14,9 @@ import { realJournalDisk } from '../../src/bulk/journal-disk.js';
 import type { SvcError } from '../../src/errors.js';
 import { assignments, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-journal-replaced-'));
+const dir = useTempDir('svc-journal-replaced-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const now = () => Date.parse('2026-01-01T00:00:00Z');
 

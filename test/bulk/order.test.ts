@@ -1,10 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
 import { type BulkItem, type BulkResult, runItems } from '../../src/bulk/runner.js';
 import { ApiError } from '../../src/http/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
 // Dependencies and phases of the one bulk operation (issue 14: svc apply creates a role before
 // its grants, and deletes only after every creation).
@@ -86,7 +85,7 @@ describe('bulk order: dependencies', () => {
   });
 
   it('a dependency done by the run this one resumes counts as done', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'svc-order-')), 'j.ndjson');
+    const path = join(tempDir('svc-order-'), 'j.ndjson');
     const first = Journal.load(path, 'op', now);
     first.start();
     first.record('role-a', { id: 'role_1' });

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat, MAX_RECORD_BYTES, readInput, recordAt } from '../../src/bulk/readers.js';
 import { inputReader, problems, records } from '../helpers/input-events.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-readers-'));
+const dir = useTempDir('svc-readers-');
 const read = inputReader(dir);
 
 describe('readInput: CSV', () => {

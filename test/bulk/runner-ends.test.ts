@@ -3,8 +3,6 @@
 // whose state cannot be read, items done though their answer was lost or unread, a journal that
 // cannot be written or throws something else, a source that fails or is cut, a second halt, a
 // dry run's unchecked items, and a stop that comes once every item was tried.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
@@ -14,13 +12,14 @@ import { type BulkItem, type BulkResult, runItems, SourceCut } from '../../src/b
 import { AuthError, InterruptedError } from '../../src/errors.js';
 import { ApiError, ConnectionError, NotFoundError, OutcomeUnknownError } from '../../src/http/errors.js';
 import { AcceptedUnreadError, GoneAfterLostAnswerError } from '../../src/platform/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
 const NOW = Date.parse('2026-01-15T09:30:00Z');
 const now = () => NOW;
 const never = new AbortController().signal;
 const items = (n: number): Array<BulkItem<number>> =>
   Array.from({ length: n }, (_, i) => ({ key: `k${i}`, line: i + 2, data: i }));
-const journalAt = () => join(mkdtempSync(join(tmpdir(), 'svc-runner-ends-')), 'j.ndjson');
+const journalAt = () => join(tempDir('svc-runner-ends-'), 'j.ndjson');
 const journalIn = (path = journalAt()) => {
   const journal = Journal.load(path, 'op', now);
   journal.start();

@@ -1,7 +1,7 @@
 // Over 300 lines: the bulk runner's rules (concurrency, journal, resume, halts, Ctrl-C), one
 // behaviour per test with scripted workers.
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultJournalPath, Journal } from '../../src/bulk/journal.js';
@@ -10,8 +10,9 @@ import { AuthError, UsageError } from '../../src/errors.js';
 import { ApiError, ConnectionError, OutcomeUnknownError } from '../../src/http/errors.js';
 import { deriveIdempotencyKey } from '../../src/http/idempotency.js';
 import { IdempotencyInProgressError } from '../../src/platform/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'svc-runner-'));
+const dir = () => tempDir('svc-runner-');
 const NOW = Date.parse('2026-01-15T09:30:00Z');
 const now = () => NOW;
 const items = (n: number): Array<BulkItem<number>> =>

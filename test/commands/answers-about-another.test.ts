@@ -7,12 +7,12 @@
  * (exit 1, what was asked and what came, nothing written, no ✓). Through a proxy that rewrites
  * the sandbox's answer.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Reshaped, useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 import { createWebhook } from '../helpers/webhooks.js';
 
 const svc = useSandboxContext();
@@ -41,7 +41,7 @@ describe('an answer about another object than the one asked for: refused (attack
     const w = await createWebhook(svc.sandbox(), 'http://127.0.0.1:9/w');
     const other = await createWebhook(svc.sandbox(), 'http://127.0.0.1:9/other');
     proxy().set({ reshape: about('POST', /\/rotate-secret$/, { id: other.id }) });
-    const dir = mkdtempSync(join(tmpdir(), 'svc-about-'));
+    const dir = tempDir('svc-about-');
     dirs.push(dir);
     const file = join(dir, 'sec.txt');
     const r = await viaProxy(['webhooks', 'rotate-secret', w.id, '--secret-file', file]);

@@ -4,17 +4,17 @@
  * now (changed-in.ts): the ✓ line after a question uses the question's words; without one (`--yes`,
  * no terminal) the tenant as the run named it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { customRole } from '../helpers/bulk.js';
 import { scriptedPrompter } from '../helpers/context.js';
 import { ACME, useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
 const WORDS = 'Acme Treasury (acme-treasury)';
-const dir = mkdtempSync(join(tmpdir(), 'svc-asked-words-'));
+const dir = useTempDir('svc-asked-words-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs `argv` on a terminal whose user answers yes; its output and the question asked. */

@@ -6,24 +6,24 @@
  * An endless source is a stream here, and a file over the limit a sparse one: nothing large is
  * allocated.
  */
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INPUT_LIMIT, PLAN_INPUT_LIMIT } from '../../src/system/input.js';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-body-limit-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = useTempDir('svc-body-limit-', () => {
+  writeFileSync(secret, 'whsec_abcdefghijklmnopqrstuvwxyz012345', { mode: 0o600 });
+  writeFileSync(big, '', { mode: 0o600 });
+  truncateSync(big, INPUT_LIMIT + 1);
+});
 const dirs = useTempDirs();
 const T = 1_700_000_000;
 const secret = join(dir, 'wh.secret');
-writeFileSync(secret, 'whsec_abcdefghijklmnopqrstuvwxyz012345', { mode: 0o600 });
 /** A sparse file one byte over the limit: its size is all that is read. */
 const big = join(dir, 'big.json');
-writeFileSync(big, '', { mode: 0o600 });
-truncateSync(big, INPUT_LIMIT + 1);
 const svc = (args: string[], stdin?: Readable) =>
   runInProcess(
     args,

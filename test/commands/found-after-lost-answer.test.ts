@@ -7,18 +7,18 @@
  * justification). svc apply, roles assign and roles assign --file keep their old verdicts
  * (skipped created_by_another_run, already_assigned), never "granted by this command's attempt".
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile } from '../helpers/ascode.js';
 import { ACME, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const sandbox = useSandbox({ users: 10 });
 const svc = bulkRunner(sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-found-after-lost-'));
+const dir = useTempDir('svc-found-after-lost-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const GRANT = /^\/v1\/users\/[^/]+\/roles$/;
 

@@ -5,12 +5,10 @@
  * error read "no tenant "acme-apac" … (did you mean acme-apac?)". Each is now refused before any
  * request, with invisibleIn's words and the character escaped.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFile } from '../helpers/ascode.js';
 import { requestCount, useSandboxContext } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
 const Z = '\u200b';
@@ -57,7 +55,7 @@ describe('an id with an invisible character, given by a flag, a setting or an ac
 
   it("an access file's user, tenant and role ids are refused at their lines, escaped", async () => {
     const path = writeFile(
-      mkdtempSync(join(tmpdir(), 'svc-zw-')),
+      tempDir('svc-zw-'),
       'zw.yaml',
       `version: 1\nblocks:\n  - tenants: [acme-apac, "acme${Z}-labs"]\n    grants:\n      - justification: zw\n        expires_in: 8h\n        users: [usr_${Z}lead]\n        role: tenant${Z}_analyst\n`,
     );
@@ -68,7 +66,7 @@ describe('an id with an invisible character, given by a flag, a setting or an ac
       `${path}:7: ${words('user', 'usr_\\u200blead', 5)}`,
     ]);
     const single = writeFile(
-      mkdtempSync(join(tmpdir(), 'svc-zw-')),
+      tempDir('svc-zw-'),
       'role.yaml',
       `version: 1\nblocks:\n  - tenants: acme-apac\n    grants:\n      - justification: zw\n        expires_in: 8h\n        users: [usr_lead]\n        role: tenant${Z}_analyst\n`,
     );

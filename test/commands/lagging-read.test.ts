@@ -5,14 +5,14 @@
  * exit 5, and its one-time secret withheld — lost. It reads again after short waits (on the run's
  * clock: these tests do not wait), and only an object still not there is gone (exit 5).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { virtualClock } from '../helpers/context.js';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { type Reshaped, useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { ACME, useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
 const proxy = useReshapingProxy(svc.sandbox);
@@ -38,7 +38,7 @@ beforeEach(() => {
   dropList = undefined;
   dropping().reset();
 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-lagging-'));
+const dir = useTempDir('svc-lagging-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let runs = 0;

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_FAULTS } from '../../src/sandbox/plugins/faults.js';
@@ -8,6 +7,7 @@ import { ACME, bulkUser, customRole, held } from '../helpers/bulk.js';
 import { ndjson } from '../helpers/context.js';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { call, useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 // A DELETE whose answer is lost after the platform applied it (a 503 after the change, a dropped
 // connection) is retried; the retry must not turn the change svc made into "not held" or "not
@@ -17,7 +17,7 @@ import { call, useSandboxContext } from '../helpers/sandbox.js';
 const svc = useSandboxContext({ users: 70 });
 const honouring = useLossyProxy(svc.sandbox);
 const ignoring = useLossyProxy(svc.sandbox, { ignoreDeleteKeys: true });
-const dir = mkdtempSync(join(tmpdir(), 'svc-lost-'));
+const dir = useTempDir('svc-lost-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const via = (proxy: () => { url: string }) => ({ env: { SVC_BASE_URL: proxy().url } });
 

@@ -8,14 +8,14 @@
  * - (a) pages with total_pages and no page number: the first page was the whole listing, exit 0;
  * - (b) page 2 one item short in the size asked while the total counts it: 20 of 21, exit 0.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ndjson } from '../helpers/context.js';
 import { pageAs, rolesGainingOne } from '../helpers/paged-proxy.js';
 import { type Exchange, useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext({ users: 12 });
 const proxy = useReshapingProxy(svc.sandbox);
@@ -220,7 +220,7 @@ describe('export, plan and apply over a list that changed while svc read it (bri
   });
 
   it('svc plan and svc apply of that export say it once, and find nothing to change', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-paging22-'));
+    const dir = tempDir('svc-paging22-');
     try {
       const file = join(dir, 'access.yaml');
       writeFileSync(file, (await svc.run(['export', '--only', 'grants'])).stdout);

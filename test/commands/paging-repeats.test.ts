@@ -13,8 +13,7 @@
  *    name, a picker's tenants) kept a repeat once without a word; one rule now says it once, a warning at the end of
  *    the run (a picker's before its prompt), for every verb but completion (a TAB press writes nothing on stderr).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chooseFrom } from '../../src/commands/pick.js';
@@ -25,6 +24,7 @@ import { type LiveRun, ndjson, startInProcess } from '../helpers/context.js';
 import { pageAs, rolesGainingOne } from '../helpers/paged-proxy.js';
 import { useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext({ users: 12 });
 const proxy = useReshapingProxy(svc.sandbox);
@@ -137,7 +137,7 @@ describe("a --limit cut exactly at a page's end (closing note of session 23)", (
  */
 describe('a lookup reading a list that changed while svc read it (brief paging23 3)', () => {
   it('a bulk run says it once, a warning after its summary; its rows as they were', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-paging23-'));
+    const dir = tempDir('svc-paging23-');
     try {
       const file = join(dir, 'grants.csv');
       writeFileSync(file, 'user,role,expires_in,justification\nusr_bulk_000001,tenant_viewer,never,t\n');

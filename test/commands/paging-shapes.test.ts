@@ -6,8 +6,7 @@
  * is more and gives no way to it, or a link to another host, stops with one line, exit 1.
  * In-process, through a proxy that pages the sandbox's whole list three items at a time.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ndjson } from '../helpers/context.js';
@@ -15,6 +14,7 @@ import { answers, hostileServer } from '../helpers/hostile.js';
 import { PAGE, type PagedShape, pageAs as pageAsOn } from '../helpers/paged-proxy.js';
 import { type Exchange, useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext({ users: 12 });
 const proxy = useReshapingProxy(svc.sandbox);
@@ -78,7 +78,7 @@ describe('a server paging another way', () => {
         await svc.run(['--json', 'roles', 'assignments', 'usr_analyst', '--include-ended'], through()),
       ).toEqual(direct);
       // The held grant is on the last page: a revoke dry run from a file finds it held.
-      const file = join(mkdtempSync(join(tmpdir(), 'svc-paged-grants-')), 'g.csv');
+      const file = join(tempDir('svc-paged-grants-'), 'g.csv');
       writeFileSync(file, 'user,role\nusr_analyst,tenant_viewer\n');
       const dry = await svc.run(['--ndjson', 'roles', 'revoke', '--file', file, '--dry-run'], through());
       expect([dry.code, ndjson(dry.stdout).map((row) => row.plan)]).toEqual([0, ['revoke']]);

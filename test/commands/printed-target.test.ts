@@ -5,8 +5,7 @@
  * shell (no SVC_TENANT, no SVC_BASE_URL), they act on the tenant, base URL and profile the run did, not on the
  * profile's default tenant (s11 review-b 1 and 3). Pasted into a real bash to prove it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Settings, targetOptions } from '../../src/config/settings.js';
@@ -16,10 +15,11 @@ import { startInProcess } from '../helpers/context.js';
 import { needs } from '../helpers/needs.js';
 import { call, useSandboxContext } from '../helpers/sandbox.js';
 import { BIN, baseEnv } from '../helpers/svc.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
 const EU = 'acme-payments-eu';
-const tmp = mkdtempSync(join(tmpdir(), 'svc-printed-target-'));
+const tmp = useTempDir('svc-printed-target-');
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** A fresh shell's environment: the credential and private directories, no SVC_TENANT or SVC_BASE_URL. */

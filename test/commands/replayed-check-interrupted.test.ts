@@ -5,15 +5,15 @@
  * that the object exists, that nothing new was made, that its secret was neither written nor
  * printed, and the command that gets it (review16 R8) — not "the request was cancelled" alone.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { ACME, advanceClock, useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-check-cut-'));
+const files = useTempDir('svc-check-cut-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
 /** The GET whose arrival at the proxy plays Ctrl-C (the answer is then never sent). */

@@ -5,16 +5,16 @@
  * answer is not lost: deleted or revoked since → exit 5, secret rotated since → exit 6, neither
  * printed nor written; updated since → the object as it is now.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { virtualClock } from '../helpers/context.js';
 import { useLostCreations } from '../helpers/lossy-proxy.js';
 import { ACME, advanceClock, useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-replayed-lost-'));
+const files = useTempDir('svc-replayed-lost-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
 const lost = useLostCreations(svc.sandbox);

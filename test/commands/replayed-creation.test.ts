@@ -4,15 +4,15 @@
  * are in oauth/create-replayed.test.ts): a re-run with the same --idempotency-key after the
  * object was deleted, revoked, rotated or updated, and a creation whose every answer was lost.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLostCreations } from '../helpers/lossy-proxy.js';
 import { ACME, advanceClock, useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-replayed-creation-'));
+const files = useTempDir('svc-replayed-creation-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
 const lost = useLostCreations(svc.sandbox);

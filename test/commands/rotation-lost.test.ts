@@ -4,15 +4,15 @@
  * may already be replaced and names the --idempotency-key that gets the new secret back from the
  * platform's stored answer; rotated again since, that stored secret is not written (crash14 2).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLostCreations } from '../helpers/lossy-proxy.js';
 import { advanceClock, useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-rotation-lost-'));
+const files = useTempDir('svc-rotation-lost-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
 const lost = useLostCreations(svc.sandbox);

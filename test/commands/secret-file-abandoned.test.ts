@@ -7,16 +7,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { secretFileFor, secretIntent } from '../../src/commands/replayed-creation.js';
 import { SecretFile } from '../../src/system/secret-file.js';
 import { testContext, useTempDirs } from '../helpers/context.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const dirs = useTempDirs();
-const files = mkdtempSync(join(tmpdir(), 'svc-secret-abandoned-'));
+const files = useTempDir('svc-secret-abandoned-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 const MADE = 'a webhook to https://example.com/abandoned';
 const FIND = 'see it with: svc webhooks ls';

@@ -5,15 +5,15 @@
  * starts with `-` is printed as `./-…` in the lines svc gives to run. And `oauth create
  * --secret-file F --json` drops the server's "store it now" warning: svc stored it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pathWord } from '../../src/system/shell-words.js';
 import { ACME, requestCount, useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-secret-dash-'));
+const files = useTempDir('svc-secret-dash-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
 const REFUSED =

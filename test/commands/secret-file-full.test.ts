@@ -5,23 +5,15 @@
  * under the idempotency key svc sent, which the platform answers with the same secret (review16
  * R1). Never "a bug in svc". The file is not left behind.
  */
-import {
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACME, call, useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-secret-full-'));
+const files = useTempDir('svc-secret-full-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
 /** The prototype every FileHandle shares (node:fs/promises does not export the class). */

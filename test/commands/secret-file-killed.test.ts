@@ -6,17 +6,17 @@
  * fills the empty files of its --secret-dir), and no second key is made.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useHeldRequests } from '../helpers/lossy-proxy.js';
 import { ACME, useLiveAdmin } from '../helpers/sandbox.js';
 import { BIN, baseEnv } from '../helpers/svc.js';
+import { useTempDir } from '../helpers/temp.js';
 import { until } from '../helpers/webhooks.js';
 
 const live = useLiveAdmin();
-const files = mkdtempSync(join(tmpdir(), 'svc-secret-killed-'));
+const files = useTempDir('svc-secret-killed-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 /**
  * The creating POST of a run is held at a proxy until the test lets it go: the run is in flight for

@@ -7,15 +7,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-secret-same-key-'));
+const files = useTempDir('svc-secret-same-key-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
 /** Webhook POSTs held until `release()`; the one after `cut.at` posts also aborts `cut.controller`. */

@@ -7,8 +7,7 @@
  * none; an asctime Date made svc "learn" a clock hours off, so `--expires-in 8h` granted 11 hours
  * in São Paulo, and a creation just made was "an earlier run's".
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serverTime } from '../../src/api/time.js';
@@ -16,12 +15,13 @@ import { bulkUser } from '../helpers/bulk.js';
 import { ndjson } from '../helpers/context.js';
 import { useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 import { asctimeDate, inTimeZone, zoneless } from '../helpers/time-zone.js';
 import { deadLetteredQueue, dlqEntries } from '../helpers/webhooks.js';
 
 const svc = useSandboxContext({ users: 10, webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const proxy = useReshapingProxy(svc.sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-server-times-'));
+const dir = useTempDir('svc-server-times-');
 const HOUR = 3_600_000;
 /** svc through the proxy, on the real clock (the sandbox's), or at `now`. */
 const viaProxy = (argv: string[], options: { now?: number; tty?: boolean } = {}) =>

@@ -8,7 +8,8 @@
  * before the first byte); test/attack/pipe-close.test.ts runs `svc plan … | head -1` for real.
  */
 import { createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ACME, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { createWebhook, deadLetteredQueue } from '../helpers/webhooks.js';
@@ -47,8 +48,13 @@ describe('svc api: a refused call keeps its exit code and its error when stdout 
 });
 
 describe('webhooks verify --json: the verdict is the exit code whatever happens to stdout', () => {
-  const secret = svc.file('verify.secret', 'whsec_pipe_secret');
-  const body = svc.file('verify.json', '{"x":1}');
+  // Named at collection (the cases below hold the paths), written before the tests.
+  const secret = join(svc.dir, 'verify.secret');
+  const body = join(svc.dir, 'verify.json');
+  beforeAll(() => {
+    svc.file('verify.secret', 'whsec_pipe_secret');
+    svc.file('verify.json', '{"x":1}');
+  });
   const sign = (t: number) =>
     `t=${t},v1=${createHmac('sha256', 'whsec_pipe_secret').update(`${t}.{"x":1}`).digest('hex')}`;
   const now = Math.floor(Date.now() / 1000);

@@ -7,21 +7,20 @@
  * (tilde-dir.test.ts). The options are found in the command tree, so a new path flag is checked
  * without being named here.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
 import type { Command, Option } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fullProgram } from '../../src/cli.js';
 import { commandPath } from '../../src/cli-errors.js';
 import { runInProcess, useFreshDirs } from '../helpers/context.js';
+import { tempDir } from '../helpers/temp.js';
 
 const dirs = useFreshDirs();
 
 let cwd = '';
 let before = '';
 beforeEach(() => {
-  cwd = mkdtempSync(join(tmpdir(), 'svc-tilde-flag-'));
+  cwd = tempDir('svc-tilde-flag-');
   before = process.cwd();
   process.chdir(cwd);
 });

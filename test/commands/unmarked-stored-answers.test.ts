@@ -5,16 +5,16 @@
  * printed nor written as a fresh creation. Only the server's word makes it an earlier run's: an
  * object's time against the server's Date is two clocks (review18b R1, review19 F7).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Reshaped, useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext();
 const proxy = useReshapingProxy(svc.sandbox);
-const files = mkdtempSync(join(tmpdir(), 'svc-unmarked-'));
+const files = useTempDir('svc-unmarked-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
 let runs = 0;

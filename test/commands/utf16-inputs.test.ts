@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 // attack20 F5: a file saved as UTF-16 (Windows PowerShell 5.1's `svc export > access.yaml`, with a
 // byte-order mark; or without one) given to `plan -f`, `api --input` or `login --with-token` was
@@ -10,7 +10,7 @@ import { useSandboxContext } from '../helpers/sandbox.js';
 // the words the bulk files use (system/input.ts utf16Words).
 
 const svc = useSandboxContext();
-const dir = mkdtempSync(join(tmpdir(), 'svc-utf16-'));
+const dir = useTempDir('svc-utf16-');
 const utf16le = (text: string, bom = true) =>
   Buffer.concat([bom ? Buffer.from([0xff, 0xfe]) : Buffer.alloc(0), Buffer.from(text, 'utf16le')]);
 const utf16be = (text: string) => {

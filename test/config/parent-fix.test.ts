@@ -3,11 +3,11 @@
  * write it) was refused with "ask its owner to close it to others", which changes nothing; that
  * fix is kept for a root-owned directory others can write. Giving a directory away needs root.
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { refuseUnsafeJournalDirectory } from '../../src/bulk/journal.js';
+import { tempDir } from '../helpers/temp.js';
 
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
 const made: string[] = [];
@@ -15,7 +15,7 @@ afterEach(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 const parent = (mode: number, owner: number) => {
-  const top = mkdtempSync(join(tmpdir(), 'svc-parent-'));
+  const top = tempDir('svc-parent-');
   made.push(top);
   const dir = join(top, 'p');
   mkdirSync(dir);

@@ -4,39 +4,39 @@
  * Debian's ssh judges StrictModes; any other member, or a group not found, is someone else.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { mayHaveAcl, onlyMemberIsOwner } from '../../src/config/private-group.js';
 import { runInProcess } from '../helpers/context.js';
 import { needs } from '../helpers/needs.js';
+import { tempDir, useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-groups-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = useTempDir('svc-groups-', () => {
+  writeFileSync(
+    files.passwd,
+    [
+      'root:x:0:0:root:/root:/bin/bash',
+      'alice:x:1000:1000::/home/alice:/bin/bash',
+      'bob:x:1001:1001::/home/bob:/bin/bash',
+      'carol:x:1002:1001::/home/carol:/bin/bash',
+      'svc:x:1003:1003::/home/svc:/bin/sh',
+    ].join('\n'),
+  );
+  writeFileSync(
+    files.group,
+    [
+      'root:x:0:',
+      'alice:x:1000:',
+      'bob:x:1001:',
+      'svc:x:1003:alice',
+      'team:x:2000:alice,bob',
+      'empty:x:2001:',
+      'solo:x:2002:alice',
+    ].join('\n'),
+  );
+});
 const files = { passwd: join(dir, 'passwd'), group: join(dir, 'group') };
-writeFileSync(
-  files.passwd,
-  [
-    'root:x:0:0:root:/root:/bin/bash',
-    'alice:x:1000:1000::/home/alice:/bin/bash',
-    'bob:x:1001:1001::/home/bob:/bin/bash',
-    'carol:x:1002:1001::/home/carol:/bin/bash',
-    'svc:x:1003:1003::/home/svc:/bin/sh',
-  ].join('\n'),
-);
-writeFileSync(
-  files.group,
-  [
-    'root:x:0:',
-    'alice:x:1000:',
-    'bob:x:1001:',
-    'svc:x:1003:alice',
-    'team:x:2000:alice,bob',
-    'empty:x:2001:',
-    'solo:x:2002:alice',
-  ].join('\n'),
-);
 
 describe('a group whose only member is the owner', () => {
   it.each([
@@ -71,7 +71,7 @@ acl.describe('a store another user can write through an ACL', () => {
   // Another user (65534) and a private group of the owner's are root's to arrange.
   describe.skipIf(!root || !onlyMemberIsOwner(0, 0))('as root, in the private group of root', () => {
     it('is refused, exit 2, named writable by others, its mode and ACL left alone', async () => {
-      const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
+      const top = tempDir('svc-acl-');
       try {
         const config = join(top, 'cfg');
         mkdirSync(config, { mode: 0o700 });
@@ -126,7 +126,7 @@ acl.describe('a store another user can write through an ACL', () => {
 
 acl.describe('mayHaveAcl', () => {
   it('is false for a file without an ACL, true with one, by getfacl or else by ls, and true when neither can be run', () => {
-    const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
+    const top = tempDir('svc-acl-');
     try {
       const file = join(top, 'f');
       writeFileSync(file, '');
@@ -153,7 +153,7 @@ acl.describe('mayHaveAcl', () => {
 
 acl.describe('mayHaveAcl without getfacl (review18 R18-1)', () => {
   it('assumes an ACL when ls is not GNU coreutils’ (BusyBox’s never prints `+`)', () => {
-    const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
+    const top = tempDir('svc-acl-');
     try {
       const file = join(top, 'f');
       writeFileSync(file, '');
@@ -183,7 +183,7 @@ acl.describe('mayHaveAcl without getfacl (review18 R18-1)', () => {
   });
 
   it('asks GNU ls about a link’s target, not the link', () => {
-    const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
+    const top = tempDir('svc-acl-');
     try {
       const real = join(top, 'real');
       mkdirSync(real, { mode: 0o770 });

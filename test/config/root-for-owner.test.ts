@@ -5,18 +5,17 @@
  * given to that owner, the file before it is renamed into place; elsewhere it stays root's.
  */
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
 import { asUser, USER, userCanRun } from '../helpers/other-user.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
 const sandbox = useSandbox();
 // Open to uid 4242, who must reach the home made in it.
-const top = mkdtempSync(join(tmpdir(), 'svc-root-for-owner-'));
-chmodSync(top, 0o755);
+const top = useTempDir('svc-root-for-owner-', (made) => chmodSync(made, 0o755));
 afterAll(() => rmSync(top, { recursive: true, force: true }));
 afterEach(() => {
   vi.unstubAllEnvs();

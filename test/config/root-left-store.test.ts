@@ -9,17 +9,16 @@
  * when not run as root.
  */
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { needsSetup } from '../helpers/needs.js';
 import { asUser, USER, userCanRun } from '../helpers/other-user.js';
 import { ACME, useSandbox } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
 const KEY = 'svc_pk_0123456789abcdefWXYZ';
-const top = mkdtempSync(join(tmpdir(), 'svc-root-left-'));
-chmodSync(top, 0o755);
+const top = useTempDir('svc-root-left-', (made) => chmodSync(made, 0o755));
 afterAll(() => rmSync(top, { recursive: true, force: true }));
 const sandbox = useSandbox({ users: 1 });
 

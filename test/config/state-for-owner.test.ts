@@ -19,7 +19,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
@@ -29,10 +28,10 @@ import { withFileLock } from '../../src/config/lock.js';
 import { heirOf } from '../../src/config/store-directory.js';
 import { recordPath, SecretFile } from '../../src/system/secret-file.js';
 import { USER } from '../helpers/other-user.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
-const top = mkdtempSync(join(tmpdir(), 'svc-journal-owner-'));
-chmodSync(top, 0o755);
+const top = useTempDir('svc-journal-owner-', (made) => chmodSync(made, 0o755));
 afterAll(() => rmSync(top, { recursive: true, force: true }));
 afterEach(() => {
   vi.unstubAllEnvs();

@@ -3,11 +3,11 @@
  * (no shell expanded the ~) is refused with one line naming the tilde and the fix, exit 2; no
  * folder named `~` is made in the current directory.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { runInProcess, useFreshDirs } from '../helpers/context.js';
+import { tempDir } from '../helpers/temp.js';
 
 const dirs = useFreshDirs();
 
@@ -55,7 +55,7 @@ describe('a directory variable starting with an unexpanded ~ or variable', () =>
   ])(
     '%s=%s is refused, naming what no shell expanded (or took off) and the fix',
     async (name, value, what, example) => {
-      const cwd = mkdtempSync(join(tmpdir(), 'svc-tilde-'));
+      const cwd = tempDir('svc-tilde-');
       const before = process.cwd();
       process.chdir(cwd);
       try {

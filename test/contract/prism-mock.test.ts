@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/context.js';
+import { tempDir } from '../helpers/temp.js';
 import { type Prism, startPrism } from '../helpers/tools.js';
 
 // Stoplight Prism serving a mock from docs/openapi.json alone: a client generated from the
@@ -16,7 +15,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   prism = await startPrism('mock');
   const dir = () => {
-    const path = mkdtempSync(join(tmpdir(), 'svc-prism-mock-'));
+    const path = tempDir('svc-prism-mock-');
     dirs.push(path);
     return path;
   };

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE_CODE_GRANT } from '../../src/api/constants.js';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
@@ -8,6 +6,7 @@ import { DEMO_ORG, tenantId } from '../../src/sandbox/seed.js';
 import { runInProcess } from '../helpers/context.js';
 import { consent } from '../helpers/oauth.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 import { type Prism, startPrism } from '../helpers/tools.js';
 
 // Stoplight Prism as a proxy in front of the sandbox checks every request svc sends and every
@@ -22,7 +21,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   prism = await startPrism('proxy', sandbox().url);
   const dir = (name: string) => {
-    const path = mkdtempSync(join(tmpdir(), `svc-prism-${name}-`));
+    const path = tempDir(`svc-prism-${name}-`);
     dirs.push(path);
     return path;
   };

@@ -1,13 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../helpers/temp.js';
 import { DOCUMENT, runTool } from '../helpers/tools.js';
 
 // Stoplight Spectral's spectral:oas ruleset over the published document (issue 10).
 describe('spectral lint (spectral:oas)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-spectral-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = useTempDir('svc-spectral-');
 
   it('finds 0 errors and no operation without an operationId', async () => {
     const ruleset = join(dir, '.spectral.json');

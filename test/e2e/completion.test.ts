@@ -6,19 +6,9 @@
  * requires them). `svc __complete` itself is tested in-process in test/commands/completion/.
  */
 import { execFile } from 'node:child_process';
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,11 +17,12 @@ import { runInProcess } from '../helpers/context.js';
 import { needs } from '../helpers/needs.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { BIN, ROOT, TEST_CACHE_DIR } from '../helpers/svc.js';
+import { tempDir, useTempDir } from '../helpers/temp.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const run = promisify(execFile);
 const sandbox = useSandbox();
-const home = mkdtempSync(join(tmpdir(), 'svc-completion-'));
+const home = useTempDir('svc-completion-');
 afterAll(async () => {
   for (const server of [odd, breaks])
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
@@ -599,7 +590,7 @@ needs('bash').describe('the README install lines, on a fresh account', () => {
     const section = readme.slice(readme.indexOf('### Shell completion'));
     const start = section.indexOf('```sh\n') + '```sh\n'.length;
     const block = section.slice(start, section.indexOf('\n```', start));
-    const fresh = mkdtempSync(join(tmpdir(), 'svc-fresh-home-'));
+    const fresh = tempDir('svc-fresh-home-');
     try {
       // Each line as a user pastes it (comments included), in a home with no dot-directories.
       await run('bash', ['-euc', block], { env: { ...env, HOME: fresh } });

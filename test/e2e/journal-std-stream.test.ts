@@ -16,15 +16,15 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { bash, sandboxEnv } from '../helpers/svc.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const sandbox = useSandbox();
 const env = sandboxEnv(sandbox);
-const work = mkdtempSync(join(tmpdir(), 'svc-journal-stream-'));
+const work = useTempDir('svc-journal-stream-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const ELSEWHERE =

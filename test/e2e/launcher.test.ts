@@ -4,7 +4,6 @@ import {
   cpSync,
   lchownSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -14,11 +13,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/system/run.js';
 import { BIN, baseEnv, ROOT, svc } from '../helpers/svc.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** The launcher's own folder under SVC_CACHE_DIR, which may be a directory shared with other tools. */
 const CODE_CACHE = 'svc-code-cache';
@@ -31,7 +31,7 @@ describe('the launcher (bin/svc.js)', () => {
   });
 
   it('writes a V8 code cache per command, uses it next time, and survives a corrupt one', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const cacheDir = tempDir('svc-cc-');
     const env = { SVC_CACHE_DIR: cacheDir, SVC_DEBUG_CODE_CACHE: '1' };
     const first = await svc(['config', 'ls'], { env: { ...env, SVC_CONFIG_DIR: join(cacheDir, 'cfg') } });
     expect(first.stderr).toContain('code cache: none');
@@ -50,7 +50,7 @@ describe('the launcher (bin/svc.js)', () => {
   });
 
   it('names the cache after the command, past global flags and their values (dist/launcher.json)', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const cacheDir = tempDir('svc-cc-');
     const env = { SVC_CACHE_DIR: cacheDir, SVC_CONFIG_DIR: join(cacheDir, 'cfg') };
     // config set, not ls: a -p NAME that does not exist is exit 5 for a command that reads it.
     const r = await svc(
@@ -66,7 +66,7 @@ describe('the launcher (bin/svc.js)', () => {
 
   // s25: `-yp prod` was read as a flag, then the command `prod` (no command: other.bin).
   it('names the cache after the command past a group of short flags whose last takes a value (-yp NAME, -ypNAME)', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const cacheDir = tempDir('svc-cc-');
     try {
       const env = { SVC_CACHE_DIR: cacheDir, SVC_CONFIG_DIR: join(cacheDir, 'cfg') };
       for (const group of [['-yp', 'prod'], ['-ypprod']]) {
@@ -80,7 +80,7 @@ describe('the launcher (bin/svc.js)', () => {
   });
 
   it('keeps one cache for all words that are no command (a typo), and one per command with its aliases', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const cacheDir = tempDir('svc-cc-');
     try {
       const env = { SVC_CACHE_DIR: cacheDir, SVC_CONFIG_DIR: join(cacheDir, 'cfg') };
       for (const word of ['typoa', 'typob', 'typoc', 'role', 'roles']) {
@@ -94,7 +94,7 @@ describe('the launcher (bin/svc.js)', () => {
   });
 
   it('removes only caches it made: never a foreign v8-… file or folder in a shared SVC_CACHE_DIR', async () => {
-    const shared = mkdtempSync(join(tmpdir(), 'svc-cc-shared-'));
+    const shared = tempDir('svc-cc-shared-');
     try {
       mkdirSync(join(shared, 'v8-profiles'));
       writeFileSync(join(shared, 'v8-profiles', 'a.cpuprofile'), 'keep');
@@ -127,7 +127,7 @@ describe('the launcher (bin/svc.js)', () => {
   // attack23b F5: two versions sharing a cache directory deleted each other's cache on every run
   // (a newer one's too), so versions run in turn compiled from source at every start.
   it("keeps another version's cache used in the last 30 days, and marks its own used once a day", async () => {
-    const shared = mkdtempSync(join(tmpdir(), 'svc-cc-versions-'));
+    const shared = tempDir('svc-cc-versions-');
     try {
       const other = join(shared, CODE_CACHE, 'v8-v99.0.0-x64-1-2');
       const unused = join(shared, CODE_CACHE, 'v8-v18.0.0-x64-1-2');
@@ -156,7 +156,7 @@ describe('the launcher (bin/svc.js)', () => {
   });
 
   it('never cleans through a symbolic link named like an old cache (the folder it points to keeps its files)', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'svc-cc-link-'));
+    const root = tempDir('svc-cc-link-');
     try {
       const [shared, target] = [join(root, 'shared'), join(root, 'target')];
       mkdirSync(join(shared, CODE_CACHE), { recursive: true, mode: 0o700 });
@@ -176,7 +176,7 @@ describe('the launcher (bin/svc.js)', () => {
   });
 
   it('never cleans through a symbolic link in the legacy default directory (~/.cache/svc)', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'svc-cc-legacy-'));
+    const root = tempDir('svc-cc-legacy-');
     try {
       const home = join(root, 'home');
       mkdirSync(join(home, '.cache', 'svc'), { recursive: true });
@@ -194,7 +194,7 @@ describe('the launcher (bin/svc.js)', () => {
   });
 
   it('uses no svc-code-cache folder that others can write to (as ssh refuses such a ~/.ssh)', async () => {
-    const shared = mkdtempSync(join(tmpdir(), 'svc-cc-open-'));
+    const shared = tempDir('svc-cc-open-');
     try {
       mkdirSync(join(shared, CODE_CACHE));
       chmodSync(join(shared, CODE_CACHE), 0o777);
@@ -214,8 +214,8 @@ describe('the launcher (bin/svc.js)', () => {
   (isRoot ? it : it.skip)(
     'uses no svc-code-cache folder another user owns, in a shared sticky directory such as /tmp (needs root: skipped when not root)',
     async () => {
-      const shared = mkdtempSync(join(tmpdir(), 'svc-cc-sticky-'));
-      const victim = mkdtempSync(join(tmpdir(), 'svc-cc-victim-'));
+      const shared = tempDir('svc-cc-sticky-');
+      const victim = tempDir('svc-cc-victim-');
       try {
         chmodSync(shared, 0o1777);
         mkdirSync(join(victim, 'keys'));
@@ -241,7 +241,7 @@ describe('the launcher (bin/svc.js)', () => {
   it.each(['~/c', '$HOME/c', '"$HOME/c"', "'~/c'"])(
     'makes no cache for SVC_CACHE_DIR=%s, which svc refuses: nothing is made in the current directory (review16c R8)',
     async (value) => {
-      const cwd = mkdtempSync(join(tmpdir(), 'svc-cc-tilde-'));
+      const cwd = tempDir('svc-cc-tilde-');
       try {
         const env = {
           ...baseEnv({ SVC_CACHE_DIR: value }),
@@ -258,7 +258,7 @@ describe('the launcher (bin/svc.js)', () => {
   );
 
   it('ignores a relative XDG_CACHE_HOME (XDG Base Directory spec): the cache goes to ~/.cache, not the cwd', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'svc-cc-xdg-'));
+    const root = tempDir('svc-cc-xdg-');
     try {
       const [home, cwd] = [join(root, 'home'), join(root, 'cwd')];
       mkdirSync(home);
@@ -279,7 +279,7 @@ describe('the launcher (bin/svc.js)', () => {
   it.runIf(typeof process.getuid === 'function' && process.getuid() === 0)(
     "run as root in a HOME another user owns, makes no cache there (it would stay root's)",
     async () => {
-      const root = mkdtempSync(join(tmpdir(), 'svc-cc-heir-'));
+      const root = tempDir('svc-cc-heir-');
       try {
         const home = join(root, 'home');
         mkdirSync(home);
@@ -326,7 +326,7 @@ describe('the launcher (bin/svc.js)', () => {
   );
 
   it('runs without a cache when SVC_NO_CODE_CACHE=1', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const cacheDir = tempDir('svc-cc-');
     const r = await svc(['--help'], {
       env: { SVC_CACHE_DIR: cacheDir, SVC_NO_CODE_CACHE: '1', SVC_DEBUG_CODE_CACHE: '1' },
     });
@@ -336,14 +336,14 @@ describe('the launcher (bin/svc.js)', () => {
   });
 
   it.each(['yes', 'ON'])('reads SVC_NO_CODE_CACHE=%s by the one boolean rule', async (value) => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const cacheDir = tempDir('svc-cc-');
     const r = await svc(['--help'], { env: { SVC_CACHE_DIR: cacheDir, SVC_NO_CODE_CACHE: value } });
     expect(r.code).toBe(0);
     expect(readdirSync(cacheDir)).toEqual([]);
   });
 
   it('refuses a SVC_NO_CODE_CACHE that is not a boolean (exit 2, one line)', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const cacheDir = tempDir('svc-cc-');
     const r = await svc(['--help'], { env: { SVC_CACHE_DIR: cacheDir, SVC_NO_CODE_CACHE: 'nope' } });
     expect([r.code, r.stdout, r.stderr]).toEqual([
       2,
@@ -357,7 +357,7 @@ describe('the launcher (bin/svc.js)', () => {
     ['tenants', 'ls', '--json'],
     ['--ndjson', 'tenants', 'ls'],
   ])('refuses it in the output mode asked for: svc %j, one JSON object, exit 2', async (...argv) => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const cacheDir = tempDir('svc-cc-');
     const r = await svc(argv, { env: { SVC_CACHE_DIR: cacheDir, SVC_NO_CODE_CACHE: 'maybe' } });
     expect([r.code, r.stdout, JSON.parse(r.stderr)]).toEqual([
       2,
@@ -378,7 +378,7 @@ describe('the launcher (bin/svc.js)', () => {
   });
 
   it('says how to build when dist/ is missing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-nodist-'));
+    const dir = tempDir('svc-nodist-');
     cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
     const { spawn } = await import('node:child_process');

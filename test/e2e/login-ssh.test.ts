@@ -6,14 +6,14 @@
  * is refused and asked for again. Spawned in tmux: a pasted line on a real terminal is the point.
  * Skipped with a note without tmux (CI=true requires it).
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { needs } from '../helpers/needs.js';
 import { authorizeUrl, consent, pkce, storedCredential, tokenRequests } from '../helpers/oauth.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { svc } from '../helpers/svc.js';
+import { tempDir } from '../helpers/temp.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const sandbox = useSandbox();
@@ -21,7 +21,7 @@ let env: Record<string, string>;
 let term: Terminal | undefined;
 
 beforeAll(() => {
-  const home = mkdtempSync(join(tmpdir(), 'svc-login-ssh-'));
+  const home = tempDir('svc-login-ssh-');
   env = {
     PATH: '/usr/bin:/bin',
     HOME: home,

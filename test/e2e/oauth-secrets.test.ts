@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +11,7 @@ import {
 } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { svc } from '../helpers/svc.js';
+import { useTempDir } from '../helpers/temp.js';
 
 /**
  * Every process's arguments, as `ps -eo args` lists them, read from /proc itself: procps is not
@@ -36,7 +36,7 @@ function processList(): string {
  * must appear only in the 0600 credential store (and the 0600 --secret-file asked for).
  */
 const sandbox = useSandbox();
-const root = mkdtempSync(join(tmpdir(), 'svc-canary-'));
+const root = useTempDir('svc-canary-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const dir = join(root, 'config');
 const secretFile = join(root, 'vendor.secret');

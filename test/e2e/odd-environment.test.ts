@@ -4,17 +4,17 @@
  * (`unshare -rm`, no root needed; skipped where the kernel does not allow it), and `ulimit -n`.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/system/run.js';
 import { bulkUser } from '../helpers/bulk.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { bash, createCustomRole, sandboxEnv, svc } from '../helpers/svc.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const sandbox = useSandbox({ users: 500 });
 const env = sandboxEnv(sandbox);
-const work = mkdtempSync(join(tmpdir(), 'svc-odd-env-'));
+const work = useTempDir('svc-odd-env-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const holders = async (role: string) =>

@@ -6,14 +6,14 @@
  * file and its exit status is written by a shell that ignores SIGHUP, so both outlive the pane.
  * Skipped with a note without tmux (CI=true requires it).
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { shellQuote } from '../../src/system/shell-words.js';
 import { needs } from '../helpers/needs.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { BIN, createCustomRole, customRoleExists } from '../helpers/svc.js';
+import { tempDir } from '../helpers/temp.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const sandbox = useSandbox();
@@ -22,7 +22,7 @@ let term: Terminal | undefined;
 let dir: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-prompt-hangup-'));
+  dir = tempDir('svc-prompt-hangup-');
   env = {
     PATH: '/usr/bin:/bin',
     HOME: dir,

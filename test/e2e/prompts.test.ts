@@ -4,14 +4,13 @@
  * Skipped with a note without tmux (CI=true requires it). That nothing prompts without a
  * terminal is tested in-process: test/commands/no-terminal-prompts.test.ts.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { shellQuote } from '../../src/system/shell-words.js';
 import { needs } from '../helpers/needs.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { BIN, createCustomRole, customRoleExists, svc } from '../helpers/svc.js';
+import { tempDir } from '../helpers/temp.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const sandbox = useSandbox();
@@ -21,7 +20,7 @@ let term: Terminal | undefined;
 beforeAll(() => {
   env = {
     PATH: '/usr/bin:/bin',
-    HOME: mkdtempSync(join(tmpdir(), 'svc-prompts-')),
+    HOME: tempDir('svc-prompts-'),
     TERM: 'xterm',
     SVC_BASE_URL: sandbox().url,
     SVC_TOKEN: sandbox().adminToken,

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { needs } from '../helpers/needs.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { tempConfigDir } from '../helpers/svc.js';
+import { useTempDir } from '../helpers/temp.js';
 import { Terminal } from '../helpers/terminal.js';
 
 // A real terminal: svc runs inside tmux (a private server, test/helpers/terminal.ts), keys are
@@ -14,7 +14,7 @@ import { Terminal } from '../helpers/terminal.js';
 const sandbox = useSandbox({ users: 160 });
 const configDir = tempConfigDir();
 const TENANT = tenantId('acme-treasury');
-const dir = mkdtempSync(join(tmpdir(), 'svc-roles-tty-'));
+const dir = useTempDir('svc-roles-tty-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const opened: Terminal[] = [];
 afterEach(async () => {

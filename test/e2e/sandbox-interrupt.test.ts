@@ -4,15 +4,15 @@
  * in flight, because the bundled `when-exit` (conf → atomically, both since dropped) sent the process
  * a second SIGINT, which src/cli.ts takes for a second Ctrl-C.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { background } from '../helpers/background.js';
 import { runInProcess } from '../helpers/context.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const root = mkdtempSync(join(tmpdir(), 'svc-sandbox-int-'));
+const root = useTempDir('svc-sandbox-int-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('Ctrl-C of svc sandbox start', () => {

@@ -1,16 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { needs } from '../helpers/needs.js';
 import { svc } from '../helpers/svc.js';
+import { useTempDir } from '../helpers/temp.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
 
 // A real HTTPS API with a self-signed certificate for 127.0.0.1 (made by openssl). Spawned:
 // NODE_EXTRA_CA_CERTS is read once, when a Node process starts.
-const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
+const dir = useTempDir('svc-tls-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let certPath: string;
 let server: Server;

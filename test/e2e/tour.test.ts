@@ -3,15 +3,15 @@
  * a HOME of its own to show it leaves nothing in the user's svc directories.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseEnv, ROOT } from '../helpers/svc.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('npm start (the tour)', () => {
   it('runs every chapter against its own sandbox, in under 190 lines (five chapters), saying what each step shows, behind a proxy', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'svc-tour-home-'));
+    const home = tempDir('svc-tour-home-');
     // A proxy that nothing answers on: the tour's traffic is all loopback, never proxied.
     const proxy = 'http://127.0.0.1:1';
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'tour.cjs')], {
@@ -69,8 +69,8 @@ describe('npm start (the tour)', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     'removes its temporary directory (with the credentials) on %s',
     async (signal) => {
-      const home = mkdtempSync(join(tmpdir(), 'svc-tour-home-'));
-      const tmp = mkdtempSync(join(tmpdir(), 'svc-tour-tmp-'));
+      const home = tempDir('svc-tour-home-');
+      const tmp = tempDir('svc-tour-tmp-');
       const child = spawn(process.execPath, [join(ROOT, 'dist', 'tour.cjs')], {
         env: baseEnv({ NO_COLOR: '1', HOME: home, TMPDIR: tmp }),
       });

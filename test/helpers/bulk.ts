@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import type { Role } from '../../src/api/schemas/roles.js';
 import type { JournalDisk } from '../../src/bulk/journal-disk.js';
 import type { Clock } from '../../src/context.js';
@@ -11,6 +9,7 @@ import { realSleep } from '../../src/system/clock.js';
 import type { Prompter } from '../../src/system/prompter.js';
 import { runInProcess } from './context.js';
 import { call } from './sandbox.js';
+import { useTempFiles } from './temp.js';
 
 export const ACME = tenantId('acme-treasury');
 
@@ -61,14 +60,11 @@ export function briefWaits(clock: Clock, capMs = 20): Clock {
  * buffers for stdout and stderr.
  */
 export function bulkRunner(sandbox: () => Sandbox) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bulk-cmd-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // Made before the file's tests, not when it is collected (test/helpers/temp.ts says why).
+  const made = useTempFiles('svc-bulk-cmd-');
+  const dir = made.dir;
   // Owner-only, as a user keeps a secret file: svc warns of one others can read (attack25b L4).
-  const file = (name: string, content: string | Buffer): string => {
-    const path = join(dir, name);
-    writeFileSync(path, content, { mode: 0o600 });
-    return path;
-  };
+  const file = (name: string, content: string | Buffer): string => made.file(name, content, { mode: 0o600 });
   const env = (extra: Record<string, string> = {}) => ({
     SVC_CONFIG_DIR: join(dir, 'config'),
     SVC_STATE_DIR: join(dir, 'state'),

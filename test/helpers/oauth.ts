@@ -1,9 +1,8 @@
 // Over 300 lines: every OAuth helper the tests share (consent robot, sandbox sessions, codes,
 // spawned logins), so that no test file writes its own.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { codeChallengeS256, createCodeVerifier } from '../../src/auth/pkce.js';
@@ -16,6 +15,7 @@ import { writeConsentRobot } from '../../src/tour/consent-robot.js';
 import { runInProcess, useTempDirs } from './context.js';
 import { call, useSandbox } from './sandbox.js';
 import { BIN, baseEnv, ROOT, type SvcResult } from './svc.js';
+import { useTempDir } from './temp.js';
 
 export const TREASURY = tenantId('acme-treasury');
 
@@ -331,14 +331,17 @@ let robot: string | undefined;
 /** An SVC_BROWSER value that answers the sandbox's consent page (see src/tour/consent-robot.ts). */
 export function consentRobot(): string {
   if (!robot) {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-robot-'));
+    // Named at collection, written before the file's tests (./temp.ts says why); the value is
+    // writeConsentRobot's for that directory.
+    const dir = useTempDir('svc-robot-', (made) => {
+      writeConsentRobot(made);
+    });
     // One robot per test file: the next file in this worker (modules are kept, vitest.config.ts
     // isolate: false) writes its own rather than finding this one removed.
     afterAll(() => {
-      rmSync(dir, { recursive: true, force: true });
       robot = undefined;
     });
-    robot = writeConsentRobot(dir);
+    robot = `"${process.execPath}" "${join(dir, 'consent-robot.cjs')}"`;
   }
   return robot;
 }

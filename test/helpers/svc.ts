@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { beforeAll, inject } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { type ProcessResult, runProcess } from '../../src/system/run.js';
 import { BIN, ROOT } from './paths.js';
+import { useTempDir } from './temp.js';
 
 const ACME_TREASURY = tenantId('acme-treasury');
 
@@ -22,9 +21,8 @@ export interface SvcOptions {
 
 /** A fresh, private SVC_CONFIG_DIR removed after the file's tests. */
 export function tempConfigDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'config');
+  // Made before the file's tests, not when it is collected (./temp.ts says why).
+  return join(useTempDir('svc-test-'), 'config');
 }
 
 /** The code-cache directory of every svc process the tests start (made by test/global-setup.ts). */

@@ -4,19 +4,19 @@
  * roles `payments-reconciliation-approver-…` (or `payments…` in a bulk plan), an expiry
  * `2026-11-2…`, an audit time `87 seconds …`. In process, on a terminal of 70 or 80 columns.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textWidth } from '../../src/output/width.js';
 import { bulkUser } from '../helpers/bulk.js';
 import { sandboxNow, setSandboxClock, useSandboxContext } from '../helpers/sandbox.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const svc = useSandboxContext({ users: 2 });
 const EMEA = 'payments-reconciliation-approver-emea';
 const APAC = 'payments-reconciliation-approver-apac';
 let start: number;
-const dir = mkdtempSync(join(tmpdir(), 'svc-names-'));
+const dir = useTempDir('svc-names-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The cells of a table's lines (columns are two or more spaces apart; no cell here has two). */

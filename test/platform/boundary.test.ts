@@ -3,10 +3,9 @@
  * lack fields (the boundary check must refuse them), and reasonable ones (extra fields, `data`
  * lists) that must keep working. A real HTTP server on loopback plays each.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/errors.js';
@@ -16,6 +15,7 @@ import { renderError } from '../../src/output/errors.js';
 import { AssignmentExistsError, InvalidResponseError, RoleNotFoundError } from '../../src/platform/errors.js';
 import { runInProcess } from '../helpers/context.js';
 import { usePlatform } from '../helpers/platform.js';
+import { tempDir } from '../helpers/temp.js';
 
 type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 const answers = new Map<string, Answer | ((req: IncomingMessage) => Answer)>();
@@ -155,7 +155,7 @@ describe('commands behind the boundary', () => {
   it('`svc roles delete` answered 200 `{}` (no record, nothing against it) says so, exit 0', async () => {
     answers.set('GET /v1/roles/fx-desk', { status: 200, body: role });
     answers.set('DELETE /v1/roles/role_1', { status: 200, body: {} });
-    const dir = mkdtempSync(join(tmpdir(), 'svc-boundary-'));
+    const dir = tempDir('svc-boundary-');
     const result = await runInProcess(['roles', 'delete', 'fx-desk', '--yes'], {
       SVC_BASE_URL: url(),
       SVC_TOKEN: 'tok_test',

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
 import { runInProcess } from '../helpers/context.js';
 import { call, useGrantRules } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 // Session 15 (attack15 F3): a just-in-time webhook.manage grant rotated a webhook's signing secret
 // and was handed the new one, a standing credential that outlived the grant (the same caller was
@@ -95,9 +95,9 @@ describe('svc webhooks rotate-secret shows the refusal', () => {
     const until = inHours(1);
     await grant(user(5), oncall.id, until);
     const dirs = {
-      SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-c-')),
-      SVC_STATE_DIR: mkdtempSync(join(tmpdir(), 'svc-s-')),
-      SVC_CACHE_DIR: mkdtempSync(join(tmpdir(), 'svc-k-')),
+      SVC_CONFIG_DIR: tempDir('svc-c-'),
+      SVC_STATE_DIR: tempDir('svc-s-'),
+      SVC_CACHE_DIR: tempDir('svc-k-'),
     };
     const env = {
       ...dirs,

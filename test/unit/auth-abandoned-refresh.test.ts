@@ -3,8 +3,7 @@
 // token), found again only for that very token, cleared by a refresh saved or a login since; the
 // mark a refresh sets before it is sent, and the refusal an older svc reads beside it.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -18,6 +17,7 @@ import {
   withoutInFlight,
 } from '../../src/auth/abandoned-refresh.js';
 import type { StoredCredential } from '../../src/config/store.js';
+import { tempDir } from '../helpers/temp.js';
 
 const made: string[] = [];
 afterAll(() => {
@@ -25,7 +25,7 @@ afterAll(() => {
 });
 /** A temporary directory of this file's, removed after its tests (attack25b L7: they were left). */
 const dir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'svc-abandoned-'));
+  const d = tempDir('svc-abandoned-');
   made.push(d);
   return d;
 };

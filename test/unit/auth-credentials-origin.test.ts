@@ -3,8 +3,6 @@
 // (replacedCredentials) go to the origin they were stored for, or to none; one stored before svc
 // recorded origins goes to its profile's base_url, or nowhere (review23c H1, review23f M1). The
 // errors are AuthErrors (exit 3) that name the profile and the way out.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -17,8 +15,9 @@ import {
 } from '../../src/auth/credentials.js';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { AuthError } from '../../src/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
-const store = () => new ConfigStore(join(mkdtempSync(join(tmpdir(), 'svc-origin-')), 'svc'));
+const store = () => new ConfigStore(join(tempDir('svc-origin-'), 'svc'));
 const key = (origin?: string): StoredCredential => ({
   type: 'token',
   access_token: 'svc_pk_live_abc',

@@ -2,17 +2,16 @@
 // refresh of the same login passes, another login stored meanwhile (another terminal's `svc login`)
 // stops every request with an AuthError (exit 3) naming what changed. And an old credential bound
 // to its origin on first use when the file changed while svc waited for its lock.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { credentialBeingReplaced, credentialsFor, type RefreshOptions } from '../../src/auth/credentials.js';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { AuthError } from '../../src/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const jwt = (sub: unknown) => `${b64({ alg: 'none' })}.${b64({ sub })}.sig`;
-const store = () => new ConfigStore(join(mkdtempSync(join(tmpdir(), 'svc-pin-')), 'svc'));
+const store = () => new ConfigStore(join(tempDir('svc-pin-'), 'svc'));
 const later = new Date(Date.now() + 3600_000).toISOString();
 const oauth = (access_token: string, session: string | undefined): StoredCredential => ({
   type: 'oauth',

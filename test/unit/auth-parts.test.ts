@@ -3,8 +3,6 @@
 // The small parts of logging in (src/auth): reading an authorization response, JWT claims, the
 // server's metadata addresses, secret flags, and where a stored credential may be sent. Each
 // outcome and message exactly: they decide whether a credential leaves the machine.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readAuthorizationResponse } from '../../src/auth/authorization-response.js';
@@ -24,6 +22,7 @@ import { ConfigStore } from '../../src/config/store.js';
 import { AuthError, UsageError } from '../../src/errors.js';
 import type { ApiClient } from '../../src/http/client.js';
 import { apiErrorFrom } from '../../src/http/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const jwt = (claims: unknown) =>
@@ -294,7 +293,7 @@ describe('secret flags and random values', () => {
 });
 
 describe('where a stored credential goes', () => {
-  const store = () => new ConfigStore(join(mkdtempSync(join(tmpdir(), 'svc-cred-')), 'svc'));
+  const store = () => new ConfigStore(join(tempDir('svc-cred-'), 'svc'));
   const token = { type: 'token' as const, access_token: 'stored-token-123', obtained_at: 'x' };
   const target = new URL('http://127.0.0.1:4010/v1/me');
 

@@ -3,17 +3,17 @@
  * variable, a hidden prompt, or nowhere — each source's exact refusals, and the order they are
  * tried in. Never a flag's value.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkSecretFlags, readSecret, secretShellText } from '../../src/auth/secret-input.js';
 import { UsageError } from '../../src/errors.js';
 import { pathWord } from '../../src/system/shell-words.js';
 import { testContext } from '../helpers/context.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const OPTIONS = { name: 'client-secret', label: 'client secret', env: 'SVC_CLIENT_SECRET' };
-const dir = mkdtempSync(join(tmpdir(), 'svc-secret-input-'));
+const dir = useTempDir('svc-secret-input-');
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -2,14 +2,14 @@
  * The browser svc starts (SVC_BROWSER / BROWSER) gets svc's environment without its secrets:
  * SVC_TOKEN, SVC_CLIENT_SECRET and SVC_WEBHOOK_SECRET (review s14, secrets 7).
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { systemBrowser } from '../../src/system/browser.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-browser-env-'));
+const dir = useTempDir('svc-browser-env-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the browser svc starts', () => {

@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callerOf, otherCallersRun } from '../../src/bulk/caller.js';
 import { testContext, useFreshDirs } from '../helpers/context.js';
+import { tempDir } from '../helpers/temp.js';
 
 // Who a bulk run belongs to (src/bulk/caller.ts): the id its journal's identity hashes, the words
 // another caller's note shows, and the scan for another caller's unfinished run of the command.
@@ -94,7 +95,7 @@ describe('otherCallersRun', () => {
     for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
   const journals = (files: Record<string, string>) => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-journals-'));
+    const dir = tempDir('svc-journals-');
     made.push(dir);
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
     return dir;

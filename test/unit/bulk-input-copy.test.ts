@@ -12,7 +12,6 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -20,9 +19,10 @@ import { realSnapshotDisk, type SnapshotDisk, snapshotInput } from '../../src/bu
 import { UsageError } from '../../src/errors.js';
 import { thisProcess } from '../../src/system/processes.js';
 import { BIN, baseEnv } from '../helpers/svc.js';
+import { useTempDir } from '../helpers/temp.js';
 
 /** A directory of the machine's temporary one, made before a test points TMPDIR elsewhere. */
-const BASE = mkdtempSync(join(tmpdir(), 'svc-input-copy-'));
+const BASE = useTempDir('svc-input-copy-');
 afterAll(() => rmSync(BASE, { recursive: true, force: true }));
 
 const systemError = (code: string, words: string, call: string) =>

@@ -5,15 +5,15 @@
  * test/commands/roles/stdin-cut.test.ts and bulk-input-limit.test.ts.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LineVerdict } from '../../src/bulk/check.js';
 import { type InputSnapshot, refuseCutLastRow, snapshotInput } from '../../src/bulk/input.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-bulk-cut-'));
+const dir = useTempDir('svc-bulk-cut-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The snapshot of `text` given on an in-process standard input (a stream with no descriptor). */
@@ -107,8 +107,12 @@ describe('the byte bound of one run', () => {
 });
 
 describe('refuseCutLastRow', () => {
-  const csv = file('rows.csv', 'user,role\nu1,r\nu2,r');
-  const ndjson = file('rows.ndjson', '{"user":"u1","role":"r"}');
+  let csv = '';
+  let ndjson = '';
+  beforeAll(() => {
+    csv = file('rows.csv', 'user,role\nu1,r\nu2,r');
+    ndjson = file('rows.ndjson', '{"user":"u1","role":"r"}');
+  });
   const input = (over: Partial<InputSnapshot>): InputSnapshot => ({
     path: csv,
     label: 'stdin',

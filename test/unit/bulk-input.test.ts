@@ -1,8 +1,7 @@
 // The first steps of every bulk run (src/bulk/input.ts, src/bulk/check.ts): the private copy of
 // the input and its hash, and the check of every line before anything is sent, message by message.
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { checkInput, type LineVerdict } from '../../src/bulk/check.js';
 import { snapshotInput } from '../../src/bulk/input.js';
 import { UsageError } from '../../src/errors.js';
 import { testContext } from '../helpers/context.js';
+import { tempDir } from '../helpers/temp.js';
 
 async function* verdicts(list: LineVerdict[]): AsyncGenerator<LineVerdict> {
   yield* list;
@@ -77,7 +77,7 @@ describe('snapshotInput', () => {
   const mode = (path: string) => statSync(path).mode & 0o777;
 
   it('copies a file to a private place, with its SHA-256, and removes the copy', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-bulk-'));
+    const dir = tempDir('svc-bulk-');
     const file = join(dir, 'grants.csv');
     const text = `user,role\n${'u,r\n'.repeat(30_000)}`;
     writeFileSync(file, text);
@@ -116,7 +116,7 @@ describe('snapshotInput', () => {
       'it is a directory',
     ],
   ])('names %s and the flag', async (_name, make, reason) => {
-    const path = make(mkdtempSync(join(tmpdir(), 'svc-bulk-')));
+    const path = make(tempDir('svc-bulk-'));
     await expect(snapshotInput(path, Readable.from([]), '--file')).rejects.toThrow(
       new UsageError(`cannot read --file ${path}: ${reason}`),
     );

@@ -1,15 +1,15 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { earlierInputsRun } from '../../src/bulk/caller.js';
 import { Journal, type RunOwner } from '../../src/bulk/journal.js';
+import { useTempDir } from '../helpers/temp.js';
 
 // Versions sharing a home (README, RELIABILITY): a journal's header gained `family` (session 26,
 // attack25a F10). The reader is one (Journal.load): an svc before it reads the header's fields it
 // knows and no other, as an owner without `family` here does. Both directions resume the run;
 // a journal without `family` is never named by the earlier-input note.
-const dir = mkdtempSync(join(tmpdir(), 'svc-journal-family-'));
+const dir = useTempDir('svc-journal-family-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const now = () => Date.parse('2026-11-26T10:00:00Z');
 

@@ -9,21 +9,20 @@ import {
   appendFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   renameSync,
   rmSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { headerOf, Journal, refusedOwner } from '../../src/bulk/journal.js';
 import { JournalChangedError, type JournalDisk, realJournalDisk } from '../../src/bulk/journal-disk.js';
+import { useTempDir } from '../helpers/temp.js';
 import { thrown } from '../helpers/thrown.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-journal-lines-'));
+const dir = useTempDir('svc-journal-lines-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const NOW = Date.parse('2026-01-15T12:00:00Z');
 let at = NOW;

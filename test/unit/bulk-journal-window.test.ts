@@ -1,13 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
+import { useTempDir } from '../helpers/temp.js';
 
 // A run's start on the platform's clock (Journal.platformStart, session 16): a DLQ run's window
 // ends with that second. Read once, kept; and a new run's start becomes it only while the two
 // clocks agree (under CLOCK_SKEW_MS, one minute), so its lines name one start.
-const dir = mkdtempSync(join(tmpdir(), 'svc-journal-window-'));
+const dir = useTempDir('svc-journal-window-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const NOW = Date.parse('2026-01-15T12:00:00Z');
 let n = 0;

@@ -7,20 +7,19 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeDirectories } from '../../src/system/directories.js';
 import { runInProcess } from '../helpers/context.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const root = mkdtempSync(join(tmpdir(), 'svc-test-'));
+const root = useTempDir('svc-test-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const dirs = {
   SVC_CONFIG_DIR: join(root, 'config'),

@@ -16,14 +16,14 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { realDisk } from '../../src/config/disk.js';
 import { EXIT_CODES, type SvcError } from '../../src/errors.js';
 import { roomBeside } from '../../src/system/output-file.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const root = mkdtempSync(join(tmpdir(), 'svc-disk-'));
+const root = useTempDir('svc-disk-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const fresh = () => mkdtempSync(join(root, 'd-'));
 const mode = (path: string) => statSync(path).mode & 0o777;

@@ -3,8 +3,8 @@
 // The shape checks of config.json and credentials.json (src/config/files.ts), the profile-name rule
 // and the settings resolution (src/config/settings.ts), message for message: a hand-edited file
 // must be reported by name with what is wrong in it, never half-read.
-import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir, userInfo } from 'node:os';
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkConfigFile, checkCredentialsFile, parseFile } from '../../src/config/files.js';
@@ -19,6 +19,7 @@ import { ConfigStore, checkProfileName, PROFILE_KEYS } from '../../src/config/st
 import { ensurePrivateDir } from '../../src/config/store-directory.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
 import { quoted } from '../../src/output/format.js';
+import { tempDir } from '../helpers/temp.js';
 
 const PATH = '/cfg/config.json';
 const HINT = 'fix or remove the file; svc never resets it on its own';
@@ -139,7 +140,7 @@ describe('checkCredentialsFile', () => {
   });
 
   it('is what a ConfigStore read applies to credentials.json (and config rules to config.json)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-files-'));
+    const dir = tempDir('svc-files-');
     writeFileSync(join(dir, 'credentials.json'), JSON.stringify({ profiles: { p: { type: 'x' } } }));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { p: { tenant: 1 } } }));
     const store = new ConfigStore(dir);
@@ -308,7 +309,7 @@ describe('paths', () => {
   const mode = (path: string) => statSync(path).mode & 0o7777;
 
   it('ensurePrivateDir creates a 0700 directory and tightens a group- or world-readable one', () => {
-    const root = mkdtempSync(join(tmpdir(), 'svc-paths-'));
+    const root = tempDir('svc-paths-');
     const made = join(root, 'a', 'b');
     ensurePrivateDir(made, undefined);
     expect(mode(made)).toBe(0o700);
@@ -322,7 +323,7 @@ describe('paths', () => {
   // fix-store18 #2: a directory others can write (0777, sticky 1777) was chmod-ed 0700, or left
   // shared and used; it is refused, as a file others can write is, its mode left.
   it('ensurePrivateDir leaves a private directory as it is, and refuses one others can write, sticky or not', () => {
-    const root = mkdtempSync(join(tmpdir(), 'svc-paths-'));
+    const root = tempDir('svc-paths-');
     const own = join(root, 'own');
     mkdirSync(own, { mode: 0o500 });
     chmodSync(own, 0o500);
@@ -339,7 +340,7 @@ describe('paths', () => {
 });
 
 describe('ConfigStore writes', () => {
-  const fresh = () => join(mkdtempSync(join(tmpdir(), 'svc-store-')), 'svc');
+  const fresh = () => join(tempDir('svc-store-'), 'svc');
 
   it('claims the active profile only when none is set', async () => {
     const store = new ConfigStore(fresh());
@@ -375,7 +376,7 @@ describe('ConfigStore writes', () => {
   });
 
   it('names the file it cannot read when it is not a file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-store-'));
+    const dir = tempDir('svc-store-');
     mkdirSync(join(dir, 'config.json'));
     const store = new ConfigStore(dir);
     const error = failure(() => store.profiles());
@@ -386,7 +387,7 @@ describe('ConfigStore writes', () => {
   });
 
   it('refuses a config directory it cannot create, naming it and the fix', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'svc-store-'));
+    const root = tempDir('svc-store-');
     writeFileSync(join(root, 'file'), '');
     const store = new ConfigStore(join(root, 'file', 'svc'));
     const error = await store.setProfileValues('p', { tenant: 't' }).catch((e: ConfigError) => e);

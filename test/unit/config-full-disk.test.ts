@@ -4,13 +4,13 @@
  * (exit 2), and names the file and the cause. The full disk is played through the store's disk
  * seam (config/disk.ts): a tmpfs cannot be mounted in a test.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { realDisk } from '../../src/config/disk.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { SvcError } from '../../src/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 function fullStore(): ConfigStore {
-  const root = mkdtempSync(join(tmpdir(), 'svc-full-'));
+  const root = tempDir('svc-full-');
   roots.push(root);
   return new ConfigStore(join(root, 'svc'), {
     disk: {

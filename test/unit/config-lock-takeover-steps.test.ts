@@ -9,7 +9,6 @@ import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -18,18 +17,18 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Seen, takeOverDisk, takeOverStale } from '../../src/config/lock-takeover.js';
 import { markWord, thisProcess } from '../../src/system/processes.js';
+import { tempDir } from '../helpers/temp.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 function storeDir(): { dir: string; lock: string; marker: string; pid: string } {
-  const dir = join(mkdtempSync(join(tmpdir(), 'svc-takeover-steps-')), 'svc');
+  const dir = join(tempDir('svc-takeover-steps-'), 'svc');
   mkdirSync(dir, { mode: 0o700 });
   const lock = join(dir, 'credentials.json.lock');
   return { dir, lock, marker: `${lock}.takeover`, pid: `${lock}-pid` };

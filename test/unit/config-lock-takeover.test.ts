@@ -10,14 +10,12 @@ import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -25,6 +23,7 @@ import { LOCK_OPTIONS, withFileLock } from '../../src/config/lock.js';
 import { type Seen, takeOverDisk, takeOverStale } from '../../src/config/lock-takeover.js';
 import { SvcError } from '../../src/errors.js';
 import { markWord, thisProcess } from '../../src/system/processes.js';
+import { tempDir } from '../helpers/temp.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -32,7 +31,7 @@ afterEach(() => {
 });
 
 function storeDir(): { dir: string; target: string; lock: string } {
-  const dir = join(mkdtempSync(join(tmpdir(), 'svc-takeover-')), 'svc');
+  const dir = join(tempDir('svc-takeover-'), 'svc');
   mkdirSync(dir, { mode: 0o700 });
   const target = join(dir, 'credentials.json');
   return { dir, target, lock: `${target}.lock` };

@@ -10,7 +10,6 @@ import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmdirSync,
@@ -18,12 +17,12 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withFileLock } from '../../src/config/lock.js';
 import { ConfigError, EXIT_CODES, type SvcError } from '../../src/errors.js';
 import { markWord, thisProcess } from '../../src/system/processes.js';
+import { tempDir } from '../helpers/temp.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -31,7 +30,7 @@ afterEach(() => {
 
 /** A config directory with `config.json`'s lock held by another process, last touched `age` ms ago. */
 function heldLock(ageMs: number): { dir: string; target: string } {
-  const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+  const dir = join(tempDir('svc-lock-'), 'svc');
   mkdirSync(dir, { mode: 0o700 }); // private: a looser one is tightened, said through the same listener
   const target = join(dir, 'config.json');
   mkdirSync(`${target}.lock`);
@@ -264,7 +263,7 @@ describe('withFileLock against another holder', () => {
 
 describe('withFileLock holding the lock', () => {
   it('writes its mark and its lock’s inode beside the lock (0600) while it works, and removes both after', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const dir = join(tempDir('svc-lock-'), 'svc');
     const target = join(dir, 'credentials.json');
     const seen = await withFileLock(dir, target, async () => ({
       pid: readFileSync(`${target}.lock-pid`, 'utf8'),
@@ -277,13 +276,13 @@ describe('withFileLock holding the lock', () => {
   });
 
   it('makes the config directory 0700 before it locks', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'new', 'svc');
+    const dir = join(tempDir('svc-lock-'), 'new', 'svc');
     await withFileLock(dir, join(dir, 'config.json'), async () => {});
     expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
   it('a config directory that cannot be made: exit 2, naming it and the variable that moves it', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'svc-lock-'));
+    const root = tempDir('svc-lock-');
     writeFileSync(join(root, 'file'), 'x');
     const dir = join(root, 'file', 'svc');
     let ran = false;
@@ -300,7 +299,7 @@ describe('withFileLock holding the lock', () => {
   });
 
   it('a lock that cannot be taken for another reason: config_write, exit 1, nothing changed', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const dir = join(tempDir('svc-lock-'), 'svc');
     const target = join(dir, 'missing', 'config.json');
     const error = await failure(withFileLock(dir, target, async () => {}));
     expect([EXIT_CODES[error.category], error.code, error.hint]).toEqual([
@@ -372,7 +371,7 @@ describe('withFileLock after a holder of this machine was killed', () => {
   });
 
   it('never takes its own live lock for a gone holder’s (two writers in one process)', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const dir = join(tempDir('svc-lock-'), 'svc');
     const target = join(dir, 'config.json');
     const order: string[] = [];
     let letGo: () => void = () => {};

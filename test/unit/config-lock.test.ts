@@ -1,22 +1,14 @@
 // The config directory's lock and paths (src/config/lock.ts, src/config/paths.ts): re-entrant
 // locks within one call chain, and where the directory is on each platform. The platform is
 // mocked (process.platform): Windows and macOS cannot run here.
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { chmodSync, chownSync, mkdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/config/lock.js';
 import { configDir } from '../../src/config/paths.js';
 import { ensurePrivateDir } from '../../src/config/store-directory.js';
+import { tempDir } from '../helpers/temp.js';
 
 const realPlatform = process.platform;
 const onPlatform = (platform: NodeJS.Platform) =>
@@ -27,7 +19,7 @@ afterEach(() => {
 
 describe('withFileLock', () => {
   it('is re-entrant: a lock held by the call chain is not waited for, however deep', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const dir = join(tempDir('svc-lock-'), 'svc');
     const a = join(dir, 'config.json');
     const b = join(dir, 'credentials.json');
     const order: string[] = [];
@@ -46,7 +38,7 @@ describe('withFileLock', () => {
   });
 
   it('releases the lock when the work fails, so the next writer goes on at once', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const dir = join(tempDir('svc-lock-'), 'svc');
     const a = join(dir, 'config.json');
     await expect(
       withFileLock(dir, a, async () => {
@@ -59,7 +51,7 @@ describe('withFileLock', () => {
   });
 
   it('names a lock it cannot take for another reason than another holder, at once', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const dir = join(tempDir('svc-lock-'), 'svc');
     const started = Date.now();
     await expect(withFileLock(dir, join(dir, 'missing', 'config.json'), async () => 1)).rejects.toThrow(
       `cannot lock ${join(dir, 'missing', 'config.json')}: ENOENT`,
@@ -69,7 +61,7 @@ describe('withFileLock', () => {
   });
 
   it('a store directory the store’s rule refuses is said in its words (exit 2), not as one it cannot create', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const dir = join(tempDir('svc-lock-'), 'svc');
     mkdirSync(dir);
     chmodSync(dir, 0o777);
     const refused = withFileLock(dir, join(dir, 'config.json'), async () => 1);
@@ -81,7 +73,7 @@ describe('withFileLock', () => {
   });
 
   it('returns the work’s result when its pid file is gone at the end (a process that took the lock over as stale removed it)', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const dir = join(tempDir('svc-lock-'), 'svc');
     const a = join(dir, 'config.json');
     const result = await withFileLock(dir, a, async () => {
       rmSync(`${a}.lock-pid`);
@@ -91,7 +83,7 @@ describe('withFileLock', () => {
   });
 
   it('says once, on a long wait, which svc process holds the lock (a killed writer leaves its pid)', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const dir = join(tempDir('svc-lock-'), 'svc');
     mkdirSync(dir, { mode: 0o700 });
     const a = join(dir, 'config.json');
     // What a writer SIGKILLed while holding the lock leaves: the lock directory and its pid.
@@ -142,7 +134,7 @@ describe('ensurePrivateDir', () => {
   const mode = (path: string) => statSync(path).mode & 0o7777;
 
   it('leaves modes alone on Windows, where they mean nothing', () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'svc-paths-')), 'd');
+    const dir = join(tempDir('svc-paths-'), 'd');
     mkdirSync(dir);
     chmodSync(dir, 0o755);
     onPlatform('win32');
@@ -154,7 +146,7 @@ describe('ensurePrivateDir', () => {
   it.skipIf(process.getuid?.() !== 0)(
     'refuses a directory that belongs to someone else, leaving it as it is (checked as root)',
     () => {
-      const dir = join(mkdtempSync(join(tmpdir(), 'svc-paths-')), 'theirs');
+      const dir = join(tempDir('svc-paths-'), 'theirs');
       mkdirSync(dir);
       chmodSync(dir, 0o755);
       chownSync(dir, 4321, 4321);

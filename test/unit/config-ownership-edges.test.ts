@@ -7,7 +7,6 @@
  * and nothing checked where there is no uid (Windows). Giving files away needs root.
  */
 import { chmodSync, lchownSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -19,8 +18,9 @@ import {
 import { mayHaveAcl, onlyMemberIsOwner } from '../../src/config/private-group.js';
 import { asRootDescribe } from '../helpers/needs.js';
 import { ownedDir } from '../helpers/other-user.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const top = mkdtempSync(join(tmpdir(), 'svc-owner-edges-'));
+const top = useTempDir('svc-owner-edges-');
 afterAll(() => rmSync(top, { recursive: true, force: true }));
 const savedHome = process.env.HOME;
 afterEach(() => {

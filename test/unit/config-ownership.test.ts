@@ -6,16 +6,16 @@
  * test/config/store-ownership.test.ts.
  */
 import { chmodSync, chownSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ownFileProblem, ownFileRefusal, refuseSharedDirectory } from '../../src/config/ownership.js';
 import { onlyMemberIsOwner } from '../../src/config/private-group.js';
 import { checkStore } from '../../src/config/store-directory.js';
 import { EXIT_CODES, type SvcError } from '../../src/errors.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const asRoot = process.getuid?.() === 0;
-const root = mkdtempSync(join(tmpdir(), 'svc-owner-'));
+const root = useTempDir('svc-owner-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const mode = (path: string) => statSync(path).mode & 0o7777;
 

@@ -6,14 +6,15 @@
  * changes the working directory, so it is not in the mutation selection).
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDirectoryVariables, homeDirectory, stateDir } from '../../src/config/paths.js';
 import { ensurePrivateDir } from '../../src/config/store-directory.js';
 import { EXIT_CODES, type SvcError } from '../../src/errors.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const root = mkdtempSync(join(tmpdir(), 'svc-paths-'));
+const root = useTempDir('svc-paths-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const HOME = homedir();
 
@@ -75,9 +76,11 @@ describe('checkDirectoryVariables: an unexpanded ~ or variable', () => {
 
 describe('checkDirectoryVariables: what is at the path', () => {
   const file = join(root, 'a-file');
-  writeFileSync(file, 'x');
   const directory = join(root, 'a-dir');
-  mkdirSync(directory);
+  beforeAll(() => {
+    writeFileSync(file, 'x');
+    mkdirSync(directory);
+  });
 
   it('unset, empty, an existing directory or a path svc can make: fine', () => {
     expect(() => checkDirectoryVariables({})).not.toThrow();

@@ -9,15 +9,15 @@
  * directory, so a directory "the user cannot enter" is modelled by its next part being absent.
  */
 import { chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { statOrUndefined } from '../../src/config/ownership.js';
 import { rootLeft } from '../../src/config/root-left.js';
 import { asRootDescribe } from '../helpers/needs.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const USER = 4242;
-const top = mkdtempSync(join(tmpdir(), 'svc-root-left-unit-'));
+const top = useTempDir('svc-root-left-unit-');
 afterAll(() => rmSync(top, { recursive: true, force: true }));
 
 const eacces = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });

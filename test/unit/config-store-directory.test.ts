@@ -5,15 +5,15 @@
  * group of one and for a directory of $HOME's owner, with or without a listener. Needs root.
  */
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
 import { mayHaveAcl, onlyMemberIsOwner } from '../../src/config/private-group.js';
 import { checkStore, ensurePrivateDir, heirOf } from '../../src/config/store-directory.js';
 import { asRootDescribe } from '../helpers/needs.js';
 import { ownedDir } from '../helpers/other-user.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const top = mkdtempSync(join(tmpdir(), 'svc-store-dir-'));
+const top = useTempDir('svc-store-dir-');
 afterAll(() => rmSync(top, { recursive: true, force: true }));
 const savedHome = process.env.HOME;
 afterEach(() => {

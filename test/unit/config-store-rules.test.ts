@@ -4,16 +4,7 @@
  * what each removal says it found, the proof of room before something that cannot be undone, and
  * how a failed write is reported (a refusal as it is, anything else as config_write).
  */
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realDisk, type StoreDisk } from '../../src/config/disk.js';
@@ -26,8 +17,9 @@ import {
   sameUrl,
 } from '../../src/config/store.js';
 import { ConfigError, EXIT_CODES, type SvcError } from '../../src/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
-const fresh = () => join(mkdtempSync(join(tmpdir(), 'svc-store-')), 'svc');
+const fresh = () => join(tempDir('svc-store-'), 'svc');
 const token = (access_token: string): StoredCredential => ({ type: 'token', access_token, obtained_at: 'x' });
 
 async function failure(promise: Promise<unknown>): Promise<SvcError> {
@@ -308,7 +300,7 @@ describe('ensureWritable and proveWritable', () => {
   });
 
   it('a directory that cannot be made is said the same way', () => {
-    const root = mkdtempSync(join(tmpdir(), 'svc-store-'));
+    const root = tempDir('svc-store-');
     writeFileSync(join(root, 'file'), 'x');
     const store = new ConfigStore(join(root, 'file', 'svc'));
     expect(() => store.ensureWritable('credentials')).toThrow(

@@ -1,13 +1,13 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveProfileName, resolveSettings } from '../../src/config/settings.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { ConfigError, exitCodeFor, UsageError } from '../../src/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
-const fresh = () => join(mkdtempSync(join(tmpdir(), 'svc-store-')), 'svc');
+const fresh = () => join(tempDir('svc-store-'), 'svc');
 
 describe('ConfigStore', () => {
   it('creates a 0700 directory and 0600 files, even under umask 022', async () => {

@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loginHint } from '../../src/auth/login-hint.js';
 import { reloginHint } from '../../src/auth/refresh.js';
 import { otherCallersRun } from '../../src/bulk/caller.js';
@@ -12,6 +11,7 @@ import { CaptureDir } from '../../src/commands/webhooks/capture.js';
 import type { SvcError } from '../../src/errors.js';
 import { ConnectionError, OutcomeUnknownError } from '../../src/http/errors.js';
 import { runInProcess } from '../helpers/context.js';
+import { useTempDir } from '../helpers/temp.js';
 
 // Every command a hint prints is run by pasting it (examples16 E2: `rm <journal>` printed bare, in
 // a state dir whose path held a space, deleted another file and left the journal). Each hint below
@@ -43,9 +43,8 @@ function hintOf(thrown: () => unknown): string {
   throw new Error('nothing was thrown');
 }
 
-const base = mkdtempSync(join(tmpdir(), 'svc-hint-quoting-'));
+const base = useTempDir('svc-hint-quoting-', (made) => mkdirSync(join(made, AWKWARD), { recursive: true }));
 const dir = join(base, AWKWARD);
-mkdirSync(dir, { recursive: true });
 const journal = join(dir, 'roles-assign-0123456789abcdef.ndjson');
 const owner = { operation: 'op-new', command: 'cmd', by: 'usr_me' };
 
@@ -101,21 +100,27 @@ describe('hints that embed a path, id or value come back from a shell as that wo
   // hints that name it by -p give it as one word (profileOption), not `-p my dir/it's $HOME`.
   describe('a profile named with a space, a quote and a `$`', () => {
     const config = join(base, 'config');
-    mkdirSync(config, { recursive: true, mode: 0o700 });
-    writeFileSync(
-      join(config, 'config.json'),
-      JSON.stringify({ profiles: { [AWKWARD]: { base_url: 'http://127.0.0.1:9' } } }),
-      { mode: 0o600 },
-    );
-    writeFileSync(
-      join(config, 'credentials.json'),
-      JSON.stringify({
-        profiles: {
-          [AWKWARD]: { type: 'token', access_token: 'svc_pk_a\nb', obtained_at: '2026-01-15T12:00:00.000Z' },
-        },
-      }),
-      { mode: 0o600 },
-    );
+    beforeAll(() => {
+      mkdirSync(config, { recursive: true, mode: 0o700 });
+      writeFileSync(
+        join(config, 'config.json'),
+        JSON.stringify({ profiles: { [AWKWARD]: { base_url: 'http://127.0.0.1:9' } } }),
+        { mode: 0o600 },
+      );
+      writeFileSync(
+        join(config, 'credentials.json'),
+        JSON.stringify({
+          profiles: {
+            [AWKWARD]: {
+              type: 'token',
+              access_token: 'svc_pk_a\nb',
+              obtained_at: '2026-01-15T12:00:00.000Z',
+            },
+          },
+        }),
+        { mode: 0o600 },
+      );
+    });
     const run = async (argv: string[]) =>
       (await runInProcess(['-p', AWKWARD, ...argv], { SVC_CONFIG_DIR: config, NO_COLOR: '1' })).stderr;
     it.each<[string, string[], string, string[]]>([

@@ -2,15 +2,15 @@
 // F1): the directories svc would make under it are not judged by the device's or file's mode (it
 // advised `chmod go-w /dev/null`, which, run as root, breaks every program that writes there).
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { refuseSharedJournals } from '../../src/bulk/journal-path.js';
 import { unsafeParent } from '../../src/config/ownership.js';
 import { ConfigStore } from '../../src/config/store.js';
+import { useTempDir } from '../helpers/temp.js';
 
 /** The test's own temporary directory, removed after it. */
-const BASE = mkdtempSync(join(tmpdir(), 'svc-odd-unit-'));
+const BASE = useTempDir('svc-odd-unit-');
 afterAll(() => rmSync(BASE, { recursive: true, force: true }));
 
 const devNull = existsSync('/dev/null') && process.platform !== 'win32';

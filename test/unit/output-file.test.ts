@@ -9,20 +9,19 @@ import {
   closeSync,
   constants,
   lstatSync,
-  mkdtempSync,
   openSync,
   readFileSync,
   readSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFileWhole } from '../../src/system/user-output-file.js';
 import { fifoReader } from '../helpers/fifo.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-output-file-'));
+const dir = useTempDir('svc-output-file-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('writeFileWhole', () => {

@@ -7,14 +7,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { thisProcess } from '../../src/system/processes.js';
 import { SecretFile, type SecretIntent } from '../../src/system/secret-file.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-secret-holders-'));
+const dir = useTempDir('svc-secret-holders-');
 const records = join(dir, 'records');
 const sleeps: ChildProcess[] = [];
 afterAll(() => {

@@ -16,16 +16,16 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
 import { replaceWhole } from '../../src/system/output-file.js';
 import { thisProcess } from '../../src/system/processes.js';
 import { writeFileWhole } from '../../src/system/user-output-file.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const root = process.getuid?.() === 0;
-const dir = mkdtempSync(join(tmpdir(), 'svc-stale-temps-'));
+const dir = useTempDir('svc-stale-temps-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const now = () => Date.parse('2026-01-01T00:00:00Z');
 const PLAN = '{"changes":["grant tenant_admin"]}\n';

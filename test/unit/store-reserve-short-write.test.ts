@@ -6,15 +6,15 @@
 import fs, { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { realDisk } from '../../src/config/disk.js';
 import { UsageError } from '../../src/errors.js';
 import { SecretFile } from '../../src/system/secret-file.js';
+import { useTempDir } from '../helpers/temp.js';
 
 /** The test's own temporary directory, removed after it. */
-const BASE = mkdtempSync(join(tmpdir(), 'svc-odd-unit-'));
+const BASE = useTempDir('svc-odd-unit-');
 afterAll(() => rmSync(BASE, { recursive: true, force: true }));
 
 const realWriteSync = fs.writeSync;

@@ -5,16 +5,16 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullProgram } from '../../src/cli.js';
 import { commandModel } from '../../src/completion/model.js';
 import { zshScript } from '../../src/completion/zsh.js';
+import { useTempDir } from '../helpers/temp.js';
 
 const hasZsh = spawnSync('zsh', ['-fc', 'true']).status === 0;
-const dir = mkdtempSync(join(tmpdir(), 'svc-zsh-assigned-'));
+const dir = useTempDir('svc-zsh-assigned-');
 const functions = join(dir, 'functions.zsh');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -4,8 +4,7 @@
  * replay and their usage errors, in-process. `svc webhooks listen` runs as a process (it serves
  * until Ctrl-C, and the test sends it real deliveries and SIGINT).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
@@ -15,10 +14,11 @@ import { runInProcess } from '../helpers/context.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { sandboxEnv } from '../helpers/svc.js';
 import { startTarget } from '../helpers/targets.js';
+import { useTempDir } from '../helpers/temp.js';
 import { admin, createWebhook, emit, settle } from '../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: 500 } });
-const dir = mkdtempSync(join(tmpdir(), 'svc-wh-cli-'));
+const dir = useTempDir('svc-wh-cli-');
 const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
 const SEEDED = SEEDED_WEBHOOKS.exceptions;
 /** svc in-process, as a pipe sees it, on the sandbox's (real) clock. */

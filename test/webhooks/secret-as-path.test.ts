@@ -3,17 +3,15 @@
  * repeated in its "cannot read" error, which reaches a log where the command line is not shown
  * (attack25b L1). A missing file that looks like a path is named as before.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-secret-as-path-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = useTempDir('svc-secret-as-path-', () => writeFileSync(payload, '{"id":"evt_1"}'));
 const dirs = useTempDirs();
 const payload = join(dir, 'body.json');
-writeFileSync(payload, '{"id":"evt_1"}');
 // Nothing listens here: a request would be exit 1, not the refusal tested.
 const svc = (args: string[], json = false) =>
   runInProcess([...(json ? ['--json'] : []), ...args], {

@@ -4,24 +4,16 @@
  * those bytes. And a timestamp outside the tolerance is said in the same words by verify and listen.
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startListener } from '../../src/webhooks/listen.js';
 import { clockOffsetText, signatureHeader } from '../../src/webhooks/signature.js';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
+import { useTempFiles } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-secret-bytes-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { file } = useTempFiles('svc-secret-bytes-');
 const dirs = useTempDirs();
 const T = 1_700_000_000;
 const body = '{"id":"evt_1","type":"webhook.test"}';
-const file = (name: string, content: Buffer | string) => {
-  const path = join(dir, name);
-  writeFileSync(path, content);
-  return path;
-};
 const svc = (args: string[], env: Record<string, string> = {}) =>
   runInProcess(args, { ...dirs(), NO_COLOR: '1', ...env }, { now: T * 1000 });
 

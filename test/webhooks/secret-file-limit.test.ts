@@ -5,23 +5,18 @@
  * refused by name, and a FIFO holding a real secret (`--secret-file <(pass show …)`) still works.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SECRET_INPUT_LIMIT } from '../../src/system/input.js';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
+import { useTempFiles } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-secret-limit-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const made = useTempFiles('svc-secret-limit-');
+const dir = made.dir;
 const dirs = useTempDirs();
 const T = 1_700_000_000;
-const file = (name: string, content: Buffer | string) => {
-  const path = join(dir, name);
-  writeFileSync(path, content, { mode: 0o600 });
-  return path;
-};
+const file = (name: string, content: Buffer | string) => made.file(name, content, { mode: 0o600 });
 const payload = file('body.json', '{"id":"evt_1"}');
 const big = file('big.secret', 'a'.repeat(SECRET_INPUT_LIMIT + 1));
 const svc = (args: string[], stdin?: string | Readable) =>

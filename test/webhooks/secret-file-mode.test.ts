@@ -3,19 +3,18 @@
  * write is refused (exit 2): whoever can write it chooses the secret (attack25b L4; ssh's rule).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onlyMemberIsOwner } from '../../src/config/private-group.js';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
 import { needs } from '../helpers/needs.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-secret-mode-'));
+const dir = useTempDir('svc-secret-mode-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const dirs = useTempDirs();
 const payload = join(dir, 'body.json');
-writeFileSync(payload, '{"id":"evt_1"}');
 const T = 1_700_000_000;
 const secretFile = (name: string, mode: number) => {
   const path = join(dir, name);
@@ -28,6 +27,11 @@ const svc = (args: string[]) =>
   runInProcess(args, { ...dirs(), NO_COLOR: '1', SVC_BASE_URL: 'http://127.0.0.1:9' }, { now: T * 1000 });
 const sign = (path: string) =>
   svc(['webhooks', 'sign', '--secret-file', path, '--payload', payload, '--at', String(T)]);
+
+// Written before the tests, not when the file is collected (test/helpers/temp.ts).
+beforeAll(() => {
+  writeFileSync(payload, '{"id":"evt_1"}');
+});
 
 describe.skipIf(process.platform === 'win32')('a secret file others can reach', () => {
   it('0600: used without a word', async () => {

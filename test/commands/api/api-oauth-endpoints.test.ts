@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codeTokens, createClient } from '../../helpers/oauth.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { tempDir } from '../../helpers/temp.js';
 
 // The token example of `svc api --help` could never work: svc added the profile's Bearer token to
 // POST /v1/oauth/token, which authenticates the client itself (RFC 6749 §2.3: client_secret_basic
@@ -22,7 +22,7 @@ async function refreshForm(secret?: string): Promise<string> {
     client_secret: secret ?? client.client_secret,
     refresh_token: tokens.body.refresh_token,
   });
-  const file = join(mkdtempSync(join(tmpdir(), 'svc-form-')), 'form.txt');
+  const file = join(tempDir('svc-form-'), 'form.txt');
   writeFileSync(file, form.toString());
   return file;
 }

@@ -5,8 +5,7 @@
  * secrets masked, every call surviving injected 503s without a side effect twice, and svc api in
  * pipelines (issue 13: GET assumed, -F typed JSON, idempotency keys only on platform POSTs).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../../src/sandbox/delivery/events.js';
@@ -14,6 +13,7 @@ import { DEMO_ORG, tenantId } from '../../../src/sandbox/seed.js';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
 import { answers, hostileEnv, useHostileServer } from '../../helpers/hostile.js';
 import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
 
@@ -357,7 +357,7 @@ describe('svc api in pipelines', () => {
     '--input: a JSON object POSTed to %s gets an idempotency key only on a platform POST (%s)',
     async (path, keyed) => {
       const { s, run } = await recorder();
-      const file = join(mkdtempSync(join(tmpdir(), 'svc-input-')), 'body.json');
+      const file = join(tempDir('svc-input-'), 'body.json');
       writeFileSync(file, '{"client_id":"c"}');
       expect((await run(['POST', path, '--input', file])).code).toBe(0);
       const sent = s.seen[0]!;

@@ -5,19 +5,19 @@
  * numbers a double cannot hold are refused (2e308 was sent as null); an answer's numbers and
  * keys are printed as they came (12345678901234567891 was printed as 12345678901234567000).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
 import { answers, hostileEnv, useHostileServer } from '../../helpers/hostile.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const dirs = useTempDirs();
 const server = useHostileServer();
 let dir: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-api-json-'));
+  dir = tempDir('svc-api-json-');
 });
 
 async function against(argv: string[], stdin?: string | Buffer) {

@@ -1,7 +1,6 @@
 // Over 300 lines: `svc apply` in-process against one sandbox, one behaviour per test with its
 // exact output; the restore and create-missing cases live in restore.test.ts.
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
@@ -11,12 +10,13 @@ import { afterResuming, lastJson } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // `svc apply` (issue 14): edit → plan → apply → plan shows no changes; --prune for every
 // removal; never the caller's own administration; a saved plan only on the state it was made
 // from; secrets to --secret-dir; a failed change stops what depends on it and nothing else.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-'));
+const dir = useTempDir('svc-apply-');
 const LEDGER = tenantId('acme-ledger-uk');
 const EU = tenantId('acme-payments-eu');
 // The sandbox's clock is real: expiries must be in its future.

@@ -1,16 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LABS, user, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, near, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // An access file's expires_in counts from the platform's clock when it differs from this
 // machine's by more than a minute, as `roles assign --expires-in` does: svc plan shows (and a
 // saved plan keeps) the expiry svc apply then grants. The sandbox's clock is moved ahead 2 h.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-skew-'));
+const dir = useTempDir('svc-apply-skew-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MINUTE = 60_000;
 const real = { clock: { now: () => Date.now() } };

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
@@ -8,6 +7,7 @@ import { as, user, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // Two `svc apply` of one file at once (two CI runners, two state directories), or an apply and a
 // `roles assign --expires-in 30d` of the same pairs: each counts `expires_in` from its own second,
@@ -15,7 +15,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // leaves such a grant alone (it ends within the span), and so does the run that meets it: skipped
 // `created_by_another_run`, exit 0, no journal kept; a resumed run finds it made (attack21 F2).
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-expiries-'));
+const dir = useTempDir('svc-apply-expiries-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 const LEDGER = tenantId('acme-ledger-uk');

@@ -1,7 +1,6 @@
 // Over 300 lines: concurrent and interrupted `svc apply` runs share one sandbox, its proxy barrier
 // and their exact outputs, one race per test.
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
@@ -10,13 +9,14 @@ import { as, user, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { advanceClock, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // `svc apply` runs that meet other runs: two CI jobs (two runners, two state directories, so the
 // journal's lock cannot see the other) applying the same file at once create each webhook and
 // OAuth client once, the later one told so with the id; a role the other job deleted first is
 // already removed, not a failure; a creation whose secret cannot be saved says it was made.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-concurrent-'));
+const dir = useTempDir('svc-apply-concurrent-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 const EU = tenantId('acme-payments-eu');

@@ -1,17 +1,16 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/server.js';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // A saved plan records a digest of what it leaves alone, per kind (src/ascode/drift.ts); a change
 // to any of them after the plan was reviewed makes `svc apply PLAN` refuse (exit 6, plan_stale)
 // before any write: a grant of a role widened since must not be made from a plan that showed the
 // role as it was. One case per kind (audit13 F7: roles and OAuth clients had none).
 const svc = useSandboxContext({ users: 40 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-drift-unchanged-'));
+const dir = useTempDir('svc-drift-unchanged-');
 const real = { clock: { now: () => Date.now() } };
 
 type Made = { role: string; webhook: string; client: string };

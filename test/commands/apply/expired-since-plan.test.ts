@@ -1,16 +1,15 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { advanceClock, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // A saved plan went stale whenever a grant it would revoke (a removal, made only with --prune)
 // reached the expiry the plan itself showed (attack22 F5): in a tenant of just-in-time grants a
 // reviewed plan was refused as "changed since" within minutes, though applying it changed none of
 // them. Such a grant ended as the plan foresaw: no drift, and with --prune nothing is sent for it.
 const svc = useSandboxContext({ users: 30 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-expired-since-'));
+const dir = useTempDir('svc-expired-since-');
 const real = { clock: { now: () => Date.now() } };
 
 const GRANTS = (role: string, n: number) =>

@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile } from '../../helpers/ascode.js';
 import { afterResuming, lastJson } from '../../helpers/bulk.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { timeless } from '../../helpers/webhooks.js';
 
 // `svc apply` interrupted (Ctrl-C, SIGTERM, SIGHUP: one signal) while the role its grants need is
@@ -13,7 +13,7 @@ import { timeless } from '../../helpers/webhooks.js';
 // and are never started. The run says so — "interrupted", the changes not started counted, exit
 // 130 — and keeps its journal, so the same command resumes it; never "✓ 1 applied", exit 0.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-interrupted-'));
+const dir = useTempDir('svc-apply-interrupted-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 

@@ -1,20 +1,11 @@
-import {
-  chownSync,
-  existsSync,
-  lchownSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chownSync, existsSync, lchownSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type PlanDocument, planDigest } from '../../../src/ascode/plan.js';
 import { as, LABS, user, writeFile } from '../../helpers/ascode.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // attack17 A7 and A2: `svc apply --journal PATH` keeps its plan in PATH.plan.json. A resumed run
 // read back whatever plan was there (a digest anyone can compute anew): another local user who
@@ -25,7 +16,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // through a link), another user's file there is refused, and the journal records the plan's
 // sha256: a resumed run applies only the bytes svc wrote for it.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-kept-plan-'));
+const dir = useTempDir('svc-apply-kept-plan-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 const root = typeof process.getuid === 'function' && process.getuid() === 0;

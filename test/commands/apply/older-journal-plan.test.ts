@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { user, writeFile } from '../../helpers/ascode.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // attack23b F4: `svc apply PLAN.json` cut by an earlier svc (its journal names no caller), then the
 // same command in this svc. The refusal said to remove the journal "and run the command again",
@@ -12,7 +12,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // a dead end after a step. For a saved plan it now says to plan again. The earlier svc's journal
 // is this svc's own cut run's, rewritten as that svc wrote it (version 2, named by the command).
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-older-journal-'));
+const dir = useTempDir('svc-apply-older-journal-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 

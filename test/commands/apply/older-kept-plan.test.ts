@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type PlanDocument, planDigest } from '../../../src/ascode/plan.js';
@@ -8,6 +7,7 @@ import { APAC, as, user, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // truth22 4: a plan an older svc kept beside its journal (before session 21) has no `expires_in`
 // per grant. A grant of the file's `expires_in: 1h` made meanwhile by another run, counted from
@@ -16,7 +16,7 @@ import { call, useSandboxContext } from '../../helpers/sandbox.js';
 // what the older svc meant: each grant's span is read back from its entry, and the grant made
 // meanwhile is the change made.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-older-kept-'));
+const dir = useTempDir('svc-apply-older-kept-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 

@@ -1,17 +1,17 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LABS, user, writeFile } from '../../helpers/ascode.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { adminGrant, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { timeless } from '../../helpers/webhooks.js';
 
 // `svc apply` cut by Ctrl-C after its role was created, then the same command under another
 // credential (another tenant admin): that run is not the resume of the first (s16 fix-journal).
 // Before, it said "1 skipped" for the role the other caller's run made, taken from its journal.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-other-caller-'));
+const dir = useTempDir('svc-apply-other-caller-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 

@@ -1,11 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { as, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { ACME, adminGrant, call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // The s15-order fixer's doubt: a file narrows a role the caller holds (made last: it takes away
 // some of their own reach) and grants that role to someone else. The grant went first, against
@@ -14,7 +12,7 @@ import { ACME, adminGrant, call, sandboxNow, useSandboxContext } from '../../hel
 // changes is now made after that change (it needs it: src/ascode/diff.ts), and not at all when
 // the change fails.
 const svc = useSandboxContext();
-const dir = mkdtempSync(join(tmpdir(), 'svc-own-reach-grant-'));
+const dir = useTempDir('svc-own-reach-grant-');
 const real = { clock: { now: () => Date.now() } };
 const LEAD = 'usr_lead';
 let refuseRole = '';

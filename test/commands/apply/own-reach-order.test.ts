@@ -1,16 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { as, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { ACME, adminGrant, call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // The changes svc apply makes last (they take away some of the caller's own reach) are made, or
 // refused by svc plan, in their own order on the holds each leaves (review16 R3, R11, and the
 // s16-policy fixer's doubt). A plan svc plan approved is not half applied by apply's own order.
 const svc = useSandboxContext();
-const dir = mkdtempSync(join(tmpdir(), 'svc-own-reach-order-'));
+const dir = useTempDir('svc-own-reach-order-');
 const real = { clock: { now: () => Date.now() } };
 const admin = () => ({ token: svc.sandbox().adminToken, tenant: ACME });
 

@@ -1,10 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { as, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { ACME, adminGrant, call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // Review 15c R5: a role manager narrows their own role (drops exception.read) and re-describes
 // another role that carries exception.read. svc plan judged both on the holds before the run and
@@ -13,7 +11,7 @@ import { ACME, adminGrant, call, useSandboxContext } from '../../helpers/sandbox
 // you lack exception.read"), exit 7, half applied, and no re-run could finish it. Now the
 // narrowing of one's own role is made last (src/ascode/own-reach.ts).
 const svc = useSandboxContext({ users: 5 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-own-reach-r5-'));
+const dir = useTempDir('svc-own-reach-r5-');
 const real = { clock: { now: () => Date.now() } };
 const MANAGER = 'usr_bulk_000002';
 

@@ -1,11 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { as, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { ACME, adminGrant, call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // svc plan judges every change on what the caller holds before the run; svc apply makes the
 // changes that can take away the caller's own reach (revoking their own grant with --prune,
@@ -13,7 +11,7 @@ import { ACME, adminGrant, call, sandboxNow, useSandboxContext } from '../../hel
 // (exploratory test s15, dryrun15 F1 and F2: the own change went first, the rest failed 403, and
 // the caller's role was gone for good).
 const svc = useSandboxContext();
-const dir = mkdtempSync(join(tmpdir(), 'svc-own-reach-'));
+const dir = useTempDir('svc-own-reach-');
 const real = { clock: { now: () => Date.now() } };
 const LEAD = 'usr_lead';
 // Refuses the revocation of usr_auditor's tenant_auditor (the wording test).

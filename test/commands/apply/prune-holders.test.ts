@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
@@ -7,13 +5,14 @@ import { as, user, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // `svc apply --prune` deletes a custom role only when the grants that end with it are the ones the
 // plan showed: a grant someone else makes between the plan and the deletion keeps the role, and
 // its row fails naming that grant (exit 7), whether the plan was computed at the start of the run
 // (-f) or saved earlier (PLAN.json).
 const svc = useSandboxContext({ users: 20 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-prune-holders-'));
+const dir = useTempDir('svc-prune-holders-');
 const real = { clock: { now: () => Date.now() } };
 
 /** Which tenant the next grant POST to `trigger` grants `inject` in (set by each test). */

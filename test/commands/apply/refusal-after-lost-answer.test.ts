@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { APAC, as, LABS, user, writeFile } from '../../helpers/ascode.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // review24f M1, for svc apply (its steps run through the bulk runner): a change whose first attempt
 // reached the platform and lost its answer (the connection dropped), and whose retry was refused,
@@ -13,7 +13,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // is most likely that attempt's: this run's (found_after_lost_answer, as a bulk grant's), never
 // "created by another run" or "already assigned", skipped.
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-lost-refusal-'));
+const dir = useTempDir('svc-apply-lost-refusal-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const LOST =
   "an earlier attempt's answer was lost (the connection dropped) and it may have acted; this answer may describe what it left:";

@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as, LABS, losingAnswersOnConfirm, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { advanceClock, call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // review19 F9: svc apply's replayed creations took any secret_rotated_at for a rotation since the
 // creation, where the single verbs compare it with the stored answer's own (sameRotation): on a
@@ -13,7 +13,7 @@ import { advanceClock, call, useSandboxContext } from '../../helpers/sandbox.js'
 // human table of a resumed run showed such a row as a bare `ok`, nothing saying why no file.
 const svc = useSandboxContext({}, { tenant: false });
 const proxy = useReshapingProxy(svc.sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-rotation-'));
+const dir = useTempDir('svc-apply-rotation-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 

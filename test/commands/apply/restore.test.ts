@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OAUTH_PATHS } from '../../../src/api/constants.js';
 import type { Sandbox } from '../../../src/sandbox/server.js';
 import { as, LABS, losingAnswersOnConfirm, writeFile } from '../../helpers/ascode.js';
 import { call, useSandbox, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // An export of a tenant whose webhooks share a URL and whose OAuth clients share a name (exploratory
 // test s6, L8) restored on another platform: its ids are not there, so the file asks for them to be
@@ -14,7 +14,7 @@ import { call, useSandbox, useSandboxContext } from '../../helpers/sandbox.js';
 const svc = useSandboxContext({}, { tenant: false });
 const second = useSandbox();
 const third = useSandbox();
-const dir = mkdtempSync(join(tmpdir(), 'svc-restore-'));
+const dir = useTempDir('svc-restore-');
 const URL_ = 'https://hooks.example.com/shared';
 const CLIENT = {
   name: 'portal',

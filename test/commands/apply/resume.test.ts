@@ -1,15 +1,15 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LABS, losingAnswersOnConfirm, writeFile } from '../../helpers/ascode.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // A run of svc apply whose creation was made by the platform but whose answer — and with it the
 // one-time secret — was lost (issue 14). The same command resumes the run with the same plan and
 // keys: the platform answers from its record, so the webhook exists once and its secret is saved.
 const svc = useSandboxContext({}, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-resume-'));
+const dir = useTempDir('svc-resume-');
 
 describe('svc apply, resumed', () => {
   it('recovers the secret of a creation whose answer was lost, without creating it twice', async () => {

@@ -1,16 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { user, writeFile } from '../../helpers/ascode.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { advanceClock, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // attack22 F4, svc apply -f: a resumed run goes on with its kept plan, whose expires_in counted
 // from its first start, so a 1 h grant made 40 minutes later lasts 20 minutes. Its first line says
 // which run it resumes and that (it said neither). The platform's clock moves; this machine's is real.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-spans-'));
+const dir = useTempDir('svc-apply-spans-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let grants = 0;
 /** The first run's second grant is refused (a failed row: exit 7, the journal kept). */

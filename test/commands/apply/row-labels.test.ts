@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as, LABS, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // s18 mask18 #2: svc apply's --json and --ndjson rows carried a webhook's URL whole (`?token=…`,
 // a Slack key), though rows go to CI logs and README said only the plan document keeps it: the
@@ -12,7 +12,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // access file. svc plan --ndjson's lines, one per change, are rows too. The plan document
 // (plan --json, --out) keeps it whole: svc apply reads it.
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-row-labels-'));
+const dir = useTempDir('svc-apply-row-labels-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const TOKEN_URL = 'https://relay5.example.com/in?token=tok_live_5555aaaa6666&x=1';

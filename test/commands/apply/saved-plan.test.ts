@@ -1,7 +1,6 @@
 // Over 300 lines: a saved plan from `svc plan --out` to `svc apply`, each way it can be refused
 // (stale, foreign, another person's, cut short), one behaviour per test against one sandbox.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { planDigest } from '../../../src/ascode/plan.js';
@@ -10,6 +9,7 @@ import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 import { bash } from '../../helpers/svc.js';
+import { tempDir, useTempDir } from '../../helpers/temp.js';
 
 // Saved plans (exploratory test s10, ascode): a plan edited by hand was applied, and apply showed
 // the change's `name` while it sent `grant.role_id` / `grant.user` (C1); with --json a stale plan
@@ -17,7 +17,7 @@ import { bash } from '../../helpers/svc.js';
 // named a command that did not work (M2); a plan applied by another person was "your own grants
 // changed" (L1); a grant that expired since the plan "was removed" (L2).
 const svc = useSandboxContext({ users: 30 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-saved-plan-'));
+const dir = useTempDir('svc-saved-plan-');
 const real = { clock: { now: () => Date.now() } };
 type Doc = Record<string, any>;
 
@@ -309,7 +309,7 @@ describe('a saved plan someone else made', () => {
 describe('svc plan --out -', () => {
   it('is refused, naming what prints the plan on stdout; svc plan --json | svc apply - applies it', async () => {
     const file = writeFile(dir, 'out.yaml', GRANTS(grant(16, 'tenant_auditor')));
-    const cwd = mkdtempSync(join(tmpdir(), 'svc-out-dash-'));
+    const cwd = tempDir('svc-out-dash-');
     const env = svc.env();
     const refused = await bash(`cd '${cwd}' && svc plan -f '${file}' --out -`, { env });
     expect(refused).toMatchObject({
@@ -331,7 +331,7 @@ describe('svc plan --out -', () => {
 
   it('names a plan saved under a name like an option so that svc apply takes it as one', async () => {
     const file = writeFile(dir, 'dash.yaml', GRANTS(grant(17, 'tenant_auditor')));
-    const cwd = mkdtempSync(join(tmpdir(), 'svc-out-dash-'));
+    const cwd = tempDir('svc-out-dash-');
     const r = await bash(`cd '${cwd}' && svc plan -f '${file}' --out '-my plan.json'`, { env: svc.env() });
     expect(r.code).toBe(10);
     expect(r.stderr.split('\n').at(-2)).toBe(

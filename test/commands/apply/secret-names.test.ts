@@ -1,16 +1,16 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // svc apply --secret-dir names a new webhook's secret file after its URL as a person wrote it,
 // though the platform keeps (and answers) the URL percent-encoded: the same readable name an
 // OAuth client's gets (src/ascode/secrets.ts safe()).
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-secret-names-'));
+const dir = useTempDir('svc-secret-names-');
 
 describe('svc apply --secret-dir', () => {
   it('names the secret of a webhook with a non-ASCII URL path by its letters, not its percent-encoding', async () => {

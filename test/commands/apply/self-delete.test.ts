@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ADMINISTERING } from '../../../src/ascode/lockout.js';
@@ -8,13 +6,14 @@ import type { Sandbox } from '../../../src/sandbox/server.js';
 import { as, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // "svc apply never takes away your own administration", its role-deletion half (src/ascode/lockout.ts
 // refuseLockout; audit13 F8): `apply --prune` deleting the caller's only administering role is
 // planned `refused` and refused whole (exit 2), and a saved plan whose deletion became such a
 // lockout after it was computed is refused at apply time (exit 6); nothing is sent either way.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-self-delete-'));
+const dir = useTempDir('svc-apply-self-delete-');
 const real = { clock: { now: () => Date.now() } };
 const ADMIN = 'usr_admin';
 const LOST = 'role.read, role.manage, role.assign, webhook.read, webhook.manage, oauth_client.manage';

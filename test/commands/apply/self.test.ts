@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ADMINISTERING } from '../../../src/ascode/lockout.js';
@@ -7,6 +5,7 @@ import { tenantId } from '../../../src/sandbox/seed.js';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // What svc apply never does to the caller, judged when it applies (exploratory test s6, ascode):
 // a saved plan is checked against the caller's grants at apply time (another admin may have
@@ -14,7 +13,7 @@ import { call, useSandboxContext } from '../../helpers/sandbox.js';
 // planned as `refused`; a role replaced since the plan is drift; a plan that is not one svc
 // wrote is refused in one line.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-self-'));
+const dir = useTempDir('svc-apply-self-');
 const LEDGER = tenantId('acme-ledger-uk');
 const APAC = tenantId('acme-apac');
 const real = { clock: { now: () => Date.now() } };

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as, LABS, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { timeless } from '../../helpers/webhooks.js';
 
 // review22a F3, its left part: a stop lets a row's request on the wire finish but sends nothing
@@ -15,7 +15,7 @@ import { timeless } from '../../helpers/webhooks.js';
 // creation is answered from the platform's record, and the read of the webhook as it is now
 // (creations.ts `current`) is not sent.
 const svc = useSandboxContext({}, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-stop-made-'));
+const dir = useTempDir('svc-apply-stop-made-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 

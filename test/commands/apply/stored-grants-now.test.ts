@@ -1,17 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile } from '../../helpers/ascode.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // review19d F5, in `svc apply`: a grant step whose answers were all lost (an unknown outcome, the
 // journal kept), the grant revoked by another admin meanwhile, then the same command: the platform
 // answers the step's key with its stored grant (Idempotent-Replayed), which svc counted applied
 // while the user held nothing. A step answered from the record is read again before it is counted.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-stored-'));
+const dir = useTempDir('svc-apply-stored-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };
 /** While true, every grant's answer is lost (503 after the sandbox made it, every retry too). */

@@ -1,17 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as, LABS, writeFile } from '../../helpers/ascode.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // s16 note: svc apply's failure line named a failed webhook by its masked URL alone
 // (`update webhook https://hooks.example.com/in?token=[redacted]`): two webhooks can share it, and a
 // user cannot act on it. It names the webhook by its id, the masked URL beside it, as export's
 // warning does.
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-webhook-name-'));
+const dir = useTempDir('svc-apply-webhook-name-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // A platform that refuses every change of a webhook (svc cannot know beforehand).
 const refusing = useLossyProxy(svc.sandbox, {

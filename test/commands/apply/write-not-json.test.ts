@@ -1,17 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // review20d (brief truth21 2): svc apply's creations answered 2xx with a body that is not JSON
 // (text/plain "OK") were plain `bad_response` failures ("fix them"), though the platform made them;
 // each is an unknown outcome, and the same command again settles them without a second one.
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-apply-not-json-'));
+const dir = useTempDir('svc-apply-not-json-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let reshaping = true;
 const proxy = useLossyProxy(svc.sandbox, {

@@ -4,8 +4,7 @@
  * and the platform's words ("ask the user to do it with their own login") told them nothing: they
  * are that user. svc says what the login is and the way out.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../../src/config/store.js';
@@ -13,6 +12,7 @@ import { SEEDED_WEBHOOKS } from '../../../src/sandbox/delivery/events.js';
 import { runInProcess } from '../../helpers/context.js';
 import { codeTokens, createClient, TREASURY } from '../../helpers/oauth.js';
 import { useSandbox } from '../../helpers/sandbox.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const sandbox = useSandbox();
 const dirs: string[] = [];
@@ -25,7 +25,7 @@ async function corpLogin(profileValues: Record<string, string> = {}) {
   const client = await createClient(sandbox(), { name: 'corp-login', scopes: ['admin'] });
   const tokens = await codeTokens(sandbox(), client, { scope: 'admin' });
   expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
-  const dir = mkdtempSync(join(tmpdir(), 'svc-client-id-'));
+  const dir = tempDir('svc-client-id-');
   dirs.push(dir);
   const store = new ConfigStore(join(dir, 'cfg'));
   await store.setProfileValues('corp', { base_url: sandbox().url, tenant: TREASURY, ...profileValues });

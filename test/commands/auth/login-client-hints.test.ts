@@ -4,19 +4,19 @@
  * the tenant does not know is named before the browser opens (and when it times out), and a
  * device login refused with invalid_client names the secret options as the browser flow does.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from '../../../src/system/browser.js';
 import { virtualClock } from '../../helpers/context.js';
 import { consentBrowser, createClient } from '../../helpers/oauth.js';
 import { ACME, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-login-hints-'));
+const files = useTempDir('svc-login-hints-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 /** The sandbox's clock is real time: expiries are relative to now. */
 const realTime = { now: Date.now() };

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
 import { consentBrowser } from '../../helpers/oauth.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 /**
  * svc's login against a small standards-conforming OAuth 2.0 server that is not the sandbox:
@@ -125,7 +125,7 @@ const browser = consentBrowser();
 /** svc in-process on the real clock, its browser the one above. */
 const svc = (args: string[], options: { env: Record<string, string> }) =>
   runInProcess(args, { ...dirs(), ...options.env }, { now: Date.now(), browser });
-const files = mkdtempSync(join(tmpdir(), 'svc-generic-'));
+const files = useTempDir('svc-generic-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
 describe('login against another OAuth 2.0 server', () => {

@@ -5,18 +5,18 @@
  * obtained a moment ago showed "expires … (2 hours ago)" beside "logged in". A JWT's `exp` is the
  * platform's and stays measured from the platform's clock (test/commands/auth/status.test.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { ConfigStore } from '../../../src/config/store.js';
 import { runInProcess } from '../../helpers/context.js';
 import { codeTokens, createClient, TREASURY } from '../../helpers/oauth.js';
 import { sandboxNow, setSandboxClock, useSandbox } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const sandbox = useSandbox();
 const HOUR = 3600_000;
-const dir = mkdtempSync(join(tmpdir(), 'svc-oauth-clock-'));
+const dir = useTempDir('svc-oauth-clock-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('an OAuth token’s expiry, stamped on this machine’s clock, is measured from it: "in 60 minutes" with the platform 3 h ahead', async () => {

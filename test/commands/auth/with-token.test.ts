@@ -3,13 +3,13 @@
  * API before it is stored, kept out of config.json; and `svc logout` afterwards. File modes under
  * a umask need a process of their own: test/e2e/file-modes.test.ts.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../../src/config/store.js';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
 /** The stored credential's way: no SVC_TOKEN, no SVC_TENANT (login records the tenant). */
@@ -117,7 +117,7 @@ describe('svc login --with-token', () => {
   // attack25b M2: such a base URL is refused now (its query was dropped from every request).
   it('refuses a --base-url with ?token=, its value not shown, and stores nothing', async () => {
     const base = `${svc.sandbox().url}/?token=abcdefsecret`;
-    const own = mkdtempSync(join(tmpdir(), 'svc-masked-')); // the other tests' store left as it is
+    const own = tempDir('svc-masked-'); // the other tests' store left as it is
     const r = await svc.run(['login', '--with-token', '--base-url', base], {
       env: { ...stored, SVC_CONFIG_DIR: join(own, 'config') },
       stdin: `${svc.sandbox().adminToken}\n`,

@@ -2,16 +2,16 @@
  * `svc __complete` (hidden), in-process, at its limits: one deadline for the whole run (a tenant
  * slug's lookup included, no retries, no OAuth refresh from a TAB), and lists longer than a page.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigStore, type StoredCredential } from '../../../src/config/store.js';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { FIXED_NOW } from '../../helpers/context.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
 
@@ -31,7 +31,7 @@ describe('svc __complete: one deadline for the whole run', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    dir = mkdtempSync(join(tmpdir(), 'svc-complete-limits-'));
+    dir = tempDir('svc-complete-limits-');
     // The HTTP modules loaded once, so that a short deadline is spent on requests, not on imports.
     expect((await svc.run(['__complete', 'roles'])).stdout).toContain('tenant_admin');
   });

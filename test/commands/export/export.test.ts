@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -7,11 +6,12 @@ import { isoSeconds } from '../../../src/api/time.js';
 import { parseExport, runExport } from '../../../src/commands/export/index.js';
 import { APAC, as, LABS, seedTenant, user, writeFile } from '../../helpers/ascode.js';
 import { sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // `svc export` (issue 14): the live state as an access file, which `svc plan` finds unchanged —
 // for every kind of resource — and in which an edit shows as exactly that change.
 const svc = useSandboxContext({ users: 10 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-export-'));
+const dir = useTempDir('svc-export-');
 let apac: { role: string; webhook: string; client: string };
 
 beforeAll(async () => {

@@ -1,19 +1,19 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile } from '../../helpers/ascode.js';
 import { virtualClock } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { BIN } from '../../helpers/svc.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // attack21b F1, F2: a write to an output file that fails once the file is open (a full disk, a
 // reader gone) is not "usage or invalid input" (exit 2): a full disk is a failure (exit 1), as
 // stdout's is; the reader of `-o /dev/stdout` going away is stdout's closed pipe (a listing ends
 // quietly, a plan with changes pending still exits 10). A path refused before writing stays 2.
 const svc = useSandboxContext({ users: 5, tenants: 1 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-output-fails-'));
+const dir = useTempDir('svc-output-fails-');
 const ACCESS = `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - user: ${user(4)}\n        role: tenant_viewer\n`;
 
 describe('an output file whose write fails', () => {

@@ -12,13 +12,13 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { needsSetup } from '../../helpers/needs.js';
 import { useSandbox } from '../../helpers/sandbox.js';
 import { BIN } from '../../helpers/svc.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // review17b R17b-5: `svc export -o /dev/stdout` was refused ("a named pipe that belongs to another
 // user (uid 0)") whenever svc's own stdout was a pipe another uid made — a non-root container or
@@ -27,8 +27,7 @@ import { BIN } from '../../helpers/svc.js';
 // refused (attack17 A5). Giving a pipe away needs root: run as root only.
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
 const sandbox = useSandbox({ users: 2 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-own-stdout-'));
-chmodSync(dir, 0o755);
+const dir = useTempDir('svc-own-stdout-', (made) => chmodSync(made, 0o755));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const USER = 4242;
 /** The export of acme-treasury's roles, whole (a document ending in a newline). */

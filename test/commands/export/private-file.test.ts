@@ -1,18 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { APAC, as, LABS, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { fifoReader } from '../../helpers/fifo.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // A file svc knows holds a secret — an export or a saved plan with a webhook URL's `?token=` —
 // is written 0600, and svc says so (review s13, ascode F7: it was written with the umask, 0644,
 // while the warning said "keep the file private").
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-private-file-'));
+const dir = useTempDir('svc-private-file-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const URL_WITH_TOKEN = 'https://hooks.example.com/in?token=s3cr3tTokenValue123456&x=1';
 const mode = (path: string) => statSync(path).mode & 0o777;

@@ -1,14 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LABS } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // One tenant named by its slug and by its id is one tenant (review s13, ascode F13: it was
 // counted "2 tenant(s)" and named twice in the file's header).
 const svc = useSandboxContext({ users: 5 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-export-twice-'));
+const dir = useTempDir('svc-export-twice-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('svc export --tenant SLUG --tenant ID of the same tenant', () => {

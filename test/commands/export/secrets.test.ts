@@ -1,15 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { as, user } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // svc export never writes a value its own file check refuses as a secret (exploratory test s6,
 // ascode): it names each one and how to change it on the platform, and writes nothing (exit 2).
 const svc = useSandboxContext({ users: 5 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-export-secrets-'));
+const dir = useTempDir('svc-export-secrets-');
 const LEDGER = tenantId('acme-ledger-uk');
 
 describe('svc export of a secret-shaped value', () => {

@@ -4,17 +4,17 @@
  * the file written with --output keeps every byte; a tenant's display name with a line break stays
  * in its comment line, so svc plan reads svc's own export.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, writeFile } from '../../helpers/ascode.js';
 import { useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { ACME, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext({ users: 2 });
 const proxy = useReshapingProxy(svc.sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-export-text-'));
+const dir = useTempDir('svc-export-text-');
 
 const CSI = 'Audit read-only\u009b8m';
 const BIDI = 'abc\u202edef\u2028g';

@@ -1,14 +1,14 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // attack25b L5: under umask 000 `svc export -o` wrote an access file holding no secret svc saw
 // 0666: another local user could add grants to it before `svc apply -f` read it (and a URL secret
 // no rule knows was readable by all). Every file export and plan --out make is 0600.
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-export-umask-'));
+const dir = useTempDir('svc-export-umask-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const mode = (path: string) => statSync(path).mode & 0o777;
 

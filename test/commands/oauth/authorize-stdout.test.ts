@@ -5,18 +5,18 @@
  * token on stderr; stored, it says where they are. Never 0: the tokens were not shown.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { shellQuote } from '../../../src/system/shell-words.js';
 import { authorizationCode, consentBrowser, createClient } from '../../helpers/oauth.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-oauth-authorize-stdout-'));
+const files = useTempDir('svc-oauth-authorize-stdout-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 const anonymous = (config: string, secret: string) => ({
   SVC_TOKEN: undefined,

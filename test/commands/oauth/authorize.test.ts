@@ -4,16 +4,16 @@
  * as clicking does), the secret comes from a file, stdin or SVC_CLIENT_SECRET; usage errors
  * exit 2 before any request. Was test/e2e/oauth-cli.test.ts (second half).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { virtualClock } from '../../helpers/context.js';
 import { authorizationCode, consentBrowser, createClient } from '../../helpers/oauth.js';
 import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-oauth-authorize-'));
+const files = useTempDir('svc-oauth-authorize-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 /** No admin token: authorize is a user's login through a client, not the admin's. */
 const anonymous = (config: string) => ({

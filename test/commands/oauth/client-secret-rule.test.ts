@@ -5,16 +5,16 @@
  * now follows that rule (secret-destination.ts), refused before anything is sent: before the
  * confirmation on a terminal too, so nobody answers a question for a run that cannot go on.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLostCreations } from '../../helpers/lossy-proxy.js';
 import { createClient } from '../../helpers/oauth.js';
 import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-client-secret-'));
+const files = useTempDir('svc-client-secret-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 const lost = useLostCreations(svc.sandbox);
 const CREATE = [

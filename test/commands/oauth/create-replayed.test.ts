@@ -4,15 +4,15 @@
  * fields updated since), and a creation whose every answer was lost (the error names the key that
  * gets the answer, secret included, again).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLostCreations } from '../../helpers/lossy-proxy.js';
 import { ACME, advanceClock, call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-oauth-replayed-'));
+const files = useTempDir('svc-oauth-replayed-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
 const lost = useLostCreations(svc.sandbox);

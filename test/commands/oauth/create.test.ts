@@ -3,8 +3,7 @@
  * its one-time secret in every mode, the secret to a file instead, refusals before anything is
  * created, replays by idempotency key, permissions. The file's mode under a umask: e2e/file-modes.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -15,9 +14,10 @@ import {
   tokenRequest,
 } from '../../helpers/oauth.js';
 import { call, requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
-const files = mkdtempSync(join(tmpdir(), 'svc-oauth-files-'));
+const files = useTempDir('svc-oauth-files-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 const REDIRECT = ['--redirect-uri', 'http://127.0.0.1/callback'];
 const CREATE = ['oauth', 'create', '--name', 'Vendor portal', ...REDIRECT, '--scope', 'read:exceptions'];

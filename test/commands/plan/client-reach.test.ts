@@ -1,18 +1,16 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { fixedClock } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // escalate13 F6: oauth_client.manage alone is refused arming a client beyond the caller's own
 // reach (a scope added, a redirect URI added to a client whose scopes reach further). svc plan
 // predicts it as it predicts the other hand-out rules: the change is planned as refused, and svc
 // apply does not start.
 const svc = useSandboxContext({ users: 5 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-client-reach-'));
+const dir = useTempDir('svc-plan-client-reach-');
 let manager: Record<string, string>;
 
 beforeAll(async () => {

@@ -1,17 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
 import { user, writeFile, writes } from '../../helpers/ascode.js';
 import { call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // An access file's expires_at is judged "in the past" at the platform's time, as its expires_in
 // counts from it (review s7, finding 1): with the platform ahead, svc plan no longer promises a
 // grant the platform refuses; with it behind, a fresh export is not refused. The sandbox's clock
 // is moved ahead 2 h; "this machine ahead" is a Context clock 4 h ahead of the real one.
 const svc = useSandboxContext({ users: 20 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-expires-at-'));
+const dir = useTempDir('svc-plan-expires-at-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -1,15 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_ORG } from '../../../src/sandbox/seed.js';
 import { writeFile } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // attack20 F4: an access file's grant naming its user by e-mail was "not a user of acme-treasury",
 // with no word that it is the e-mail of one.
 const svc = useSandboxContext({}, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-email-'));
+const dir = useTempDir('svc-plan-email-');
 
 describe('svc plan: a grant to an e-mail address', () => {
   it('says it is an e-mail address and how to find the id', async () => {

@@ -1,17 +1,17 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_ORG } from '../../../src/sandbox/seed.js';
 import { user, writeFile, writes } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // `svc plan` and `svc export` around the file (exploratory test s6, ascode): the plan is never
 // saved over the access file; a saved plan given as the file is named as such; the file's own
 // problems are reported without the platform (an offline lint); a tenant the caller sees as
 // org_admin but holds no role in is refused for what it is (exit 4).
 const svc = useSandboxContext({ users: 5, tenants: 1 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-files-'));
+const dir = useTempDir('svc-plan-files-');
 const ACCESS = `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - user: ${user(4)}\n        role: tenant_viewer\n`;
 
 describe('svc plan, the file and the plan', () => {

@@ -1,9 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { as, LABS, losingAnswersOnConfirm, writeFile, writes } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // svc plan / svc apply act in the tenants the file's tenants: key names (exploratory test s14
 // isolation, F1): `svc --tenant acme-labs apply -f all.yaml --yes` took the flag without a word
@@ -12,7 +11,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // variable and bounds the same way (session 15: a CI job scoped by it changed every tenant); the
 // profile's tenant is a default for one-tenant verbs, not a bound.
 const svc = useSandboxContext({}, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-given-tenant-'));
+const dir = useTempDir('svc-given-tenant-');
 const real = { clock: { now: () => Date.now() } };
 const file = (name: string, tenants: string) =>
   writeFile(

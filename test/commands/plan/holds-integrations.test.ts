@@ -1,10 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // svc plan predicts the platform's refusal of webhook and OAuth client changes by a caller without
 // webhook.manage / oauth_client.manage (src/ascode/lockout.ts holdsRefusal; audit13 F9), so that
@@ -12,7 +10,7 @@ import { call, useSandboxContext } from '../../helpers/sandbox.js';
 // The OAuth client half is checked in test/ascode/holds-integrations.test.ts: through svc plan a
 // caller without oauth_client.manage cannot read the clients at all (exit 4 before any plan).
 const svc = useSandboxContext({ users: 10 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-holds-integrations-'));
+const dir = useTempDir('svc-plan-holds-integrations-');
 const real = { clock: { now: () => Date.now() } };
 
 describe('a delegate who may grant roles but not manage integrations', () => {

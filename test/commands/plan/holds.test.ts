@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
@@ -7,6 +5,7 @@ import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { fixedClock } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // svc plan predicts the platform's "no one hands out more than they hold" (exploratory test s7):
 // a delegated admin planning a grant of a role whose permissions they do not all hold, a grant
@@ -14,7 +13,7 @@ import { call, useSandboxContext } from '../../helpers/sandbox.js';
 // changes (exit 10), and svc apply then failed with 403 (exit 7). Such changes are planned as
 // refused, as a lockout is, and svc apply refuses to start (exit 2), sending nothing.
 const svc = useSandboxContext({ users: 10 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-holds-'));
+const dir = useTempDir('svc-plan-holds-');
 let delegate: Record<string, string>;
 let holdEnds = '';
 let delegatesId = '';

@@ -3,15 +3,14 @@
  * asked for): a delegated admin who may read and assign roles, and nothing of webhooks or OAuth
  * clients, plans and applies a grants-only file (findings-ascode L1). In-process.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext({ users: 10 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-kinds-'));
+const dir = useTempDir('svc-kinds-');
 let delegate: Record<string, string>;
 
 const GRANTS_ONLY = `version: 1

@@ -1,18 +1,16 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // svc plan predicts the platform's last-tenant-admin rule (409 last_tenant_admin, exploratory test
 // s7): a plan revoking every tenant_admin of a tenant, or moving the expiry of the grant that ends
 // last sooner, was planned as if it would go through, and svc apply stopped part-way with 409.
 // Such a change is planned as refused, as a lockout is, and svc apply sends nothing.
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-last-admin-'));
+const dir = useTempDir('svc-plan-last-admin-');
 const real = { clock: { now: () => Date.now() } };
 // usr_admin's own grant ends in an hour; user(1) holds the only permanent one.
 let adminEnds = '';

@@ -1,14 +1,12 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFile, writes } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // tenant.read is an organisation permission (findings escalate13 F2): the platform refuses it in a
 // tenant custom role, so svc plan says so from the catalog's scope instead of promising the role.
 const svc = useSandboxContext();
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-org-'));
+const dir = useTempDir('svc-plan-org-');
 
 describe('svc plan: a custom role with an organisation permission', () => {
   it('is a problem of the file naming why, and nothing is changed (exit 2)', async () => {

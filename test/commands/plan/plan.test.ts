@@ -1,7 +1,6 @@
 // Just past 300 lines: svc plan over one sandbox, one behaviour per test with its exact output;
 // the cases share their seeded tenants and the writes counter.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
@@ -9,11 +8,12 @@ import { parsePlan, runPlan } from '../../../src/commands/plan/index.js';
 import { ChangesPendingError } from '../../../src/errors.js';
 import { as, LABS, seedTenant, user, writeFile, writes } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // `svc plan` (issue 14): the exact difference per tenant in every output mode, exit 10 when
 // changes are pending, and not one write to the platform.
 const svc = useSandboxContext({ users: 10 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-'));
+const dir = useTempDir('svc-plan-');
 let ids: { role: string; webhook: string; client: string };
 
 const FILE = `version: 1

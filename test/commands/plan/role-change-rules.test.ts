@@ -1,17 +1,15 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // svc plan predicts the platform's rules of s15 (attack F5, F6): a role carrying a permission the
 // caller lacks is changed by nobody who lacks it (a new description included), and putting
 // permissions into a role the caller holds is a grant to themselves (self_assignment). Both are
 // planned as refused, in the platform's words, and svc apply sends nothing.
 const svc = useSandboxContext({ users: 10 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-role-change-'));
+const dir = useTempDir('svc-plan-role-change-');
 const real = { clock: { now: () => Date.now() } };
 let manager: Record<string, string>;
 

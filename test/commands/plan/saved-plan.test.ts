@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parsePlan, runPlan } from '../../../src/commands/plan/index.js';
@@ -7,12 +6,13 @@ import { exitCodeFor } from '../../../src/errors.js';
 import { renderError } from '../../../src/output/errors.js';
 import { user, writeFile } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // `svc plan --out`: the saved plan is an outcome of its own. A reader gone from stdout (`| head`)
 // or a full disk does not hide that the plan was saved and how to apply it (it was lost with the
 // output); a plan larger than svc apply reads is refused whole, with no file left behind.
 const svc = useSandboxContext({ users: 5, tenants: 1 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-saved-'));
+const dir = useTempDir('svc-plan-saved-');
 const ACCESS = `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - user: ${user(4)}\n        role: tenant_viewer\n`;
 const summary = 'Plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant.';
 const savedLine = (out: string) =>

@@ -1,15 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as, LABS, writeFile } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // s18 mask18 #4: a saved plan names the webhooks its file manages in each tenant's scope, by URL
 // as the file has it. A webhook whose `?token=` URL the plan leaves unchanged was in the file
 // only there, and svc plan --out wrote it with the umask (0644) and did not say it holds a secret.
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-scope-secret-'));
+const dir = useTempDir('svc-plan-scope-secret-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const URL_WITH_TOKEN = 'https://hooks.example.com/scope?token=s3cr3tScopeToken777';
 

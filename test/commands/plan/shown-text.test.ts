@@ -1,16 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as, LABS, writeFile } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // What svc plan and svc apply show of an access file is what they send (review s13, ascode
 // F12, F5): bidi overrides are made visible by the one terminal sanitizer, on a terminal and in
 // TSV; a webhook URL's secret query parameter is masked where the URL is a label (rows, the
 // tree, the --debug trace), and kept whole in the --json plan document svc apply reads.
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-shown-'));
+const dir = useTempDir('svc-plan-shown-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const BIDI = `version: 1

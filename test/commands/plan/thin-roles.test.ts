@@ -5,17 +5,15 @@
  * read the role itself when the list is thin, and refuse, naming the missing field, when even the
  * role's own record lacks it. In-process, through a proxy that thins the sandbox's answers.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, writeFile } from '../../helpers/ascode.js';
 import { keepOnly, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { ACME, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext({ users: 5 });
 const proxy = useReshapingProxy(svc.sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-thin-roles-'));
+const dir = useTempDir('svc-thin-roles-');
 const through = () => ({ env: { SVC_BASE_URL: proxy().url } });
 
 const CHANGED = `version: 1

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, writeFile, writes } from '../../helpers/ascode.js';
@@ -7,6 +5,7 @@ import { fixedClock } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { codeTokens, createClient, sandboxSession, TREASURY } from '../../helpers/oauth.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // Session 17 (closing list, platform): svc plan predicted the users-only refusal (403
 // user_required: creating or changing an OAuth client mints or re-points a standing credential)
@@ -14,7 +13,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // would be made, and svc apply then met the platform's 403. GET /v1/me says a third-party
 // client's token (credential.third_party), so plan marks them refused as the sandbox refuses them.
 const svc = useSandboxContext();
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-vendor-'));
+const dir = useTempDir('svc-plan-vendor-');
 let vendor: { client_id: string };
 let byVendor: Record<string, string>;
 let keptId = '';

@@ -1,17 +1,15 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { fixedClock } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // escalate13 F1: webhook.manage without exception.read is refused a webhook of exception kinds
 // (its data is what exception.read guards). svc plan predicts it as it predicts the other
 // hand-out rules: the change is planned as refused, and svc apply does not start.
 const svc = useSandboxContext({ users: 5 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-channel-'));
+const dir = useTempDir('svc-plan-channel-');
 let manager: Record<string, string>;
 
 beforeAll(async () => {

@@ -1,16 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { as, user, writeFile } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // What `svc plan` says (exploratory test s10, ascode): a problem of one entry in several tenants
 // names each tenant once, however many users the entry grants to; a role the file declares with
 // an entry that is not valid is said to be that, not missing; a permanent grant is "held permanently".
 const svc = useSandboxContext({ users: 10 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-plan-wording-'));
+const dir = useTempDir('svc-plan-wording-');
 
 describe('svc plan wording', () => {
   it('names each tenant once, and a declared role whose entry is not valid as such', async () => {

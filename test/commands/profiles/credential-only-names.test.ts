@@ -6,11 +6,11 @@
  * profile made active, and `-p` completion. The store is written by hand: profile "admin" has a
  * credential and no settings, profile "key" (when present) has settings and no credential.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../../helpers/context.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -20,7 +20,7 @@ afterEach(() => {
 const URL = 'https://api.example.com';
 
 function store(config: Record<string, unknown>): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-credential-only-'));
+  const dir = tempDir('svc-credential-only-');
   dirs.push(dir);
   chmodSync(dir, 0o700);
   const credentials = {

@@ -5,18 +5,18 @@
  * patch; 9007199254740993 as 9007199254740992), nesting deep enough to overflow the stack, a key
  * given twice, and bytes that are not UTF-8 (they became U+FFFD).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
 let dir: string;
 let id: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-json-'));
+  dir = tempDir('svc-json-');
   const made = await svc.run([
     'records',
     'create',

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,13 +6,14 @@ import { BULK_INPUT_LIMITS } from '../../../src/bulk/input.js';
 import { runBulkFile } from '../../../src/commands/roles/bulk.js';
 import { assignments, bulkUser, customRole } from '../../helpers/bulk.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // Bulk files had no total bound (s16 fix-journal #2): `yes 'usr_x,role' | svc roles assign --file -`
 // copied standard input to its snapshot for ever (filling the disk), and a file of tens of millions
 // of short rows kept each in the duplicate check. Now past 256 MiB or 1,000,000 rows the input is
 // refused in one line, exit 2, before anything is sent; the tests give smaller limits.
 const svc = useSandboxContext({ users: 12 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-bulk-limit-'));
+const dir = useTempDir('svc-bulk-limit-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** `usr_x,tenant_viewer` lines for ever, as `yes` writes them. */

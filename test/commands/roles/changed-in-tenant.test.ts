@@ -5,18 +5,18 @@
  * by its id (what a login stores) by the slug the platform gave in the run's own GET /v1/me, read
  * before the change, else by its id (no request of its own, and no slug kept from an earlier run).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { runInProcess } from '../../helpers/context.js';
 import { useSandbox } from '../../helpers/sandbox.js';
 import { sandboxEnv } from '../../helpers/svc.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const sandbox = useSandbox();
 const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
-const dir = mkdtempSync(join(tmpdir(), 'svc-changed-in-'));
+const dir = useTempDir('svc-changed-in-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** svc in-process with the profile's default tenant acme-treasury, SVC_TENANT as given. */

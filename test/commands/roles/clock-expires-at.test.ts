@@ -1,18 +1,18 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
 import { writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { advanceClock, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // --expires-at is judged "in the past" at the platform's time, single and as the default of
 // --file, as a file's expires_at column is (review s7, finding 2); and the clock-skew warning says
 // the offset to the minute, the same in every command (finding 4). The sandbox's clock is moved
 // ahead 2 h; "this machine ahead" is a Context clock 4 h ahead of the real one.
 const svc = useSandboxContext({ users: 20 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-expires-at-'));
+const dir = useTempDir('svc-expires-at-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -1,17 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, near, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // A bulk file's durations (an expires_in column, or --expires-in for rows without one) count from
 // the platform's clock, as single `roles assign --expires-in` does, when it differs from this
 // machine's by more than a minute: one anchor per run, kept in the journal so a resumed run counts
 // from the same time, and the dry run counts the same way. The sandbox's clock is moved ahead 2 h.
 const svc = useSandboxContext({ users: 20 });
-const dir = mkdtempSync(join(tmpdir(), 'svc-skew-file-'));
+const dir = useTempDir('svc-skew-file-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MINUTE = 60_000;
 const real = { clock: { now: () => Date.now() } };

@@ -5,17 +5,16 @@
  * permissions they need. Was test/e2e/roles.test.ts (spawned); prompts on a terminal stay in
  * test/e2e/roles-tty.test.ts (tmux).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { sandboxEnv } from '../../helpers/svc.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const sandbox = useSandbox();
 const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
-const cache = mkdtempSync(join(tmpdir(), 'svc-roles-cache-'));
+const cache = useTempDir('svc-roles-cache-');
 afterAll(() => rmSync(cache, { recursive: true, force: true }));
 /** svc in-process, as a pipe sees it, on the sandbox's (real) clock. */
 const svc = (args: string[], options: { env?: Record<string, string> } = {}) =>

@@ -5,8 +5,7 @@
  * entry on a platform that audits every update), "1 granted or extended", and the dry run said it
  * would extend. The same instant however written is the same expiry: skipped, already_assigned.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
@@ -14,11 +13,12 @@ import { bulkUser } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { offsetZero, zoneless } from '../../helpers/time-zone.js';
 
 const svc = useSandboxContext({ users: 10 });
 const proxy = useReshapingProxy(svc.sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-extend-same-'));
+const dir = useTempDir('svc-extend-same-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const viaProxy = (argv: string[]) => svc.run(argv, { env: { SVC_BASE_URL: proxy().url } });
 const patches = () => proxy().seen.filter((s) => s.startsWith('PATCH '));

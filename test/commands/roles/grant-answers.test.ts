@@ -6,8 +6,7 @@
  * server) is still taken as the grant, and so is one with a word svc does not know, which names no
  * ended state, with one warning (review26a L1).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFile } from '../../helpers/ascode.js';
@@ -15,10 +14,11 @@ import { bulkUser } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext({ users: 30 });
 const proxy = useReshapingProxy(svc.sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-grant-answers-'));
+const dir = useTempDir('svc-grant-answers-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const viaProxy = (argv: string[], input?: string) =>
   svc.run(argv, {

@@ -3,14 +3,14 @@
  * UTF-8 are refused, naming the line, the byte and its offset, and nothing is sent (s11 review-a
  * 4): they were read with U+FFFD in place of the byte, and "caf\uFFFD" reached the audit trail.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSource } from '../../../src/ascode/source.js';
 import { readInput } from '../../../src/bulk/readers.js';
 import { bulkRunner, bulkUser, posts } from '../../helpers/bulk.js';
 import { useSandbox } from '../../helpers/sandbox.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const sandbox = useSandbox({ users: 20 });
 const svc = bulkRunner(sandbox);
@@ -136,7 +136,7 @@ describe('access files (svc plan, svc apply): bytes that are not UTF-8', () => {
   });
 
   it('svc plan names the file and line, exit 2', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-not-utf8-'));
+    const dir = tempDir('svc-not-utf8-');
     const path = join(dir, 'access.json');
     const text = '{"version":1,\n"blocks":[{"tenants":"caf\xe9"}]}';
     writeFileSync(path, latin1(text));

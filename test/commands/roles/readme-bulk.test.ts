@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { ROOT } from '../../helpers/svc.js';
+import { tempDir } from '../../helpers/temp.js';
 
 // Finding examples 4 (s10): README's "Bulk role grants" file named a role (fx-desk) a fresh
 // sandbox does not have, and the section did not say to create it. Its commands are run here as
@@ -28,7 +28,7 @@ describe('README: Bulk role grants', () => {
   it('runs as written against a fresh sandbox', async () => {
     const { csv, commands } = section();
     expect(commands.map((argv) => argv.slice(0, 3).join(' '))).toContain('roles assign --file');
-    const dir = mkdtempSync(join(tmpdir(), 'svc-readme-bulk-'));
+    const dir = tempDir('svc-readme-bulk-');
     writeFileSync(join(dir, 'grants.csv'), csv);
     for (const argv of commands) {
       const result = await svc.run(argv.map((word) => (word === 'grants.csv' ? join(dir, word) : word)));

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expiresAt, parseDuration, parseTime } from '../../../src/api/expiry.js';
 import { closest } from '../../../src/api/suggest.js';
 import { fileRows, type GrantRow, type RevokeRow, type RowRules } from '../../../src/commands/roles/rows.js';
 import { roleOf } from '../../helpers/bulk.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const NOW = Date.parse('2026-01-15T09:30:00Z');
 const role = roleOf;
@@ -15,7 +15,7 @@ const ROLES = [
   role('org_admin', { scope: 'organization' }),
   role('role_0123456789abcdef01234567', { name: 'fx-desk', kind: 'custom' }),
 ];
-const dir = mkdtempSync(join(tmpdir(), 'svc-rows-'));
+const dir = useTempDir('svc-rows-');
 /** Every row and every problem of a CSV file, checked as svc checks a bulk file. */
 async function validate(csv: string, options: Partial<RowRules> = {}) {
   const path = join(dir, 'f.csv');

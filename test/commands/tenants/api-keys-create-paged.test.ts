@@ -4,16 +4,16 @@
  * on a server that pages that list oldest first, the key this very command made was "deleted now",
  * exit 5, and the live key was neither printed nor written — lost. Every page is read.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { ACME, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const svc = useSandboxContext();
 const proxy = useReshapingProxy(svc.sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-keys-paged-'));
+const dir = useTempDir('svc-keys-paged-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The key list answered oldest first, two a page (the rest after cursor "p2"). */

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
 import { answers, useHostileServer } from '../../helpers/hostile.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { tempDir } from '../../helpers/temp.js';
 
 // Tenants by slug or id wherever a tenant is named (issue 13): --tenant and SVC_TENANT take a
 // slug, `config set tenant` is checked when the server can be asked, api-keys default to the
@@ -171,7 +171,7 @@ describe('a tenant id in upper case (RFC 9562: UUIDs are case-insensitive on inp
   });
 
   it("an access file's `tenants:` in upper case is that tenant (svc plan)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-upper-'));
+    const dir = tempDir('svc-upper-');
     const file = join(dir, 'f.yaml');
     writeFileSync(file, `version: 1\nblocks:\n  - tenants: ${UPPER}\n    roles: []\n`);
     // Without SVC_TENANT: it bounds svc plan to acme-treasury.

@@ -1,16 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Stripe from 'stripe';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../../src/sandbox/delivery/events.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { admin } from '../../helpers/webhooks.js';
 
 // webhooks get|create|update|delete|rotate-secret (issue 13): every webhook operation a verb;
 // signing secrets go to a new 0600 file or are printed only when asked, and are never lost.
 const svc = useSandboxContext();
-const dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-'));
+const dir = useTempDir('svc-webhooks-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
 const now = { now: Date.now() };

@@ -4,12 +4,12 @@
  * beside the punycode form deliveries go to (withAsciiHost, src/output/hosts.ts), as `webhooks
  * delete` and the redirect messages show it. They showed it raw (closing12-s20, left by fixers).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Prompter } from '../../../src/system/prompter.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { createWebhook } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
@@ -17,7 +17,7 @@ const LOOK_ALIKE = 'https://ex\u0430mple.com/hook';
 const SHOWN = `${LOOK_ALIKE} (host xn--exmple-4nf.com)`;
 const PICKED = 'https://ex\u0430mple.com/picked';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-host-words-'));
+const dir = useTempDir('svc-host-words-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A webhook whose URL the platform keeps as given, not in the punycode form the sandbox stores. */

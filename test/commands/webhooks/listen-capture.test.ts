@@ -7,17 +7,8 @@
  * With a real platform (the sandbox), the delivery answered 503 is retried, saved, and ends delivered.
  */
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ListenOptions, parseListen, runListen } from '../../../src/commands/webhooks/listen.js';
@@ -26,12 +17,13 @@ import { signatureHeader } from '../../../src/webhooks/signature.js';
 import { testContext, useTempDirs } from '../../helpers/context.js';
 import { fillableCaptureDisk } from '../../helpers/disk.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { createWebhook, delivery, emit, until } from '../../helpers/webhooks.js';
 
 const dirs = useTempDirs();
 // Retries within a second: the schedule's 30 s after a first attempt is 0.3 s here.
 const platform = useSandboxContext({ webhooks: { timeScale: 0.01 } });
-const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-capture-'));
+const tmp = useTempDir('svc-listen-capture-');
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const SECRET = 'whsec_capture19_secret_0123';

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writes } from '../../helpers/ascode.js';
 import { codeTokens, createClient } from '../../helpers/oauth.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { createWebhook, TENANT, webhookNow } from '../../helpers/webhooks.js';
 
 // Session 17 (closing list, platform): `svc webhooks listen --webhook W` rotates W's signing
@@ -13,7 +13,7 @@ import { createWebhook, TENANT, webhookNow } from '../../helpers/webhooks.js';
 // platform's refusal at the rotation; no test had it. GET /v1/me says what the caller is, so it is
 // refused before anything starts: no listener, no capture directory, nothing to put back.
 const svc = useSandboxContext();
-const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-key-'));
+const tmp = useTempDir('svc-listen-key-');
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 let webhook = '';
 

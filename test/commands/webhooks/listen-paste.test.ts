@@ -5,8 +5,7 @@
  * exact URL back. Checked by pasting the printed line into a real bash, zsh and fish (fish reads
  * `\\` and `\'` inside single quotes as escapes: a URL holding backslashes comes back exact too).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { restoreCommands } from '../../../src/commands/webhooks/by-hand.js';
@@ -15,10 +14,11 @@ import { startInProcess } from '../../helpers/context.js';
 import { needs } from '../../helpers/needs.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { BIN, baseEnv } from '../../helpers/svc.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { admin, createWebhook } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
-const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-paste-'));
+const tmp = useTempDir('svc-listen-paste-');
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 type Shell = 'bash' | 'zsh' | 'fish';

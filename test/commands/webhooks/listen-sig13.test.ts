@@ -6,9 +6,8 @@
  * address is refused at start, and a forward that comes back is answered 508, not counted.
  */
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, createServer as httpServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { parseListen, runListen } from '../../../src/commands/webhooks/listen.js';
@@ -18,10 +17,11 @@ import { startInProcess } from '../../helpers/context.js';
 import { reservedPort } from '../../helpers/ports.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { startTarget, type Target } from '../../helpers/targets.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { createWebhook } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
-const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-sig13-'));
+const tmp = useTempDir('svc-listen-sig13-');
 const targets: Target[] = [];
 afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });

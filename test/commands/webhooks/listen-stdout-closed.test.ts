@@ -6,17 +6,17 @@
  * reading. With --capture (or --forward-to) keeping what arrives, it warns once and goes on.
  * In-process over a stdout that takes one line, then fails every write with EPIPE.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runInProcess, startInProcess } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { held } from '../../helpers/signal-holds.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { createWebhook, delivery, emit, webhookNow } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
-const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-closed-'));
+const tmp = useTempDir('svc-listen-closed-');
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const headOne = { stdoutFails: 'EPIPE', stdoutFailsAfter: 1, now: Date.now() };
 

@@ -5,20 +5,24 @@
  * webhook is touched. And a --forward-to with a secret in its query (`?token=…`) is used as given
  * but shown, in the start line, with it masked, as every URL used as a label is (review s14, secrets 4).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, startInProcess, useTempDirs } from '../../helpers/context.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const env = useTempDirs();
-const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-userinfo-'));
+const tmp = useTempDir('svc-listen-userinfo-');
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const secretFile = join(tmp, 'whsec.txt');
-writeFileSync(secretFile, 'whsec_test_secret_123456');
 
 const FORWARD =
   'error: --forward-to must not hold a user name or password; forwards carry no credentials; let your app take them from this listener (e.g. on 127.0.0.1) without basic auth\n';
+
+// Written before the tests, not when the file is collected (test/helpers/temp.ts).
+beforeAll(() => {
+  writeFileSync(secretFile, 'whsec_test_secret_123456');
+});
 
 describe('svc webhooks listen: a URL flag with a user name or password', () => {
   it.each<[string, string[], string]>([

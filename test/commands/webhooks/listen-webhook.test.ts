@@ -6,16 +6,16 @@
  * SIGINT and by SIGTERM.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseListen, runListen } from '../../../src/commands/webhooks/listen.js';
 import { spawnSvc } from '../../helpers/oauth.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { createWebhook, emit, webhookNow } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
-const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-webhook-'));
+const tmp = useTempDir('svc-listen-webhook-');
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const secrets = async (id: string) =>

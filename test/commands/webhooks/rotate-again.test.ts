@@ -3,16 +3,16 @@
  * when: the first old one keeps its promise (finding s10 receiver 4), and a refusal at the
  * platform's limit says when to try again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_PREVIOUS_SECRETS } from '../../../src/sandbox/domain/webhooks.js';
 import { advanceClock, call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { admin, createWebhook } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
-const dir = mkdtempSync(join(tmpdir(), 'svc-rotate-'));
+const dir = useTempDir('svc-rotate-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const rotate = (id: string) =>

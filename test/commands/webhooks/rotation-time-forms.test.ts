@@ -6,18 +6,18 @@
  * already stopped working. The same instant however written, or none given, withholds nothing;
  * nor does a read in whole seconds of an answer in milliseconds (review19 F4).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sameRotation } from '../../../src/platform/stored-answer.js';
 import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { createWebhook } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
 const proxy = useReshapingProxy(svc.sandbox);
-const dir = mkdtempSync(join(tmpdir(), 'svc-rotation-forms-'));
+const dir = useTempDir('svc-rotation-forms-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const signingSecret = async (id: string) =>
   (await call(svc.sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`)).body.secret;

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
 import { parseListen, runListen } from '../../../src/commands/webhooks/listen.js';
@@ -8,6 +6,7 @@ import { SEEDED_WEBHOOKS } from '../../../src/sandbox/delivery/events.js';
 import { writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { admin, TENANT, webhookNow } from '../../helpers/webhooks.js';
 
 // Session 13 review (review-authz R1, R4, R5), through svc: a just-in-time admin's replay was
@@ -15,7 +14,7 @@ import { admin, TENANT, webhookNow } from '../../helpers/webhooks.js';
 // stopped said "nothing changed" and sent nothing; `listen --webhook` left the listener owning
 // the webhook it said was "back".
 const svc = useSandboxContext();
-const dir = mkdtempSync(join(tmpdir(), 'svc-stopped-owner-'));
+const dir = useTempDir('svc-stopped-owner-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let hookmgr = '';
 

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFile } from '../../helpers/ascode.js';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
 import { hostileEnv, useHostileServer } from '../../helpers/hostile.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // s18 mask18 #1: a webhook URL that does not parse (a port out of range, a space in its host, a
 // backslash before a bad port) kept its query secrets wherever it was a label. Such a URL reaches
@@ -14,7 +13,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
 const server = useHostileServer();
 const dirs = useTempDirs();
-const dir = mkdtempSync(join(tmpdir(), 'svc-unparsed-url-'));
+const dir = useTempDir('svc-unparsed-url-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const BAD = [

@@ -5,8 +5,7 @@
  * logs). The one line that must carry it, the command that puts W back if svc is killed, reads
  * it from a 0600 file under the state directory (attack25b M3).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Prompter } from '../../../src/system/prompter.js';
@@ -14,6 +13,7 @@ import { confirming } from '../../helpers/bulk.js';
 import { startInProcess } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 import { admin, createWebhook, webhookNow } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
@@ -21,7 +21,7 @@ const ignoring = useLossyProxy(svc.sandbox, { ignoreDeleteKeys: true });
 const TOKEN_URL = 'https://relay3.example.com/in?token=tok_live_3333aaaa4444';
 const MASKED = 'https://relay3.example.com/in?token=[redacted]';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-url-labels-'));
+const dir = useTempDir('svc-url-labels-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const listen = (args: string[]) =>

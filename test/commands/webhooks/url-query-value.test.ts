@@ -1,14 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as, LABS } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 // attack25b M5: a key in a webhook URL's query under a name no rule knew (`?accesskey=`, `?k=`) was
 // shown whole by --debug and the audit trail, and exported world-readable without a word.
 const svc = useSandboxContext({ users: 5 }, { tenant: false });
-const dir = mkdtempSync(join(tmpdir(), 'svc-url-query-value-'));
+const dir = useTempDir('svc-url-query-value-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const KEY = 'Zq8HxkVw3mPq9RtYb7LcNe2WfUa5JdKs';
 

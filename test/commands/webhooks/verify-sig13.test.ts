@@ -7,12 +7,10 @@
  * a BOM or bytes that are not UTF-8 is named where a text-decoding verifier (stripe-node) differs.
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Stripe from 'stripe';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
+import { useTempFiles } from '../../helpers/temp.js';
 
 const dirs = useTempDirs();
 const run = (argv: string[], options: { env?: Record<string, string>; stdin?: string; tty?: boolean } = {}) =>
@@ -25,12 +23,9 @@ const run = (argv: string[], options: { env?: Record<string, string>; stdin?: st
 const NOW = 1_700_000_000;
 const at = ['--at', String(NOW)];
 const SECRET = 'whsec_test_secret_123456';
-const dir = mkdtempSync(join(tmpdir(), 'svc-verify-sig13-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const file = (name: string, bytes: string | Buffer) => {
-  writeFileSync(join(dir, name), bytes, { mode: 0o600 });
-  return join(dir, name);
-};
+const made = useTempFiles('svc-verify-sig13-');
+const _dir = made.dir;
+const file = (name: string, bytes: string | Buffer) => made.file(name, bytes, { mode: 0o600 });
 const secretFile = file('s.txt', SECRET);
 const body = '{"id":"evt_1","type":"webhook.test"}';
 const bodyFile = file('b.json', body);

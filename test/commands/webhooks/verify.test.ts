@@ -5,37 +5,41 @@
  * SVC_WEBHOOK_SECRET, and --json. Random inputs and Stripe's signer: test/attack/verify-fuzz.test.ts.
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Stripe from 'stripe';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
+import { useTempDir } from '../../helpers/temp.js';
 
 const dirs = useTempDirs();
 const run = (argv: string[], options: { env?: Record<string, string>; stdin?: string } = {}) =>
   runInProcess(argv, { ...dirs(), NO_COLOR: '1', ...options.env }, { stdin: options.stdin ?? '' });
 
 const NOW = 1_750_000_000;
-const dir = mkdtempSync(join(tmpdir(), 'svc-verify-'));
+const dir = useTempDir('svc-verify-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const secretFile = join(dir, 'secret');
 const body = join(dir, 'body.json');
 const payload =
   '{"id":"evt_1","type":"webhook.test","created_at":"2025-06-15T15:06:40Z","tenant_id":"t","data":{}}';
-writeFileSync(secretFile, 'whsec_cli_secret', { mode: 0o600 });
-writeFileSync(join(dir, 'secret-nl'), 'whsec_cli_secret\n', { mode: 0o600 });
-writeFileSync(join(dir, 'secret-sp'), 'whsec_cli_secret \n', { mode: 0o600 });
-writeFileSync(join(dir, 'secret-bare'), 'cli_secret', { mode: 0o600 });
-writeFileSync(body, payload, { mode: 0o600 });
-writeFileSync(join(dir, 'body-nl.json'), `${payload}\n`, { mode: 0o600 });
 const signature = createHmac('sha256', 'whsec_cli_secret').update(`${NOW}.${payload}`).digest('hex');
 const header = `t=${NOW},v1=${signature}`;
-writeFileSync(join(dir, 'header'), `${header}\n`, { mode: 0o600 });
 const at = ['--at', String(NOW)];
 const VALID =
   "valid: signed at 2025-06-15T15:06:40Z (0 s before the verifier's clock), v1 signature 1 matched\n";
 const SPACE_WARNING = `warning: --secret-file ${join(dir, 'secret-sp')} has whitespace around the secret (beyond one final newline); it is used exactly as given\n`;
+
+// Written before the tests, not when the file is collected (test/helpers/temp.ts).
+beforeAll(() => {
+  writeFileSync(secretFile, 'whsec_cli_secret', { mode: 0o600 });
+  writeFileSync(join(dir, 'secret-nl'), 'whsec_cli_secret\n', { mode: 0o600 });
+  writeFileSync(join(dir, 'secret-sp'), 'whsec_cli_secret \n', { mode: 0o600 });
+  writeFileSync(join(dir, 'secret-bare'), 'cli_secret', { mode: 0o600 });
+  writeFileSync(body, payload, { mode: 0o600 });
+  writeFileSync(join(dir, 'body-nl.json'), `${payload}\n`, { mode: 0o600 });
+  writeFileSync(join(dir, 'header'), `${header}\n`, { mode: 0o600 });
+});
 
 describe('svc webhooks verify', () => {
   it.each<[string, string[], number, string, string]>([

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../../helpers/bulk.js';
 import { ndjson } from '../../../helpers/context.js';
 import { useLossyProxy } from '../../../helpers/lossy-proxy.js';
 import { useSandbox } from '../../../helpers/sandbox.js';
+import { useTempDir } from '../../../helpers/temp.js';
 import { deadLetteredQueue, dlqEntries, pastRunStart, until } from '../../../helpers/webhooks.js';
 
 /**
@@ -18,7 +17,7 @@ import { deadLetteredQueue, dlqEntries, pastRunStart, until } from '../../../hel
  */
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001 } });
 const svc = bulkRunner(sandbox);
-const other = mkdtempSync(join(tmpdir(), 'svc-other-engineer-'));
+const other = useTempDir('svc-other-engineer-');
 afterAll(() => rmSync(other, { recursive: true, force: true }));
 
 /** Run A, started by B's first page of the listing (the request after its count). */
