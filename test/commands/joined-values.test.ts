@@ -47,5 +47,9 @@ describe('several values joined by commas in one flag', () => {
     ]);
     const kept = await svc.run([...argv, '--redirect-uri', 'https://example.com/cb?a=1,2', '--json']);
     expect([kept.code, JSON.parse(kept.stdout).redirect_uris]).toEqual([0, ['https://example.com/cb?a=1,2']]);
+    // review26b L1: URLs joined by commas inside a query are that query's value, one URI.
+    const inQuery = 'https://app.example.com/cb?return=https://app.example.com/a,https://app.example.com/b';
+    const one = await svc.run([...argv, '--redirect-uri', inQuery, '--json']);
+    expect([one.code, one.stderr, JSON.parse(one.stdout || '{}').redirect_uris]).toEqual([0, '', [inQuery]]);
   });
 });

@@ -77,10 +77,16 @@ export function redirectUri(raw: string): string {
     });
   }
   // A comma may belong to a URI (`?a=1,2`), but not before another URI: `a,b` is two redirect URIs.
+  // Once a query or fragment has begun, a comma and a URL after it are the query's own
+  // (`?return=https://a/x,https://a/y`, review26b L1): that value is one URI, as written.
+  const query = raw.search(/[?#]/);
+  const head = query < 0 ? raw : raw.slice(0, query);
+  const parts = head.split(/,(?=\s*https?:\/\/)/i);
+  parts[parts.length - 1] += query < 0 ? '' : raw.slice(query);
   refuseJoinedValues(
     '--redirect-uri',
     raw,
-    raw.split(/,(?=\s*https?:\/\/)/i).map((part) => part.trim()),
+    parts.map((part) => part.trim()),
   );
   return raw;
 }
