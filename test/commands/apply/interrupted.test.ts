@@ -97,6 +97,9 @@ describe('svc apply, interrupted', () => {
           ],
           { error: { code: 'interrupted', exit_code: 130, message: 'interrupted after 1 of 5', hint } },
         ]);
+        // Every line before the JSON error, exactly (review26b L2): the counts, no stop notice.
+        const before = cut.stderr.trimEnd().split('\n').slice(0, -1);
+        expect(timeless(`${before.join('\n')}\n`)).toBe('1 applied, 4 not started (T)\n');
       }
       expect(journals).toHaveLength(1);
       // Nothing after the role was sent; the same command resumes the run and makes the rest.
