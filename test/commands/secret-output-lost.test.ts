@@ -5,11 +5,10 @@
  * the command it names works. Where the secret went to --secret-file, the output was not its only
  * copy and the usual words stay.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACME, useSandboxContext } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 import { admin } from '../helpers/webhooks.js';
 
 const svc = useSandboxContext();
@@ -121,7 +120,7 @@ describe('a secret shown once, its output lost', () => {
       ),
     );
     // The command as printed works from a script (no terminal to confirm on).
-    const file = join(await mkdtemp(join(tmpdir(), 'svc-lost-')), 'client.secret');
+    const file = join(tempDir('svc-lost-'), 'client.secret');
     const printed = /rotate again with: svc (.+)\n$/.exec(r.stderr)![1]!.split(' ');
     const again = await svc.run(printed.map((word) => (word === 'PATH' ? file : word)));
     expect(again.code, again.stderr).toBe(0);
@@ -150,7 +149,7 @@ describe('a secret shown once, its output lost', () => {
 
   it('with --secret-file the output was not the only copy: the usual words', async () => {
     const id = await webhook();
-    const file = join(await mkdtemp(join(tmpdir(), 'svc-lost-')), 'rotated.secret');
+    const file = join(tempDir('svc-lost-'), 'rotated.secret');
     const r = await svc.run(['webhooks', 'rotate-secret', id, '--secret-file', file], full);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/; its output was lost; check the result before running the command again\n$/);

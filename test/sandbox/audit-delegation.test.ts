@@ -1,11 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
 import { runInProcess } from '../helpers/context.js';
 import { codeTokens, createClient, TREASURY } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 // Session 15 (attack15 F7): a user authorizing a tenant's third-party OAuth client (even with
 // `admin` scope), the client revoking those tokens, and a webhook test event left no audit entry.
@@ -92,7 +90,7 @@ describe('delegations and test events are audited', () => {
         delivery_id: sent.body.delivery.id,
       },
     });
-    const dir = (p: string) => mkdtempSync(join(tmpdir(), p));
+    const dir = (p: string) => tempDir(`svc-audit-${p}`);
     const r = await runInProcess(['audit', 'ls', '--action', 'webhook.test_sent'], {
       SVC_CONFIG_DIR: dir('c-'),
       SVC_STATE_DIR: dir('s-'),
