@@ -26,6 +26,21 @@ const viaProxy = (argv: string[], input?: string) =>
     now: Date.now(),
     ...(input === undefined ? {} : { stdin: input }),
   });
+/** `svc apply` through the proxy of a file granting `user` tenant_viewer (file and journal `name`). */
+const applyGrant = (user: string, name: string) =>
+  viaProxy([
+    'apply',
+    '-f',
+    writeFile(
+      dir,
+      `${name}.yaml`,
+      `version: 1\nblocks:\n  - tenants: acme-treasury\n    grants:\n      - { user: ${user}, role: tenant_viewer, justification: apply }\n`,
+    ),
+    '--yes',
+    '--ndjson',
+    '--journal',
+    join(dir, `${name}.journal`),
+  ]);
 const grant = (user: string, ...more: string[]) => [
   ...['roles', 'assign', user, 'tenant_viewer', '--expires-in', '1d', '--justification', 'x'],
   ...more,
@@ -166,20 +181,7 @@ describe('a grant answered with a status other than active', () => {
   it('svc apply: a grant answered "revoked" is unknown, never applied; exit 7', async () => {
     const user = bulkUser(10);
     proxy().set({ reshape: answersSay('POST', GRANT, revoked) });
-    const file = writeFile(
-      dir,
-      'revoked.yaml',
-      `version: 1\nblocks:\n  - tenants: acme-treasury\n    grants:\n      - { user: ${user}, role: tenant_viewer, justification: apply }\n`,
-    );
-    const r = await viaProxy([
-      'apply',
-      '-f',
-      file,
-      '--yes',
-      '--ndjson',
-      '--journal',
-      join(dir, 'revoked.journal'),
-    ]);
+    const r = await applyGrant(user, 'revoked');
     expect(r.code).toBe(7);
     const rows = ndjson(r.stdout).filter((row) => 'line' in row);
     expect(rows.map((row) => [row.kind, row.status, row.outcome])).toEqual([['grant', 'failed', 'unknown']]);
@@ -263,20 +265,7 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
   it('svc apply: the grant skipped, already_assigned, its note saying why; never applied', async () => {
     const user = bulkUser(15);
     proxy().set({ reshape: oldGrant() });
-    const file = writeFile(
-      dir,
-      'old.yaml',
-      `version: 1\nblocks:\n  - tenants: acme-treasury\n    grants:\n      - { user: ${user}, role: tenant_viewer, justification: apply }\n`,
-    );
-    const r = await viaProxy([
-      'apply',
-      '-f',
-      file,
-      '--yes',
-      '--ndjson',
-      '--journal',
-      join(dir, 'old.journal'),
-    ]);
+    const r = await applyGrant(user, 'old');
     expect(r.code, r.stderr).toBe(0);
     const rows = ndjson(r.stdout).filter((row) => 'line' in row);
     expect(rows.map((row) => [row.kind, row.status, row.reason, row.note])).toEqual([
@@ -352,20 +341,7 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
   it('review26a H1: svc apply, justification answered null: applied', async () => {
     const user = bulkUser(21);
     proxy().set({ reshape: madeSaying({ justification: null }) });
-    const file = writeFile(
-      dir,
-      'null.yaml',
-      `version: 1\nblocks:\n  - tenants: acme-treasury\n    grants:\n      - { user: ${user}, role: tenant_viewer, justification: apply }\n`,
-    );
-    const r = await viaProxy([
-      'apply',
-      '-f',
-      file,
-      '--yes',
-      '--ndjson',
-      '--journal',
-      join(dir, 'null.journal'),
-    ]);
+    const r = await applyGrant(user, 'null');
     expect(r.code, r.stderr).toBe(0);
     const rows = ndjson(r.stdout).filter((row) => 'line' in row);
     expect(rows.map((row) => [row.kind, row.status])).toEqual([['grant', 'ok']]);
