@@ -88,10 +88,10 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
   let warned = false;
   const listed = new Map<string, WebhookDelivery>();
   const shown = ctx.out.mode === 'table' || ctx.out.mode === 'plain';
-  const warnIf = (wrong: string[], lead: string) => {
+  const warnIf = (wrong: string[], say: (counts: string) => string) => {
     if (warned || wrong.length === 0) return false;
     warned = true;
-    ctx.out.warn(`${lead} contradict the deliveries it lists (${wrong.join('; ')})`);
+    ctx.out.warn(say(wrong.join('; ')));
     return true;
   };
   const listing = new Listing<WebhookDelivery, DeliveryList>(options, DELIVERY_PAGE.max);
@@ -100,7 +100,9 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
     for (const d of data.items) listed.set(d.id, d);
     if (summary === undefined && shown) {
       summary = data.summary;
-      if (warnIf(contradicted(summary, listed), "the server's counts are not shown: they")) return data;
+      const same = (counts: string) =>
+        `the server's counts are not shown: they contradict the deliveries it lists (${counts})`;
+      if (warnIf(contradicted(summary, listed), same)) return data;
       if (ctx.out.mode === 'table') await ctx.out.text(summaryLine(summary));
       else ctx.out.info(summaryLine(summary));
     }
@@ -109,9 +111,15 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
   await ctx.out.list(deliveries, DELIVERY_COLUMNS, {
     empty: options.status ? `No ${options.status} deliveries.` : 'No deliveries yet.',
   });
-  // Later pages may contradict the counts printed above them: said after the list.
+  // Later pages may contradict the counts printed above them: said after the list, without blame
+  // (review26a L3): the counts came with the first page, and a delivery may have been made or
+  // changed state while the later pages were read.
   if (summary !== undefined)
-    warnIf(contradicted(summary, listed), "the server's counts above are wrong: they");
+    warnIf(
+      contradicted(summary, listed),
+      (counts) =>
+        `the server's counts above, read with the first page, are fewer than the deliveries listed (${counts}): deliveries were made or changed while svc read the pages, or the counts are wrong`,
+    );
   listing.hintMore(
     ctx,
     svcCommand(
