@@ -96,6 +96,11 @@ export interface Operation {
    * replay answered with the delivery itself, its retry counter reset: review26a M1).
    */
   renewed?: (answer: Record<string, unknown>) => boolean;
+  /**
+   * What an answer says against itself, when it does (a test event's answer whose delivery is of
+   * another event than the one it names: attack26b F3); undefined when it holds together.
+   */
+  inconsistent?: (answer: Record<string, unknown>) => string | undefined;
   /** One field of `about` as asked is enough (a role asked for by id or by name). */
   aboutEither?: true;
   /** The answer's `tenant_id`, when a string, must be the tenant the request acted in. */
@@ -373,6 +378,8 @@ export class Transport {
       const problem = `is about ${field} ${JSON.stringify(value)}, the one the request names, not a new one`;
       throw this.#refusal(operation, problem, response, { against: problem });
     }
+    const against = operation.inconsistent?.(data as Record<string, unknown>);
+    if (against !== undefined) throw this.#refusal(operation, against, response, { against });
   }
 
   /** `is about …, not the … asked for` when the answer names another object than `about` asked; else undefined. */

@@ -144,6 +144,13 @@ export class Webhooks {
       schema: TestEventResult,
       notFound: WebhookNotFoundError,
       about: { 'delivery.webhook_id': id },
+      // A delivery of another event is not the test's (attack26b F3), though the answer names both.
+      inconsistent: (answer: Record<string, unknown>) => {
+        const { event, delivery } = answer as unknown as TestEventResult;
+        return delivery.event_id === event.id
+          ? undefined
+          : `is about delivery ${delivery.id} of event ${delivery.event_id}, not of the test event ${event.id} it names`;
+      },
       check: shownBy('webhooks deliveries ls', id),
     } as const;
     return this.transport.call(operation, options);
