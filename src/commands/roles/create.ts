@@ -13,7 +13,7 @@ import { liveRoleNamed, permissionDifference } from '../../platform/role-ref.js'
 import { changedIn } from '../changed-in.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { permissionFlag, withCatalogHint } from './permission-flags.js';
-import { roleFields, withNameTakenHint } from './shared.js';
+import { roleFields, sayRoleFoundAfterLost, withNameTakenHint } from './shared.js';
 
 export interface RolesCreateOptions {
   name: string;
@@ -62,14 +62,13 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
   } catch (error) {
     const found = await madeByLostAttempt(platform, options, error, before);
     if (found === undefined) throw error;
-    await ctx.out.record({ ...found.role, found_after_lost_answer: true }, roleFields(found.role));
-    if (!ctx.out.isMachine) {
-      const asked = options.description === undefined ? 'the permissions' : 'the permissions and description';
-      ctx.out.success(
-        `created role ${found.role.name} (${found.role.id})${changedIn(ctx.settings())}: most likely by this command's attempt whose answer was lost (${found.lost}); its retry found a role of that name with exactly ${asked} asked`,
-      );
-    }
-    return;
+    const asked = options.description === undefined ? 'the permissions' : 'the permissions and description';
+    return sayRoleFoundAfterLost(
+      ctx,
+      'created',
+      found,
+      `its retry found a role of that name with exactly ${asked} asked`,
+    );
   }
   await ctx.out.record(data, roleFields(data));
   if (!ctx.out.isMachine)

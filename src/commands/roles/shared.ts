@@ -20,6 +20,7 @@ import {
 import type { Platform } from '../../platform/index.js';
 import { findRoleByRef, isRoleId } from '../../platform/role-ref.js';
 import { shellWord } from '../../system/shell-words.js';
+import { changedIn } from '../changed-in.js';
 
 /** A role is named in every command by id or name, so the id (a built-in role's is its name) may go first. */
 export const ROLE_COLUMNS: Array<Column<Role>> = [
@@ -47,6 +48,25 @@ export const roleFields = (r: Role): Field[] => [
   ['updated', r.updated_at, 'time'],
   ['deleted', r.deleted_at, 'time', 'optional'],
 ];
+
+/**
+ * A role a retry after a lost answer found as asked (`roles create`, `roles update --name`): its
+ * record marked `found_after_lost_answer`, and its ✓ line saying whose change it most likely was
+ * and how the retry learned it (`how`).
+ */
+export async function sayRoleFoundAfterLost(
+  ctx: Context,
+  verb: 'created' | 'updated',
+  found: { role: Role; lost: string },
+  how: string,
+): Promise<void> {
+  const { role, lost } = found;
+  await ctx.out.record({ ...role, found_after_lost_answer: true }, roleFields(role));
+  if (ctx.out.isMachine) return;
+  ctx.out.success(
+    `${verb} role ${role.name} (${role.id})${changedIn(ctx.settings())}: most likely by this command's attempt whose answer was lost (${lost}); ${how}`,
+  );
+}
 
 /** A role's permissions, comma-separated; `not given by the server` when its record has none. */
 export function permissionsText(r: Pick<Role, 'permissions'>): string {

@@ -12,7 +12,7 @@ import { changedIn } from '../changed-in.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { changeSaid, changesHolders, readHolders } from './holder-change.js';
 import { permissionFlag, withCatalogHint } from './permission-flags.js';
-import { resolveRole, roleFields, withNameTakenHint } from './shared.js';
+import { resolveRole, roleFields, sayRoleFoundAfterLost, withNameTakenHint } from './shared.js';
 
 export interface RolesUpdateOptions {
   role: string;
@@ -72,12 +72,12 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   } catch (error) {
     const found = await renamedByLostAttempt(ctx, role, options, error);
     if (found === undefined) throw error;
-    await ctx.out.record({ ...found.role, found_after_lost_answer: true }, roleFields(found.role));
-    if (!ctx.out.isMachine)
-      ctx.out.success(
-        `updated role ${found.role.name} (${found.role.id})${changedIn(ctx.settings())}: most likely by this command's attempt whose answer was lost (${found.lost}); its retry was told the name is taken, and the role, read back, is as asked`,
-      );
-    return;
+    return sayRoleFoundAfterLost(
+      ctx,
+      'updated',
+      found,
+      'its retry was told the name is taken, and the role, read back, is as asked',
+    );
   }
   await ctx.out.record(data, roleFields(data));
   if (ctx.out.isMachine) return;
