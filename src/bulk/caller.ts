@@ -57,6 +57,23 @@ function headerAt(path: string): JournalHeader | undefined {
   }
 }
 
+/** The journals of one command (`kind`) in the state directory's `dir`, in name order, each with its header if it reads. */
+function journalsOf(dir: string, kind: string): Array<{ path: string; header: JournalHeader | undefined }> {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return []; // no journals yet
+  }
+  return names
+    .sort()
+    .filter((name) => name.startsWith(`${kind}-`) && name.endsWith('.ndjson'))
+    .map((name) => {
+      const path = join(dir, name);
+      return { path, header: headerAt(path) };
+    });
+}
+
 /**
  * For a new run in the state directory's journals (`dir`): a journal of the same command that is
  * not this caller's. One an earlier svc wrote without its caller is refused (refusedOwner: svc
@@ -64,17 +81,8 @@ function headerAt(path: string): JournalHeader | undefined {
  * a new run says first (they resume theirs with the same command).
  */
 export function otherCallersRun(dir: string, kind: string, owner: RunOwner): string | undefined {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return undefined; // no journals yet
-  }
   const others: Array<{ path: string; header: JournalHeader }> = [];
-  for (const name of names.sort()) {
-    if (!name.startsWith(`${kind}-`) || !name.endsWith('.ndjson')) continue;
-    const path = join(dir, name);
-    const header = headerAt(path);
+  for (const { path, header } of journalsOf(dir, kind)) {
     if (header === undefined || header.operation === owner.operation) continue;
     const refused = refusedOwner(path, header, owner);
     // An earlier svc's run of this command: refused, running (journal_locked) or left.
@@ -103,20 +111,11 @@ export function earlierInputsRun(
   own: string,
 ): string | undefined {
   if (owner.family === undefined) return undefined;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return undefined;
-  }
   const found: Array<{ path: string; header: JournalHeader }> = [];
-  for (const name of names.sort()) {
-    if (!name.startsWith(`${kind}-`) || !name.endsWith('.ndjson')) continue;
-    const path = join(dir, name);
-    if (path === own) continue;
-    const header = headerAt(path);
+  for (const { path, header } of journalsOf(dir, kind)) {
     // A run of it still going (another terminal, a job) is no earlier run to resume or remove.
     if (
+      path === own ||
       header?.family !== owner.family ||
       header.operation === owner.operation ||
       allDone(path) ||
