@@ -1,5 +1,7 @@
 import type { Command, CommanderError, Option } from 'commander';
 import { type Aliased, beginningOf, type Candidate, closest } from './api/suggest.js';
+import { missingArgument } from './commands/missing-argument.js';
+import type { TargetSettings } from './config/settings.js';
 import { UsageError } from './errors.js';
 
 /** Help or the version was printed: commander stops with these, and nothing went wrong. */
@@ -13,10 +15,29 @@ export function fromCommanderError(
   error: CommanderError,
   program: Command | undefined,
   argv: string[],
+  settings?: TargetSettings,
 ): UsageError | 'help' {
   // `svc help`, `svc help roles`: help asked for (exit code 0), not help shown for a mistake.
   if (HELP_CODES.has(error.code) || (error.code === 'commander.help' && error.exitCode === 0)) return 'help';
-  return usageError(error, program ? commandFromArgv(program, argv) : undefined);
+  const command = program ? commandFromArgv(program, argv) : undefined;
+  const missing = /^error: missing required argument '([^']+)'/.exec(error.message)?.[1];
+  if (missing !== undefined && command) return missingOf(missing, command, settings);
+  return usageError(error, command);
+}
+
+/**
+ * commander's `missing required argument 'webhook'` as svc says every argument left out
+ * (missingArgument): `missing WEBHOOK; see \`svc webhooks ls\``, the list filled in with the
+ * arguments given before it and the run's target flags.
+ */
+function missingOf(name: string, command: Command, settings: TargetSettings | undefined): UsageError {
+  const given: Record<string, string> = {};
+  command.registeredArguments.forEach((argument, i) => {
+    const value = command.args[i];
+    if (value !== undefined) given[argument.name()] = value;
+  });
+  const path = commandPath(command);
+  return missingArgument(name, { command: path, noun: path.split(' ')[1] ?? '', given, settings });
 }
 
 /**

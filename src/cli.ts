@@ -18,6 +18,7 @@ import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
 import { checkDirectoryVariables, UNEXPANDED_DIRECTORY } from './config/paths.js';
+import type { TargetSettings } from './config/settings.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, SvcError, stdoutError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
@@ -324,7 +325,16 @@ async function runCommandLine(argv: string[], deps: ContextDeps, options: RunCli
   } catch (caught) {
     let error = caught;
     if (error instanceof CommanderError) {
-      const parsed = fromCommanderError(error, program, argv);
+      // A missing argument's list line repeats the run's -p/--tenant (svcCommand): its settings, when they can be read.
+      let settings: TargetSettings | undefined;
+      if (error.code === 'commander.missingArgument' && program) {
+        try {
+          settings = (await make(program, { argumentsFirst: true })).settings();
+        } catch {
+          settings = undefined;
+        }
+      }
+      const parsed = fromCommanderError(error, program, argv, settings);
       if (parsed === 'help') return 0;
       error = parsed;
     }

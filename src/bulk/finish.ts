@@ -44,6 +44,29 @@ function countsBeforeError(ctx: Context, text: string): void {
   ctx.out.info(text);
 }
 
+/**
+ * The error of a run (or a dry run) whose items failed, by one rule (attack26a F11; README, under
+ * `webhooks replay`: "One named id … is a single change"): exit 7 whenever a bulk run ends with
+ * failed items, as many as they are, all of them too: 7 says "the run finished; its rows say which
+ * failed, and the same command resumes it", true of one of one as of one of ten (a file of one row
+ * is a bulk run). The error's code says which: `partial_failure` when some item was done (or
+ * skipped: nothing to do) or may have been (its outcome unknown), `every_item_failed` when every
+ * row says failed, and a dry run's `would_fail`, for nothing ran. One named item (`webhooks replay
+ * W D`, `dlq discard W E`) is no bulk run: it ends with its own error and exit code, as `webhooks
+ * get W` would (BulkVerb.single, `end.single` below).
+ */
+function failedItems(
+  summary: BulkSummary,
+  message: string,
+  options: { hint: string; dryRun?: boolean },
+): SvcError {
+  const noneDone = summary.ok === 0 && summary.skipped === 0 && summary.unknown === 0;
+  return new PartialFailureError(message, {
+    hint: options.hint,
+    ...(options.dryRun ? { code: 'would_fail' } : noneDone ? { code: 'every_item_failed' } : {}),
+  });
+}
+
 /** "2 of 3 item(s) failed: line 4: user usr_x not found; …" — the first few named. */
 function failed(count: number, total: number, verb: Words, rows: unknown[], what = 'failed'): string {
   return `${n(count)} of ${n(total)} item(s) ${what}${named(count, verb, rows)}`;
@@ -320,7 +343,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     const message = summary.failed
       ? `${failed(summary.failed, summary.total, verb, end.failures)}${summary.unknown ? `; ${n(summary.unknown)} ended ${UNKNOWN}${named(summary.unknown, verb, end.unknowns)}` : ''}`
       : failed(summary.unknown, summary.total, verb, end.unknowns, `ended ${UNKNOWN}`);
-    throw new PartialFailureError(message, {
+    throw failedItems(summary, message, {
       // With --json/--ndjson every result is on stdout already.
       hint: ctx.out.isMachine ? again : `${again}; --ndjson prints one result per item`,
     });
@@ -533,11 +556,10 @@ export function finishDryRun(
   }
   if (summary.failed) {
     countsBeforeError(ctx, `dry run: ${counts}`);
-    throw new PartialFailureError(
+    throw failedItems(
+      summary,
       `${failed(summary.failed, summary.total, verb, failures, 'would fail')}${cut}`,
-      {
-        hint: 'nothing was changed; fix them before running without --dry-run',
-      },
+      { hint: 'nothing was changed; fix them before running without --dry-run', dryRun: true },
     );
   }
   ctx.out.info(`dry run: ${counts}; nothing was changed`);

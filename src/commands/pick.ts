@@ -1,6 +1,6 @@
 import type { Webhook } from '../api/schemas/webhooks.js';
 import { canonicalTenantRef, isTenantId, tenantByRef } from '../api/tenant-id.js';
-import { profileFlag, svcCommand } from '../config/settings.js';
+import { svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { rfc3339 } from '../output/format.js';
@@ -8,6 +8,7 @@ import { urlInWords } from '../output/hosts.js';
 import { callerTenants, findTenant, type KnownTenant } from '../platform/tenant-ref.js';
 import type { Choice } from '../system/prompter.js';
 import { nonEmpty } from './kit.js';
+import { missingArgument } from './missing-argument.js';
 
 /** A tenant a command acts on: its id, and how people know it, for prompts and messages. */
 export interface NamedTenant {
@@ -119,16 +120,14 @@ export async function resolveTenantArgument(ctx: Context, given: string): Promis
  * tenants visible to the caller (all of them, or a usage error past PICK_LIMIT); elsewhere a usage
  * error.
  */
-export async function pickTenant(ctx: Context, ref: string | undefined, what: string): Promise<NamedTenant> {
+export async function pickTenant(ctx: Context, ref: string | undefined): Promise<NamedTenant> {
   // An empty or blank argument is refused as every verb's is, not taken as "not given": a loop over
   // an unset `$T` listed the profile's tenant's keys under the name it gave (attack24c F2).
   if (ref !== undefined) return resolveTenantArgument(ctx, ref);
   const configured = ctx.settings().values.tenant;
   if (configured) return resolveTenant(ctx, configured);
   if (!ctx.canPrompt) {
-    throw new UsageError(`${what} needs a TENANT (id or slug)`, {
-      hint: `pass it, or set the profile's tenant (--tenant, SVC_TENANT, \`svc ${profileFlag(ctx.settings())}config set tenant\`); see \`${svcCommand(ctx.settings(), 'tenants ls')}\``,
-    });
+    throw missingArgument('tenant', { settings: ctx.settings() });
   }
   return chooseFrom(ctx, 'Tenant', async () => {
     const tenants = await everyChoice(
@@ -154,10 +153,9 @@ export type WithOptionalWebhook<T extends { webhook: string }> = Omit<T, 'webhoo
  * The webhook a command acts on: the argument when given; on a terminal, a choice among the
  * tenant's webhooks (all of them, or a usage error past PICK_LIMIT); elsewhere a usage error.
  */
-export async function pickWebhook(ctx: Context, given: string | undefined, what: string): Promise<string> {
+export async function pickWebhook(ctx: Context, given: string | undefined): Promise<string> {
   if (given !== undefined) return given;
-  if (!ctx.canPrompt)
-    throw new UsageError(`${what} needs a WEBHOOK id; see \`${svcCommand(ctx.settings(), 'webhooks ls')}\``);
+  if (!ctx.canPrompt) throw missingArgument('webhook', { settings: ctx.settings() });
   // Masked, two URLs that differ only by a secret (`?token=…` per route) look the same: such lines
   // also say when each was made, its kinds and description (review18 R18-6).
   const apart = (w: Webhook) =>
@@ -185,7 +183,6 @@ export async function pickWebhook(ctx: Context, given: string | undefined, what:
 export async function withWebhook<T extends { webhook: string }>(
   ctx: Context,
   parsed: WithOptionalWebhook<T>,
-  what: string,
 ): Promise<T> {
-  return { ...parsed, webhook: await pickWebhook(ctx, parsed.webhook, what) } as T;
+  return { ...parsed, webhook: await pickWebhook(ctx, parsed.webhook) } as T;
 }

@@ -246,7 +246,7 @@ describe('a hostile server', () => {
   it('a 204 with no body is fine where no document is expected', async () => {
     const s = await server();
     s.answer(answers.raw(204, ''));
-    const result = await runInProcess(['api', 'DELETE', '/v1/things/1'], env(s.url));
+    const result = await runInProcess(['api', 'DELETE', '/v1/things/1', '--yes'], env(s.url));
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 

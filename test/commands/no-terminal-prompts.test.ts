@@ -15,11 +15,11 @@ describe('never prompts without a terminal', () => {
     [
       ['webhooks', 'deliveries', '--tenant', TREASURY],
       // The line repeats the --tenant given (printed-target-hints.test.ts).
-      `error: listing deliveries needs a WEBHOOK id; see \`svc --tenant ${TREASURY} webhooks ls\`\n`,
+      `error: missing WEBHOOK; see \`svc --tenant ${TREASURY} webhooks ls\`\n`,
     ],
     [
       ['tenants', 'api-keys', 'create'],
-      "error: creating an API key needs a TENANT (id or slug); pass it, or set the profile's tenant (--tenant, SVC_TENANT, `svc config set tenant`); see `svc tenants ls`\n",
+      "error: missing TENANT; pass it, or set the profile's tenant (--tenant, SVC_TENANT, `svc config set tenant`); see `svc tenants ls`\n",
     ],
   ])('%j exits 2 naming what is missing, and sends nothing', async (argv, stderr) => {
     const before = await requestCount(svc.sandbox());

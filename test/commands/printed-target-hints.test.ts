@@ -95,7 +95,7 @@ describe('hints of errors name commands on the run’s target', () => {
 describe('--allow-insecure-http in printed lines', () => {
   const noTenant = () => ({ ...freshShell(), SVC_ALLOW_INSECURE_HTTP: undefined });
   const fix = (options: string) =>
-    `error: listing API keys needs a TENANT (id or slug); pass it, or set the profile's tenant (--tenant, SVC_TENANT, \`svc config set tenant\`); see \`svc ${options}tenants ls\`\n`;
+    `error: missing TENANT; pass it, or set the profile's tenant (--tenant, SVC_TENANT, \`svc config set tenant\`); see \`svc ${options}tenants ls\`\n`;
 
   it('is repeated when it was given and the base URL is plain http to a host that is not loopback', async () => {
     const argv = [

@@ -227,7 +227,7 @@ describe('a refusal to the retry of an attempt whose answer was lost (review24f 
     expect([r.code, summary]).toEqual([7, '0 granted, 2 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)']);
     const { error } = JSON.parse(last!);
     expect([error.code, error.message]).toEqual([
-      'partial_failure',
+      'every_item_failed',
       `2 of 2 item(s) failed: line 2: ${LOST} role lost-grant-c was deleted; line 3: ${LOST} role lost-grant-c was deleted`,
     ]);
   });

@@ -201,7 +201,7 @@ describe('an answer with a Content-Encoding and no body has nothing to decode (f
 
   it('svc api DELETE answered 204 in gzip: a success, exit 0', async () => {
     const t = await target(bodiless(204, 'gzip'));
-    const r = await runInProcess(['api', 'DELETE', '/v1/webhooks/wh_x'], env(t.url));
+    const r = await runInProcess(['api', 'DELETE', '/v1/webhooks/wh_x', '--yes'], env(t.url));
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 

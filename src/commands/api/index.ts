@@ -17,7 +17,7 @@ import {
 import { INPUT_LIMIT, readInputBytes, sayReadingTerminal, strictUtf8 } from '../../system/input.js';
 import { shellQuote, shellWord } from '../../system/shell-words.js';
 import { parseUserJson } from '../../system/user-json.js';
-import { collect, examples, type MakeContext } from '../kit.js';
+import { collect, confirmDestructive, examples, type MakeContext } from '../kit.js';
 import { KEY_KEPT } from '../replayed-creation.js';
 import { bodyFields, queryFields } from './fields.js';
 import { headersGiven } from './headers.js';
@@ -246,6 +246,14 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   const isQuery = options.method === 'GET' || options.method === 'HEAD' || options.method === 'DELETE';
   const fields = isQuery ? {} : await bodyFields(ctx, options);
   const query = isQuery ? await queryFields(ctx, options) : {};
+  // A DELETE deletes whatever its path names: the contract's rule for destructive actions (asked
+  // on a terminal, --yes elsewhere) holds for the raw call too, as for `webhooks delete` (attack26a
+  // F12). gh api asks nothing; svc has one rule for deleting, and a pipe that runs `svc api DELETE`
+  // unasked is what it guards against. The path as typed, without its query string.
+  if (options.method === 'DELETE') {
+    const target = options.path.split(/[?#]/)[0]!;
+    await confirmDestructive(ctx, `Send DELETE ${target}?`, `sending DELETE ${target}`);
+  }
   const api = await ctx.api();
   // A header the user gives is sent as given, never replaced by svc's own. An Authorization
   // header is the call's credential: the profile's is then neither needed nor sent.
@@ -411,6 +419,8 @@ export default function api(make: MakeContext): Command {
           'twice: after a 5xx, a timeout or a dropped connection its outcome is unknown after one attempt.\n' +
           'PUT and DELETE are idempotent: they are sent again (up to 3 retries), as GET is; a DELETE whose\n' +
           'first answer was lost and whose retry finds nothing says the lost attempt most likely deleted it.\n' +
+          'A DELETE is destructive, as svc webhooks delete is: on a terminal svc asks first (naming the\n' +
+          'path), elsewhere it needs --yes (gh api asks nothing; svc keeps its one rule for deleting).\n' +
           'Sandbox controls (/_sandbox) and other\n' +
           'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +
           'leading byte-order mark is dropped; a JSON object to a platform POST gets its key put in,\n' +

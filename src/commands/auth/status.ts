@@ -198,7 +198,9 @@ export function statusCommand(make: MakeContext): Command {
     )
     .description(
       'Show the profile, base URL, masked credential, its expiry and scopes, and the identity\n' +
-        'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it; when\n' +
+        'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it. A\n' +
+        'profile named (-p, SVC_PROFILE) that does not exist is exit 5, as for every command: a typo\n' +
+        'is no login to make (svc names the closest profile, and how to create the one named). When\n' +
         'the server cannot be asked the status is unknown (JSON logged_in: null) and it exits 1.\n' +
         'A token left with no scope (every one taken off its OAuth client) is logged in but can make\n' +
         'no call that needs one: scopes none (JSON []; null is no scope limit), exit 4.\n\n' +

@@ -69,6 +69,6 @@ export function deleteCommand(make: MakeContext): Command {
     .action(async (webhook: string | undefined, _flags: unknown, cmd: Command) => {
       const options = parseWebhooksDelete(webhook);
       const ctx = await make(cmd);
-      await runWebhooksDelete(ctx, await withWebhook(ctx, options, 'deleting a webhook'));
+      await runWebhooksDelete(ctx, await withWebhook(ctx, options));
     });
 }

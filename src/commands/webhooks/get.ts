@@ -40,6 +40,6 @@ export function getCommand(make: MakeContext): Command {
     .action(async (webhook: string | undefined, _flags: unknown, cmd: Command) => {
       const options = parseWebhooksGet(webhook);
       const ctx = await make(cmd);
-      await runWebhooksGet(ctx, await withWebhook(ctx, options, 'showing a webhook'));
+      await runWebhooksGet(ctx, await withWebhook(ctx, options));
     });
 }

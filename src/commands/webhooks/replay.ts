@@ -615,7 +615,7 @@ export function replayCommand(make: MakeContext): Command {
       async (webhook: string | undefined, ids: string[], flags: Record<string, unknown>, cmd: Command) => {
         const ctx = await make(cmd);
         const parsed = parseReplay(webhook, ids, flags);
-        await runReplay(ctx, await withWebhook(ctx, parsed, 'replaying'));
+        await runReplay(ctx, await withWebhook(ctx, parsed));
       },
     );
 }

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { examples, idempotencyKeyFlag, type MakeContext } from '../kit.js';
-import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { pickWebhook, type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { earlierRotationNote, keptUntil, rotateOnce, secretIntent } from '../replayed-creation.js';
 import { restoreSecretCommand } from './by-hand.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
@@ -136,8 +136,14 @@ export function rotateSecretCommand(make: MakeContext): Command {
       ]),
     )
     .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
+      // Off a terminal, a WEBHOOK left out is said before --secret-file, as every verb says it
+      // (pickWebhook's error); on one, the flags are checked before the webhook is asked for.
+      if (webhook === undefined) {
+        const early = await make(cmd, { argumentsFirst: true });
+        if (!early.canPrompt) await pickWebhook(early, undefined);
+      }
       const options = parseWebhooksRotateSecret(webhook, flags);
       const ctx = await make(cmd);
-      await runWebhooksRotateSecret(ctx, await withWebhook(ctx, options, 'rotating a signing secret'));
+      await runWebhooksRotateSecret(ctx, await withWebhook(ctx, options));
     });
 }

@@ -164,6 +164,6 @@ export function testCommand(make: MakeContext): Command {
       // Excess words are allowed so that `--wait 5` (the old seconds) is refused with its remedy.
       const options = parseTest(webhook, flags, cmd.args.slice(1));
       const ctx = await make(cmd);
-      await runTest(ctx, await withWebhook(ctx, options, 'sending a test event'));
+      await runTest(ctx, await withWebhook(ctx, options));
     });
 }

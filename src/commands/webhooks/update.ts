@@ -145,7 +145,7 @@ export function updateCommand(make: MakeContext): Command {
     .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
       const options = parseWebhooksUpdate(webhook, flags);
       const ctx = await make(cmd);
-      await runWebhooksUpdate(ctx, await withWebhook(ctx, options, 'updating a webhook'));
+      await runWebhooksUpdate(ctx, await withWebhook(ctx, options));
     });
   return fieldFlags(command, WEBHOOK_FIELD_FLAGS);
 }

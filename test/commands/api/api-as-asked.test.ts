@@ -40,6 +40,7 @@ describe('svc api -H Authorization (C1)', () => {
       `/v1/roles/${id}`,
       '-H',
       `authorization: Bearer ${viewer}`,
+      '--yes',
     ]);
     expect(denied.code).toBe(4);
     expect((await svc.run(['api', `/v1/roles/${id}`])).code).toBe(0);

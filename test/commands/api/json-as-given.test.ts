@@ -132,10 +132,13 @@ describe('--paginate and error answers as they came (s11 review-a 3)', () => {
     const body = '{"error":{"code":"x","message":"m","n":12345678901234567891,"k":1,"k":2}}';
     s.answer(answers.raw(409, body, 'application/json'));
     for (const method of ['GET', 'DELETE']) {
-      const r = await runInProcess(['api', method, '/v1/err', ...flags], {
-        ...dirs(),
-        ...hostileEnv(s),
-      });
+      const r = await runInProcess(
+        ['api', method, '/v1/err', ...flags, ...(method === 'DELETE' ? ['--yes'] : [])],
+        {
+          ...dirs(),
+          ...hostileEnv(s),
+        },
+      );
       expect(r.code).toBe(6);
       expect(r.stdout).toBe(
         layout === 'compact'

@@ -264,7 +264,7 @@ describe('svc api PUT and DELETE after a lost answer (review s13 http #6)', () =
             hit,
           ),
     );
-    const r = await runInProcess(['api', 'DELETE', '/v1/roles/role_x'], env(server), {
+    const r = await runInProcess(['api', 'DELETE', '/v1/roles/role_x', '--yes'], env(server), {
       clock: virtualClock(),
     });
     expect(server.seen.map((s) => s.method)).toEqual(['DELETE', 'DELETE']);
@@ -286,7 +286,7 @@ describe('svc api PUT and DELETE after a lost answer (review s13 http #6)', () =
             hit,
           ),
     );
-    const j = await runInProcess(['api', 'DELETE', '/v1/roles/role_y', '--json'], env(server), {
+    const j = await runInProcess(['api', 'DELETE', '/v1/roles/role_y', '--json', '--yes'], env(server), {
       clock: virtualClock(),
     });
     expect([j.code, JSON.parse(j.stderr).error.code, JSON.parse(j.stderr).error.lost_answer]).toEqual([

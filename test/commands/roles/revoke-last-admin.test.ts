@@ -136,7 +136,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     const [counts, error] = r.stderr.trimEnd().split('\n');
     expect(counts).toBe('dry run: 0 would be revoked, 0 would be skipped, 1 would fail');
     expect(JSON.parse(error!).error).toEqual({
-      code: 'partial_failure',
+      code: 'would_fail',
       message: `1 of 1 item(s) would fail: line 2: ${message}`,
       exit_code: 7,
       hint: 'nothing was changed; fix them before running without --dry-run',

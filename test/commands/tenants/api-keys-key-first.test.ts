@@ -45,7 +45,7 @@ describe('tenants api-keys get / revoke KEY without TENANT', () => {
       env: { SVC_TENANT: undefined },
     });
     expect([r.code, r.stdout]).toEqual([2, '']);
-    expect(r.stderr).toMatch(/^error: revoking an API key needs a TENANT \(id or slug\); pass it, or set/);
+    expect(r.stderr).toMatch(/^error: missing TENANT; pass it, or set/);
   });
 });
 

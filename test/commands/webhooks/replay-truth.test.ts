@@ -83,7 +83,7 @@ describe('the hint after failed replays says what is true of the new deliveries'
     // --ndjson: the error is one JSON object, the last line of stderr.
     const { error } = JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!);
     expect(error).toEqual({
-      code: 'partial_failure',
+      code: 'every_item_failed',
       exit_code: 7,
       message:
         `2 of 2 item(s) failed: ${rows[0].new_delivery_id} 5xx_server_error (the target had an internal error: check its logs); ` +

@@ -123,7 +123,7 @@ async function complete(
 }
 
 export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions): Promise<void> {
-  const tenant = await pickTenant(ctx, options.tenant, 'creating an API key');
+  const tenant = await pickTenant(ctx, options.tenant);
   const { kind, justification } = await complete(ctx, options);
   // The kind asked on a terminal: the same rule, still before anything is created.
   keyDestination(kind, { secretFile: options.secretFile, showSecret: options.showSecret });

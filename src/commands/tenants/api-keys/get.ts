@@ -17,7 +17,7 @@ export async function runApiKeyGet(
   const id = nonEmpty('KEY', keyId);
   // Looked up in the listing, not in a path: the shortened id is refused as a path refuses it.
   refuseShortenedId('KEY', id);
-  const tenantRef = await keyTenantRef(ctx, tenantGiven, 'showing an API key');
+  const tenantRef = await keyTenantRef(ctx, tenantGiven);
   const found = await listedKey(ctx, tenantRef, id, 'get');
   const k = found.key ?? (await keyNotListed(ctx, found, tenantRef, id));
   await ctx.out.record(k, [

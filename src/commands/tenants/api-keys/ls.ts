@@ -5,7 +5,7 @@ import { pickTenant } from '../../pick.js';
 import { keyStatus } from './shared.js';
 
 export async function runApiKeyList(ctx: Context, tenantRef: string | undefined): Promise<void> {
-  const tenant = await pickTenant(ctx, tenantRef, 'listing API keys');
+  const tenant = await pickTenant(ctx, tenantRef);
   const data = await (await ctx.platform()).tenants.apiKeys.list(tenant.id);
   // Keys whose role grants something the caller lacks are left out (the sandbox counts them).
   const withheld = data.withheld ?? 0;

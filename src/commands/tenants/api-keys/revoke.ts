@@ -13,7 +13,7 @@ export async function runApiKeyRevoke(
   keyId: string,
 ): Promise<void> {
   const id = nonEmpty('KEY', keyId);
-  const tenantRef = await keyTenantRef(ctx, tenantGiven, 'revoking an API key');
+  const tenantRef = await keyTenantRef(ctx, tenantGiven);
   // The platform's revoke of a revoked key answers as if it had revoked it: look first.
   const { tenant, key: before } = await listedKey(ctx, tenantRef, id, 'revoke');
   const platform = await ctx.platform();

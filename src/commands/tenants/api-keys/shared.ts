@@ -1,11 +1,12 @@
 import type { ApiKey } from '../../../api/schemas/api-keys.js';
 import { type CommandLine, commandLine, svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
-import { NotFoundError, UsageError } from '../../../errors.js';
+import { NotFoundError } from '../../../errors.js';
 import { idInWords, refuseCredentialAsId } from '../../../http/path.js';
 import { sym } from '../../../output/symbols.js';
 import { keysOf } from '../../../platform/errors.js';
 import { shellWord } from '../../../system/shell-words.js';
+import { missingArgument } from '../../missing-argument.js';
 import { type NamedTenant, pickTenant, resolveTenantArgument } from '../../pick.js';
 import { SwappedArguments } from '../../roles/swapped.js';
 
@@ -34,12 +35,7 @@ export function tenantAndKey(
   const isKey = (word: string | undefined) => word !== undefined && /^key_/.test(word.trim());
   if (second === undefined) {
     if (first !== undefined && isKey(first)) return { tenant: undefined, key: first };
-    throw new UsageError(
-      `${verb === 'get' ? 'showing' : 'revoking'} an API key needs its KEY id (key_${sym.ellipsis})`,
-      {
-        hint: `see \`svc tenants api-keys ls\` for the keys' ids`,
-      },
-    );
+    throw missingArgument('key-id', { given: first === undefined ? {} : { tenant: first } });
   }
   if (isKey(first) && !isKey(second))
     throw new SwappedArguments(
@@ -53,9 +49,9 @@ export function tenantAndKey(
  * The TENANT a key verb reads the key in: the one given, else the profile's (as set: its slug or
  * id), else one chosen on a terminal (pickTenant; elsewhere its usage error names `what`).
  */
-export async function keyTenantRef(ctx: Context, given: string | undefined, what: string): Promise<string> {
+export async function keyTenantRef(ctx: Context, given: string | undefined): Promise<string> {
   if (given !== undefined) return given;
-  return ctx.settings().values.tenant ?? (await pickTenant(ctx, undefined, what)).id;
+  return ctx.settings().values.tenant ?? (await pickTenant(ctx, undefined)).id;
 }
 
 export interface ListedKey {

@@ -165,6 +165,6 @@ export function lsCommand(make: MakeContext): Command {
     .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
       const options = parseDeliveries(webhook, flags);
       const ctx = await make(cmd);
-      await runDeliveries(ctx, await withWebhook(ctx, options, 'listing deliveries'));
+      await runDeliveries(ctx, await withWebhook(ctx, options));
     });
 }

@@ -311,7 +311,7 @@ export function discardCommand(make: MakeContext): Command {
       async (webhook: string | undefined, ids: string[], flags: Record<string, unknown>, cmd: Command) => {
         const ctx = await make(cmd);
         const parsed = parseDiscard(webhook, ids, flags);
-        await runDiscard(ctx, await withWebhook(ctx, parsed, 'discarding dead-letter entries'));
+        await runDiscard(ctx, await withWebhook(ctx, parsed));
       },
     );
 }

@@ -104,6 +104,6 @@ export function lsCommand(make: MakeContext): Command {
     )
     .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await make(cmd);
-      await runDlq(ctx, await withWebhook(ctx, parseDlq(webhook, flags), 'listing the dead-letter queue'));
+      await runDlq(ctx, await withWebhook(ctx, parseDlq(webhook, flags)));
     });
 }
