@@ -34,10 +34,10 @@ export function lsCommand(make: MakeContext): Command {
     .summary("List the tenant's OAuth clients")
     .description(
       'List the OAuth clients registered in the tenant (oauth_client.manage). Secrets are never listed.\n' +
-        'A list in a cell (scopes, redirect URIs) joins its items with ","; a comma inside one is written\n' +
-        '%2C, so the cell splits back into its items. On a terminal, a redirect URI whose host is not\n' +
-        'ASCII (a look-alike of another) shows the host a browser reaches in its place\n' +
-        `(https://xn--.../), which no cut of the column takes away; oauth get shows both.\n${WHOLE_LIST_HELP}`,
+        'A list in a cell (scopes, redirect URIs) joins its items with "," in a pipe (", " on a terminal);\n' +
+        'a comma inside one is written %2C, so the cell splits back into its items. On a terminal, a\n' +
+        'redirect URI whose host is not ASCII (a look-alike of another) shows the host a browser reaches\n' +
+        `in its place (https://xn--.../), which no cut of the column takes away; oauth get shows both.\n${WHOLE_LIST_HELP}`,
     );
   for (const option of listingOptions('clients')) command.addOption(option);
   return command
