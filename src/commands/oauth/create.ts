@@ -129,7 +129,7 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
  * Prints a client with its one-time secret: the secret on stdout with the warning, or only the
  * file it went to. A secret printed is in no other place: `ifLost` names it and its remedy
  * (Context.outputIsOnlyCopyOf). `done` is the ✓ line's head for a client this run made, which then
- * says where the secret went too; none for a replay (an earlier run's) or a rotation.
+ * says where the secret went too (a creation, a rotation); none for a replay (an earlier run's).
  */
 export async function printClientWithSecret(
   ctx: Context,
