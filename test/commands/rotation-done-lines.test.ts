@@ -34,7 +34,7 @@ describe('svc webhooks rotate-secret', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.split('\n').slice(0, 2)).toEqual([
       `✓ rotated the signing secret of webhook ${id} in ${ACME}`,
-      'warning: Store the signing secret now: it is not shown again (rotate it to get a new one).',
+      'warning: store the signing secret now: it is not shown again (rotate it to get a new one)',
     ]);
   });
 

@@ -10,7 +10,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { fieldFlags } from '../../output/field-flags.js';
-import { quoted } from '../../output/format.js';
+import { afterLabel, quoted } from '../../output/format.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import {
@@ -154,7 +154,7 @@ export async function printClientWithSecret(
     else ctx.out.info(`The client secret is in ${secretFile}; it is not shown again.`);
   } else {
     if (done) ctx.out.success(done);
-    ctx.out.warn(data.warning || 'store the client secret now: it is not shown again');
+    ctx.out.warn(afterLabel(data.warning || 'store the client secret now: it is not shown again'));
   }
 }
 
