@@ -252,10 +252,14 @@ __svc_opts=(
 --show-secret
 --idempotency-key'
   ['svc tenants api-keys get']=''
-  ['svc tenants api-keys ls']=''
+  ['svc tenants api-keys ls']='--limit
+--cursor
+--all'
   ['svc tenants api-keys revoke']=''
   ['svc oauth']=''
-  ['svc oauth ls']=''
+  ['svc oauth ls']='--limit
+--cursor
+--all'
   ['svc oauth get']=''
   ['svc oauth create']='--name
 --redirect-uri
@@ -314,7 +318,9 @@ __svc_opts=(
 --data-file'
   ['svc records delete']=''
   ['svc webhooks']=''
-  ['svc webhooks ls']=''
+  ['svc webhooks ls']='--limit
+--cursor
+--all'
   ['svc webhooks get']=''
   ['svc webhooks create']='--url
 --event-type
@@ -408,7 +414,10 @@ __svc_opts=(
 --tolerance
 --max-body'
   ['svc roles']=''
-  ['svc roles ls']='--custom
+  ['svc roles ls']='--limit
+--cursor
+--all
+--custom
 --builtin
 --include-deleted'
   ['svc roles get']=''
@@ -536,10 +545,10 @@ __svc_valopts=(
   ['svc tenants api-keys']='  '
   ['svc tenants api-keys create']=' --kind --name --justification --secret-file --idempotency-key '
   ['svc tenants api-keys get']='  '
-  ['svc tenants api-keys ls']='  '
+  ['svc tenants api-keys ls']=' --limit --cursor '
   ['svc tenants api-keys revoke']='  '
   ['svc oauth']='  '
-  ['svc oauth ls']='  '
+  ['svc oauth ls']=' --limit --cursor '
   ['svc oauth get']='  '
   ['svc oauth create']=' --name --redirect-uri --description --grant-type --scope --token-lifetime --refresh-token-lifetime --secret-file --idempotency-key '
   ['svc oauth update']=' --name --description --redirect-uri --grant-type --scope --token-lifetime --refresh-token-lifetime '
@@ -554,7 +563,7 @@ __svc_valopts=(
   ['svc records update']=' --data --data-file '
   ['svc records delete']='  '
   ['svc webhooks']='  '
-  ['svc webhooks ls']='  '
+  ['svc webhooks ls']=' --limit --cursor '
   ['svc webhooks get']='  '
   ['svc webhooks create']=' --url --event-type --description --max-attempts --secret-file --idempotency-key '
   ['svc webhooks update']=' --url --event-type --description --max-attempts '
@@ -573,7 +582,7 @@ __svc_valopts=(
   ['svc webhooks sign']=' --secret-file --payload --at '
   ['svc webhooks listen']=' --port --host --secret-file --forward-to --forward-timeout --webhook --public-url --capture --tolerance --max-body '
   ['svc roles']='  '
-  ['svc roles ls']='  '
+  ['svc roles ls']=' --limit --cursor '
   ['svc roles get']='  '
   ['svc roles create']=' --name --description --permission '
   ['svc roles update']=' --name --description --add-permission --remove-permission '

@@ -8,7 +8,16 @@
  */
 import { Option } from 'commander';
 import type { Context } from '../context.js';
-import { CursorTrail, cursorAfter, cursorWithin, PRINTED_LAST, skipOf, twiceNote } from '../http/paging.js';
+import { UsageError } from '../errors.js';
+import {
+  CursorTrail,
+  cursorAfter,
+  cursorWithin,
+  isWholeListCursor,
+  PRINTED_LAST,
+  skipOf,
+  twiceNote,
+} from '../http/paging.js';
 import type { Page } from '../platform/index.js';
 import { shellWord } from '../system/shell-words.js';
 import { intFlag, nonEmpty } from './kit.js';
@@ -33,6 +42,26 @@ export function parseListing(flags: Record<string, unknown>): ListingOptions {
     all,
   };
 }
+
+/**
+ * The flags of a list the API gives whole, in one answer with no cursor (OAuth clients, API keys):
+ * --limit still bounds the rows printed, and the cursor of the continuation line is svc's own (the
+ * same answer read again, the rows printed skipped: Listing over one page). A cursor of any other
+ * kind cannot continue such a list: read as none, it would print the list from its start.
+ */
+export function parseWholeListing(flags: Record<string, unknown>, command: string): ListingOptions {
+  const options = parseListing(flags);
+  if (options.cursor !== undefined && !isWholeListCursor(options.cursor)) {
+    throw new UsageError(`--cursor ${shellWord(options.cursor)} is not one \`svc ${command}\` printed`, {
+      hint: `the API gives this list whole, without cursors; give the cursor of svc's "more with:" line, or leave --cursor out`,
+    });
+  }
+  return options;
+}
+
+/** What the help of a list the API gives whole adds about the paging flags. */
+export const WHOLE_LIST_HELP =
+  'The API gives this list whole, in one answer: --limit, --cursor and --all bound the rows printed.';
 
 /** One of `items`: deliveries → delivery, entries → entry, tenants → tenant. */
 export function singular(items: string): string {

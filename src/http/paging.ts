@@ -471,6 +471,16 @@ function ownPage(cursor: unknown): OwnPage | undefined {
   return { way, path: value, ...skip };
 }
 
+/**
+ * Whether `cursor` is one a listing of a list the API gives whole (one answer, no cursor of its
+ * own) hands on: svc's own, the first page asked again with the rows printed skipped
+ * (`svc-page:cursor=#skip=N`).
+ */
+export function isWholeListCursor(cursor: string): boolean {
+  const own = ownPage(cursor);
+  return own?.way === 'cursor' && own.cursor === '' && own.skip > 0;
+}
+
 /** How many items of the page `cursor` names were printed before (its `#skip=N`); 0 for any other. */
 export function skipOf(cursor: unknown): number {
   return ownPage(cursor)?.skip ?? 0;

@@ -220,3 +220,15 @@ export function someNames(names: readonly string[], few = 5): string {
 export function andList(facts: readonly string[]): string {
   return facts.length > 1 ? `${facts.slice(0, -1).join(', ')} and ${facts.at(-1)}` : (facts[0] ?? '');
 }
+
+/**
+ * A line after a label (`warning: `, `✓ `, `error: `) goes on in lower case with no closing full
+ * stop, as every line svc writes itself does; a server's sentence put there (the `warning` of a
+ * secret shown once: "Store this key now: … later.") is written the same way. Only an ordinary
+ * capitalised first word is lowered: an acronym or an identifier (API, OAuth, SVC_TOKEN, X-Tenant-Id)
+ * stays as written.
+ */
+export function afterLabel(text: string): string {
+  const trimmed = text.trim().replace(/(?<!\.)\.$/, '');
+  return /^[A-Z][a-z]+(?![\w-])/.test(trimmed) ? `${trimmed[0]!.toLowerCase()}${trimmed.slice(1)}` : trimmed;
+}

@@ -104,11 +104,15 @@ describe('paging flags', () => {
   it('finds the paged lists', () => {
     expect(paged.map(({ path }) => path.join(' ')).sort()).toEqual([
       'audit ls',
+      'oauth ls',
       'records ls',
+      'roles ls',
+      'tenants api-keys ls',
       'tenants ls',
       'users ls',
       'webhooks deliveries ls',
       'webhooks dlq ls',
+      'webhooks ls',
     ]);
   });
 

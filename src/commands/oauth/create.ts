@@ -10,7 +10,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { fieldFlags } from '../../output/field-flags.js';
-import { quoted } from '../../output/format.js';
+import { afterLabel, quoted } from '../../output/format.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import {
@@ -129,7 +129,7 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
  * Prints a client with its one-time secret: the secret on stdout with the warning, or only the
  * file it went to. A secret printed is in no other place: `ifLost` names it and its remedy
  * (Context.outputIsOnlyCopyOf). `done` is the ✓ line's head for a client this run made, which then
- * says where the secret went too; none for a replay (an earlier run's) or a rotation.
+ * says where the secret went too (a creation, a rotation); none for a replay (an earlier run's).
  */
 export async function printClientWithSecret(
   ctx: Context,
@@ -154,7 +154,7 @@ export async function printClientWithSecret(
     else ctx.out.info(`The client secret is in ${secretFile}; it is not shown again.`);
   } else {
     if (done) ctx.out.success(done);
-    ctx.out.warn(data.warning || 'store the client secret now: it is not shown again');
+    ctx.out.warn(afterLabel(data.warning || 'store the client secret now: it is not shown again'));
   }
 }
 

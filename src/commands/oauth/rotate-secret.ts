@@ -4,6 +4,7 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
+import { changedIn } from '../changed-in.js';
 import { confirmDestructive, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../kit.js';
 import {
   asReplayed,
@@ -86,10 +87,16 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   }
   if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what));
   const [, remedy] = secretLost(data.client_id);
-  await printClientWithSecret(ctx, asReplayed(data, replayed), options.secret.file, [
-    `OAuth client ${data.client_id}'s new secret`,
-    remedy,
-  ]);
+  await printClientWithSecret(
+    ctx,
+    asReplayed(data, replayed),
+    options.secret.file,
+    [`OAuth client ${data.client_id}'s new secret`, remedy],
+    // The ✓ line of every change; none for a rotation an earlier run made (its note says so).
+    replayed
+      ? undefined
+      : `rotated the secret of OAuth client ${data.name} (${data.client_id})${changedIn(ctx.settings())}`,
+  );
 }
 
 export function rotateSecretCommand(make: MakeContext): Command {

@@ -34,7 +34,9 @@ export async function runRecordsLs(
     `records ls ${shellWord(surface)}${options.includeDeleted ? ' --include-deleted' : ''}`,
   );
   try {
-    await onSurface(ctx, surface, () => ctx.out.list(records, COLUMNS, { empty: `No ${surface} records.` }));
+    await onSurface(ctx, surface, () =>
+      ctx.out.list(records, COLUMNS, { empty: `No records in ${surface}.` }),
+    );
   } catch (error) {
     throw withCursorHint(error, surface, line, command, options.cursor);
   }

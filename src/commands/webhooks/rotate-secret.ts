@@ -3,6 +3,7 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
+import { changedIn } from '../changed-in.js';
 import { examples, idempotencyKeyFlag, type MakeContext } from '../kit.js';
 import { pickWebhook, type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { earlierRotationNote, keptUntil, rotateOnce, secretIntent } from '../replayed-creation.js';
@@ -75,6 +76,11 @@ export async function runWebhooksRotateSecret(
       `see whether it was rotated then with: ${svcCommand(ctx.settings(), `webhooks get ${shellWord(options.webhook)}`)}`,
       command(` --idempotency-key ${shellWord(key)}${to}`),
     ),
+    // The ✓ line of every change; none for a rotation an earlier run made (its note says so).
+    (webhook) =>
+      replayed
+        ? undefined
+        : `rotated the signing secret of webhook ${webhook.id}${changedIn(ctx.settings())}`,
   );
   if (!ctx.out.isMachine && data.previous_secret_expires_at) {
     ctx.out.info(

@@ -1,5 +1,6 @@
 import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
+import { afterLabel } from '../../output/format.js';
 import { type Made, SecretFile, type SecretIntent, secretProblem } from '../../system/secret-file.js';
 import { heldUntilClose } from '../replayed-creation.js';
 import { type SecretDestination, secretDestination as sharedDestination } from '../secret-destination.js';
@@ -86,7 +87,7 @@ export async function withSecretOutput(
     else ctx.out.info(`The signing secret is in ${destination.file}; it is not shown again.`);
   } else {
     if (head) ctx.out.success(head);
-    ctx.out.warn(data.warning || 'store the signing secret now: it is not shown again');
+    ctx.out.warn(afterLabel(data.warning || 'store the signing secret now: it is not shown again'));
   }
   return data;
 }

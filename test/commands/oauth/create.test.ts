@@ -3,6 +3,7 @@
  * its one-time secret in every mode, the secret to a file instead, refusals before anything is
  * created, replays by idempotency key, permissions. The file's mode under a umask: e2e/file-modes.
  */
+
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,9 @@ const realTime = { clock: { now: () => Date.now() } };
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const WARNING =
   'Store the client_secret now: it is shown only in this response and cannot be retrieved again (rotate it if lost).';
+/** The server's warning as svc writes it after `warning: ` (lower case, no full stop). */
+const SAID =
+  'store the client_secret now: it is shown only in this response and cannot be retrieved again (rotate it if lost)';
 
 async function clientCreations(): Promise<number> {
   const stats = (await call(svc.sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>;
@@ -58,7 +62,7 @@ describe('svc oauth create', () => {
     );
     expect(r.stderr).toBe(
       `✓ created OAuth client Vendor portal (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n` +
-        `warning: ${WARNING}\nTry it (it asks for the client secret): svc oauth authorize --client-id ${id}\n`,
+        `warning: ${SAID}\nTry it (it asks for the client secret): svc oauth authorize --client-id ${id}\n`,
     );
   });
 
@@ -70,7 +74,7 @@ describe('svc oauth create', () => {
     expect(web.code, web.stderr).toBe(0);
     const { id } = chosen(web.stdout, /\t/);
     expect(web.stderr).toBe(
-      `✓ created OAuth client Web (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\nwarning: ${WARNING}\n`,
+      `✓ created OAuth client Web (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\nwarning: ${SAID}\n`,
     );
   });
 

@@ -38,7 +38,7 @@ describe('svc tenants api-keys', () => {
     // A ✓ line as its siblings' (attack26a F9): what was made, of which tenant, then the warning.
     expect(shown.stderr).toBe(
       `✓ created publishable API key ${shownId} (Publishable key) of Acme Treasury (acme-treasury)\n` +
-        'warning: Store this key now: it is shown only once and cannot be retrieved later.\n',
+        'warning: store this key now: it is shown only once and cannot be retrieved later\n',
     );
     const file = join(dir, '..', 'sync.key');
     const written = await svc(

@@ -111,7 +111,7 @@ describe('svc webhooks create', () => {
     expect(r.code, r.stderr).toBe(0);
     const id = /^id\t(wh_\w+)$/m.exec(r.stdout)![1]!;
     expect(r.stderr).toBe(
-      `✓ created webhook ${id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\nwarning: Store the signing secret now: it is not shown again (rotate it to get a new one).\n` +
+      `✓ created webhook ${id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\nwarning: store the signing secret now: it is not shown again (rotate it to get a new one)\n` +
         `Try it: svc webhooks test ${id}\n`,
     );
   });

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_PREVIOUS_SECRETS } from '../../../src/sandbox/domain/webhooks.js';
-import { advanceClock, call, useSandboxContext } from '../../helpers/sandbox.js';
+import { ACME, advanceClock, call, useSandboxContext } from '../../helpers/sandbox.js';
 import { useTempDir } from '../../helpers/temp.js';
 import { admin, createWebhook } from '../../helpers/webhooks.js';
 
@@ -27,7 +27,7 @@ describe('svc webhooks rotate-secret, again within 24 hours', () => {
     expect(first.code, first.stderr).toBe(0);
     const t1 = (await webhook(id)).previous_secret_expires_at;
     expect(first.stderr).toBe(
-      `The signing secret is in ${join(dir, `s${files}`)}; it is not shown again.\n` +
+      `✓ rotated the signing secret of webhook ${id} in ${ACME}; its signing secret is in ${join(dir, `s${files}`)} (mode 0600), not shown again\n` +
         `Deliveries carry a signature with the previous secret too until ${t1}: switch the receiver before then.\n`,
     );
     await advance(3600);
@@ -35,7 +35,7 @@ describe('svc webhooks rotate-secret, again within 24 hours', () => {
     expect(second.code, second.stderr).toBe(0);
     const w = await webhook(id);
     expect(second.stderr).toBe(
-      `The signing secret is in ${join(dir, `s${files}`)}; it is not shown again.\n` +
+      `✓ rotated the signing secret of webhook ${id} in ${ACME}; its signing secret is in ${join(dir, `s${files}`)} (mode 0600), not shown again\n` +
         `Deliveries carry a signature with the previous secret too until ${w.previous_secret_expires_at}: switch the receiver before then.\n` +
         `The secret rotated out before it (at ${w.previous_secrets[1].rotated_out_at}) still signs until ${t1}, as its rotation said.\n`,
     );

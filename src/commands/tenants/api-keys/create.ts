@@ -10,6 +10,7 @@ import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { SvcError, UsageError } from '../../../errors.js';
 import { newIdempotencyKey } from '../../../http/idempotency.js';
+import { afterLabel } from '../../../output/format.js';
 import type { Platform } from '../../../platform/index.js';
 import { shellWord } from '../../../system/shell-words.js';
 import { choiceFlag, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../../kit.js';
@@ -203,7 +204,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     );
   } else {
     if (made) ctx.out.success(made);
-    ctx.out.warn(data.warning || 'Store this key now: it is not shown again.');
+    ctx.out.warn(afterLabel(data.warning || 'store this key now: it is not shown again'));
   }
 }
 

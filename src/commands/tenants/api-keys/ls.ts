@@ -1,12 +1,31 @@
 import { Command } from 'commander';
+import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
+import { shellWord } from '../../../system/shell-words.js';
 import { examples, type MakeContext } from '../../kit.js';
+import {
+  Listing,
+  type ListingOptions,
+  listingOptions,
+  parseWholeListing,
+  WHOLE_LIST_HELP,
+} from '../../listing.js';
 import { pickTenant } from '../../pick.js';
 import { keyStatus } from './shared.js';
 
-export async function runApiKeyList(ctx: Context, tenantRef: string | undefined): Promise<void> {
+export function parseApiKeyList(flags: Record<string, unknown>): ListingOptions {
+  return parseWholeListing(flags, 'tenants api-keys ls');
+}
+
+export async function runApiKeyList(
+  ctx: Context,
+  tenantRef: string | undefined,
+  options: ListingOptions = parseApiKeyList({}),
+): Promise<void> {
   const tenant = await pickTenant(ctx, tenantRef);
   const data = await (await ctx.platform()).tenants.apiKeys.list(tenant.id);
+  // One answer holds every key (WHOLE_LIST_HELP): the listing reads it as its only page.
+  const listing = new Listing<(typeof data.items)[number]>(options, Number.MAX_SAFE_INTEGER);
   // Keys whose role grants something the caller lacks are left out (the sandbox counts them).
   const withheld = data.withheld ?? 0;
   const mine = withheld > 0 ? ' you may manage' : '';
@@ -18,7 +37,7 @@ export async function runApiKeyList(ctx: Context, tenantRef: string | undefined)
     );
   }
   await ctx.out.list(
-    data.items,
+    listing.items(async () => data),
     [
       { header: 'id', value: (k) => k.id, kind: 'id' },
       { header: 'kind', value: (k) => k.kind },
@@ -32,15 +51,23 @@ export async function runApiKeyList(ctx: Context, tenantRef: string | undefined)
     ],
     { empty },
   );
+  // The continuation names the tenant listed, which a --cursor continues (the key the cursor skips by).
+  listing.hintMore(
+    ctx,
+    svcCommand(ctx.settings(), `tenants api-keys ls ${shellWord(tenantRef ?? tenant.id)}`),
+  );
 }
 
 export function lsCommand(make: MakeContext): Command {
-  return new Command('ls')
+  const command = new Command('ls')
     .alias('list')
     .argument('[tenant]', "tenant id or slug (default: the profile's tenant; asked on a terminal)")
     .description(
-      "List a tenant's API keys that you may manage: those whose role's permissions you hold (never the keys themselves)",
-    )
+      "List a tenant's API keys that you may manage: those whose role's permissions you hold (never the keys themselves).\n" +
+        WHOLE_LIST_HELP,
+    );
+  for (const option of listingOptions('keys')) command.addOption(option);
+  return command
     .addHelpText(
       'after',
       '\nSTATUS is active, revoked, or stopped: not revoked, but the key does not act because the user who\n' +
@@ -49,7 +76,8 @@ export function lsCommand(make: MakeContext): Command {
         'without an end date; or have a current admin issue a new key and revoke this one.',
     )
     .addHelpText('after', examples(['svc tenants api-keys ls acme-treasury', 'keys of Acme Treasury']))
-    .action(async (tenant: string | undefined, _flags: unknown, cmd: Command) =>
-      runApiKeyList(await make(cmd), tenant),
-    );
+    .action(async (tenant: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseApiKeyList(flags);
+      await runApiKeyList(await make(cmd), tenant, options);
+    });
 }

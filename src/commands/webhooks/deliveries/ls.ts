@@ -67,7 +67,7 @@ export function contradicted(s: DeliverySummary, listed: Map<string, WebhookDeli
 /**
  * A list like every other: with --json an array of deliveries, with --ndjson one per line. The
  * counts over every delivery of the webhook (the API's `summary`) head the table on a terminal,
- * go to stderr in a pipe, and are the whole output with --summary (an object with --json).
+ * and are the whole output with --summary (an object with --json); a pipe gets the rows alone.
  */
 export async function runDeliveries(ctx: Context, options: DeliveriesOptions): Promise<void> {
   const platform = await ctx.platform();
@@ -87,7 +87,10 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
   let summary: DeliverySummary | undefined;
   let warned = false;
   const listed = new Map<string, WebhookDelivery>();
-  const shown = ctx.out.mode === 'table' || ctx.out.mode === 'plain';
+  // On a terminal only: a pipe's stderr, as every list's, carries what the listing itself needs
+  // said (where to go on, repeats, warnings), never data; --summary prints the counts on stdout
+  // (attack26a F12: this was the one list that wrote a count to stderr in a pipe).
+  const shown = ctx.out.mode === 'table';
   const warnIf = (wrong: string[], say: (counts: string) => string) => {
     if (warned || wrong.length === 0) return false;
     warned = true;
@@ -103,8 +106,7 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
       const same = (counts: string) =>
         `the server's counts are not shown: they contradict the deliveries it lists (${counts})`;
       if (warnIf(contradicted(summary, listed), same)) return data;
-      if (ctx.out.mode === 'table') await ctx.out.text(summaryLine(summary));
-      else ctx.out.info(summaryLine(summary));
+      await ctx.out.text(summaryLine(summary));
     }
     return data;
   });
@@ -135,7 +137,8 @@ export function lsCommand(make: MakeContext): Command {
     .summary('Recent deliveries of a webhook, with outcome counts')
     .description(
       'Recent deliveries of a webhook, most recent first, below the counts over every delivery of the\n' +
-        'webhook (total, delivered, failed, recovered, in flight; on stderr in a pipe). States: pending (no\n' +
+        'webhook (total, delivered, failed, recovered, in flight; on a terminal: a pipe gets the rows alone,\n' +
+        'and --summary the counts alone). States: pending (no\n' +
         'attempt finished yet), retrying (an attempt failed, another is scheduled), delivered, failed\n' +
         '(attempts used up; in the dead-letter queue), recovered (failed, then the event was delivered by\n' +
         'a replay). --json prints an array of deliveries, as every list does; --summary prints only the\n' +

@@ -1,0 +1,58 @@
+/**
+ * One rule for the lines svc labels (`warning: `, `✓ `): what follows the label goes on in lower
+ * case, as `error: ` lines do (attack26a: `warning: 1 of 1 ids …` beside `warning: Store this key
+ * now: … later.`, the server's sentence). svc's own messages are checked where they are written
+ * (every literal first argument of `.warn(` and `.success(` in src/), a server's by afterLabel.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { afterLabel } from '../../src/output/format.js';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+describe('afterLabel', () => {
+  it.each([
+    [
+      'Store this key now: it is shown only once and cannot be retrieved later.',
+      'store this key now: it is shown only once and cannot be retrieved later',
+    ],
+    [
+      'Store the signing secret now: it is not shown again (rotate it to get a new one).',
+      'store the signing secret now: it is not shown again (rotate it to get a new one)',
+    ],
+    [
+      'store the client secret now: it is not shown again',
+      'store the client secret now: it is not shown again',
+    ],
+    // Acronyms and identifiers stay as written; an ellipsis is not a full stop.
+    ['API keys outlive a grant.', 'API keys outlive a grant'],
+    ['OAuth clients are listed whole', 'OAuth clients are listed whole'],
+    ['SVC_TOKEN is set', 'SVC_TOKEN is set'],
+    ['X-Tenant-Id is missing', 'X-Tenant-Id is missing'],
+    ['Wait...', 'wait...'],
+  ])('%j → %j', (given, written) => {
+    expect(afterLabel(given)).toBe(written);
+  });
+});
+
+describe("svc's own labelled lines", () => {
+  it('start lower case after warning: and ✓ (an identifier or acronym may stay capitalised)', () => {
+    const wrong: string[] = [];
+    for (const file of sources(join(__dirname, '../../src'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/\.(warn|success)\(\s*(['"`])([^'"`]{0,40})/g)) {
+        const start = match[3]!;
+        if (start.startsWith('${')) continue;
+        if (/^[A-Z][a-z]+(?![\w-])/.test(start)) wrong.push(`${file}: .${match[1]}(${match[2]}${start}…`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
