@@ -35,7 +35,8 @@ const verbs = {
   },
   'discard --all': {
     argv: (webhook: string) => ['webhooks', 'dlq', 'discard', webhook, '--all', '--yes', '--json'],
-    ids: (stdout: string) => (JSON.parse(stdout) as Array<{ entry_id: string }>).map((e) => e.entry_id),
+    ids: (stdout: string) =>
+      (JSON.parse(stdout) as Array<{ dlq_entry_id: string }>).map((e) => e.dlq_entry_id),
   },
   'replay --dlq': {
     argv: (webhook: string) => ['webhooks', 'replay', webhook, '--dlq', '--no-wait', '--json'],
