@@ -138,7 +138,7 @@ describe('svc webhooks dlq ls: the hint to continue', () => {
     expect(Math.abs(Date.parse(since!) - (platform - 30 * MINUTE))).toBeLessThan(5000);
     const cursor = / --cursor (\S+) {2}\(or --all\)$/.exec(hint!)?.[1];
     expect(hint).toBe(
-      `1 of 3 entries; more with: svc webhooks dlq ${webhook} --since ${since} --cursor ${cursor}  (or --all)`,
+      `1 of 3 shown; more with: svc webhooks dlq ${webhook} --since ${since} --cursor ${cursor}  (or --all)`,
     );
     // The command it gives takes the rest, whatever this machine's clock says.
     const rest = await svc.run(

@@ -133,12 +133,12 @@ describe('a dead-letter listing without "total"', () => {
   it('dlq ls lists the entries as the sandbox does, and a cut listing says how many were shown', async () => {
     const { webhook } = await deadLetteredQueue(sandbox(), { status: 204 }, 3);
     const direct = await svc.run(['webhooks', 'dlq', 'ls', webhook, '--limit', '2']);
-    expect(direct.stderr).toMatch(/^2 of 3 entries; more with: /);
+    expect(direct.stderr).toMatch(/^2 of 3 shown; more with: /);
     withoutTotal();
     const r = await svc.run(['webhooks', 'dlq', 'ls', webhook, '--limit', '2'], through());
     expect([r.code, r.stdout]).toEqual([0, direct.stdout]);
     expect(r.stderr).toBe(
-      direct.stderr.replace(/^2 of 3 entries/, '2 shown').replace(sandbox().url, proxy().url),
+      direct.stderr.replace(/^2 of 3 shown/, '2 shown').replace(sandbox().url, proxy().url),
     );
   });
 
