@@ -13,6 +13,7 @@ import { type BulkItem, FOUND_AFTER_LOST_ANSWER } from '../bulk/runner.js';
 import { commandLine, inTenant, shownSetting, svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
+import { counted } from '../output/format.js';
 import type { Column } from '../output/output.js';
 import { reasonLines } from '../output/problems.js';
 import { escapeForTerminal } from '../output/sanitize.js';
@@ -275,7 +276,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       if (secretsNeeded.length > 0) {
         if (options.secretDir === undefined) {
           throw new UsageError(
-            `the plan creates ${n(secretsNeeded.length)} webhook(s) or OAuth client(s), whose secrets are shown only once; pass --secret-dir DIR`,
+            `the plan creates ${counted(secretsNeeded.length, 'webhook or OAuth client', 'webhooks or OAuth clients')}, whose secrets are shown only once; pass --secret-dir DIR`,
             { hint: 'svc writes each secret to its own 0600 file there; nothing was applied' },
           );
         }

@@ -223,5 +223,5 @@ export function unsavedLine(made: Unsaved[], keptMs: number, svcIn: (tenant: str
       ),
     )
     .join('; ');
-  return `${made.length.toLocaleString('en')} of the failed item(s) were created (${ids}) but their secret could not be saved: make room, then run the same command again within ${keptMs / 3600_000} hours to save it (the platform answers with it again); after that it is lost: ${rotate} ${made.length === 1 ? 'makes a new one' : 'make new ones, one each'}`;
+  return `${made.length.toLocaleString('en')} of the failed items ${made.length === 1 ? 'was' : 'were'} created (${ids}) but their secret could not be saved: make room, then run the same command again within ${keptMs / 3600_000} hours to save it (the platform answers with it again); after that it is lost: ${rotate} ${made.length === 1 ? 'makes a new one' : 'make new ones, one each'}`;
 }

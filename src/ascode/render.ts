@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { redactUrlText } from '../api/secret-names.js';
-import { cellText, listItemText } from '../output/format.js';
+import { cellText, counted, listItemText } from '../output/format.js';
 import { withAsciiHost, withAsciiHosts } from '../output/hosts.js';
 import { oneLine } from '../output/sanitize.js';
 import { sym } from '../output/symbols.js';
@@ -91,7 +91,10 @@ export function describeField(change: PlanChange, f: FieldChange): string {
       return f.from === null ? 'held permanently' : `held until ${expiry(f.from)}`;
     return `${expiry(f.from)} ${sym.arrow} ${expiry(f.to)}`;
   }
-  if (f.field === 'grants') return `${f.from} grant(s) end with it`;
+  if (f.field === 'grants')
+    return typeof f.from === 'number'
+      ? `${counted(f.from, 'grant ends', 'grants end')} with it`
+      : `${f.from} grants end with it`;
   if (change.action === 'update' && Array.isArray(f.from) && Array.isArray(f.to)) {
     const from = f.from.map(String);
     const to = f.to.map(String);

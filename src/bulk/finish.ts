@@ -14,6 +14,7 @@ import {
   SvcError,
 } from '../errors.js';
 import { type ApiError, OutcomeUnknownError } from '../http/errors.js';
+import { counted, countedOf } from '../output/format.js';
 import { fileErrorReason } from '../system/input.js';
 import { pathWord } from '../system/shell-words.js';
 import type { Journal } from './journal.js';
@@ -67,9 +68,9 @@ function failedItems(
   });
 }
 
-/** "2 of 3 item(s) failed: line 4: user usr_x not found; …" — the first few named. */
+/** "2 of 3 items failed: line 4: user usr_x not found; …" — the first few named. */
 function failed(count: number, total: number, verb: Words, rows: unknown[], what = 'failed'): string {
-  return `${n(count)} of ${n(total)} item(s) ${what}${named(count, verb, rows)}`;
+  return `${countedOf(count, total, 'item')} ${what}${named(count, verb, rows)}`;
 }
 
 /** `: line 4: user usr_x not found; and 2 more`, or nothing when no row is at hand. */
@@ -79,9 +80,9 @@ function named(count: number, verb: Words, rows: unknown[]): string {
   return text ? `: ${text}${more}` : '';
 }
 
-/** `12 of 40`, or `12 item(s)` when the total is not known (a stream). */
+/** `12 of 40`, or `12 items` when the total is not known (a stream). */
 function howFar(summary: BulkSummary, total: number | undefined): string {
-  return total === undefined ? `${n(summary.total)} item(s)` : `${n(summary.total)} of ${n(total)}`;
+  return total === undefined ? counted(summary.total, 'item') : `${n(summary.total)} of ${n(total)}`;
 }
 
 /**
@@ -368,7 +369,7 @@ export function abandonedRun(
   journal: { path: string } | undefined,
 ): InterruptedError {
   const { done, inFlight, total } = progress;
-  const of = total === undefined ? `${n(done)} item(s)` : `${n(done)} of ${n(total)}`;
+  const of = total === undefined ? counted(done, 'item') : `${n(done)} of ${n(total)}`;
   const stopped = `interrupted again, so svc stopped at once after ${of}`;
   if (journal === undefined) return new InterruptedError(`${stopped}; nothing was changed`);
   const one = inFlight === 1;
@@ -520,7 +521,7 @@ export function finishDryRun(
   const counts = dryRunCounts(verb, summary, notStarted);
   // Stopped by Ctrl-C; a closed stdout's stop (end.closed) ends with what the rows checked say.
   if (summary.stopped && !end.closed)
-    throw new InterruptedError(`interrupted after ${n(summary.total)} item(s); nothing was changed`);
+    throw new InterruptedError(`interrupted after ${counted(summary.total, 'item')}; nothing was changed`);
   if (single !== undefined) {
     ctx.out.info(`dry run: ${counts}; nothing was changed`);
     throw single;

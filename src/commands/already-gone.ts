@@ -13,8 +13,8 @@ export interface AlreadyGone {
   at: string | null | undefined;
   /** What follows on the line: "; it is to be purged at …". */
   more?: string;
-  /** What --json prints instead: the verb's own shape, its outcome "already_…". */
-  json: unknown;
+  /** What --json prints instead: the one verdict (verdict.ts), its outcome "already_…". */
+  json: Record<string, unknown>;
 }
 
 /**

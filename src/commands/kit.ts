@@ -15,6 +15,7 @@ import { doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
 import { shellWord } from '../system/shell-words.js';
 import { discardTypeAhead } from '../system/type-ahead.js';
 import { tenantAsked } from './changed-in.js';
+import { type Outcome, type VerdictNoun, verdict } from './verdict.js';
 
 /**
  * Builds (once) the Context for the command being run, from its parsed global flags. Async so
@@ -298,6 +299,8 @@ export interface GoneReport {
   subject: string;
   /** What --json prints besides outcome and detail: the ids the verb knows. */
   target: Record<string, unknown>;
+  /** The verdict's noun (verdict.ts); its object is null: no answer says what the thing is now. */
+  noun: VerdictNoun;
 }
 
 /**
@@ -327,7 +330,8 @@ export async function deleted<T>(ctx: Context, call: Promise<T>, gone: GoneRepor
         detail,
       };
     } else throw error;
-    if (ctx.out.isMachine) await ctx.out.json({ ...gone.target, ...said });
+    const { outcome, ...more } = said as { outcome: Outcome } & Record<string, unknown>;
+    if (ctx.out.isMachine) await ctx.out.json(verdict(outcome, gone.noun, null, { ...gone.target, ...more }));
     else ctx.out.success(`${gone.subject}: ${said.detail}`);
     return undefined;
   }

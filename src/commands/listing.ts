@@ -163,15 +163,18 @@ export class Listing<T, P extends Page<T> = Page<T>> {
 
   /**
    * On stderr, in every output mode (stdout keeps its shape; a script has no other way to learn
-   * the cursor): where to continue, when there is more.
+   * the cursor): where to continue, when there is more. One wording on every list (attack26a
+   * F11): `50 shown; more with: …`, and `50 of 450 shown; more with: …` where the server gave a
+   * total of what matches (the dead-letter queue's).
    */
-  hintMore(ctx: Context, command: string, counted?: string): void {
+  hintMore(ctx: Context, command: string, total?: number): void {
     const note = twiceNote(this.twice);
     if (note !== undefined) ctx.out.info(note);
     if (!this.next) return;
     const mode = ctx.out.isMachine ? ` --${ctx.out.mode}` : '';
+    const of = total === undefined ? '' : ` of ${total.toLocaleString('en')}`;
     ctx.out.info(
-      `${counted ?? `${this.shown.toLocaleString('en')} shown`}; more with: ${command}${mode} --cursor ${shellWord(this.next)}${this.options.all ? '' : '  (or --all)'}`,
+      `${this.shown.toLocaleString('en')}${of} shown; more with: ${command}${mode} --cursor ${shellWord(this.next)}${this.options.all ? '' : '  (or --all)'}`,
     );
   }
 }

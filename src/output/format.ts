@@ -187,6 +187,15 @@ export function counted(count: number, one: string, many = `${one}s`): string {
 }
 
 /**
+ * "1 of 1 item", "2 of 3 items", "1 of 1,500 items": a part of a whole, the noun counted by the
+ * whole. The one rule of counted nouns (`counted`) for bulk and export lines, which said
+ * `item(s)`, `tenant(s)` (attack26a F11).
+ */
+export function countedOf(count: number, total: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString('en')} of ${counted(total, one, many)}`;
+}
+
+/**
  * A length of time to the minute, without a direction: "2 h 30 min", "2 h", "45 min", "3 d 1 h"
  * (under half a minute: "0 min"). Rounded to the nearest minute, so two measures of one span that
  * differ by a second (a Date header's precision) read alike.

@@ -15,7 +15,7 @@ describe('unsavedLine', () => {
       (tenant) => (words) => `svc -p ops --tenant ${tenant} ${words}`,
     );
     expect(line).toBe(
-      '2 of the failed item(s) were created (wh_1, cli_1) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: ' +
+      '2 of the failed items were created (wh_1, cli_1) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: ' +
         'svc -p ops --tenant acme-labs webhooks rotate-secret wh_1 --secret-file PATH; svc -p ops --tenant acme-apac oauth rotate-secret cli_1 --secret-file PATH --yes make new ones, one each',
     );
   });

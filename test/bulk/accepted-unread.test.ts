@@ -105,7 +105,7 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
     expect(r.code).toBe(7);
     const error = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
     expect(error.message).toContain(
-      '2 of 2 item(s) ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did)',
+      '2 of 2 items ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did)',
     );
     // Not "run it again to settle them": the same key is answered the same by a server that stores answers (review19 F2).
     expect(error.hint).toMatch(
@@ -142,7 +142,7 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
       /^the server accepted the change \(HTTP 202\) but svc cannot read what it made: the server's answer to POST \/v1\/webhooks\/wh_\w+\/deliveries\/dlv_\w+\/replay lacks "id" \(string\), so the outcome is unknown: the platform most likely made this change$/,
     );
     const error = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
-    expect(error.message).toContain('2 of 2 item(s) ended with an unknown outcome');
+    expect(error.message).toContain('2 of 2 items ended with an unknown outcome');
     expect(error.hint).not.toContain('fix');
   });
 

@@ -191,7 +191,7 @@ describe("a source read again once its items settle (BulkVerb.items' settled)", 
       { signal: controller.signal },
     );
     expect([r.code, r.stdout, readAfter]).toEqual([130, '\tk0\tok\t\n\tk1\tok\t\n', false]);
-    expect(r.error).toMatchObject({ message: expect.stringMatching(/^interrupted after 2 item\(s\)/) });
+    expect(r.error).toMatchObject({ message: expect.stringMatching(/^interrupted after 2 items/) });
   });
 });
 
@@ -233,7 +233,7 @@ describe('how unknown outcomes are shown and named', () => {
     // Named in the error as a check not made, not a row that would fail.
     expect([dry.code, (dry.error as Error).message]).toEqual([
       1,
-      '1 of 1 item(s) could not be checked: line 2: could not be checked: later',
+      '1 of 1 item could not be checked: line 2: could not be checked: later',
     ]);
   });
 
@@ -247,7 +247,7 @@ describe('how unknown outcomes are shown and named', () => {
     );
     expect(r.code).toBe(7);
     expect((r.error as Error).message).toBe(
-      `4 of 4 item(s) ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did): line 2: k0 cut${SO_UNKNOWN}; line 3: k1 cut${SO_UNKNOWN}; line 4: k2 cut${SO_UNKNOWN}; and 1 more`,
+      `4 of 4 items ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did): line 2: k0 cut${SO_UNKNOWN}; line 3: k1 cut${SO_UNKNOWN}; line 4: k2 cut${SO_UNKNOWN}; and 1 more`,
     );
   });
 });

@@ -62,7 +62,7 @@ describe('runBulkOperation', () => {
     expect(r.stderr).toBe('2 touched, 4 failed (0.0 s)\n');
     expect(r.error).toMatchObject({
       message:
-        '4 of 6 item(s) failed: line 3: k1 not found; line 4: k2 not found; line 6: k4 not found; and 1 more',
+        '4 of 6 items failed: line 3: k1 not found; line 4: k2 not found; line 6: k4 not found; and 1 more',
     });
     // Failed rows are kept for the same command to try again once they are fixed.
     expect((r.error as { hint: string }).hint).toMatch(
@@ -95,7 +95,7 @@ describe('runBulkOperation', () => {
     expect(r.stdout).toBe('2\tk0\ttouch\t\n3\tk1\tskip\t\n4\tk2\tfail\twould fail\n');
     expect(r.stderr).toBe('dry run: 1 would be touched, 1 would be skipped, 1 would fail\n');
     expect(r.error).toMatchObject({
-      message: '1 of 3 item(s) would fail: line 4: would fail',
+      message: '1 of 3 items would fail: line 4: would fail',
       hint: 'nothing was changed; fix them before running without --dry-run',
     });
     expect(journals()).toEqual(before);

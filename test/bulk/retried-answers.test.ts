@@ -97,7 +97,7 @@ describe('a retry answered 409 idempotency_key_in_use (the first attempt still b
     );
     expect(r.code).toBe(7);
     const error = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
-    expect(error.message).toContain('2 of 2 item(s) ended with an unknown outcome');
+    expect(error.message).toContain('2 of 2 items ended with an unknown outcome');
     expect(error.hint).toMatch(/^run the same command again .*to settle them \(journal /);
     // Once the platform is done with them, the same command settles both as this run's grants.
     inUse = 0;

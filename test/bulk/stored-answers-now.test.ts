@@ -103,7 +103,7 @@ describe('a resumed bulk row answered from the platform’s record is checked ag
       '1 of these was done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then',
       '1 revoked, 1 failed in acme-treasury (T)',
     ]);
-    expect(JSON.parse(error ?? '').error.message).toBe(`1 of 2 item(s) failed: line 2: ${one.error.message}`);
+    expect(JSON.parse(error ?? '').error.message).toBe(`1 of 2 items failed: line 2: ${one.error.message}`);
     // review20 F5: nothing in the file is wrong; the run's hint is the row's (the same command).
     expect(JSON.parse(error ?? '').error.hint).toMatch(
       /^if the 1 changed since should still be as asked \(another admin may have changed them on purpose\), run the same command again with the same profile, logged in as the same user or with the same API key, to make them anew \(a new request each\) \(journal \S+\)$/,

@@ -37,6 +37,7 @@ describe('a single DELETE verb answered 204 without a body: done, ✓, exit 0', 
       outcome: 'answered_without_body',
       status_code: 204,
       detail: 'the server answered HTTP 204 without a body, which says it was revoked',
+      assignment: null,
     });
     expect((await assignments(sandbox(), id)).active).toBe(0);
   });

@@ -49,8 +49,26 @@ describe('the ✓ line after a change to a profile names the profile and its ser
   it('keeps --json as it was: it names the profile already', async () => {
     const { env, store } = await twoProfiles();
     const r = await runInProcess(['-p', 'prod', 'logout', '--no-revoke', '--json'], env);
-    expect(JSON.parse(r.stdout)).toMatchObject({ profile: 'prod', removed: true });
+    // The one verdict of every rm (verdict.ts, attack26a F6): `outcome` says what `removed` says.
+    const verdict = (removed: boolean, apiKey: unknown) => ({
+      profile: 'prod',
+      removed,
+      revoked: false,
+      revocation: 'not_applicable',
+      api_key: apiKey,
+      outcome: removed ? 'removed' : 'nothing_to_remove',
+    });
+    const unknownKey = {
+      state: 'unknown',
+      id: null,
+      tenant: 'acme-treasury',
+      stopped_reason: null,
+      revoke_command: null,
+    };
+    expect([r.code, r.stdout]).toEqual([0, `${JSON.stringify(verdict(true, unknownKey), null, 2)}\n`]);
     expect(store.credential('prod')).toBeUndefined();
+    const again = await runInProcess(['-p', 'prod', 'logout', '--no-revoke', '--json'], env);
+    expect([again.code, again.stdout]).toEqual([0, `${JSON.stringify(verdict(false, null), null, 2)}\n`]);
     expect(store.credential('staging')).toBeDefined();
   });
 });

@@ -112,6 +112,7 @@ describe('a revoke whose answer was lost after the platform made it', () => {
       role_name: role.name,
       outcome: 'gone_after_lost_answer',
       detail: `the platform's answer to the revoke was lost (HTTP 503) and its retry found the grant gone (HTTP 404 assignment_not_found); most likely this command revoked it`,
+      assignment: null,
     });
   });
 });

@@ -228,7 +228,7 @@ describe('a refusal to the retry of an attempt whose answer was lost (review24f 
     const { error } = JSON.parse(last!);
     expect([error.code, error.message]).toEqual([
       'every_item_failed',
-      `2 of 2 item(s) failed: line 2: ${LOST} role lost-grant-c was deleted; line 3: ${LOST} role lost-grant-c was deleted`,
+      `2 of 2 items failed: line 2: ${LOST} role lost-grant-c was deleted; line 3: ${LOST} role lost-grant-c was deleted`,
     ]);
   });
 });

@@ -142,7 +142,7 @@ describe('a dry run that planned rows to fail keeps exit 7 when stdout is closed
     expect(gone.stdout).toBe('');
     const error = JSON.parse(gone.stderr.trimEnd().split('\n').at(-1)!).error;
     expect([error.code, error.exit_code]).toEqual(['would_fail', 7]);
-    expect(error.message).toMatch(/^\d of \d item\(s\) would fail: line 2: /);
+    expect(error.message).toMatch(/^\d of \d items? would fail: line 2: /);
     expect(error.message).toMatch(/stdout closed after \d of 4: the rest was not checked$/);
   });
 

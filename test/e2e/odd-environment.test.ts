@@ -99,7 +99,7 @@ describe('few file descriptors (`ulimit -n 30`) and --concurrency 32', () => {
     const last = r.stderr.trimEnd().split('\n').at(-1) ?? '';
     expect(r.code).toBe(7);
     expect(last).toMatch(
-      /^error: \d+ of 120 item\(s\) failed: line \d+: cannot read \S+credentials\.json: too many open files \(ulimit -n 30\): lower --concurrency or raise the limit; .*run the same command again .* to retry the failed rows \(journal /,
+      /^error: \d+ of 120 items failed: line \d+: cannot read \S+credentials\.json: too many open files \(ulimit -n 30\): lower --concurrency or raise the limit; .*run the same command again .* to retry the failed rows \(journal /,
     );
     expect(r.stderr).not.toContain('bug in svc');
     expect(readdirSync(own)).toEqual([]);
@@ -123,7 +123,7 @@ describe('few file descriptors (`ulimit -n 30`) for the sockets of --concurrency
     if (r.code === 7)
       expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(
         // The run's summary names each failed row's cause (a row's own line says nothing was sent).
-        /^error: \d+ of 120 item\(s\) failed: line \d+: cannot connect to http:\/\/127\.0\.0\.1:\d+: too many open files \(ulimit -n 30\): lower --concurrency or raise the limit; /,
+        /^error: \d+ of 120 items failed: line \d+: cannot connect to http:\/\/127\.0\.0\.1:\d+: too many open files \(ulimit -n 30\): lower --concurrency or raise the limit; /,
       );
   });
 });

@@ -151,7 +151,7 @@ describe('finishRun: a source that could not be read further', () => {
     expect(finish(run, VERB, { code: true })).toEqual({
       stderr: '5 granted (2.3 s)\n',
       error: {
-        message: 'stopped after 5 item(s): could not read page 3',
+        message: 'stopped after 5 items: could not read page 3',
         hint: `check the network; then ${RESUME}`,
         exit: 1,
         code: 'page_failed',
@@ -216,7 +216,7 @@ describe('finishRun: outcomes svc cannot know', () => {
     expect(finish(run, { ...VERB, retryHint: 'replay them later' })).toEqual({
       stderr: '1,498 granted, 2 with an unknown outcome (2.3 s)\n',
       error: {
-        message: `2 of 1,500 item(s) ended ${UNKNOWN}: line 4: why 4; line 9: why 9`,
+        message: `2 of 1,500 items ended ${UNKNOWN}: line 4: why 4; line 9: why 9`,
         hint: `${CHECK(2)} (journal /state/j.ndjson)${NDJSON}`,
         exit: 7,
       },
@@ -238,7 +238,7 @@ describe('finishRun: outcomes svc cannot know', () => {
       summary: summary({ ok: 1490, failed: 1, refused: 1, unknown: 9 }),
     });
     expect(finish(run, { ...VERB, retryHint: () => 'replay them later' }).error).toEqual({
-      message: `1 of 1,500 item(s) failed: line 4: why 4; 9 ended ${UNKNOWN}: line 9: why 9; line 10: why 10; line 11: why 11; line 12: why 12; and 5 more`,
+      message: `1 of 1,500 items failed: line 4: why 4; 9 ended ${UNKNOWN}: line 9: why 9; line 10: why 10; line 11: why 11; line 12: why 12; and 5 more`,
       hint: `replay them later; for the unknown ones, ${AGAIN} to settle them (journal /state/j.ndjson)${NDJSON}`,
       exit: 7,
     });
@@ -277,7 +277,7 @@ describe('finishRun: outcomes svc cannot know', () => {
     expect(finish(run, VERB, { ndjson: true })).toEqual({
       stderr: '1,499 granted, 1 failed (2.3 s)\n',
       error: {
-        message: '1 of 1,500 item(s) failed: line 4: why 4',
+        message: '1 of 1,500 items failed: line 4: why 4',
         hint: 'nothing is left to resume',
         exit: 7,
       },
@@ -354,7 +354,7 @@ describe('finishRun: a closed or failed stdout', () => {
     expect(finish(run)).toEqual({
       stderr: '1,499 granted, 1 failed (2.3 s)\n',
       error: {
-        message: '1 of 1,500 item(s) failed: line 4: why 4',
+        message: '1 of 1,500 items failed: line 4: why 4',
         hint: `nothing is left to resume${NDJSON}`,
         exit: 7,
       },
@@ -372,7 +372,7 @@ describe('finishRun: a closed or failed stdout', () => {
     expect(finish(run)).toEqual({
       stderr: '1,499 granted, 1 with an unknown outcome (2.3 s)\n',
       error: {
-        message: `1 of 1,500 item(s) ended ${UNKNOWN}: line 9: why 9`,
+        message: `1 of 1,500 items ended ${UNKNOWN}: line 9: why 9`,
         hint: `${AGAIN} to settle them (journal /state/j.ndjson)${NDJSON}`,
         exit: 7,
       },
@@ -392,7 +392,7 @@ describe('finishRun: a closed or failed stdout', () => {
     const { run } = end(extra);
     const error = finish(run).error;
     expect(error?.exit).toBe(141);
-    expect(error?.message).toMatch(/^stdout closed after 1,500( of 1,50[01]| item\(s\))$/);
+    expect(error?.message).toMatch(/^stdout closed after 1,500( of 1,50[01]| items)$/);
     expect(error?.hint).toBe(RESUME);
   });
 
@@ -427,7 +427,7 @@ describe('abandonedRun (a second Ctrl-C)', () => {
       'nothing in flight',
       { done: 3, inFlight: 0, total: undefined },
       true,
-      'interrupted again, so svc stopped at once after 3 item(s)',
+      'interrupted again, so svc stopped at once after 3 items',
       RESUME,
     ],
     [
@@ -475,7 +475,7 @@ describe('finishDryRun: a closed or failed stdout', () => {
 
   it.each<[string, number | undefined, string]>([
     ['rows left unchecked', 10, '3 of 10'],
-    ['no total known (a stream)', undefined, '3 item(s)'],
+    ['no total known (a stream)', undefined, '3 items'],
   ])('%s: no verdict, exit 141, how to check every row', (_what, total, of) => {
     expect(dry(summary({ total: 3, ok: 3 }), [], { end: { total, closed: true } })).toEqual({
       stderr: '',
@@ -496,7 +496,7 @@ describe('finishDryRun: a closed or failed stdout', () => {
       thrown: expect.anything(),
       error: {
         message:
-          '1 of 3 item(s) would fail: line 4: why 4; stdout closed after 3 of 10: the rest was not checked',
+          '1 of 3 items would fail: line 4: why 4; stdout closed after 3 of 10: the rest was not checked',
         hint: 'nothing was changed; fix them before running without --dry-run',
         exit: 7,
       },
@@ -527,7 +527,7 @@ describe('finishDryRun: checks the server did not answer', () => {
     expect({ stderr, error }).toEqual({
       stderr: 'dry run: 1,498 would be granted, 0 would be skipped, 0 would fail, 2 could not be checked\n',
       error: {
-        message: '2 of 1,500 item(s) could not be checked: line 4: why 4; line 9: why 9',
+        message: '2 of 1,500 items could not be checked: line 4: why 4; line 9: why 9',
         hint: NOT_CHECKED('the server did not answer their checks; run the dry run again'),
         exit: 1,
         code: 'not_checked',
@@ -538,7 +538,7 @@ describe('finishDryRun: checks the server did not answer', () => {
   it('all answered in words svc does not know: a dry run again is answered the same', () => {
     // No rows at hand (none given): the count alone.
     expect(dry(summary({ ok: 1498, unknown: 2, unknownWords: 2 })).error).toEqual({
-      message: '2 of 1,500 item(s) could not be checked',
+      message: '2 of 1,500 items could not be checked',
       hint: NOT_CHECKED(
         'the server answered their checks in words svc does not know (each row says which); a dry run again is answered the same',
       ),
@@ -552,7 +552,7 @@ describe('finishDryRun: checks the server did not answer', () => {
     });
     expect(error).toEqual({
       message:
-        '3 of 1,500 item(s) could not be checked: line 4: why 4; and 2 more; 1 of 1,500 item(s) would fail: line 5: why 5',
+        '3 of 1,500 items could not be checked: line 4: why 4; and 2 more; 1 of 1,500 items would fail: line 5: why 5',
       hint: NOT_CHECKED(
         'the server did not answer some of their checks, and answered 1 in words svc does not know (each row says which); run the dry run again for the others (and fix the rows that would fail)',
       ),
@@ -597,7 +597,7 @@ describe('finishDryRun: counts, halts and unread sources', () => {
       },
     });
     expect(dry(summary({ total: 3, ok: 3, halted: rateLimited() })).error?.message).toMatch(
-      /^stopped after 3 item\(s\): /,
+      /^stopped after 3 items: /,
     );
   });
 

@@ -83,7 +83,7 @@ describe('finishRun', () => {
       stderr: '1,498 granted, 1 failed, 1 with an unknown outcome (2.3 s)\n',
       error: {
         message:
-          '1 of 1,500 item(s) failed: line 4: no such user; 1 ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did): line 9: other side closed',
+          '1 of 1,500 items failed: line 4: no such user; 1 ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did): line 9: other side closed',
         hint: 'fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson); --ndjson prints one result per item',
         exit: 7,
       },
@@ -112,7 +112,7 @@ describe('finishRun', () => {
     expect(finish(run)).toEqual({
       stderr: '12 granted (2.3 s)\n',
       error: {
-        message: 'interrupted after 12 item(s)',
+        message: 'interrupted after 12 items',
         hint: 'run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson)',
         exit: 130,
       },
@@ -130,7 +130,7 @@ describe('finishRun', () => {
       stderr: '1,495 granted, 5 failed (2.3 s)\n',
       error: {
         message:
-          '5 of 1,500 item(s) failed: line 4: user usr_x not found; line 9: role r not found; and 3 more',
+          '5 of 1,500 items failed: line 4: user usr_x not found; line 9: role r not found; and 3 more',
         hint: 'nothing is left to resume; --ndjson prints one result per item',
         exit: 7,
       },
@@ -156,7 +156,7 @@ describe('finishRun', () => {
   it('failures that may still be owed: the journal kept and the resume named', () => {
     const { run, removed } = end({ summary: summary({ failed: 1, unsettled: 1 }) });
     expect(finish(run).error).toEqual({
-      message: '1 of 1,500 item(s) failed',
+      message: '1 of 1,500 items failed',
       hint: 'fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson); --ndjson prints one result per item',
       exit: 7,
     });
@@ -194,7 +194,7 @@ describe('finishDryRun', () => {
     expect(dry(summary({ ok: 1499, failed: 1 }), [{ line: 3, why: 'bad' }])).toEqual({
       stderr: 'dry run: 1,499 would be granted, 0 would be skipped, 1 would fail\n',
       error: {
-        message: '1 of 1,500 item(s) would fail: line 3: bad',
+        message: '1 of 1,500 items would fail: line 3: bad',
         hint: 'nothing was changed; fix them before running without --dry-run',
         exit: 7,
       },
@@ -203,7 +203,7 @@ describe('finishDryRun', () => {
 
   it('exit 130 when interrupted', () => {
     expect(dry(summary({ stopped: true, total: 40, failed: 1 })).error).toEqual({
-      message: 'interrupted after 40 item(s); nothing was changed',
+      message: 'interrupted after 40 items; nothing was changed',
       hint: undefined,
       exit: 130,
     });

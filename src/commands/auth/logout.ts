@@ -6,6 +6,7 @@ import type { Context } from '../../context.js';
 import { redactText } from '../../http/redact.js';
 import { examples, type MakeContext, profileAt } from '../kit.js';
 import { CREDENTIAL_NAMED_PROFILE } from '../profiles/shared.js';
+import { verdict } from '../verdict.js';
 
 /**
  * Ends the profile's session: an OAuth session is revoked server-side first (RFC 7009, when the
@@ -48,13 +49,17 @@ async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: strin
   const revoked = revocation.outcome === 'revoked';
   // api_key: what the lines say of a forgotten API key (null when the credential was none).
   if (ctx.out.isMachine)
-    return ctx.out.json({
-      profile: shown,
-      removed: end.removed,
-      revoked,
-      revocation: revocation.outcome,
-      api_key: sessionKey(ctx, end),
-    });
+    // The one verdict (verdict.ts): `outcome` says whether the credential was removed; `removed`
+    // (a boolean, as before) stays for the scripts that read it.
+    return ctx.out.json(
+      verdict(end.removed ? 'removed' : 'nothing_to_remove', 'profile', shown, {
+        profile: shown,
+        removed: end.removed,
+        revoked,
+        revocation: revocation.outcome,
+        api_key: sessionKey(ctx, end),
+      }),
+    );
   const of = profileAt(shown, ctx.store().profile(profile)?.base_url);
   if (revocation.outcome === 'revoked') {
     ctx.out.success(
@@ -84,7 +89,8 @@ export default function logout(make: MakeContext): Command {
         "stopped by its issuer's wind-down is not revoked and acts again once they hold its role without an end\n" +
         'date — with the `svc tenants api-keys revoke TENANT KEY_ID` command (its tenant and id) that revokes it,\n' +
         "to be run with a user's login that holds api_key.manage (a key cannot revoke keys).\n" +
-        'With --json: {profile, removed, revoked, revocation, api_key}; api_key is null unless the credential was an\n' +
+        'With --json: {profile, removed, revoked, revocation, api_key, outcome}; outcome is "removed" (the credential)\n' +
+        'or "nothing_to_remove" (none was stored), as removed says; api_key is null unless the credential was an\n' +
         'API key, else {state: "valid"|"stopped"|"revoked_or_unknown"|"unknown", id, tenant, stopped_reason,\n' +
         'revoke_command} (svc never revokes the key itself: "valid" and "stopped" keys were only forgotten);\n' +
         'revoke_command is null when there is nothing to revoke or the id is not known ("unknown": find the key by\n' +

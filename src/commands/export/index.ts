@@ -9,7 +9,7 @@ import { seenButNotHeld, visibleTenants } from '../../ascode/visible.js';
 import { commandLine, inTenant } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
-import { quoted, timeSpan } from '../../output/format.js';
+import { counted, quoted, timeSpan } from '../../output/format.js';
 import { platformTime } from '../../platform/clock.js';
 import { writeFileWhole, writesInto } from '../../system/user-output-file.js';
 import { examples, type MakeContext, nonEmpty, severalTenants } from '../kit.js';
@@ -126,7 +126,7 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     for (const s of secrets)
       ctx.out.info(`${s.tenant}: ${s.kind} ${s.name}: "${s.field}" looks like a secret; fix: ${s.fix}`);
     throw new UsageError(
-      `${secrets.length} value(s) of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written`,
+      `${counted(secrets.length, 'value')} of the live state ${secrets.length === 1 ? 'looks like a secret' : 'look like secrets'}, which svc never writes to a file (and svc plan would refuse); nothing was written`,
       { code: 'secret_in_live_state', hint: 'change them on the platform (see above), then export again' },
     );
   }
@@ -167,12 +167,12 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   const webhooks = live.reduce((sum, t) => sum + t.webhooks.length, 0);
   const clients = live.reduce((sum, t) => sum + t.clients.length, 0);
   const counts: Record<ManagedKind, string> = {
-    roles: `${roles} custom role(s)`,
-    grants: `${grants} grant(s)`,
-    webhooks: `${webhooks} webhook(s)`,
-    oauth_clients: `${clients} OAuth client(s)`,
+    roles: counted(roles, 'custom role'),
+    grants: counted(grants, 'grant'),
+    webhooks: counted(webhooks, 'webhook'),
+    oauth_clients: counted(clients, 'OAuth client'),
   };
-  const what = `${options.kinds.map((kind) => counts[kind]).join(', ')} of ${tenants.length} tenant(s)`;
+  const what = `${options.kinds.map((kind) => counts[kind]).join(', ')} of ${counted(tenants.length, 'tenant')}`;
   // A list that changed while svc read it (an item repeated, kept once; an unstable order can
   // also leave one out): said once, before the outcome (brief paging22 2).
   const platform = await ctx.platform();

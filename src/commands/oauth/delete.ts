@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, tenantLabel } from '../kit.js';
+import { verdict } from '../verdict.js';
 import { clientArg } from './shared.js';
 
 export interface OAuthDeleteOptions {
@@ -27,9 +28,11 @@ export async function runOAuthDelete(ctx: Context, options: OAuthDeleteOptions):
     done: 'deleted',
     subject: `OAuth client ${client.name} (${client.client_id})${changedIn(ctx.settings())} is gone`,
     target: { client_id: client.client_id, name: client.name },
+    noun: 'client',
   });
   if (data === undefined) return;
-  if (ctx.out.isMachine) await ctx.out.json(data);
+  // The one verdict (verdict.ts): the answer (`client_id`, `deleted`, `deleted_at`) under `client`, and at the top as before.
+  if (ctx.out.isMachine) await ctx.out.json(verdict('deleted', 'client', data, data));
   else
     ctx.out.success(
       `deleted OAuth client ${client.name} (${data.client_id})${changedIn(ctx.settings())}; its tokens no longer work`,
@@ -42,7 +45,9 @@ export function deleteCommand(make: MakeContext): Command {
     .summary('Delete an OAuth client (its tokens stop working)')
     .description(
       'Delete an OAuth client: its secret, refresh tokens and access tokens stop working at once.\n' +
-        'Asks first on a terminal, naming the client and the tenant; needs --yes otherwise.',
+        'Asks first on a terminal, naming the client and the tenant; needs --yes otherwise.\n' +
+        'With --json: {client_id, deleted, deleted_at, outcome: "deleted", client: {…}} (the answer at the top,\n' +
+        'as before, and under client; null there when no answer gave it).',
     )
     .argument('<client-id>', 'the client')
     .addHelpText('after', examples(['svc oauth delete cli_0123 --yes', 'in a script']))

@@ -5,6 +5,7 @@ import { checkProfileName, credentialAsProfileName } from '../../config/store.js
 import type { Context } from '../../context.js';
 import { redactText } from '../../http/redact.js';
 import { confirmDestructive, examples, type MakeContext, profileAt } from '../kit.js';
+import { verdict } from '../verdict.js';
 import { existing } from './shared.js';
 
 /**
@@ -48,7 +49,15 @@ export async function runProfilesRm(
     const { revocation } = end;
     const active = store.activeProfile();
     if (ctx.out.isMachine)
-      return ctx.out.json({ removed: shown, revocation: revocation.outcome, active_profile: active ?? null });
+      // The one verdict (verdict.ts): `outcome` and the profile's name under `profile`, as logout has it;
+      // `removed` (the name, as before) stays for the scripts that read it.
+      return ctx.out.json(
+        verdict('removed', 'profile', shown, {
+          removed: shown,
+          revocation: revocation.outcome,
+          active_profile: active ?? null,
+        }),
+      );
     ctx.out.success(
       revocation.outcome === 'revoked'
         ? `removed ${removed}: revoked its session at ${new URL(revocation.endpoint).origin}`
@@ -79,7 +88,8 @@ export function rmCommand(make: MakeContext): Command {
         '--yes when not on a terminal). Its OAuth\n' +
         'session is revoked first, as `svc logout` does; when the server cannot be reached, nothing is\n' +
         'removed (exit 1) unless --no-revoke, nor when Ctrl-C interrupts it (exit 130). Removing the active\n' +
-        'profile leaves none active: svc says so and how to choose another.',
+        'profile leaves none active: svc says so and how to choose another. With --json:\n' +
+        '{removed, revocation, active_profile, outcome: "removed", profile} (removed and profile: its name).',
     )
     .addOption(
       new Option(

@@ -10,6 +10,7 @@ import { shellWord } from '../../system/shell-words.js';
 import { alreadyGone } from '../already-gone.js';
 import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
+import { verdict } from '../verdict.js';
 import { checkSurface, onSurface, type RecordData, unlessUnreadable } from './shared.js';
 
 export async function runRecordsDelete(ctx: Context, surface: string, id: string): Promise<void> {
@@ -24,7 +25,7 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
       done: 'deleted',
       at: before.deleted_at,
       more: `; it is to be purged at ${before.purge_at ?? 'the end of its 30 days'}`,
-      json: verdict('already_deleted', before),
+      json: verdict('already_deleted', 'record', before),
     });
   }
   await confirmDestructive(
@@ -43,10 +44,11 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
       done: 'deleted',
       subject: `${surface} record ${id}${changedIn(ctx.settings())} is gone`,
       target: { surface, id },
+      noun: 'record',
     },
   );
   if (record === undefined) return;
-  if (ctx.out.isMachine) return ctx.out.json(verdict('deleted', record));
+  if (ctx.out.isMachine) return ctx.out.json(verdict('deleted', 'record', record));
   // The purge is ahead (30 days): "to be purged", never "purged", as `records get` says "purge at".
   const purged = record.purge_at ? ` and to be purged at ${record.purge_at}` : '';
   const unread =
@@ -100,13 +102,6 @@ async function unreadDelete<T>(ctx: Context, sent: Promise<T>, surface: string, 
     throw Object.assign(unknown, { lostAnswer: error.lostAnswer });
   }
 }
-
-/**
- * svc's verdict beside the record, never among its fields: a record's fields are the user's (one
- * may be named `outcome`), so `{...record, outcome}` could say "already_deleted" of a record this
- * run deleted, or hide the record's own value. One shape whatever the verdict.
- */
-const verdict = (outcome: 'deleted' | 'already_deleted', record: RecordData) => ({ outcome, record });
 
 export function deleteCommand(make: MakeContext): Command {
   return new Command('delete')

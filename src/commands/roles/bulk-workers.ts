@@ -19,6 +19,7 @@ import { OWN_REACH_PHASE } from '../../bulk/order.js';
 import { FOUND_AFTER_LOST_ANSWER, type Worker } from '../../bulk/runner.js';
 import { checkStoredGrant, checkStoredRevocation } from '../../bulk/stored-grants.js';
 import { readAfterChange, SvcError } from '../../errors.js';
+import { counted } from '../../output/format.js';
 import {
   AssignmentExistsError,
   AssignmentNotFoundError,
@@ -206,7 +207,7 @@ export const revoke = (platform: Platform, sleep: Sleep): Worker<Row> => {
     if (phase !== undefined && phase >= OWN_REACH_PHASE && owed > 0) {
       throw new SvcError(
         'failure',
-        `not attempted: it revokes your own ${row.role.name}, made last, and ${owed.toLocaleString('en')} earlier row(s) did not finish; run the same command again to finish them first`,
+        `not attempted: it revokes your own ${row.role.name}, made last, and ${counted(owed, 'earlier row')} did not finish; run the same command again to finish them first`,
         { code: 'own_row_deferred' },
       );
     }

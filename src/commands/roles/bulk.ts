@@ -19,6 +19,7 @@ import type { BulkItem } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, UsageError } from '../../errors.js';
 import { answerOf } from '../../http/errors.js';
+import { counted as countedNoun } from '../../output/format.js';
 import { platformTime, shortenedSpans } from '../../platform/clock.js';
 import { InvalidExpiryError } from '../../platform/errors.js';
 import { callerIdsOnce } from '../../platform/found-after-lost.js';
@@ -285,7 +286,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
               confirmDestructive(
                 ctx,
                 async () =>
-                  `Revoke the ${count?.toLocaleString('en')} role assignment(s) listed in ${input.label}, in ${await tenantLabel(ctx)}?`,
+                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label}, in ${await tenantLabel(ctx)}?`,
                 `revoking the roles listed in ${input.label}`,
               ),
           }

@@ -4,6 +4,7 @@ import { counted } from '../../output/format.js';
 import { alreadyGone } from '../already-gone.js';
 import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
+import { verdict } from '../verdict.js';
 import { countHolders, holdersSay, resolveRole } from './shared.js';
 
 export interface RolesDeleteOptions {
@@ -24,7 +25,7 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
       thing: `role ${role.name} (${role.id})${changedIn(ctx.settings())}`,
       done: 'deleted',
       at: role.deleted_at,
-      json: { ...role, outcome: 'already_deleted' },
+      json: verdict('already_deleted', 'role', role, role),
     });
   }
   // A built-in role goes straight to the server, whose refusal (builtin_role_immutable) is the answer.
@@ -49,12 +50,11 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
     done: 'deleted',
     subject: `role ${role.name} (${role.id})${changedIn(ctx.settings())} is gone`,
     target: { id: role.id, name: role.name },
+    noun: 'role',
   });
   if (data === undefined) return;
-  if (ctx.out.isMachine) {
-    await ctx.out.json(data);
-    return;
-  }
+  // The one verdict (verdict.ts); the answer's fields (the role, `revoked_assignments`) stay at the top too.
+  if (ctx.out.isMachine) return ctx.out.json(verdict('deleted', 'role', data, data));
   ctx.out.success(
     `deleted role ${data.name} (${data.id})${changedIn(ctx.settings())}${lostBy(data, holders)}`,
   );
@@ -83,8 +83,9 @@ export function deleteCommand(make: MakeContext): Command {
       'Soft-delete a custom role: it disappears from lists and stops granting access at once; ' +
         'the record stays (with deleted_at) for the audit trail. Asks first on a terminal, saying how ' +
         'many users hold it and in which tenant; needs --yes otherwise. A role deleted already (by id, ' +
-        'or by the name it had) is left as it is: "Nothing changed", exit 0, nothing asked; with --json, ' +
-        'the role and "outcome": "already_deleted".',
+        'or by the name it had) is left as it is: "Nothing changed", exit 0, nothing asked. With --json: ' +
+        'svc\'s verdict, {"outcome": "deleted" | "already_deleted" | "gone_after_lost_answer", "role": {…}} ' +
+        "(the role's fields also at the top, as before).",
     )
     .argument('<role>', 'role id or name')
     .addHelpText(

@@ -6,6 +6,7 @@ import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { chooseFrom } from '../pick.js';
+import { verdict } from '../verdict.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { keysStop } from './held.js';
 import {
@@ -104,14 +105,15 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
     done: 'revoked',
     subject: `${user} no longer holds ${role.name}${changedIn(ctx.settings())}`,
     target: { user_id: user, role_id: role.id, role_name: role.name },
+    noun: 'assignment',
   });
   if (data === undefined) return;
+  // The one verdict of every delete and revoke (verdict.ts); the assignment's fields stay at the top too.
+  if (ctx.out.isMachine) return ctx.out.json(verdict('revoked', 'assignment', data, data));
   await ctx.out.record(data, assignmentFields(data, tenantChanged(ctx.settings())));
-  if (!ctx.out.isMachine) {
-    // Nullable in the document: a server that sends null gets no clause, not "(audit trail null)".
-    const audit = data.revocation_audit_trail_id ? ` (audit trail ${data.revocation_audit_trail_id})` : '';
-    ctx.out.success(`revoked ${data.role_name} from ${data.user_id}${changedIn(ctx.settings())}${audit}`);
-  }
+  // Nullable in the document: a server that sends null gets no clause, not "(audit trail null)".
+  const audit = data.revocation_audit_trail_id ? ` (audit trail ${data.revocation_audit_trail_id})` : '';
+  ctx.out.success(`revoked ${data.role_name} from ${data.user_id}${changedIn(ctx.settings())}${audit}`);
 }
 
 export function revokeCommand(make: MakeContext): Command {

@@ -7,6 +7,7 @@ import type { Platform } from '../../platform/index.js';
 import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, tenantLabel } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { verdict } from '../verdict.js';
 import { webhookArg } from './shared.js';
 
 export interface WebhooksDeleteOptions {
@@ -39,9 +40,11 @@ export async function runWebhooksDelete(ctx: Context, options: WebhooksDeleteOpt
     // names what the question named, the queued entries no longer replayable.
     subject: `${label}${changedIn(ctx.settings())} is gone${lost ? ` (${lost})` : ''}`,
     target: { id: webhook.id, url: webhook.url },
+    noun: 'webhook',
   });
   if (data === undefined) return;
-  if (ctx.out.isMachine) await ctx.out.json(data);
+  // The one verdict (verdict.ts): the answer (`id`, `deleted`, `deleted_at`) under `webhook`, and at the top as before.
+  if (ctx.out.isMachine) await ctx.out.json(verdict('deleted', 'webhook', data, data));
   else ctx.out.success(`deleted ${label}${changedIn(ctx.settings())}${lost ? `; ${lost}` : ''}`);
 }
 
@@ -62,7 +65,9 @@ export function deleteCommand(make: MakeContext): Command {
     .summary('Delete a webhook')
     .description(
       'Delete a webhook: it receives no more events, its deliveries still waiting for an attempt are\n' +
-        'cancelled, and its queued dead-letter entries can no longer be replayed (it says how many). Asks first on a terminal, naming the tenant; needs --yes otherwise.',
+        'cancelled, and its queued dead-letter entries can no longer be replayed (it says how many). Asks first on a terminal, naming the tenant; needs --yes otherwise.\n' +
+        'With --json: {id, deleted, deleted_at, outcome: "deleted", webhook: {id, deleted, deleted_at}} (the\n' +
+        'answer at the top, as before, and under webhook; null there when no answer gave it).',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addHelpText('after', examples(['svc webhooks delete wh_123 --yes', 'in a script']))

@@ -401,7 +401,7 @@ blocks:
     ]);
     const error = JSON.parse(last!).error;
     expect(`${error.message}; ${error.hint}`).toMatch(
-      /^2 of 3 item\(s\) failed: acme-payments-eu: create role rules: .*refused by the test proxy.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .*\)$/,
+      /^2 of 3 items failed: acme-payments-eu: create role rules: .*refused by the test proxy.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .*\)$/,
     );
 
     // With --json the summary line too (attack26a F11): the resumed run's first line, the counts,
@@ -428,7 +428,7 @@ blocks:
       code: 2,
       stdout: '',
       stderr:
-        'error: the plan creates 1 webhook(s) or OAuth client(s), whose secrets are shown only once; pass --secret-dir DIR; svc writes each secret to its own 0600 file there; nothing was applied\n',
+        'error: the plan creates 1 webhook or OAuth client, whose secrets are shown only once; pass --secret-dir DIR; svc writes each secret to its own 0600 file there; nothing was applied\n',
     });
     expect(await writes(svc.sandbox())).toBe(before);
   });

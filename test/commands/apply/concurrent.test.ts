@@ -359,7 +359,7 @@ describe('svc apply, a secret that cannot be saved', () => {
       /^0 applied, 1 failed \(1 of them created, their secret not saved\) \(\d+\.\d s\)$/,
     );
     expect(first.stderr.split('\n')[1]).toBe(
-      `1 of the failed item(s) were created (${hook.id}) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: svc --tenant acme-payments-eu webhooks rotate-secret ${hook.id} --secret-file PATH makes a new one`,
+      `1 of the failed items was created (${hook.id}) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: svc --tenant acme-payments-eu webhooks rotate-secret ${hook.id} --secret-file PATH makes a new one`,
     );
     rmSync(secrets);
     renameSync(aside, secrets);

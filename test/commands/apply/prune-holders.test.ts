@@ -55,7 +55,7 @@ describe('svc apply --prune: a role granted meanwhile is not deleted', () => {
   it.each([
     ['computed by the run (-f)', 'acme-labs', 'temp-r', false, false],
     ['saved by svc plan --out', 'acme-apac', 'temp-s', true, false],
-    // The plan showed "1 grant(s) end with it": that one may end, the one made since may not.
+    // The plan showed "1 grant ends with it": that one may end, the one made since may not.
     ['computed by the run, of a role held when planned', 'acme-ledger-uk', 'temp-t', false, true],
   ])('plan %s', async (_how, slug, name, saved, held) => {
     const tenant = tenantId(slug);

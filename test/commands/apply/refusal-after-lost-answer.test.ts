@@ -194,7 +194,7 @@ describe('svc apply: a refusal to the retry of a change whose answer was lost', 
     expect(r.code).toBe(7);
     expect(JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!).error.message).toMatch(
       new RegExp(
-        `^1 of 1 item\\(s\\) failed: acme-labs: grant .*: ${LOST.replace(/[()]/g, '\\$&')} role lost-gone was deleted$`,
+        `^1 of 1 item failed: acme-labs: grant .*: ${LOST.replace(/[()]/g, '\\$&')} role lost-gone was deleted$`,
       ),
     );
   });

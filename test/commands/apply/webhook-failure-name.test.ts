@@ -40,7 +40,7 @@ describe('svc apply: a webhook change that fails', () => {
     expect(r.code, r.stderr).toBe(7);
     const error = r.stderr.trimEnd().split('\n').at(-1);
     expect(error).toBe(
-      `error: 1 of 1 item(s) failed: acme-labs: update webhook ${made.id} (https://hooks.example.com/in?token=[redacted]): refused by the test proxy; ` +
+      `error: 1 of 1 item failed: acme-labs: update webhook ${made.id} (https://hooks.example.com/in?token=[redacted]): refused by the test proxy; ` +
         `fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${join(dir, 'j')}); --ndjson prints one result per item`,
     );
     expect(r.stderr).not.toContain('s3cr3t');

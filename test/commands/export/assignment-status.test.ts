@@ -21,7 +21,7 @@ const restatus = (status: string | undefined) =>
     }
   });
 
-const grantsOf = (stderr: string) => /(\d+) grant\(s\)/.exec(stderr)?.[1];
+const grantsOf = (stderr: string) => /(\d+) grants?/.exec(stderr)?.[1];
 
 describe('svc export of assignments by their status', () => {
   it('counts a grant whose status is absent as held (the same count as the sandbox as it is)', async () => {

@@ -71,9 +71,7 @@ describe('svc export', () => {
     const { ctx, stdout, stderr } = svc.context({ globals: { tenants: ['acme-apac'] }, now });
     await runExport(ctx, parseExport({}, ctx.globals));
     expect(stdout()).toBe(YAML(isoSeconds(now)));
-    expect(stderr()).toBe(
-      'exported 1 custom role(s), 4 grant(s), 1 webhook(s), 1 OAuth client(s) of 1 tenant(s)\n',
-    );
+    expect(stderr()).toBe('exported 1 custom role, 4 grants, 1 webhook, 1 OAuth client of 1 tenant\n');
     expect(stdout()).not.toMatch(/secret|whsec_|svc_cs_/);
   });
 
@@ -87,7 +85,7 @@ describe('svc export', () => {
     await runExport(file.ctx, parseExport({ output }, file.ctx.globals));
     expect(JSON.parse(readFileSync(output, 'utf8'))).toEqual(doc);
     expect(file.stderr()).toBe(
-      `✓ exported 1 custom role(s), 4 grant(s), 1 webhook(s), 1 OAuth client(s) of 1 tenant(s) to ${output}\n`,
+      `✓ exported 1 custom role, 4 grants, 1 webhook, 1 OAuth client of 1 tenant to ${output}\n`,
     );
   });
 

@@ -168,7 +168,7 @@ describe('a file holding an OAuth client redirect URI with a secret in it', () =
       expect(mode(out)).toBe(0o600);
       expect(ex.stderr).toBe(
         `warning: acme-apac: the redirect URI ${MASKED} of OAuth client ${made.client_id} carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n` +
-          `✓ exported 1 OAuth client(s) of 1 tenant(s) to ${out}\n`,
+          `✓ exported 1 OAuth client of 1 tenant to ${out}\n`,
       );
       // To stdout (--json): the same warning, with the file's privacy the caller's to keep.
       const json = await svc.run(['export', '--tenant', 'acme-apac', '--only', 'oauth_clients', '--json']);

@@ -6,7 +6,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 import { useTempDir } from '../../helpers/temp.js';
 
 // One tenant named by its slug and by its id is one tenant (review s13, ascode F13: it was
-// counted "2 tenant(s)" and named twice in the file's header).
+// counted "2 tenants" and named twice in the file's header).
 const svc = useSandboxContext({ users: 5 });
 const dir = useTempDir('svc-export-twice-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,7 +26,7 @@ describe('svc export --tenant SLUG --tenant ID of the same tenant', () => {
       out,
     ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toBe(`✓ exported 0 custom role(s) of 1 tenant(s) to ${out}\n`);
+    expect(r.stderr).toBe(`✓ exported 0 custom roles of 1 tenant to ${out}\n`);
     const header = readFileSync(out, 'utf8').split('\n')[0]!;
     expect(header.startsWith('# svc export of Acme Labs (acme-labs) at ')).toBe(true);
   });

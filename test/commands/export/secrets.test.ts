@@ -32,7 +32,7 @@ describe('svc export of a secret-shaped value', () => {
       stderr:
         'acme-ledger-uk: role sec-desc: "description" looks like a secret; fix: svc --tenant acme-ledger-uk roles update sec-desc --description TEXT\n' +
         `acme-ledger-uk: grant ${user(1)} tenant_viewer: "justification" looks like a secret; fix: a justification cannot be edited: svc --tenant acme-ledger-uk roles revoke ${user(1)} tenant_viewer, then grant it again with another\n` +
-        'error: 2 value(s) of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written; change them on the platform (see above), then export again\n',
+        'error: 2 values of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written; change them on the platform (see above), then export again\n',
     });
     expect(existsSync(out)).toBe(false);
   });
@@ -81,7 +81,7 @@ describe('svc export of a secret-shaped value of a webhook or client', () => {
     expect(r.stderr).toBe(
       `acme-labs: webhook ${hook.id} (https://example.com/hooks/y?token=[redacted]): "description" looks like a secret; fix: svc --tenant acme-labs webhooks update ${hook.id} --description TEXT\n` +
         `acme-labs: OAuth client ${client.client_id} (ledger-sync): "description" looks like a secret; fix: svc --tenant acme-labs oauth update ${client.client_id} --description TEXT\n` +
-        'error: 2 value(s) of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written; change them on the platform (see above), then export again\n',
+        'error: 2 values of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written; change them on the platform (see above), then export again\n',
     );
   });
 });

@@ -55,7 +55,7 @@ describe('a roles listing without "kind"', () => {
     const exported = await svc.run(['export', '--only', 'roles'], through());
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toContain('- name: fx-helper');
-    expect(exported.stderr).toContain('exported 1 custom role(s) of 1 tenant(s)');
+    expect(exported.stderr).toContain('exported 1 custom role of 1 tenant');
   });
 });
 

@@ -43,7 +43,13 @@ describe('the active profile', () => {
     const r = await runInProcess(['profiles', 'rm', 'default', '--yes', '--json'], env());
     expect([r.code, JSON.parse(r.stdout)]).toEqual([
       0,
-      { removed: 'default', revocation: 'not_applicable', active_profile: null },
+      {
+        removed: 'default',
+        revocation: 'not_applicable',
+        active_profile: null,
+        outcome: 'removed',
+        profile: 'default',
+      },
     ]);
   });
 

@@ -15,7 +15,7 @@ describe('svc profiles rm', () => {
     [
       'with --yes --json',
       { globals: { yes: true, json: true } },
-      '{\n  "removed": "staging",\n  "revocation": "not_applicable",\n  "active_profile": "default"\n}\n',
+      '{\n  "removed": "staging",\n  "revocation": "not_applicable",\n  "active_profile": "default",\n  "outcome": "removed",\n  "profile": "staging"\n}\n',
       '',
     ],
     [

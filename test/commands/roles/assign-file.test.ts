@@ -320,7 +320,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     );
     expect(r.stderr).toBe(
       'dry run: 1 would be granted, 1 would be skipped, 1 would fail\n' +
-        'error: 1 of 3 item(s) would fail: line 4: user usr_ghost not found; nothing was changed; fix them before running without --dry-run\n',
+        'error: 1 of 3 items would fail: line 4: user usr_ghost not found; nothing was changed; fix them before running without --dry-run\n',
     );
     expect(r.code).toBe(7);
     expect(await posts(sandbox(), '/v1/users/:id/roles')).toBe(before);
@@ -345,7 +345,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     ]);
     expect(dry.stderr).toBe(
       'dry run: 1 would be granted, 0 would be skipped, 1 would fail\n' +
-        `error: 1 of 2 item(s) would fail: line 2: ${self}; nothing was changed; fix them before running without --dry-run\n`,
+        `error: 1 of 2 items would fail: line 2: ${self}; nothing was changed; fix them before running without --dry-run\n`,
     );
     // The real run: the platform refuses that row and grants the other.
     // (Its own journal, kept for the failed row, out of the way of the other tests' journals.)
@@ -466,7 +466,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     expect(JSON.parse(last!).error).toMatchObject({
       code: 'partial_failure',
       exit_code: 7,
-      message: '1 of 2 item(s) failed: line 3: user usr_late_arrival not found',
+      message: '1 of 2 items failed: line 3: user usr_late_arrival not found',
       hint: expect.stringMatching(
         /^fix the file and run it again: a new run, rows already granted are skipped; or run the same command again with the same profile, logged in as the same user or with the same API key, to retry the failed rows \(journal .*roles-assign-[0-9a-f]{16}\.ndjson; delete it once the fixed file has run\)$/,
       ),
@@ -505,7 +505,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     );
     const journal = /\(journal (\S+);/.exec(first.stderr)![1]!;
     expect(first.stderr).toContain(
-      `error: 1 of 2 item(s) failed: line 3: user usr_typo_user not found; fix the file and run it again: a new run, rows already granted are skipped; or run the same command again with the same profile, logged in as the same user or with the same API key, to retry the failed rows (journal ${journal}; delete it once the fixed file has run); --ndjson prints one result per item\n`,
+      `error: 1 of 2 items failed: line 3: user usr_typo_user not found; fix the file and run it again: a new run, rows already granted are skipped; or run the same command again with the same profile, logged in as the same user or with the same API key, to retry the failed rows (journal ${journal}; delete it once the fixed file has run); --ndjson prints one result per item\n`,
     );
     expect(existsSync(journal)).toBe(true);
     const fixed = svc.file(

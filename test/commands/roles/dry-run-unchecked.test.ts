@@ -50,7 +50,7 @@ describe('svc roles assign --file --dry-run when the server does not answer a ro
       1,
       'nothing was changed; the rows may be fine: the server did not answer their checks; run the dry run again',
     ]);
-    expect(parsed.message).toMatch(/^2 of 4 item\(s\) could not be checked: line 3: could not be checked: /);
+    expect(parsed.message).toMatch(/^2 of 4 items could not be checked: line 3: could not be checked: /);
 
     // Without the faults the same file plans every row, exit 0: nothing was wrong with them.
     const clean = await svc.run(['roles', 'assign', '--file', path, '--dry-run']);

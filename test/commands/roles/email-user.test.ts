@@ -33,7 +33,7 @@ describe('an e-mail address as a user', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       7,
       `2\tfail\tlead@acme.example\ttenant_rule_author\t\t\tuser lead@acme.example not found; ${FIND}\n`,
-      'dry run: 0 would be granted, 0 would be skipped, 1 would fail\nerror: 1 of 1 item(s) would fail: line 2: user lead@acme.example not found; nothing was changed; fix them before running without --dry-run\n',
+      'dry run: 0 would be granted, 0 would be skipped, 1 would fail\nerror: 1 of 1 item would fail: line 2: user lead@acme.example not found; nothing was changed; fix them before running without --dry-run\n',
     ]);
   });
 

@@ -34,7 +34,7 @@ describe('a bulk run whose rows failed', () => {
     expect(errorOf(r.stderr)).toMatchObject({
       code: 'every_item_failed',
       exit_code: 7,
-      message: '1 of 1 item(s) failed: line 2: user usr_nobody_here not found',
+      message: '1 of 1 item failed: line 2: user usr_nobody_here not found',
     });
   });
 
@@ -47,7 +47,7 @@ describe('a bulk run whose rows failed', () => {
     expect(errorOf(r.stderr)).toMatchObject({
       code: 'partial_failure',
       exit_code: 7,
-      message: '1 of 2 item(s) failed: line 3: user usr_nobody_there not found',
+      message: '1 of 2 items failed: line 3: user usr_nobody_there not found',
     });
   });
 
@@ -56,7 +56,7 @@ describe('a bulk run whose rows failed', () => {
     const r = await svc.run(['roles', 'assign', '--file', path, '--dry-run'], { clock: fixedClock() });
     expect(r.code).toBe(7);
     expect(r.stderr.split('\n').slice(-2)).toEqual([
-      'error: 1 of 1 item(s) would fail: line 2: user usr_nobody_at_all not found; nothing was changed; fix them before running without --dry-run',
+      'error: 1 of 1 item would fail: line 2: user usr_nobody_at_all not found; nothing was changed; fix them before running without --dry-run',
       '',
     ]);
     const json = await svc.run(['roles', 'assign', '--file', path, '--dry-run', '--json'], {

@@ -73,7 +73,7 @@ describe('svc roles assign --file --dry-run as a delegated admin', () => {
       });
     const summary =
       'dry run: 1 would be granted, 0 would be skipped, 4 would fail\n' +
-      `error: 4 of 5 item(s) would fail: line 2: ${LACK('grant', 'tenant_viewer')}; line 4: ${OUTLIVES()}; line 5: ${OUTLIVES()}; and 1 more; nothing was changed; fix them before running without --dry-run\n`;
+      `error: 4 of 5 items would fail: line 2: ${LACK('grant', 'tenant_viewer')}; line 4: ${OUTLIVES()}; line 5: ${OUTLIVES()}; and 1 more; nothing was changed; fix them before running without --dry-run\n`;
 
     const plain = await run([]);
     expect([plain.code, plain.stdout, plain.stderr]).toEqual([

@@ -55,7 +55,7 @@ describe('svc roles assign --file --dry-run with an API key', () => {
         `3\tfail\t${ISSUER}\t${role}\t\t\t${SELF}\n` +
         `4\tgrant\t${bulkUser(2)}\t${role}\t${in8h}\t\t\n`,
       'dry run: 2 would be granted, 0 would be skipped, 1 would fail\n' +
-        `error: 1 of 3 item(s) would fail: line 3: ${SELF}; nothing was changed; fix them before running without --dry-run\n`,
+        `error: 1 of 3 items would fail: line 3: ${SELF}; nothing was changed; fix them before running without --dry-run\n`,
     ]);
     const lines = await svc.run(
       ['roles', 'assign', '--file', path, '--dry-run', '--ndjson', '--concurrency', '1'],

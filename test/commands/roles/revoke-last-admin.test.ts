@@ -55,7 +55,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     ).body.items.find((a: { role_id: string }) => a.role_id === 'tenant_admin').audit_trail_id;
     const summary =
       'dry run: 1 would be revoked, 0 would be skipped, 1 would fail\n' +
-      `error: 1 of 2 item(s) would fail: line 3: ${LAST(slug)}; nothing was changed; fix them before running without --dry-run\n`;
+      `error: 1 of 2 items would fail: line 3: ${LAST(slug)}; nothing was changed; fix them before running without --dry-run\n`;
 
     const plain = await dryRun(slug, path, []);
     expect([plain.code, plain.stdout, plain.stderr]).toEqual([
@@ -100,7 +100,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     const json = await dryRun(slug, path, ['--json']);
     expect(json.code).toBe(7);
     expect(JSON.parse(json.stdout)).toEqual(rows);
-    expect(lastJson(json.stderr).error.message).toBe(`1 of 2 item(s) would fail: line 3: ${LAST(slug)}`);
+    expect(lastJson(json.stderr).error.message).toBe(`1 of 2 items would fail: line 3: ${LAST(slug)}`);
     const lines = await dryRun(slug, path, ['--ndjson']);
     expect([lines.code, ndjson(lines.stdout)]).toEqual([7, rows]);
     expect(lines.stderr.split('\n')[0]).toBe('dry run: 1 would be revoked, 0 would be skipped, 1 would fail');
@@ -137,7 +137,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     expect(counts).toBe('dry run: 0 would be revoked, 0 would be skipped, 1 would fail');
     expect(JSON.parse(error!).error).toEqual({
       code: 'would_fail',
-      message: `1 of 1 item(s) would fail: line 2: ${message}`,
+      message: `1 of 1 item would fail: line 2: ${message}`,
       exit_code: 7,
       hint: 'nothing was changed; fix them before running without --dry-run',
     });

@@ -108,7 +108,7 @@ describe('svc roles revoke --file with a row that takes away your own tenant_adm
       ],
     ]);
     expect(rows[1].error.message).toBe(
-      'not attempted: it revokes your own tenant_admin, made last, and 1 earlier row(s) did not finish; run the same command again to finish them first',
+      'not attempted: it revokes your own tenant_admin, made last, and 1 earlier row did not finish; run the same command again to finish them first',
     );
     // usr_admin is still an administrator: the same command settles row 3, then revokes its own grant.
     const again = await revoke(slug, path, ['--yes']);

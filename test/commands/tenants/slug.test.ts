@@ -166,7 +166,7 @@ describe('a tenant id in upper case (RFC 9562: UUIDs are case-insensitive on inp
     ['SVC_TENANT', [], { SVC_TENANT: UPPER }],
   ])('svc export with %s in upper case exports that tenant', async (_how, flags, env) => {
     const r = await svc.run([...flags, 'export', '--only', 'roles'], { env });
-    expect([r.code, r.stderr]).toEqual([0, 'exported 0 custom role(s) of 1 tenant(s)\n']);
+    expect([r.code, r.stderr]).toEqual([0, 'exported 0 custom roles of 1 tenant\n']);
     expect(onlyTenant(r.stdout)).toBe('acme-labs');
   });
 

@@ -62,11 +62,11 @@ describe('a resumed replay --dlq --wait whose earlier replays failed after Ctrl-
     expect(again.stderr).not.toContain('✓');
     // The error line, with the hint after it: each failed replay named, in the order its follow ended.
     const error = lines.find((l) => l.startsWith('error: '))!;
-    const named = /^error: 2 of 2 item\(s\) failed: (dlv_\w+) /.exec(error)?.[1];
+    const named = /^error: 2 of 2 items failed: (dlv_\w+) /.exec(error)?.[1];
     const [a, b] = [named!, [...made.values()].find((x) => x !== named)!];
     expect(new Set([a, b])).toEqual(new Set(made.values()));
     expect(error).toBe(
-      `error: 2 of 2 item(s) failed: ${a} 5xx_server_error (${remedy}); ${b} 5xx_server_error (${remedy}); ` +
+      `error: 2 of 2 items failed: ${a} 5xx_server_error (${remedy}); ${b} 5xx_server_error (${remedy}); ` +
         `the replays were made and their deliveries failed: 2 are dead-lettered: once the target is fixed, replay exactly those with \`svc webhooks replay ${webhook} ${a} ${b}\`; --ndjson prints one result per item`,
     );
     // Nothing was replayed again, and nothing is left to resume.

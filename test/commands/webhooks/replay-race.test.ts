@@ -34,7 +34,7 @@ const strict = useLossyProxy(sandbox, {
       : undefined,
 });
 
-type Row = Record<string, unknown> & { status: string; dlq_entry_id?: string; entry_id?: string };
+type Row = Record<string, unknown> & { status: string; dlq_entry_id?: string };
 
 async function queue(count: number): Promise<string> {
   const target = await startTarget(() => ({ status: 204 }));
@@ -163,7 +163,7 @@ describe('`dlq discard --all` racing `replay --dlq`', () => {
     const [r, d] = await withLatency(20, () => Promise.all([replay(webhook, 'e'), discard(webhook, 'f')]));
     expect([r.code, d.code], r.stderr + d.stderr).toEqual([0, 0]);
     const replayed = new Map((ndjson(r.stdout) as Row[]).map((row) => [row.dlq_entry_id!, row]));
-    const discarded = new Map((ndjson(d.stdout) as Row[]).map((row) => [row.entry_id!, row]));
+    const discarded = new Map((ndjson(d.stdout) as Row[]).map((row) => [row.dlq_entry_id!, row]));
     const entries = await entryStatus(webhook);
     expect(entries.size).toBe(150);
     let replays = 0;

@@ -39,7 +39,7 @@ describe('replay --dry-run by a caller who may not read the data (usr_compliance
       7,
       `fail\t${a}\t\texception.sla.breached\t\t${REFUSAL}\nfail\t${b}\t\texception.sla.breached\t\t${REFUSAL}\n`,
       'dry run: 0 would be replayed (whether they are delivered is known only when they are sent), 0 would be skipped, 2 would fail\n' +
-        `error: 2 of 2 item(s) would fail: ${a}: ${REFUSAL}; ${b}: ${REFUSAL}; nothing was changed; fix them before running without --dry-run\n`,
+        `error: 2 of 2 items would fail: ${a}: ${REFUSAL}; ${b}: ${REFUSAL}; nothing was changed; fix them before running without --dry-run\n`,
     ]);
     const json = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--dry-run', '--no-wait', '--json'], {
       env,
@@ -134,7 +134,7 @@ describe('--dry-run by a caller without webhook.manage (webhook.read only)', () 
     ]);
     const discard = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--dry-run'], { env });
     expect(discard.stderr).toBe(
-      `dry run: 0 would be discarded, 0 would be skipped, 1 would fail\nerror: 1 of 1 item(s) would fail: ${entry!.id}: ${lacks('discarding dead-letter entries')}; the real run would stop at the first the caller's roles do not allow; nothing was changed; once the caller holds a role that allows it (ask an administrator), run it without --dry-run\n`,
+      `dry run: 0 would be discarded, 0 would be skipped, 1 would fail\nerror: 1 of 1 item would fail: ${entry!.id}: ${lacks('discarding dead-letter entries')}; the real run would stop at the first the caller's roles do not allow; nothing was changed; once the caller holds a role that allows it (ask an administrator), run it without --dry-run\n`,
     );
     expect([discard.code, discard.stdout]).toEqual([
       4,

@@ -81,7 +81,7 @@ describe('replay --dlq --wait resumed: a delivery it follows that cannot be read
         `${JSON.stringify({
           error: {
             code: 'partial_failure',
-            message: `1 of 2 item(s) failed: ${run.e2.delivery_id}: ${message}`,
+            message: `1 of 2 items failed: ${run.e2.delivery_id}: ${message}`,
             exit_code: 7,
             hint: `fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${run.path})`,
           },
@@ -122,7 +122,7 @@ describe('replay --dlq --wait resumed: a delivery it follows that cannot be read
     expect(timeless(unread.stderr)).toBe(
       `resuming the run started at ${run.started}: 2 done, 0 to do (journal ${run.path})\n` +
         '0 replayed and delivered, 1 skipped, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
-        `error: 1 of 2 item(s) failed: ${run.e2.delivery_id}: ${notRead}; fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${run.path}); --ndjson prints one result per item\n`,
+        `error: 1 of 2 items failed: ${run.e2.delivery_id}: ${notRead}; fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${run.path}); --ndjson prints one result per item\n`,
     );
     expect(journals()).toHaveLength(1);
 

@@ -86,7 +86,7 @@ describe('the hint after failed replays says what is true of the new deliveries'
       code: 'every_item_failed',
       exit_code: 7,
       message:
-        `2 of 2 item(s) failed: ${rows[0].new_delivery_id} 5xx_server_error (the target had an internal error: check its logs); ` +
+        `2 of 2 items failed: ${rows[0].new_delivery_id} 5xx_server_error (the target had an internal error: check its logs); ` +
         `${rows[1].new_delivery_id} 5xx_server_error (the target had an internal error: check its logs)`,
       hint:
         `the replays were made and their deliveries failed: 2 are retrying: the platform retries them by itself (next attempt at ${next}); ` +

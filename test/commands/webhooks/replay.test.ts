@@ -184,7 +184,7 @@ describe('svc webhooks replay --wait: the outcome, not just the replay', () => {
     );
     expect(r.stderr).toBe(
       '0 replayed and delivered, 2 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n' +
-        `error: 2 of 2 item(s) failed: ${na} 5xx_server_error (${REMEDY_5XX}); ${nb} 5xx_server_error (${REMEDY_5XX}); ` +
+        `error: 2 of 2 items failed: ${na} 5xx_server_error (${REMEDY_5XX}); ${nb} 5xx_server_error (${REMEDY_5XX}); ` +
         `the replays were made and their deliveries failed: 2 are dead-lettered: once the target is fixed, replay exactly those with \`svc webhooks replay ${webhook} ${na} ${nb}\`; --ndjson prints one result per item\n`,
     );
     expect(r.code).toBe(7);

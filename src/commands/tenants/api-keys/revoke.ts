@@ -5,6 +5,7 @@ import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.j
 import { alreadyGone } from '../../already-gone.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { parsedUnswapped } from '../../roles/swapped.js';
+import { verdict } from '../../verdict.js';
 import { keyTenantRef, listedKey, tenantAndKey } from './shared.js';
 
 export async function runApiKeyRevoke(
@@ -22,7 +23,7 @@ export async function runApiKeyRevoke(
       thing: async () => `API key ${id} (${before.name}) of ${await tenant.label()}`,
       done: 'revoked',
       at: before.revoked_at,
-      json: { ...before, outcome: 'already_revoked' },
+      json: verdict('already_revoked', 'api_key', before, before),
     });
   }
   await confirmDestructive(
@@ -45,13 +46,12 @@ export async function runApiKeyRevoke(
     done: 'revoked',
     subject: `API key ${id} of ${label} is gone`,
     target: { id, tenant_id: tenant.id },
+    noun: 'api_key',
   });
   if (data === undefined) return;
-  // One shape whatever the outcome (README): the key's object with svc's `outcome` among its members
-  // ("revoked", "already_revoked" above, or the `deleted` helper's for an answer without the key).
-  // A key's fields are the API's fixed ones, so svc's word can sit among them; `records delete --json`
-  // puts it beside the record instead (`{outcome, record}`), whose fields are the user's.
-  if (ctx.out.isMachine) return ctx.out.json({ ...data, outcome: 'revoked' });
+  // The one verdict of every delete and revoke (verdict.ts): `outcome` and the key beside it under
+  // `api_key`; the key's fields stay at the top too, where scripts read them before.
+  if (ctx.out.isMachine) return ctx.out.json(verdict('revoked', 'api_key', data, data));
   // The name svc listed; the answer's may be absent (another server's record; review19d F4).
   const name = before?.name ?? (typeof data.name === 'string' ? data.name : undefined);
   ctx.out.success(`revoked API key ${id}${name ? ` (${name})` : ''} of ${label}`);
@@ -63,8 +63,9 @@ export function revokeCommand(make: MakeContext): Command {
     .argument('[key-id]', "the key id (key_…); given alone, a key of the profile's tenant")
     .description(
       'Revoke an API key at once (asks first; --yes when not on a terminal).\n' +
-        'With --json: the key record and "outcome": "revoked", or "already_revoked" (nothing changed, exit 0),\n' +
-        'or "gone_after_lost_answer" (an answer was lost and the key is revoked now).',
+        'With --json: svc\'s verdict, {"outcome": …, "api_key": {…}} (the key\'s fields also at the top, as before):\n' +
+        '"revoked", "already_revoked" (nothing changed, exit 0), or "gone_after_lost_answer" (an answer was lost\n' +
+        'and the key is revoked now).',
     )
     .addHelpText(
       'after',

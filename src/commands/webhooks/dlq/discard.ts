@@ -78,7 +78,7 @@ export function parseDiscard(
 interface DiscardRow {
   status?: string;
   plan?: string;
-  entry_id: string;
+  dlq_entry_id: string;
   delivery_id?: string;
   event_type?: string;
   event_id?: string;
@@ -91,7 +91,7 @@ interface DiscardRow {
 
 const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
   { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
-  { header: 'entry', value: (r) => r.entry_id, kind: 'id' },
+  { header: 'entry', value: (r) => r.dlq_entry_id, kind: 'id' },
   { header: 'delivery', value: (r) => r.delivery_id, kind: 'id' },
   { header: 'event', value: (r) => r.event_type, kind: 'name' },
   { header: 'discarded', value: (r) => r.discarded_at, kind: 'time' },
@@ -207,11 +207,11 @@ async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
     plan: look,
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => ({
       ...(planned === undefined ? { status } : { plan: planned }),
-      entry_id: data.id,
+      dlq_entry_id: data.id,
       ...result,
     }),
     columns: COLUMNS,
-    describe: (r) => `${r.entry_id}: ${r.error?.message}`,
+    describe: (r) => `${r.dlq_entry_id}: ${r.error?.message}`,
     confirm: (count) =>
       confirmDestructive(
         ctx,

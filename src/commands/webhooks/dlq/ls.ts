@@ -49,13 +49,10 @@ export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
   const count = await ctx.out.list(entries, DLQ_COLUMNS);
   if (count === 0) await saidEmpty(ctx, platform, options);
   // A server that gives no `total` (the reference shows no body): how many were shown, no more.
-  const total = listing.lastPage?.total;
   listing.hintMore(
     ctx,
     svcCommand(ctx.settings(), `webhooks dlq ${shellWord(options.webhook)}${filterArgs(filters)}`),
-    total === undefined
-      ? undefined
-      : `${listing.shown.toLocaleString('en')} of ${total.toLocaleString('en')} entries`,
+    listing.lastPage?.total,
   );
 }
 

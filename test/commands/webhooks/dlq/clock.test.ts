@@ -35,7 +35,8 @@ const verbs = {
   },
   'discard --all': {
     argv: (webhook: string) => ['webhooks', 'dlq', 'discard', webhook, '--all', '--yes', '--json'],
-    ids: (stdout: string) => (JSON.parse(stdout) as Array<{ entry_id: string }>).map((e) => e.entry_id),
+    ids: (stdout: string) =>
+      (JSON.parse(stdout) as Array<{ dlq_entry_id: string }>).map((e) => e.dlq_entry_id),
   },
   'replay --dlq': {
     argv: (webhook: string) => ['webhooks', 'replay', webhook, '--dlq', '--no-wait', '--json'],
@@ -137,7 +138,7 @@ describe('svc webhooks dlq ls: the hint to continue', () => {
     expect(Math.abs(Date.parse(since!) - (platform - 30 * MINUTE))).toBeLessThan(5000);
     const cursor = / --cursor (\S+) {2}\(or --all\)$/.exec(hint!)?.[1];
     expect(hint).toBe(
-      `1 of 3 entries; more with: svc webhooks dlq ${webhook} --since ${since} --cursor ${cursor}  (or --all)`,
+      `1 of 3 shown; more with: svc webhooks dlq ${webhook} --since ${since} --cursor ${cursor}  (or --all)`,
     );
     // The command it gives takes the rest, whatever this machine's clock says.
     const rest = await svc.run(

@@ -60,6 +60,6 @@ describe('webhooks dlq discard: every entry fails (attack24c F6)', () => {
     expect(r.code).toBe(7);
     const [summary, error, ...rest] = lines(r.stderr);
     expect([summary?.replace(/ \([\d.]+ s\)$/, ''), rest]).toEqual([counts, []]);
-    expect(error).toMatch(/^error: 2 of 2 item\(s\) (would fail|failed): dlq_nosuch: /);
+    expect(error).toMatch(/^error: 2 of 2 items (would fail|failed): dlq_nosuch: /);
   });
 });

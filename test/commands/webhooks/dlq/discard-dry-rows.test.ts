@@ -26,7 +26,7 @@ describe('svc webhooks dlq discard --all --dry-run', () => {
     const dry = await svc.run([...argv, '--dry-run', '--ndjson']);
     expect(dry.code, dry.stderr).toBe(0);
     const rows = queued.map((e) => ({
-      entry_id: e.id,
+      dlq_entry_id: e.id,
       delivery_id: e.delivery_id,
       event_type: e.event_type,
       event_id: e.event_id,

@@ -72,7 +72,7 @@ describe('two discard runs of one principal over the same entries', () => {
       );
       expect([...discarded.keys()].sort()).toEqual([x.id, y.id].sort());
       const about = (e: DlqEntry) => ({
-        entry_id: e.id,
+        dlq_entry_id: e.id,
         delivery_id: e.delivery_id,
         event_type: e.event_type,
         event_id: e.event_id,

@@ -53,7 +53,7 @@ describe('a resumed `dlq discard --all` run after lost answers', () => {
       expect(again.code, again.stderr).toBe(0);
       const rows = [a, b].map((e) => ({
         status: 'skipped',
-        entry_id: e.id,
+        dlq_entry_id: e.id,
         delivery_id: e.delivery_id,
         event_type: e.event_type,
         event_id: e.event_id,
@@ -68,7 +68,7 @@ describe('a resumed `dlq discard --all` run after lost answers', () => {
           rows
             .map(
               (r) =>
-                `skipped\t${r.entry_id}\t${r.delivery_id}\t${r.event_type}\t${r.discarded_at}\tleft the queue before this run: discarded at ${r.discarded_at}, by an attempt of that run whose answer was lost, or by another run\n`,
+                `skipped\t${r.dlq_entry_id}\t${r.delivery_id}\t${r.event_type}\t${r.discarded_at}\tleft the queue before this run: discarded at ${r.discarded_at}, by an attempt of that run whose answer was lost, or by another run\n`,
             )
             .join(''),
         );

@@ -44,7 +44,7 @@ describe('svc webhooks dlq discard', () => {
     const at = after.map((e) => e.discarded_at!);
     const objects = [a!, b!].map((e, i) => ({
       status: 'ok',
-      entry_id: e.id,
+      dlq_entry_id: e.id,
       delivery_id: e.delivery_id,
       event_type: e.event_type,
       event_id: e.event_id,
@@ -54,7 +54,7 @@ describe('svc webhooks dlq discard', () => {
       mode === 'json'
         ? `[\n${objects.map((o) => JSON.stringify(o)).join(',\n')}\n]\n`
         : objects
-            .map((o) => `ok\t${o.entry_id}\t${o.delivery_id}\t${o.event_type}\t${o.discarded_at}\t\n`)
+            .map((o) => `ok\t${o.dlq_entry_id}\t${o.delivery_id}\t${o.event_type}\t${o.discarded_at}\t\n`)
             .join(''),
     );
     expect((await entries(webhook, 'queued')).map((e) => e.id)).toHaveLength(1);
@@ -103,7 +103,7 @@ describe('svc webhooks dlq discard', () => {
     const rows = ndjson(dry.stdout);
     expect(rows.map((x) => x.plan)).toEqual(Array(210).fill('discard'));
     const known = new Set((await everyDlqEntry(sandbox(), webhook)).map((e) => e.id));
-    const listed = new Set(rows.map((x) => x.entry_id));
+    const listed = new Set(rows.map((x) => x.dlq_entry_id));
     expect([listed.size, [...listed].filter((id) => !known.has(id))]).toEqual([210, []]);
     const r = await svc.run([
       'webhooks',
@@ -185,7 +185,7 @@ describe('svc webhooks dlq discard', () => {
     expect(JSON.parse(json.stdout)).toEqual([
       {
         status: 'skipped',
-        entry_id: a!.id,
+        dlq_entry_id: a!.id,
         delivery_id: a!.delivery_id,
         event_type: a!.event_type,
         event_id: a!.event_id,

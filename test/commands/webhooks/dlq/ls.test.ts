@@ -56,7 +56,7 @@ describe('svc webhooks dlq [ls]: --limit is a total, pages are internal', () => 
     const first = await svc.run(['webhooks', 'dlq', webhook, '--limit', '250']);
     const cursor = / --cursor (\S+) {2}\(or --all\)\n$/.exec(first.stderr)?.[1];
     expect(first.stderr).toBe(
-      `250 of 450 entries; more with: svc webhooks dlq ${webhook} --cursor ${cursor}  (or --all)\n`,
+      `250 of 450 shown; more with: svc webhooks dlq ${webhook} --cursor ${cursor}  (or --all)\n`,
     );
     const rest = await svc.run(['webhooks', 'dlq', webhook, '--cursor', cursor!, '--all', '--ndjson']);
     expect(

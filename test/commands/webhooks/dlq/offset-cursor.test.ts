@@ -100,9 +100,9 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
       env: { SVC_BASE_URL: proxy.url },
     });
     expect(r.code).toBe(0);
-    const rows = ndjson(r.stdout) as Array<{ status: string; entry_id: string }>;
+    const rows = ndjson(r.stdout) as Array<{ status: string; dlq_entry_id: string }>;
     expect(rows.map((row) => row.status)).toEqual(Array(15).fill('ok'));
-    expect(new Set(rows.map((row) => row.entry_id))).toEqual(new Set(entries.map((e) => e.id)));
+    expect(new Set(rows.map((row) => row.dlq_entry_id))).toEqual(new Set(entries.map((e) => e.id)));
     expect(timeless(r.stderr)).toBe('✓ 15 discarded in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n');
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
   });

@@ -89,11 +89,9 @@ describe('a dead-letter listing whose pages overlap by one entry', () => {
       through(),
     );
     expect([r.code, timeless(r.stderr).split('\n')[0]]).toEqual([0, said.trimEnd()]);
-    const rows = ndjson(r.stdout) as Array<{ status: string; dlq_entry_id?: string; entry_id?: string }>;
+    const rows = ndjson(r.stdout) as Array<{ status: string; dlq_entry_id?: string }>;
     expect(rows.map((row) => row.status)).toEqual(Array(10).fill('ok'));
-    expect(new Set(rows.map((row) => row.dlq_entry_id ?? row.entry_id))).toEqual(
-      new Set(entries.map((e) => e.id)),
-    );
+    expect(new Set(rows.map((row) => row.dlq_entry_id))).toEqual(new Set(entries.map((e) => e.id)));
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
   });
 });
@@ -113,10 +111,8 @@ describe('a dead-letter listing by offset whose pages repeat an entry (review21 
       0,
       `✓ 10 ${done} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)`,
     ]);
-    const rows = ndjson(r.stdout) as Array<{ dlq_entry_id?: string; entry_id?: string }>;
-    expect(rows.map((row) => row.dlq_entry_id ?? row.entry_id).sort()).toEqual(
-      entries.map((e) => e.id).sort(),
-    );
+    const rows = ndjson(r.stdout) as Array<{ dlq_entry_id?: string }>;
+    expect(rows.map((row) => row.dlq_entry_id).sort()).toEqual(entries.map((e) => e.id).sort());
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
   });
 
@@ -137,12 +133,12 @@ describe('a dead-letter listing without "total"', () => {
   it('dlq ls lists the entries as the sandbox does, and a cut listing says how many were shown', async () => {
     const { webhook } = await deadLetteredQueue(sandbox(), { status: 204 }, 3);
     const direct = await svc.run(['webhooks', 'dlq', 'ls', webhook, '--limit', '2']);
-    expect(direct.stderr).toMatch(/^2 of 3 entries; more with: /);
+    expect(direct.stderr).toMatch(/^2 of 3 shown; more with: /);
     withoutTotal();
     const r = await svc.run(['webhooks', 'dlq', 'ls', webhook, '--limit', '2'], through());
     expect([r.code, r.stdout]).toEqual([0, direct.stdout]);
     expect(r.stderr).toBe(
-      direct.stderr.replace(/^2 of 3 entries/, '2 shown').replace(sandbox().url, proxy().url),
+      direct.stderr.replace(/^2 of 3 shown/, '2 shown').replace(sandbox().url, proxy().url),
     );
   });
 

@@ -105,9 +105,7 @@ describe('two runs over one dead-letter queue at once: each is the entries dead-
     ]);
     expect(b.code, b.stderr).toBe(0);
     const bRows = ndjson(b.stdout);
-    expect(bRows.map((r) => [r.status, r.entry_id ?? r.dlq_entry_id ?? r.id])).toEqual(
-      left.map((e) => ['ok', e.id]),
-    );
+    expect(bRows.map((r) => [r.status, r.dlq_entry_id ?? r.id])).toEqual(left.map((e) => ['ok', e.id]));
     expect(b.stderr).toContain('✓ 2 discarded in ');
     const queued = await dlqEntries(sandbox(), webhook, 'queued');
     expect(queued.map((e) => e.delivery_id).sort()).toEqual(a.map((r) => r.new_delivery_id).sort());

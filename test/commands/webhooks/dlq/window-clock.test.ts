@@ -234,7 +234,7 @@ describe('a new DLQ run says how many newer entries it leaves queued', () => {
     const r = await svc.run([...argv(webhook), '--ndjson'], { env: { SVC_BASE_URL: proxy().url } });
     expect(beforeListing).toBeUndefined();
     expect(r.code, r.stderr).toBe(0);
-    expect(ndjson(r.stdout).map((row) => row.dlq_entry_id ?? row.entry_id)).toEqual(entries.map((e) => e.id));
+    expect(ndjson(r.stdout).map((row) => row.dlq_entry_id)).toEqual(entries.map((e) => e.id));
     const said =
       /^3 entries dead-lettered since the run started \((\S+)\) are not part of it: run the same command again to (\w+) them \(a new run\)$/m.exec(
         r.stderr,
