@@ -12,6 +12,7 @@ import {
   createWriteStream,
   fstatSync,
   lstatSync,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -215,28 +216,80 @@ function endsInRow(path: string): boolean {
   }
 }
 
-/** The copies' directories in TMPDIR: `svc-input-MARK-XXXXXX`, MARK their run's (markWord). */
+/** The copies' directories: `svc-input-MARK-XXXXXX`, MARK their run's (markWord). */
 const COPY_PREFIX = 'svc-input-';
 
 /**
- * Removes the copies in `temporary` that runs which are gone left (kill -9, a power cut, an OOM
- * kill: attack25b L3): each holds a whole grant file or standard input, justifications and user
- * lists, 0600 in a 0700 directory, and nothing else removed them. Whether a run is gone is
- * judgeMark's word on the mark in the directory's name, as for the journal's lock: by pid and
- * start in this boot and PID namespace, and only a run judgeMark says is gone (`runs === false`)
- * loses its copy. A mark of another boot or another PID namespace says nothing of its run (another
- * machine sharing TMPDIR, a VM-isolated container with its own kernel, a container sharing it:
- * review25d M1), and the copy's age says nothing either (it is written once, then read for the
- * whole run), so it is left, as are a copy of this process (another run in it) and the unmarked
- * `svc-input-XXXXXX` of an svc before session 25, whose run cannot be told. Only directories the
- * user owns; best effort: what cannot be read or removed is left as it is.
+ * svc's own directory in TMPDIR, one per user (`svc-inputs-UID`), where the copies' directories
+ * are made: a run's sweep lists only it, not the whole of TMPDIR (a shared /tmp of 90,000 entries
+ * cost every bulk run 0.1 s of CPU). It is used only when it is a real directory (not a symlink)
+ * of the user's own with no access for group or others (0700 as made); another user's directory
+ * of that name, a symlink or an open mode there is not touched: the copy's directory is then made
+ * in TMPDIR itself, as before session 27 (private as ever, but not swept). The last run to remove
+ * its copy removes it when it is empty, so a run leaves nothing in TMPDIR.
  */
-export function removeStaleCopies(temporary: string): void {
+function copiesHome(temporary: string): string | undefined {
+  const me = uid();
+  const home = join(temporary, `svc-inputs-${me ?? 'user'}`);
+  try {
+    mkdirSync(home, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+  }
+  try {
+    const stat = lstatSync(home);
+    const own = stat.isDirectory() && (me === undefined || stat.uid === me);
+    return own && (stat.mode & 0o077) === 0 ? home : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The copy's private directory (0700), in svc's own directory when it is usable (copiesHome). */
+function makeCopyDir(temporary: string): { dir: string; home: string | undefined } {
+  const name = `${COPY_PREFIX}${markWord()}-`;
+  // Another run may remove an empty home between its making and ours: made again, a few times.
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const home = copiesHome(temporary);
+    if (home === undefined) break;
+    try {
+      removeStaleCopies(home);
+      return { dir: mkdtempSync(join(home, name)), home };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') break;
+    }
+  }
+  return { dir: mkdtempSync(join(temporary, name)), home: undefined };
+}
+
+/** Removes svc's own directory if it is empty: another run's copy in it (ENOTEMPTY) keeps it. */
+function leaveHome(home: string): void {
+  try {
+    rmdirSync(home);
+  } catch {
+    // another run's copy is in it, or it is gone already
+  }
+}
+
+/**
+ * Removes the copies in `home` (svc's own directory, copiesHome) that runs which are gone left
+ * (kill -9, a power cut, an OOM kill: attack25b L3): each holds a whole grant file or standard
+ * input, justifications and user lists, 0600 in a 0700 directory, and nothing else removed them.
+ * Whether a run is gone is judgeMark's word on the mark in the directory's name, as for the
+ * journal's lock: by pid and start in this boot and PID namespace, and only a run judgeMark says
+ * is gone (`runs === false`) loses its copy. A mark of another boot or another PID namespace says
+ * nothing of its run (another machine sharing TMPDIR, a VM-isolated container with its own
+ * kernel, a container sharing it: review25d M1), and the copy's age says nothing either (it is
+ * written once, then read for the whole run), so it is left, as is a copy of this process
+ * (another run in it). Only directories the user owns; best effort: what cannot be read or
+ * removed is left as it is. Copies an svc before session 27 made in TMPDIR itself are not swept.
+ */
+export function removeStaleCopies(home: string): void {
   const me = uid();
   const named = new RegExp(`^${COPY_PREFIX}(${MARK_WORD})-[A-Za-z0-9]{6}$`);
   let names: string[];
   try {
-    names = readdirSync(temporary);
+    names = readdirSync(home);
   } catch {
     return;
   }
@@ -244,7 +297,7 @@ export function removeStaleCopies(temporary: string): void {
     const word = named.exec(name)?.[1];
     const writer = word === undefined ? undefined : markOfWord(word);
     if (writer === undefined) continue;
-    const stale = join(temporary, name);
+    const stale = join(home, name);
     try {
       const stat = lstatSync(stale);
       if (!stat.isDirectory() || (me !== undefined && stat.uid !== me)) continue;
@@ -269,15 +322,19 @@ export async function snapshotInput(
 ): Promise<InputSnapshot> {
   const what = spec === '-' ? 'standard input' : spec;
   const temporary = tmpdir();
-  removeStaleCopies(temporary);
   let dir: string;
+  let home: string | undefined;
   try {
-    dir = mkdtempSync(join(temporary, `${COPY_PREFIX}${markWord()}-`));
+    ({ dir, home } = makeCopyDir(temporary));
   } catch (error) {
     throw copyRefusal(what, temporary, error);
   }
   const path = join(dir, 'input');
-  const removeOnce = () => disk.remove(dir, path);
+  const removeOnce = () => {
+    disk.remove(dir, path);
+    // svc's own directory goes with the last copy in it (another run's copy keeps it).
+    if (home !== undefined) leaveHome(home);
+  };
   const hash = createHash('sha256');
   let size = 0;
   const hashing = new Transform({

@@ -19,6 +19,24 @@ export function parseTimeout(globals: GlobalOptions, env: Env): number {
   return seconds * 1000;
 }
 
+/**
+ * SVC_COMPLETION_TIMEOUT: the limit of one TAB-time question (`svc __complete`), in seconds, a
+ * tenant lookup and every page included: 1.5 s unset, for a TAB press that must not hang; a user
+ * on a slow link or a loaded machine gives it more (at most 60 s). A bad value is refused like
+ * SVC_TIMEOUT's; at TAB time that refusal offers nothing (stderr would land in the prompt).
+ */
+export function parseCompletionTimeout(env: Env): number {
+  const raw = env.SVC_COMPLETION_TIMEOUT;
+  if (raw === undefined || raw === '') return 1500;
+  const seconds = decimal(raw, 'number');
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 60) {
+    throw new UsageError(
+      `SVC_COMPLETION_TIMEOUT must be a number of seconds, more than 0 and at most 60, got ${quoted(raw)}`,
+    );
+  }
+  return seconds * 1000;
+}
+
 export function parseMaxRetries(env: Env): number | undefined {
   const raw = env.SVC_MAX_RETRIES;
   if (raw === undefined || raw === '') return undefined;

@@ -123,6 +123,10 @@ beforeAll(async () => {
     SVC_BASE_URL: sandbox().url,
     SVC_TOKEN: sandbox().adminToken,
     SVC_TENANT: tenantId('acme-treasury'),
+    // Each TAB-time question's limit (1.5 s by default) far above need: a loaded machine slows
+    // the spawned svc, not what it answers, so no case's verdict depends on the load. The limit
+    // itself is tested in-process (test/commands/completion/complete-limits.test.ts).
+    SVC_COMPLETION_TIMEOUT: '60',
   };
   for (const name of ['prod', 'staging']) {
     await runInProcess(['-p', name, 'config', 'set', 'base_url', 'https://example.com'], {

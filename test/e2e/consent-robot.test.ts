@@ -5,6 +5,9 @@ import { svc, tempConfigDir } from '../helpers/svc.js';
 
 const sandbox = useSandbox();
 const browser = consentRobot();
+// Named at collection, made before the test and removed after the file (made in the test, its
+// hooks never ran: the login made the directory and nothing removed it).
+const dir = tempConfigDir();
 
 // The tour's stand-in for a person at the browser talks to the sandbox on this machine. Node 24
 // with NODE_USE_ENV_PROXY=1 sends fetch() through HTTP_PROXY even to loopback: with a proxy that
@@ -12,7 +15,6 @@ const browser = consentRobot();
 // (On Node 20, the first CI leg, the variable does nothing; the Node 24 leg is the one that bites.)
 describe('the consent stand-in', () => {
   it('reaches the loopback sandbox directly whatever the proxy variables say', async () => {
-    const dir = tempConfigDir();
     const r = await svc(['login'], {
       env: {
         SVC_CONFIG_DIR: dir,

@@ -5,22 +5,27 @@
  * owner) and words the advice for it. Spawned: the mount is made in a mount namespace of its own
  * (`unshare -rm`, no root needed; skipped where the kernel does not allow it).
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/system/run.js';
 import { BIN } from '../helpers/svc.js';
+import { useTempDir } from '../helpers/temp.js';
 
-const work = mkdtempSync(join(tmpdir(), 'svc-secret-ro-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// Made before the tests and removed after them (never at collection: a file filtered out or
+// skipped would leave it behind).
+const work = useTempDir('svc-secret-ro-', (dir) => {
+  mkdirSync(join(dir, 'mounted'));
+  mkdirSync(join(dir, 'home'));
+});
 const mounted = join(work, 'mounted');
 const secret = join(mounted, 'webhook-secret');
 const payload = join(work, 'body.json');
-const home = mkdtempSync(join(work, 'home-'));
+const home = join(work, 'home');
 
-/** Runs `argv` with `mounted` bound read-only over itself, in a mount namespace of its own. */
-const readOnly = (argv: string[]) =>
+/** Runs `argv` with `dir` bound read-only over itself, in a mount namespace of its own. */
+const readOnlyAt = (dir: string, argv: string[]) =>
   runProcess(
     'unshare',
     [
@@ -29,7 +34,7 @@ const readOnly = (argv: string[]) =>
       '-c',
       'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"',
       'sh',
-      mounted,
+      dir,
       ...argv,
     ],
     {
@@ -44,12 +49,14 @@ const readOnly = (argv: string[]) =>
       timeoutMs: 60_000,
     },
   );
+const readOnly = (argv: string[]) => readOnlyAt(mounted, argv);
 
+// Whether the kernel lets this user bind and remount read-only in a namespace of its own, asked
+// at collection of a directory that exists then (TMPDIR itself, bound only in that namespace,
+// which ends with `true`), not of `mounted`, made in beforeAll.
 const canMount = await (async () => {
   try {
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(mounted);
-    return (await readOnly(['true'])).code === 0;
+    return (await readOnlyAt(tmpdir(), ['true'])).code === 0;
   } catch {
     return false;
   }

@@ -46,6 +46,9 @@ export function useSandboxContext(options: SandboxOptions = {}, run: { tenant?: 
     SVC_TOKEN: sandbox().adminToken,
     ...(run.tenant === false ? {} : { SVC_TENANT: ACME }),
     NO_COLOR: '1',
+    // `svc __complete`'s limit (1.5 s by default) far above need, so a loaded machine never
+    // decides what a completion offers; tests of the limit set SVC_TIMEOUT below it.
+    SVC_COMPLETION_TIMEOUT: '60',
   });
   return {
     sandbox,

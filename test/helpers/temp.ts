@@ -22,9 +22,10 @@ import { afterAll, beforeAll } from 'vitest';
 
 type Phase = 'collect' | 'file' | 'test';
 
-const made: { phase: Phase; perFile: string[]; perTest: string[] } = {
+const made: { phase: Phase; setup: boolean; perFile: string[]; perTest: string[] } = {
   // Outside a run with the setup file (a script importing a helper): made, never removed by it.
   phase: 'file',
+  setup: false,
   perFile: [],
   perTest: [],
 };
@@ -37,6 +38,7 @@ function remove(dirs: string[]): void {
 export const tempDirHooks = {
   collecting(): void {
     made.phase = 'collect';
+    made.setup = true;
   },
   fileStarts(): void {
     made.phase = 'file';
@@ -71,6 +73,14 @@ export function tempDir(prefix: string): string {
  * chmod, the files every test reads): never at collection.
  */
 export function useTempDir(prefix: string, prepare?: (dir: string) => void): string {
+  if (made.setup && made.phase !== 'collect') {
+    // Its beforeAll and afterAll, registered in a test or a hook, never run: the directory was
+    // not made, whatever wrote into its path made it, and nothing removed it (a login in
+    // test/e2e/consent-robot.test.ts left one svc-test-* per full run, session 27).
+    throw new Error(
+      `useTempDir('${prefix}') in a test or a hook: call it at the file's top level (or in a describe body), or use tempDir('${prefix}') here`,
+    );
+  }
   const dir = join(tmpdir(), `${prefix}${randomName()}`);
   beforeAll(() => {
     mkdirSync(dir, { mode: 0o700 });

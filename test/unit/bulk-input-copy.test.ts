@@ -3,12 +3,16 @@
 // tmpfs or a `ulimit -n` would (test/e2e/full-tmpdir.test.ts fills a real one where it can).
 import { spawn } from 'node:child_process';
 import {
+  chmodSync,
+  chownSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -27,6 +31,9 @@ afterAll(() => rmSync(BASE, { recursive: true, force: true }));
 
 const systemError = (code: string, words: string, call: string) =>
   Object.assign(new Error(`${code}: ${words}, ${call}`), { code, syscall: call });
+
+/** svc's own directory in TMPDIR, where the copies' directories are made (copiesHome). */
+const OWN = `svc-inputs-${process.getuid?.() ?? 'user'}`;
 
 /** A TMPDIR of its own, so what the copy leaves in it can be listed. */
 function ownTmpdir(): string {
@@ -207,11 +214,13 @@ describe('a copy left by a run killed with SIGKILL (attack25b L3)', () => {
     const exited = new Promise((done) => child.once('exit', done));
     // Standard input stays open: the run is copying it when it is killed.
     child.stdin.write('user,role\nusr_viewer,tenant_analyst\n');
-    const copies = () => readdirSync(temporary).filter((name) => name.startsWith('svc-input-'));
+    const home = join(temporary, OWN);
+    const copies = () =>
+      existsSync(home) ? readdirSync(home).filter((name) => name.startsWith('svc-input-')) : [];
     // What was written has reached the copy (its directory is made first, then the file).
     const copied = () =>
       copies().some((name) => {
-        const input = join(temporary, name, 'input');
+        const input = join(home, name, 'input');
         return existsSync(input) && statSync(input).size > 0;
       });
     for (let waited = 0; !copied(); waited += 50) {
@@ -227,11 +236,10 @@ describe('a copy left by a run killed with SIGKILL (attack25b L3)', () => {
     child.kill('SIGKILL');
     await exited;
     // An svc before session 25's copy (unmarked: whose it is cannot be told) is left.
-    mkdirSync(join(temporary, 'svc-input-AbC123'));
+    mkdirSync(join(home, 'svc-input-AbC123'));
 
     const next = await snapshotInput('-', Readable.from(['user,role\n']), '--file');
-    const live = readdirSync(temporary).filter((name) => name.startsWith('svc-input-'));
-    expect(live.sort()).toEqual([dirname(next.path).slice(temporary.length + 1), 'svc-input-AbC123'].sort());
+    expect(copies().sort()).toEqual([dirname(next.path).slice(home.length + 1), 'svc-input-AbC123'].sort());
     expect(next.remove()).toBeUndefined();
   }, 90_000);
 
@@ -249,10 +257,12 @@ describe('a copy left by a run killed with SIGKILL (attack25b L3)', () => {
       `svc-input-4242-123456-${otherBoot}-${otherNs}-QwErTy`,
       `svc-input-4242-123456-${myBoot}-${otherNs}-ZxCvBn`,
     ];
-    for (const name of names) mkdirSync(join(temporary, name));
+    const home = join(temporary, OWN);
+    mkdirSync(home, { mode: 0o700 });
+    for (const name of names) mkdirSync(join(home, name));
     const next = await snapshotInput('-', Readable.from(['user,role\n']), '--file');
-    const left = readdirSync(temporary).filter((name) => name.startsWith('svc-input-'));
-    expect(left.sort()).toEqual([...names, dirname(next.path).slice(temporary.length + 1)].sort());
+    const left = readdirSync(home).filter((name) => name.startsWith('svc-input-'));
+    expect(left.sort()).toEqual([...names, dirname(next.path).slice(home.length + 1)].sort());
     expect(next.remove()).toBeUndefined();
   });
 
@@ -261,8 +271,86 @@ describe('a copy left by a run killed with SIGKILL (attack25b L3)', () => {
     const one = await snapshotInput('-', Readable.from(['a\n']), '--file');
     const two = await snapshotInput('-', Readable.from(['b\n']), '--file');
     expect(statSync(one.path).isFile()).toBe(true);
-    expect(readdirSync(temporary)).toHaveLength(2);
+    expect(readdirSync(join(temporary, OWN))).toHaveLength(2);
     one.remove();
+    expect(readdirSync(join(temporary, OWN))).toHaveLength(1);
     two.remove();
+    // svc's own directory went with its last copy: a run leaves nothing in TMPDIR.
+    expect(readdirSync(temporary)).toEqual([]);
   });
+});
+
+describe('svc’s own directory in TMPDIR (session 27): a run lists only it, not the whole of TMPDIR', () => {
+  const me = process.getuid?.();
+  const gone = () => {
+    // A mark of a run that is gone: pid 1 of this boot and namespace, started at another time.
+    const mine = thisProcess();
+    const boot = mine.boot?.replaceAll('-', '').slice(0, 12) ?? '';
+    const ns = /\d+/.exec(mine.pidns ?? '')?.[0] ?? '4026531836';
+    return `svc-input-1-1-${boot}-${ns}-AbCdEf`;
+  };
+
+  it('is made 0700, holds the copy, and is removed with the last copy', async () => {
+    const temporary = ownTmpdir();
+    const one = await snapshotInput('-', Readable.from(['a\n']), '--file');
+    expect(dirname(dirname(one.path))).toBe(join(temporary, OWN));
+    expect(lstatSync(join(temporary, OWN)).mode & 0o777).toBe(0o700);
+    expect(one.remove()).toBeUndefined();
+    expect(readdirSync(temporary)).toEqual([]);
+  });
+
+  it('a marked copy of a gone run in TMPDIR itself (where svc before session 27 made them) is not listed, nor removed', async () => {
+    const temporary = ownTmpdir();
+    mkdirSync(join(temporary, gone()));
+    const next = await snapshotInput('-', Readable.from(['a\n']), '--file');
+    expect(readdirSync(temporary).sort()).toEqual([OWN, gone()].sort());
+    expect(next.remove()).toBeUndefined();
+    expect(readdirSync(temporary)).toEqual([gone()]);
+  });
+
+  const plants: Array<[string, (home: string, elsewhere: string) => void]> = [
+    ['a symlink to another directory', (home: string, elsewhere: string) => symlinkSync(elsewhere, home)],
+    [
+      'a directory of the user’s open to others (0755)',
+      (home: string) => {
+        mkdirSync(home);
+        chmodSync(home, 0o755);
+      },
+    ],
+  ];
+  // Another user's directory: only root can make one here.
+  if (me === 0)
+    plants.push([
+      'another user’s directory (uid 4242)',
+      (home: string) => {
+        mkdirSync(home, { mode: 0o700 });
+        chownSync(home, 4242, 4242);
+      },
+    ]);
+  it.each(plants)(
+    '%s of that name is not used nor touched: the copy is made in TMPDIR itself, private',
+    async (_name, plant) => {
+      const temporary = ownTmpdir();
+      const home = join(temporary, OWN);
+      const elsewhere = mkdtempSync(join(BASE, 'svc-elsewhere-'));
+      // What is in it is never swept: a copy of a gone run there stays.
+      mkdirSync(join(elsewhere, gone()));
+      plant(home, elsewhere);
+      if (!lstatSync(home).isSymbolicLink()) mkdirSync(join(home, gone()));
+      const before = lstatSync(home);
+      const next = await snapshotInput('-', Readable.from(['a\n']), '--file');
+      expect(dirname(dirname(next.path))).toBe(temporary);
+      expect(lstatSync(dirname(next.path)).mode & 0o777).toBe(0o700);
+      expect(readdirSync(elsewhere)).toEqual([gone()]);
+      const after = lstatSync(home);
+      expect([after.mode, after.uid, after.isSymbolicLink()]).toEqual([
+        before.mode,
+        before.uid,
+        before.isSymbolicLink(),
+      ]);
+      if (!after.isSymbolicLink()) expect(readdirSync(home)).toEqual([gone()]);
+      expect(next.remove()).toBeUndefined();
+      expect(readdirSync(temporary)).toEqual([OWN]);
+    },
+  );
 });

@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decimal } from '../../src/config/decimal.js';
-import { parseMaxResponseBytes, parseMaxRetries, parseTimeout } from '../../src/config/env-limits.js';
+import {
+  parseCompletionTimeout,
+  parseMaxResponseBytes,
+  parseMaxRetries,
+  parseTimeout,
+} from '../../src/config/env-limits.js';
 import { EXIT_CODES } from '../../src/errors.js';
 import { thrown } from '../helpers/thrown.js';
 
@@ -98,4 +103,24 @@ describe('parseMaxResponseBytes', () => {
       'e.g. SVC_MAX_RESPONSE_BYTES=268435456 for 256 MiB (the default is 64 MiB)',
     ]);
   });
+});
+
+describe('parseCompletionTimeout', () => {
+  it('takes up to 60 s, in milliseconds; 1.5 s when unset or empty', () => {
+    expect(parseCompletionTimeout({ SVC_COMPLETION_TIMEOUT: '60' })).toBe(60_000);
+    expect(parseCompletionTimeout({ SVC_COMPLETION_TIMEOUT: '0.25' })).toBe(250);
+    expect(parseCompletionTimeout({ SVC_COMPLETION_TIMEOUT: '' })).toBe(1500);
+    expect(parseCompletionTimeout({})).toBe(1500);
+  });
+
+  it.each(['60.5', '61', '0', '-1', 'abc', '1s'])(
+    'SVC_COMPLETION_TIMEOUT=%s is refused (exit 2) with its range',
+    (raw) => {
+      const error = thrown(() => parseCompletionTimeout({ SVC_COMPLETION_TIMEOUT: raw }));
+      expect([EXIT_CODES[error.category], error.message]).toEqual([
+        2,
+        `SVC_COMPLETION_TIMEOUT must be a number of seconds, more than 0 and at most 60, got "${raw}"`,
+      ]);
+    },
+  );
 });

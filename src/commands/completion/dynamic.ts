@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { COMPLETE_PROTOCOL } from '../../completion/protocol.js';
+import { parseCompletionTimeout } from '../../config/env-limits.js';
 import type { Context } from '../../context.js';
 import type { Platform } from '../../platform/index.js';
 import type { MakeContext } from '../kit.js';
@@ -17,12 +18,6 @@ const KINDS: Record<string, { list: Lister; fields: Array<'id' | 'name' | 'slug'
   roles: { list: (p) => p.roles.listAll({}), fields: ['name'] },
   webhooks: { list: (p) => p.webhooks.listAll({}), fields: ['id'] },
 };
-
-/**
- * How long the whole completion may take (tenant lookup and every page included): a TAB press
- * must not hang (less if --timeout / SVC_TIMEOUT says so).
- */
-const DEADLINE_MS = 1500;
 
 /**
  * A value the scripts can offer as one candidate: one line (the protocol is one value per line)
@@ -63,7 +58,10 @@ export async function runComplete(ctx: Context, kind: string, protocol?: string)
     const items: object[] = [];
     let quick: Context | undefined;
     try {
-      quick = ctx.forCompletion(Math.min(DEADLINE_MS, ctx.timeoutMs));
+      // How long the whole completion may take (tenant lookup and every page included): a TAB
+      // press must not hang. SVC_COMPLETION_TIMEOUT (default 1.5 s), less if --timeout /
+      // SVC_TIMEOUT says so; a bad value of either offers nothing.
+      quick = ctx.forCompletion(Math.min(parseCompletionTimeout(ctx.env), ctx.timeoutMs));
       for await (const item of list(await quick.platform())) items.push(item);
     } catch {
       // The deadline, the network or the server: the items that came before are still true.

@@ -115,6 +115,25 @@ describe('svc __complete: the whole run’s deadline, not only each request’s'
   }, 30_000);
 });
 
+// SVC_COMPLETION_TIMEOUT: the TAB-time limit a user on a slow link (or a loaded machine) raises.
+// Its length is not asserted (no timed assertions); that it is read is: a value out of its range
+// offers nothing, as a bad SVC_TIMEOUT does (a TAB press cannot say why: stderr is the prompt).
+describe('svc __complete: SVC_COMPLETION_TIMEOUT', () => {
+  it('a value in its range: the values, as without it', async () => {
+    const result = await svc.run(['__complete', 'roles'], { env: { SVC_COMPLETION_TIMEOUT: '60' } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('tenant_admin');
+  });
+
+  it.each(['0', '61', 'abc'])(
+    'SVC_COMPLETION_TIMEOUT=%s: nothing offered, nothing said, exit 0',
+    async (raw) => {
+      const result = await svc.run(['__complete', 'roles'], { env: { SVC_COMPLETION_TIMEOUT: raw } });
+      expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    },
+  );
+});
+
 describe('svc __complete: lists longer than a page', () => {
   const APAC = tenantId('acme-apac');
   const names = Array.from({ length: 130 }, (_, i) => `zz_role_${String(i + 1).padStart(3, '0')}`);
