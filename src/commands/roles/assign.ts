@@ -13,6 +13,7 @@ import { OutcomeUnknownError } from '../../http/errors.js';
 import { platformTime } from '../../platform/clock.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
 import { callerIdsOnce, foundAfterLostAnswer, grantAnswerNotMade } from '../../platform/found-after-lost.js';
+import type { ResponseMeta } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
@@ -187,13 +188,11 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   // Where an --extend's expiry counts from, in words.
   const started = isoSeconds(platformTime(platform, ctx.clock.now()));
   const counted = expiry.kind === 'in' ? '--expires-in counts from now' : '--expires-at is when it ends';
+  const body = { role_id: role.id, ...(expires === null ? {} : { expires_at: expires }), justification };
   let data: RoleAssignment;
+  let response: ResponseMeta;
   try {
-    data = await platform.roles.assign(user, {
-      role_id: role.id,
-      ...(expires === null ? {} : { expires_at: expires }),
-      justification,
-    });
+    ({ data, response } = await platform.roles.assign(user, body).withResponse());
   } catch (error) {
     if (error instanceof OutcomeUnknownError) {
       throw error.withHint(
@@ -217,7 +216,12 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   // A 2xx carrying a grant this request clearly did not make (by someone else, or days before):
   // held already, as the 409 says it (attack26b F6); anything less is the grant (review26a H1).
   const other = await grantAnswerNotMade(
-    { justification, held: data, startedAt: started },
+    {
+      justification,
+      held: data,
+      startedAt: started,
+      refuse: (problem) => platform.roles.assignAnswerRefused(user, body, problem, response),
+    },
     callerIdsOnce(platform, ctx.signal),
   );
   if (other !== undefined && options.extend)
