@@ -17,7 +17,8 @@
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { serverTime } from '../api/time.js';
-import { doubtAfterLostAnswer } from '../http/errors.js';
+import { SvcError } from '../errors.js';
+import { doubtAfterLostAnswer, OutcomeUnknownError } from '../http/errors.js';
 import { CLOCK_SKEW_MS } from './clock.js';
 import type { Platform } from './index.js';
 import type { CallerIdentity } from './me.js';
@@ -26,6 +27,12 @@ import type { CallerIdentity } from './me.js';
 export interface SentChange {
   /** A platform-clock time at or before the run's first attempt (a plan's or a run's anchor). */
   before?: string | undefined;
+  /**
+   * `before` is the Date header's reading itself (serverClockTime), not this machine's clock
+   * within CLOCK_SKEW_MS of it: a thing made more than the Date's second before it was not made
+   * by the run, on one clock, and within the minute svc lets two clocks differ, svc cannot tell.
+   */
+  onServerClock?: boolean;
   /** When the thing found was made, as the platform says (a grant's assigned_at, a role's created_at). */
   madeAt?: string | null | undefined;
   /**
@@ -49,7 +56,37 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
   // None lost, or the refusal is that attempt's own stored answer (it made nothing).
   const lost = doubtAfterLostAnswer(error);
   if (lost === undefined) return undefined;
-  return notSent(sent) === undefined ? lost : undefined;
+  if (notSent(sent) !== undefined) return undefined;
+  const undecided = madeJustBefore(sent);
+  if (undecided !== undefined) {
+    const said = `${undecided}, and the answer to the first attempt was lost (${lost}): made by that attempt or before it, svc cannot tell`;
+    throw new OutcomeUnknownError(
+      new SvcError('failure', said, { code: (error as SvcError).code }),
+      'check who made it before running the command again',
+    );
+  }
+  return lost;
+}
+
+/** The Date header's second and the made time's own: what a time on one clock may be early by. */
+const ONE_CLOCK_MS = 2000;
+
+/**
+ * A thing found made after `before` on the platform's clock by less than the minute two clocks
+ * may differ (CLOCK_SKEW_MS) and more than the Date header's precision (ONE_CLOCK_MS), when
+ * `before` is the Date header's own reading: someone else's just before the run, or the lost
+ * attempt's on an objects' clock a little behind the Date's. In words, or undefined.
+ */
+function madeJustBefore(sent: SentChange): string | undefined {
+  if (!sent.onServerClock || !sent.before) return undefined;
+  const [what, at] =
+    sent.grant?.held !== undefined
+      ? ['the grant found in place was assigned', sent.grant.held.assigned_at]
+      : ['the one found was made', sent.madeAt];
+  if (typeof at !== 'string') return undefined;
+  const early = serverTime(sent.before) - serverTime(at);
+  if (!(early > ONE_CLOCK_MS) || early > CLOCK_SKEW_MS + 1000) return undefined;
+  return `${what} ${at}, ${Math.round(early / 1000)} s before this command's start on the platform's clock`;
 }
 
 /**

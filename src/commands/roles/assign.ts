@@ -10,7 +10,7 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
-import { platformTime } from '../../platform/clock.js';
+import { platformTime, serverClockTime } from '../../platform/clock.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
 import { callerIdsOnce, foundAfterLostAnswer, grantAnswerNotMade } from '../../platform/found-after-lost.js';
 import type { ResponseMeta } from '../../platform/index.js';
@@ -184,7 +184,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   const before =
     platform.serverClockOffsetMs === undefined
       ? undefined
-      : isoSeconds(platformTime(platform, ctx.clock.now()));
+      : isoSeconds(serverClockTime(platform, ctx.clock.now())!);
   // Where an --extend's expiry counts from, in words.
   const started = isoSeconds(platformTime(platform, ctx.clock.now()));
   const counted = expiry.kind === 'in' ? '--expires-in counts from now' : '--expires-at is when it ends';
@@ -209,6 +209,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
     }
     const lost = foundAfterLostAnswer(error, {
       before,
+      onServerClock: true,
       grant: { justification, expiresAt: expires, held: error.assignment },
     });
     return alreadyAssigned(ctx, error.assignment, user, role, lost);

@@ -5,7 +5,7 @@ import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { doubtAfterLostAnswer } from '../../http/errors.js';
-import { platformTime } from '../../platform/clock.js';
+import { serverClockTime } from '../../platform/clock.js';
 import { RoleNameTakenError } from '../../platform/errors.js';
 import { foundAfterLostAnswer } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
@@ -43,7 +43,7 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
   const before =
     platform.serverClockOffsetMs === undefined
       ? undefined
-      : isoSeconds(platformTime(platform, ctx.clock.now()));
+      : isoSeconds(serverClockTime(platform, ctx.clock.now())!);
   const sent = withNameTakenHint(
     commandLine(ctx.settings()),
     withCatalogHint(
@@ -102,7 +102,7 @@ async function madeByLostAttempt(
   const { more, fewer } = permissionDifference(role.permissions, options.permissions);
   if (more.length > 0 || fewer.length > 0) return undefined;
   if (options.description !== undefined && role.description !== options.description) return undefined;
-  const lost = foundAfterLostAnswer(error, { before, madeAt: role.created_at });
+  const lost = foundAfterLostAnswer(error, { before, onServerClock: true, madeAt: role.created_at });
   return lost === undefined ? undefined : { role, lost };
 }
 
