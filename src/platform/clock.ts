@@ -20,13 +20,15 @@ export function platformTime(platform: Platform, machineMs: number): number {
 
 /**
  * The platform's time at this machine's `machineMs` as the latest answer's Date header says it,
- * however small the difference (no CLOCK_SKEW_MS let pass): a time to set beside the platform's
- * own times (a grant's assigned_at), server time with server time; undefined before any Date.
- * The Date header is whole seconds, so this is at most a second and the answer's transit early.
+ * however small the difference (no CLOCK_SKEW_MS let pass), to the second: a time to set beside
+ * the platform's own times (a grant's assigned_at), server time with server time; undefined
+ * before any Date. Asked after the answer (a retry's 409), it puts a time taken before the first
+ * attempt on the clock of that answer. The Date header is whole seconds, so this is at most a
+ * second and the answer's transit early.
  */
-export function serverClockTime(platform: Platform, machineMs: number): number | undefined {
+export function serverClockTime(platform: Platform, machineMs: number): string | undefined {
   const offset = platform.serverClockOffsetMs;
-  return offset === undefined ? undefined : machineMs + offset;
+  return offset === undefined ? undefined : isoSeconds(machineMs + offset);
 }
 
 /**

@@ -82,7 +82,7 @@ function madeJustBefore(sent: SentChange): string | undefined {
   const [what, at] =
     sent.grant?.held !== undefined
       ? ['the grant found in place was assigned', sent.grant.held.assigned_at]
-      : ['the one found was made', sent.madeAt];
+      : ['the role found was made', sent.madeAt];
   if (typeof at !== 'string') return undefined;
   const early = serverTime(sent.before) - serverTime(at);
   if (!(early > ONE_CLOCK_MS) || early > CLOCK_SKEW_MS + 1000) return undefined;

@@ -316,7 +316,7 @@ describe("a grant found after a lost answer, svc's clock 50 s off the platform's
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).not.toContain('✓');
     expect(r.stderr).toMatch(
-      /^error: the grant found in place was assigned \S+Z, 3\d s before this command's start on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown: the platform may have made this change; /,
+      /^error: the grant found in place was assigned \S+Z, (2[89]|3[01]) s before this command's start on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown: the platform may have made this change; /,
     );
   });
 
@@ -327,6 +327,49 @@ describe("a grant found after a lost answer, svc's clock 50 s off the platform's
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
       /^✓ granted skew-mine to .* most likely by this command's attempt whose answer was lost/,
+    );
+  });
+});
+
+// The same rule for `roles create` (its role's created_at against the run's start, on the
+// platform's clock): another admin's role of the name and permissions asked, made 30 s before,
+// svc's clock 50 s behind, the platform keeping no stored answers.
+describe("a role found after a lost answer, svc's clock 50 s off the platform's", () => {
+  let made = '';
+  let tries = 0;
+  let keys = 0;
+  const roles = useLossyProxy(sandbox, {
+    before: async (method, path) => {
+      if (method !== 'POST' || path !== '/v1/roles' || ++tries !== 1 || !made) return;
+      sandbox().state.clock.advance(-30_000);
+      try {
+        await customRole(sandbox(), made);
+      } finally {
+        sandbox().state.clock.advance(30_000);
+      }
+    },
+    lose: (method, path, n) => (method === 'POST' && path === '/v1/roles' && n === 1 ? 'drop' : false),
+    body: (method, path, body) =>
+      method === 'POST' && path === '/v1/roles'
+        ? JSON.stringify({ ...JSON.parse(body), idempotency_key: `fresh-role-${++keys}` })
+        : body,
+  });
+  afterEach(() => {
+    made = '';
+    tries = 0;
+    roles().reset();
+  });
+
+  it('roles create: unknown, exit 1, no ✓', async () => {
+    made = 'skew-role';
+    const r = await svc.run(['roles', 'create', '--name', 'skew-role', '--permission', 'exception.read'], {
+      env: { SVC_BASE_URL: roles().url },
+      clock: virtualClock(sandbox().state.clock.now() - 50_000),
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).not.toContain('✓');
+    expect(r.stderr).toMatch(
+      /^error: the role found was made \S+Z, (2[89]|3[01]) s before this command's start on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown/,
     );
   });
 });

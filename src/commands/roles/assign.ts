@@ -179,12 +179,10 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   const role = await roleToGrant(platform, ref);
   await refusePastExpiresAt(ctx, platform, expiry);
   const expires = expiresAt(expiry, await expiryAnchor(ctx, platform, expiry));
-  // The platform's time before the first attempt, when its clock is known: a grant found held
-  // after a lost answer that was made clearly before it is not that attempt's (review25a H1).
-  const before =
-    platform.serverClockOffsetMs === undefined
-      ? undefined
-      : isoSeconds(serverClockTime(platform, ctx.clock.now())!);
+  // This machine's time before the first attempt, put on the platform's clock by the latest Date
+  // header when a grant is found held after a lost answer (the retry's own answer, at the latest):
+  // one made clearly before it is not that attempt's (review25a H1; serverClockTime).
+  const startMs = ctx.clock.now();
   // Where an --extend's expiry counts from, in words.
   const started = isoSeconds(platformTime(platform, ctx.clock.now()));
   const counted = expiry.kind === 'in' ? '--expires-in counts from now' : '--expires-at is when it ends';
@@ -208,7 +206,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       return moveExpiry(ctx, user, role, { expires, justification, counted }, error.assignment);
     }
     const lost = foundAfterLostAnswer(error, {
-      before,
+      before: serverClockTime(platform, startMs),
       onServerClock: true,
       grant: { justification, expiresAt: expires, held: error.assignment },
     });
