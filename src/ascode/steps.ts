@@ -306,21 +306,23 @@ export function stepWorker(
         const grant = change.grant!;
         const role = grant.role_id ?? (await roleId(tenant.id, grant.role, call.signal));
         if (change.action === 'create') {
+          const sent = {
+            role_id: role,
+            ...(grant.expires_at === null ? {} : { expires_at: grant.expires_at }),
+            ...(grant.justification === null ? {} : { justification: grant.justification }),
+          };
           const { data: made, response } = await platform.roles
-            .assign(
-              grant.user,
-              {
-                role_id: role,
-                ...(grant.expires_at === null ? {} : { expires_at: grant.expires_at }),
-                ...(grant.justification === null ? {} : { justification: grant.justification }),
-              },
-              keyed,
-            )
+            .assign(grant.user, sent, keyed)
             .withResponse();
           // A 2xx carrying a grant this step clearly did not make (by someone else, or days before
           // the plan): in place already, as a 409 says it (attack26b F6; review26a H1).
           const other = await grantAnswerNotMade(
-            { justification: grant.justification, held: made, startedAt: run.plannedAt() },
+            {
+              justification: grant.justification,
+              held: made,
+              startedAt: run.plannedAt(),
+              refuse: (problem) => platform.roles.assignAnswerRefused(grant.user, sent, problem, response),
+            },
             () => callers(call.signal),
           );
           if (other !== undefined)

@@ -19,6 +19,19 @@ export function platformTime(platform: Platform, machineMs: number): number {
 }
 
 /**
+ * The platform's time at this machine's `machineMs` as the latest answer's Date header says it,
+ * however small the difference (no CLOCK_SKEW_MS let pass), to the second: a time to set beside
+ * the platform's own times (a grant's assigned_at), server time with server time; undefined
+ * before any Date. Asked after the answer (a retry's 409), it puts a time taken before the first
+ * attempt on the clock of that answer. The Date header is whole seconds, so this is at most a
+ * second and the answer's transit early.
+ */
+export function serverClockTime(platform: Platform, machineMs: number): string | undefined {
+  const offset = platform.serverClockOffsetMs;
+  return offset === undefined ? undefined : isoSeconds(machineMs + offset);
+}
+
+/**
  * platformTime's rule for an offset already in hand (HttpClient.serverClockOffsetMs): the
  * machine's time moved by it when it is more than CLOCK_SKEW_MS, else the machine's time. The
  * Context measures the relative times a terminal shows ("in 60 minutes") with it, so they agree

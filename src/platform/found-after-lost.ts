@@ -17,7 +17,8 @@
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { serverTime } from '../api/time.js';
-import { doubtAfterLostAnswer } from '../http/errors.js';
+import { SvcError } from '../errors.js';
+import { doubtAfterLostAnswer, OutcomeUnknownError } from '../http/errors.js';
 import { CLOCK_SKEW_MS } from './clock.js';
 import type { Platform } from './index.js';
 import type { CallerIdentity } from './me.js';
@@ -26,6 +27,12 @@ import type { CallerIdentity } from './me.js';
 export interface SentChange {
   /** A platform-clock time at or before the run's first attempt (a plan's or a run's anchor). */
   before?: string | undefined;
+  /**
+   * `before` is the Date header's reading itself (serverClockTime), not this machine's clock
+   * within CLOCK_SKEW_MS of it: a thing made more than the Date's second before it was not made
+   * by the run, on one clock, and within the minute svc lets two clocks differ, svc cannot tell.
+   */
+  onServerClock?: boolean;
   /** When the thing found was made, as the platform says (a grant's assigned_at, a role's created_at). */
   madeAt?: string | null | undefined;
   /**
@@ -49,7 +56,37 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
   // None lost, or the refusal is that attempt's own stored answer (it made nothing).
   const lost = doubtAfterLostAnswer(error);
   if (lost === undefined) return undefined;
-  return notSent(sent) === undefined ? lost : undefined;
+  if (notSent(sent) !== undefined) return undefined;
+  const undecided = madeJustBefore(sent);
+  if (undecided !== undefined) {
+    const said = `${undecided}, and the answer to the first attempt was lost (${lost}): made by that attempt or before it, svc cannot tell`;
+    throw new OutcomeUnknownError(
+      new SvcError('failure', said, { code: (error as SvcError).code }),
+      'check who made it before running the command again',
+    );
+  }
+  return lost;
+}
+
+/** The Date header's second and the made time's own: what a time on one clock may be early by. */
+const ONE_CLOCK_MS = 2000;
+
+/**
+ * A thing found made after `before` on the platform's clock by less than the minute two clocks
+ * may differ (CLOCK_SKEW_MS) and more than the Date header's precision (ONE_CLOCK_MS), when
+ * `before` is the Date header's own reading: someone else's just before the run, or the lost
+ * attempt's on an objects' clock a little behind the Date's. In words, or undefined.
+ */
+function madeJustBefore(sent: SentChange): string | undefined {
+  if (!sent.onServerClock || !sent.before) return undefined;
+  const [what, at] =
+    sent.grant?.held !== undefined
+      ? ['the grant found in place was assigned', sent.grant.held.assigned_at]
+      : ['the role found was made', sent.madeAt];
+  if (typeof at !== 'string') return undefined;
+  const early = serverTime(sent.before) - serverTime(at);
+  if (!(early > ONE_CLOCK_MS) || early > CLOCK_SKEW_MS + 1000) return undefined;
+  return `${what} ${at}, ${Math.round(early / 1000)} s before this command's start on the platform's clock`;
 }
 
 /**
@@ -101,6 +138,8 @@ export interface AnsweredGrant {
   held: RoleAssignment;
   /** A time on the platform's clock at or before the request (the run's or the plan's anchor). */
   startedAt?: string | undefined;
+  /** The answer's unknown outcome for `problem`, in the platform's words (Roles.assignAnswerRefused). */
+  refuse: (problem: string) => Error;
 }
 
 /**
@@ -117,9 +156,11 @@ export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerI
   let read: Promise<readonly string[] | undefined> | undefined;
   return (step) => {
     const cut = signal ?? step;
-    read ??= platform.me.get({ tenant: null, ...(cut ? { signal: cut } : {}) }).then(
+    read ??= platform.me.evidence({ tenant: null, ...(cut ? { signal: cut } : {}) }).then(
       (me: CallerIdentity) =>
-        [me.id, me.credential?.issued_by].filter((id): id is string => typeof id === 'string' && id !== ''),
+        [me.id, me.email, me.credential?.issued_by].filter(
+          (id): id is string => typeof id === 'string' && id !== '',
+        ),
       () => undefined,
     );
     return read;
@@ -132,8 +173,12 @@ export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerI
  * request-only field: left out, null, or another text (a server's own form of it) is no evidence,
  * nor is the expiry (one not kept is its own warning). Evidence is an assigned_at more than
  * OLD_GRANT_MS before the run's start, or an assigned_by that is not the caller beside an answered
- * justification (a text) that is not the one sent (the caller's ids are read only then, so a
- * server that echoes it, or leaves it out, costs no read).
+ * justification (a text) that is not the one sent.
+ * An assigned_by that is not the caller without that second sign (the justification sent, or none
+ * answered) cannot be "this request made it" nor "nothing changed": thrown, an unknown outcome
+ * (`answer.refuse`). The caller is any form /v1/me gives of it (its id, its e-mail, a key's
+ * issuer; `user:ID`), read once when an answer names a granter (callerIdsOnce); a read that fails
+ * is no evidence either way (review26b H1: the reference gives no form for assigned_by).
  */
 export async function grantAnswerNotMade(
   answer: AnsweredGrant,
@@ -144,18 +189,25 @@ export async function grantAnswerNotMade(
   const at = typeof held.assigned_at === 'string' ? serverTime(held.assigned_at) : Number.NaN;
   if (Number.isFinite(start) && Number.isFinite(at) && start - at > OLD_GRANT_MS)
     return `it was assigned ${held.assigned_at}, days before this run`;
-  // assigned_by is weighed only beside a justification answered that is not the one sent: the
-  // reference gives no form for assigned_by or /v1/me's ids, so alone a name in another form
-  // (an email for a user id) would call a grant just made an old one (review26b H1).
   const by = held.assigned_by;
-  const answered = held.justification;
-  if (typeof by !== 'string' || typeof answered !== 'string' || answered.trim() === '') return undefined;
-  if (sameJustification(answered, answer.justification)) return undefined;
+  if (typeof by !== 'string' || by.trim() === '') return undefined;
   const ids = await callers();
-  if (ids === undefined || ids.length === 0) return undefined;
-  return ids.some((id) => id.toLowerCase() === by.toLowerCase())
-    ? undefined
-    : `it was assigned by ${by}, not by you (${ids[0]})`;
+  if (ids === undefined || ids.length === 0 || ids.some((id) => namesCaller(by, id))) return undefined;
+  const other = `it was assigned by ${by}, not by you (${ids[0]})`;
+  const answered = held.justification;
+  if (
+    typeof answered === 'string' &&
+    answered.trim() !== '' &&
+    !sameJustification(answered, answer.justification)
+  )
+    return other;
+  throw answer.refuse(`says ${other}, so svc cannot tell whether this request made it`);
+}
+
+/** assigned_by names the caller by `id`: the same, up to case, or `KIND:id` / `KIND/id`. */
+function namesCaller(by: string, id: string): boolean {
+  const [named, own] = [by.trim().toLowerCase(), id.toLowerCase()];
+  return named === own || named.endsWith(`:${own}`) || named.endsWith(`/${own}`);
 }
 
 /** The justification answered is the one sent, up to whitespace. */

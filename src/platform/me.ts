@@ -16,17 +16,7 @@ export class Identity {
 
   /** Who the credential is, its tenants and organisation. `options.token` checks another credential. */
   get(options?: CallOptions): ApiPromise<CallerIdentity> {
-    // Every server of the API has it: a 404 says the base URL is wrong (a tenant slug's look-up too).
-    const answer = this.transport.call<CallerIdentity>(
-      {
-        method: 'GET',
-        path: '/v1/me',
-        schema: MeAnswer,
-        notFound: MissingRouteError,
-        lookIn: baseUrlHint('GET /v1/me'),
-      },
-      options,
-    );
+    const answer = this.evidence(options);
     const settings = this.transport.settings;
     if (settings === undefined) return answer;
     // The slugs the platform gave in this run, for the ✓ line of a change in one of them.
@@ -35,6 +25,25 @@ export class Identity {
         if (Array.isArray(said.data.tenants)) keepTenantsSaid(settings, said.data.tenants);
         return said;
       }),
+    );
+  }
+
+  /**
+   * The identity read only as evidence about another answer (a grant's assigned_by:
+   * grantAnswerNotMade): its tenants' slugs are not kept, so a read made to weigh an answer words
+   * no ✓ line differently from a run that did not need it.
+   */
+  evidence(options?: CallOptions): ApiPromise<CallerIdentity> {
+    // Every server of the API has it: a 404 says the base URL is wrong (a tenant slug's look-up too).
+    return this.transport.call<CallerIdentity>(
+      {
+        method: 'GET',
+        path: '/v1/me',
+        schema: MeAnswer,
+        notFound: MissingRouteError,
+        lookIn: baseUrlHint('GET /v1/me'),
+      },
+      options,
     );
   }
 

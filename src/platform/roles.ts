@@ -14,9 +14,28 @@ import {
   type TenantAssignmentListQuery,
 } from '../api/schemas/roles.js';
 import { path } from '../http/path.js';
-import type { ApiPromise } from './api-promise.js';
-import { lookForUser, RoleNotFoundError, shownBy, UserNotFoundError } from './errors.js';
+import type { ApiPromise, ResponseMeta } from './api-promise.js';
+import {
+  type InvalidResponseError,
+  lookForUser,
+  RoleNotFoundError,
+  shownBy,
+  UserNotFoundError,
+} from './errors.js';
 import type { CallOptions, Transport } from './transport.js';
+
+/** POST /v1/users/{id}/roles: a grant, and what its answer must show. */
+const assignOperation = (user: string, body: Body<AssignmentCreateBody>) =>
+  ({
+    method: 'POST',
+    path: path`/v1/users/${user}/roles`,
+    body,
+    schema: RoleAssignment,
+    about: { user_id: user, role_id: body.role_id },
+    check: shownBy('roles holders', body.role_id),
+    tenant: true,
+    inForce: true,
+  }) as const;
 
 /** An operation's `lookIn` for a user it names (an e-mail-shaped id: how to find the id). */
 const lookIn = (user: string) => ({ lookIn: lookForUser(user) });
@@ -103,17 +122,21 @@ export class Roles {
    * the assignment in place.
    */
   assign(user: string, body: Body<AssignmentCreateBody>, options?: CallOptions): ApiPromise<RoleAssignment> {
-    const operation = {
-      method: 'POST',
-      path: path`/v1/users/${user}/roles`,
-      body,
-      schema: RoleAssignment,
-      about: { user_id: user, role_id: body.role_id },
-      check: shownBy('roles holders', body.role_id),
-      tenant: true,
-      inForce: true,
-    } as const;
-    return this.transport.call(operation, options);
+    return this.transport.call(assignOperation(user, body), options);
+  }
+
+  /**
+   * A grant's 2xx (`response`) whose answer does not show this request made it (`problem`:
+   * grantAnswerNotMade's, after reading who the caller is): an unknown outcome in the transport's
+   * words, the command that shows whether it was made named.
+   */
+  assignAnswerRefused(
+    user: string,
+    body: Body<AssignmentCreateBody>,
+    problem: string,
+    response: ResponseMeta,
+  ): InvalidResponseError {
+    return this.transport.refuse(assignOperation(user, body), problem, response);
   }
 
   /** Revokes a role from a user; no active assignment is an AssignmentNotFoundError. */

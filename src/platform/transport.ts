@@ -480,6 +480,15 @@ export class Transport {
     return this.#refusal(operation, problem, response, { done, bodyless: done && noBody(data), against });
   }
 
+  /**
+   * A change's 2xx whose answer a rule outside the transport finds does not show what was asked
+   * (one that must read more first: a grant's assigned_by against /v1/me, grantAnswerNotMade): the
+   * same unknown outcome as the transport's own checks give, in the same words.
+   */
+  refuse(operation: Operation, problem: string, response: ResponseMeta): InvalidResponseError {
+    return this.#refusal(operation, problem, response, { against: problem });
+  }
+
   /** `the server's answer to METHOD PATH <problem>`: believed by nobody; a change may have been made. */
   #refusal(
     operation: Operation,

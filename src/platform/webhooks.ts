@@ -226,10 +226,10 @@ export class Deliveries {
       lookIn: deliveriesOf(webhook),
       // A new delivery of this webhook replaying this one (attack26b F4), or this one itself with
       // its attempts renewed (rule 1: a replay resets the retry counter; review26a M1), never this
-      // one as it was, its attempts used up.
+      // one as it was, failed (its attempts used up, or its webhook stopped).
       about: { webhook_id: webhook, replay_of: delivery },
       notAbout: { id: delivery },
-      renewed: (answer: Record<string, unknown>) => !attemptsUsedUp(answer),
+      renewed: attemptsRenewed,
       check: shownBy('webhooks deliveries ls', webhook),
     } as const;
     return this.transport.call(operation, options);
@@ -237,16 +237,17 @@ export class Deliveries {
 }
 
 /**
- * A delivery's answer says its attempts are used up (the reference: a delivery that exhausted its
- * attempts has next_retry_at null and is permanently failed): no retry scheduled, and its
- * attempt_count at max_attempts, or, without those counts, its status failed. A counter reset
- * (attempt_count below max_attempts) or a retry scheduled is a delivery renewed.
+ * A delivery's answer shows it renewed (rule 1: a replay resets the retry counter): a retry
+ * scheduled (next_retry_at), or attempts left (attempt_count below max_attempts) while it is not
+ * failed. A failed delivery is the one replayed as it was, whatever its counts: dead-lettered, its
+ * attempts used up, or its webhook stopped before the next one (webhook_stopped, attempts left).
+ * Counts the answer does not give show nothing (the schema requires both).
  */
-export function attemptsUsedUp(delivery: Record<string, unknown>): boolean {
-  if (delivery.next_retry_at !== null && delivery.next_retry_at !== undefined) return false;
+export function attemptsRenewed(delivery: Record<string, unknown>): boolean {
+  if (delivery.next_retry_at !== null && delivery.next_retry_at !== undefined) return true;
+  if (typeof delivery.status === 'string' && delivery.status.toLowerCase() === 'failed') return false;
   const { attempt_count: count, max_attempts: max } = delivery;
-  if (typeof count === 'number' && typeof max === 'number') return count >= max;
-  return typeof delivery.status === 'string' && delivery.status.toLowerCase() === 'failed';
+  return typeof count === 'number' && typeof max === 'number' && count < max;
 }
 
 /**

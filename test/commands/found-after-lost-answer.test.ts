@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { as, LABS, user, writeFile } from '../helpers/ascode.js';
 import { ACME, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
+import { virtualClock } from '../helpers/context.js';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { useTempDir } from '../helpers/temp.js';
@@ -281,5 +282,94 @@ describe('a replayed refusal after a lost answer (review25a L1)', () => {
       expect.not.stringContaining('lost'),
       undefined,
     ]);
+  });
+});
+
+// s27 (brief fixgrant2 item 2): whether the grant a retry finds was the lost attempt's is judged on
+// the platform's clock alone (the run's start as its Date header says, to the second), never this
+// machine's: svc's clock 50 s off the sandbox's (within the minute svc otherwise lets pass) moved
+// the run's start by 50 s. A grant as sent made 30 s before the start is someone else's, or the
+// attempt's on a clock that disagrees: svc cannot tell, so the outcome is unknown.
+describe("a grant found after a lost answer, svc's clock 50 s off the platform's", () => {
+  const mine = (u: string, role: string, offMs: number) =>
+    svc.run(assign(u, role), {
+      env: { SVC_BASE_URL: proxy().url },
+      clock: virtualClock(sandbox().state.clock.now() + offMs),
+    });
+  const assign = (u: string, role: string) => [
+    'roles',
+    'assign',
+    u,
+    role,
+    '--justification',
+    'mine',
+    '--expires-in',
+    'never',
+    '--yes',
+  ];
+
+  it("another admin's grant as sent, 30 s before the start, svc 50 s behind: unknown, exit 1, no ✓", async () => {
+    const role = await customRole(sandbox(), 'skew-theirs');
+    theirs = { tenant: ACME, role, justification: 'mine', agoMs: 30_000 };
+    forget = true;
+    const r = await mine(bulkUser(8), 'skew-theirs', -50_000);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).not.toContain('✓');
+    expect(r.stderr).toMatch(
+      /^error: the grant found in place was assigned \S+Z, (2[89]|3[01]) s before this command's start on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown: the platform may have made this change; /,
+    );
+  });
+
+  it("the lost attempt's own grant, svc 50 s ahead: granted by that attempt, exit 0", async () => {
+    await customRole(sandbox(), 'skew-mine');
+    forget = true;
+    const r = await mine(bulkUser(9), 'skew-mine', 50_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /^✓ granted skew-mine to .* most likely by this command's attempt whose answer was lost/,
+    );
+  });
+});
+
+// The same rule for `roles create` (its role's created_at against the run's start, on the
+// platform's clock): another admin's role of the name and permissions asked, made 30 s before,
+// svc's clock 50 s behind, the platform keeping no stored answers.
+describe("a role found after a lost answer, svc's clock 50 s off the platform's", () => {
+  let made = '';
+  let tries = 0;
+  let keys = 0;
+  const roles = useLossyProxy(sandbox, {
+    before: async (method, path) => {
+      if (method !== 'POST' || path !== '/v1/roles' || ++tries !== 1 || !made) return;
+      sandbox().state.clock.advance(-30_000);
+      try {
+        await customRole(sandbox(), made);
+      } finally {
+        sandbox().state.clock.advance(30_000);
+      }
+    },
+    lose: (method, path, n) => (method === 'POST' && path === '/v1/roles' && n === 1 ? 'drop' : false),
+    body: (method, path, body) =>
+      method === 'POST' && path === '/v1/roles'
+        ? JSON.stringify({ ...JSON.parse(body), idempotency_key: `fresh-role-${++keys}` })
+        : body,
+  });
+  afterEach(() => {
+    made = '';
+    tries = 0;
+    roles().reset();
+  });
+
+  it('roles create: unknown, exit 1, no ✓', async () => {
+    made = 'skew-role';
+    const r = await svc.run(['roles', 'create', '--name', 'skew-role', '--permission', 'exception.read'], {
+      env: { SVC_BASE_URL: roles().url },
+      clock: virtualClock(sandbox().state.clock.now() - 50_000),
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).not.toContain('✓');
+    expect(r.stderr).toMatch(
+      /^error: the role found was made \S+Z, (2[89]|3[01]) s before this command's start on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown/,
+    );
   });
 });

@@ -10,9 +10,10 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
-import { platformTime } from '../../platform/clock.js';
+import { platformTime, serverClockTime } from '../../platform/clock.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
 import { callerIdsOnce, foundAfterLostAnswer, grantAnswerNotMade } from '../../platform/found-after-lost.js';
+import type { ResponseMeta } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
@@ -178,22 +179,18 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   const role = await roleToGrant(platform, ref);
   await refusePastExpiresAt(ctx, platform, expiry);
   const expires = expiresAt(expiry, await expiryAnchor(ctx, platform, expiry));
-  // The platform's time before the first attempt, when its clock is known: a grant found held
-  // after a lost answer that was made clearly before it is not that attempt's (review25a H1).
-  const before =
-    platform.serverClockOffsetMs === undefined
-      ? undefined
-      : isoSeconds(platformTime(platform, ctx.clock.now()));
+  // This machine's time before the first attempt, put on the platform's clock by the latest Date
+  // header when a grant is found held after a lost answer (the retry's own answer, at the latest):
+  // one made clearly before it is not that attempt's (review25a H1; serverClockTime).
+  const startMs = ctx.clock.now();
   // Where an --extend's expiry counts from, in words.
   const started = isoSeconds(platformTime(platform, ctx.clock.now()));
   const counted = expiry.kind === 'in' ? '--expires-in counts from now' : '--expires-at is when it ends';
+  const body = { role_id: role.id, ...(expires === null ? {} : { expires_at: expires }), justification };
   let data: RoleAssignment;
+  let response: ResponseMeta;
   try {
-    data = await platform.roles.assign(user, {
-      role_id: role.id,
-      ...(expires === null ? {} : { expires_at: expires }),
-      justification,
-    });
+    ({ data, response } = await platform.roles.assign(user, body).withResponse());
   } catch (error) {
     if (error instanceof OutcomeUnknownError) {
       throw error.withHint(
@@ -209,7 +206,8 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       return moveExpiry(ctx, user, role, { expires, justification, counted }, error.assignment);
     }
     const lost = foundAfterLostAnswer(error, {
-      before,
+      before: serverClockTime(platform, startMs),
+      onServerClock: true,
       grant: { justification, expiresAt: expires, held: error.assignment },
     });
     return alreadyAssigned(ctx, error.assignment, user, role, lost);
@@ -217,7 +215,12 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   // A 2xx carrying a grant this request clearly did not make (by someone else, or days before):
   // held already, as the 409 says it (attack26b F6); anything less is the grant (review26a H1).
   const other = await grantAnswerNotMade(
-    { justification, held: data, startedAt: started },
+    {
+      justification,
+      held: data,
+      startedAt: started,
+      refuse: (problem) => platform.roles.assignAnswerRefused(user, body, problem, response),
+    },
     callerIdsOnce(platform, ctx.signal),
   );
   if (other !== undefined && options.extend)

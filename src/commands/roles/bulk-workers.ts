@@ -84,7 +84,12 @@ export const grant =
     // A 2xx carrying a grant this request clearly did not make (by someone else, or days before
     // the run): held already, as a 409 says it (attack26b F6; the single verb's rule, review26a H1).
     const other = await grantAnswerNotMade(
-      { justification: row.justification, held: made, startedAt: startedAt() },
+      {
+        justification: row.justification,
+        held: made,
+        startedAt: startedAt(),
+        refuse: (problem) => platform.roles.assignAnswerRefused(row.user, body, problem, response),
+      },
       callers,
     );
     if (other !== undefined)

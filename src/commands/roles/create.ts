@@ -1,11 +1,10 @@
 import { Command, Option } from 'commander';
 import type { Role } from '../../api/schemas/roles.js';
-import { isoSeconds } from '../../api/time.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { doubtAfterLostAnswer } from '../../http/errors.js';
-import { platformTime } from '../../platform/clock.js';
+import { serverClockTime } from '../../platform/clock.js';
 import { RoleNameTakenError } from '../../platform/errors.js';
 import { foundAfterLostAnswer } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
@@ -38,12 +37,10 @@ export function parseRolesCreate(flags: Record<string, unknown>): RolesCreateOpt
 
 export async function runRolesCreate(ctx: Context, options: RolesCreateOptions): Promise<void> {
   const platform = await ctx.platform();
-  // The platform's time before the first attempt, when its clock is known: a role found after a
-  // lost answer that was made clearly before it is not that attempt's (foundAfterLostAnswer).
-  const before =
-    platform.serverClockOffsetMs === undefined
-      ? undefined
-      : isoSeconds(platformTime(platform, ctx.clock.now()));
+  // This machine's time before the first attempt, put on the platform's clock by the latest Date
+  // header (the retry's own answer, at the latest) when a role is found after a lost answer: one
+  // made clearly before it is not that attempt's (foundAfterLostAnswer; serverClockTime).
+  const startMs = ctx.clock.now();
   const sent = withNameTakenHint(
     commandLine(ctx.settings()),
     withCatalogHint(
@@ -60,7 +57,7 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
   try {
     data = await sent;
   } catch (error) {
-    const found = await madeByLostAttempt(platform, options, error, before);
+    const found = await madeByLostAttempt(platform, options, error, serverClockTime(platform, startMs));
     if (found === undefined) throw error;
     const asked = options.description === undefined ? 'the permissions' : 'the permissions and description';
     return sayRoleFoundAfterLost(
@@ -102,7 +99,7 @@ async function madeByLostAttempt(
   const { more, fewer } = permissionDifference(role.permissions, options.permissions);
   if (more.length > 0 || fewer.length > 0) return undefined;
   if (options.description !== undefined && role.description !== options.description) return undefined;
-  const lost = foundAfterLostAnswer(error, { before, madeAt: role.created_at });
+  const lost = foundAfterLostAnswer(error, { before, onServerClock: true, madeAt: role.created_at });
   return lost === undefined ? undefined : { role, lost };
 }
 

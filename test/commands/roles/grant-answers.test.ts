@@ -16,7 +16,7 @@ import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { useTempDir } from '../../helpers/temp.js';
 
-const svc = useSandboxContext({ users: 30 });
+const svc = useSandboxContext({ users: 40 });
 const proxy = useReshapingProxy(svc.sandbox);
 const dir = useTempDir('svc-grant-answers-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -347,18 +347,88 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
     expect(rows.map((row) => [row.kind, row.status])).toEqual([['grant', 'ok']]);
   });
 
-  // review26b H1: the reference gives no form for assigned_by (an email where /v1/me says an id),
-  // so without an answered justification to set beside it, it is no evidence: the grant is made.
+  // review26b H1: the reference gives no form for assigned_by, so the caller is any of the forms
+  // /v1/me gives (its id, its e-mail, a key's issuer; a prefixed `user:ID`): the grant is made.
   it.each([
-    ['null justification', 22, { justification: null, assigned_by: 'admin@acme.example' }],
-    ['no justification', 25, { justification: undefined, assigned_by: 'usr_someone' }],
-  ])('review26b H1: %s, assigned_by in another form: ✓ granted', async (_what, n, reshaped) => {
+    ['null justification', 22, { justification: null, assigned_by: 'ada@acme.example' }],
+    ['no justification', 25, { justification: undefined, assigned_by: 'user:usr_admin' }],
+  ])('review26b H1: %s, assigned_by the caller in another form: ✓ granted', async (_what, n, reshaped) => {
     const user = bulkUser(n);
     proxy().set({ reshape: madeSaying(reshaped) });
     const r = await viaProxy(grant(user));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('nothing changed');
     expect(r.stderr).toMatch(/^✓ granted tenant_viewer to /m);
+  });
+
+  // s27 item 1: an answer naming another granter cannot be "this call made it", nor, with the
+  // justification sent (or none answered), "nothing changed": svc cannot tell. One rule
+  // (grantAnswerNotMade) for the single verb, --file and apply.
+  const otherGranter = (justification: string | null | undefined) =>
+    madeSaying({ justification, assigned_by: 'usr_someone' });
+  const notYours =
+    'says it was assigned by usr_someone, not by you (usr_admin), so svc cannot tell whether this request made it';
+  it.each([
+    ['the justification sent', 27, 'x'],
+    ['no justification', 31, undefined],
+    ['null justification', 32, null],
+  ])('assigned by someone else, %s: exit 1, outcome unknown, no ✓', async (_what, n, said) => {
+    const user = bulkUser(n);
+    proxy().set({ reshape: otherGranter(said) });
+    const r = await viaProxy(grant(user));
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: the server's answer to POST /v1/users/${user}/roles ${notYours.replace(/[()]/g, '\\$&')}; ${unknownHint(201)}\n$`,
+      ),
+    );
+  });
+
+  it('assigned by someone else, the justification sent: --json says the outcome is unknown', async () => {
+    proxy().set({ reshape: otherGranter('x') });
+    const r = await viaProxy(grant(bulkUser(28), '--json'));
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr).error.outcome).toBe('unknown');
+  });
+
+  it('assigned by someone else, the justification sent: roles assign --file, the row unknown; exit 7', async () => {
+    proxy().set({ reshape: otherGranter('bulk') });
+    const r = await viaProxy(
+      [
+        'roles',
+        'assign',
+        '--file',
+        '-',
+        '--expires-in',
+        '1d',
+        '--justification',
+        'bulk',
+        '--yes',
+        '--ndjson',
+      ],
+      `user,role\n${bulkUser(29)},tenant_viewer\n`,
+    );
+    expect(r.code, r.stderr).toBe(7);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.status, row.outcome, (row.error as { message: string }).message])).toEqual([
+      [
+        'failed',
+        'unknown',
+        `the server accepted the request (HTTP 201) but the server's answer to POST /v1/users/${bulkUser(29)}/roles ${notYours}, so the outcome is unknown: check on the platform whether it was made`,
+      ],
+    ]);
+    expect(r.stderr).not.toContain('✓');
+  });
+
+  it('assigned by someone else, the justification sent: svc apply, the grant unknown; exit 7', async () => {
+    proxy().set({ reshape: otherGranter('apply') });
+    const r = await applyGrant(bulkUser(30), 'other-granter');
+    expect(r.code, r.stderr).toBe(7);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.kind, row.status, row.outcome])).toEqual([['grant', 'failed', 'unknown']]);
+    expect(r.stderr).not.toContain('✓');
   });
 
   it('another justification answered, assigned by someone else: already_assigned', async () => {

@@ -106,6 +106,70 @@ describe('a replay answered with D itself, its retry counter reset (review26a M1
   });
 });
 
+// s27 (brief fixgrant2 item 4): what shows D itself is the replay is its counter reset or a retry
+// scheduled (rule 1), never an answer saying D is failed: a delivery dead-lettered when its webhook
+// was stopped (last_error_code webhook_stopped) has attempts left and is D as it was. An answer
+// without counts is refused by the delivery's schema (attempt_count and max_attempts are required).
+describe('a replay answered with D itself, not shown renewed', () => {
+  /** `svc webhooks replay W D` of one dead-lettered D, its answer changed by `change`. */
+  const replayOne = async (change: (body: Record<string, unknown>, replayed: string) => void) => {
+    const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 200 }, 1);
+    const d = entries[0]!.delivery_id;
+    proxy().set(replayAnswer(change));
+    const r = await svc.run(['webhooks', 'replay', webhook, d, '--no-wait', '--yes', '--ndjson'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    return { r, d, webhook };
+  };
+
+  it('status failed with attempts left (its webhook stopped): refused as D itself, outcome unknown, exit 1', async () => {
+    const { r, d, webhook } = await replayOne((body, replayed) =>
+      Object.assign(body, {
+        id: replayed,
+        replay_of: null,
+        status: 'failed',
+        attempt_count: 2,
+        max_attempts: 5,
+        next_retry_at: null,
+        last_error_code: 'webhook_stopped',
+      }),
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      message: `the server's answer to POST /v1/webhooks/${webhook}/deliveries/${d}/replay is about id "${d}", the one the request names, not a new one`,
+      outcome: 'unknown',
+    });
+    expect(r.stderr).not.toContain('✓');
+  });
+
+  it('no counts: refused by the schema, outcome unknown, exit 1', async () => {
+    const { r } = await replayOne((body, replayed) => {
+      Object.assign(body, { id: replayed, replay_of: null, status: 'pending', next_retry_at: null });
+      delete body.attempt_count;
+      delete body.max_attempts;
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('/replay lacks \\"attempt_count\\" (integer)');
+    expect(r.stderr).toContain('"outcome":"unknown"');
+    expect(r.stderr).not.toContain('✓');
+  });
+
+  it('retrying, a retry scheduled, attempts left: the replay, ok, exit 0', async () => {
+    const { r, d } = await replayOne((body, replayed) =>
+      Object.assign(body, {
+        id: replayed,
+        replay_of: null,
+        status: 'retrying',
+        attempt_count: 1,
+        next_retry_at: '2099-01-01T00:00:00Z',
+      }),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const rows = ndjson(r.stdout).filter((row) => 'delivery_id' in row);
+    expect(rows.map((row) => [row.status, row.delivery_id, row.new_delivery_id])).toEqual([['ok', d, d]]);
+  });
+});
+
 describe('a replay of D typed in another case, answered with D as it was (review26a L2)', () => {
   it('is refused as D itself, ids compared ignoring case: its outcome unknown, exit 1', async () => {
     const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 200 }, 1);
