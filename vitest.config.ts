@@ -1,9 +1,24 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
+
+/**
+ * The workers' V8 optimises a function (TurboFan, on the worker's background threads) only once
+ * it has run for 8 times V8's default budget. A worker runs thousands of code paths a few times
+ * each, and optimising them cost more CPU than it saved: 41 test/commands files (every tenth), run
+ * at the same time as the default, median of 3, 17.3 s of per-file CPU -> 14.5 s (bench/RESULTS.md,
+ * session 27). Hot loops (10,000-row runs, fuzzing) are still optimised, a little later. Spawned
+ * svc processes start as users' do. Left out where this Node does not know the flag.
+ */
+const LATER_TURBOFAN = '--interrupt-budget=540672';
+const workerFlags =
+  spawnSync(process.execPath, [LATER_TURBOFAN, '-e', ''], { stdio: 'ignore' }).status === 0
+    ? [LATER_TURBOFAN]
+    : [];
 
 export default defineConfig({
   define: { __SVC_VERSION__: JSON.stringify(pkg.version) },
@@ -23,6 +38,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    execArgv: workerFlags,
     // Two cores, but a worker waits about half its time on the processes its tests spawn (svc,
     // tmux, shells, Chromium, Prism): on the 2-core machine, median of 3 runs, 3 workers took
     // 50.8 s, 2 took 57.0 s and 4 took 56–60 s (each worker loads src/ and its tools again).

@@ -24,27 +24,35 @@ function remembered<F>(factory: F): F {
   /**
    * Scopes by one of an app's shared-schema objects (the same for all its routes), then by the
    * options: perPart asks with two (query strings' and bodies'), and one remembered scope per app
-   * was replaced by the other at every route, 280 JSON texts of 36 KB per sandbox started.
+   * was replaced by the other at every route, 280 JSON texts of 36 KB per sandbox started. What is
+   * remembered is the scope's own map of compiled routes: looking the 36 KB text up in `compiled`
+   * again at every route compared it whole with the first app's copy (about 1,100 times per
+   * sandbox started).
    */
-  const scopes = new WeakMap<object, Map<unknown, { count: number; scope: string }>>();
+  const scopes = new WeakMap<object, Map<unknown, { count: number; done: Map<string, unknown> }>>();
   /** Route schemas already written as JSON (most are module-level constants). */
   const json = new WeakMap<object, string>();
 
-  const scopeOf = (externalSchemas: Record<string, unknown>, options: unknown): string => {
+  const compiledIn = (externalSchemas: Record<string, unknown>, options: unknown): Map<string, unknown> => {
     const values = Object.values(externalSchemas);
     const anchor = values.find((value) => typeof value === 'object' && value !== null) as object | undefined;
     let byOptions = anchor ? scopes.get(anchor) : undefined;
     const known = byOptions?.get(options);
-    if (known && known.count === values.length) return known.scope;
+    if (known && known.count === values.length) return known.done;
     const scope = JSON.stringify([externalSchemas, options]);
+    let done = compiled.get(scope);
+    if (!done) {
+      done = new Map();
+      compiled.set(scope, done);
+    }
     if (anchor) {
       if (!byOptions) {
         byOptions = new Map();
         scopes.set(anchor, byOptions);
       }
-      byOptions.set(options, { count: values.length, scope });
+      byOptions.set(options, { count: values.length, done });
     }
-    return scope;
+    return done;
   };
   const keyOf = (schema: unknown): string => {
     if (typeof schema !== 'object' || schema === null) return JSON.stringify(schema);
@@ -57,13 +65,7 @@ function remembered<F>(factory: F): F {
   };
 
   const remembering: Factory = (externalSchemas, options) => {
-    const scope = scopeOf(externalSchemas, options);
-    let done = compiled.get(scope);
-    if (!done) {
-      done = new Map();
-      compiled.set(scope, done);
-    }
-    const inScope = done;
+    const inScope = compiledIn(externalSchemas, options);
     // Made only on a miss, and afresh for each call as Fastify expects (the serializer factory's
     // options change as it compiles).
     let compile: Compile | undefined;
