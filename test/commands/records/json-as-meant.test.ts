@@ -83,18 +83,31 @@ describe('a number a double cannot hold as written (C1, H1)', () => {
     ]);
   });
 
-  it('sends numbers a double holds as written (1.10, 1e2, 2^53) as the same numbers', async () => {
+  it('sends numbers a double holds as written (1.10, 1e2, 2^53): the bytes, not only the values', async () => {
+    const data = '{"rate":1.10,"hundred":1e2,"top":9007199254740992,"x":"\\u00e9"}';
     const r = await svc.run([
+      '--debug',
       'records',
       'update',
       'reconciliations',
       id,
       '--data',
-      '{"rate":1.10,"hundred":1e2,"top":9007199254740992}',
+      data,
       '--json',
     ]);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')).toContain(`> ${data}`);
     expect(JSON.parse(r.stdout)).toMatchObject({ rate: 1.1, hundred: 100, top: 9007199254740992 });
+  });
+
+  it('an edited copy of `records get --json` goes out with its numbers as written (attack27b F1)', async () => {
+    const got = await svc.run(['records', 'get', 'reconciliations', id, '--json']);
+    const copy = got.stdout.replace(/\n}\n$/, ',\n  "fee": 12.50,\n  "e": 2E2\n}\n');
+    const path = file('copy.json', copy);
+    const r = await svc.run(['--debug', 'records', 'update', 'reconciliations', id, '--data-file', path]);
+    expect(r.code, r.stderr).toBe(0);
+    const sent = r.stderr.split('\n').find((line) => line.startsWith('> {'));
+    expect(sent).toMatch(/"fee":12\.50,"e":2E2}$/);
   });
 });
 
