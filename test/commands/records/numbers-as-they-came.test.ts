@@ -181,3 +181,35 @@ describe('small decimals are printed as written, alone in an answer (review s13 
     expect(plain.stdout).toContain('field.fee\t0.00000012\n');
   });
 });
+
+describe('svc records delete prints the record as the platform wrote it (attack27b F2)', () => {
+  const own: Array<[string, string]> = [
+    ['amount', '100.50'],
+    ['big', '9007199254740993'],
+    ['neg', '-0'],
+  ];
+  const gone = () =>
+    record('2026-01-02T00:00:00Z', own).replace(
+      '"soft_delete":false,"deleted_at":null,"purge_at":null',
+      '"soft_delete":true,"deleted_at":"2026-01-02T00:00:00Z","purge_at":"2026-02-01T00:00:00Z"',
+    );
+  it.each([
+    ['deleted', false, '--json'],
+    ['deleted', false, '--ndjson'],
+    ['already deleted', true, '--json'],
+    ['already deleted', true, '--ndjson'],
+  ])('%s, %s', async (_, already, format) => {
+    const server = await hostile();
+    server.answer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.method === 'DELETE' || already ? gone() : record('2026-01-01T00:00:00Z', own));
+    });
+    const env = { ...dirs(), ...hostileEnv(server) };
+    const r = await runInProcess(['records', 'delete', 'reconciliations', 'rec_1', '--yes', format], env);
+    expect(r.code, r.stderr).toBe(0);
+    // The digits, through whatever wrapper the verdict has.
+    expect(r.stdout).toMatch(/"amount": ?100\.50[,}\n]/);
+    expect(r.stdout).toMatch(/"big": ?9007199254740993[,}\n]/);
+    expect(r.stdout).toMatch(/"neg": ?-0[,}\n]/);
+  });
+});
