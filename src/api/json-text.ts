@@ -168,10 +168,10 @@ export type NotAsWritten =
 
 /**
  * The first key given twice in an object, or number a double cannot hold (doubleOf), in
- * well-formed JSON text; undefined when a parse keeps everything as written. What svc refuses to
- * send and the sandbox refuses to store, each in its own words.
+ * well-formed JSON text (the key alone without `numbers`); undefined when a parse keeps everything
+ * as written. What svc refuses in a bulk row and the sandbox refuses to store, each in its own words.
  */
-export function notAsWritten(text: string): NotAsWritten | undefined {
+export function notAsWritten(text: string, numbers = true): NotAsWritten | undefined {
   let found: NotAsWritten | undefined;
   scanJson(text, {
     depth: -1,
@@ -179,6 +179,7 @@ export function notAsWritten(text: string): NotAsWritten | undefined {
       found ??= { kind: 'twice', key, path };
     },
     onNumber: (raw, path) => {
+      if (!numbers) return;
       const becomes = found === undefined ? doubleOf(raw) : undefined;
       if (becomes !== undefined) found = { kind: 'number', raw, path: [...path], becomes };
     },

@@ -203,7 +203,7 @@ export function isPlatformPost(method: HttpMethod, path: string): boolean {
 /**
  * The body of --input: the bytes as given, but for a JSON object sent to a platform POST, which
  * goes through the client to get its idempotency key, spliced into the text as written (100.50
- * stays 100.50), and so is read by parseUserJson (a number a double cannot hold, a key given
+ * stays 100.50, as does a number a double cannot hold), and so is read by parseUserJson (a key given
  * twice or nesting too deep is refused, as everywhere svc reads a user's JSON).
  * A JSON body (the Content-Type svc sends unless -H gives another) must be UTF-8, and a leading
  * byte-order mark is not part of it.
@@ -414,8 +414,8 @@ export default function api(make: MakeContext): Command {
           'Sandbox controls (/_sandbox) and other\n' +
           'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +
           'leading byte-order mark is dropped; a JSON object to a platform POST gets its key put in,\n' +
-          'the rest as written: 100.50 stays 100.50), but a number a double cannot hold, a key given\n' +
-          'twice or nesting too deep is then refused, as in -F values (give such a number as a string).\n' +
+          'the rest as written: 100.50 stays 100.50, 9007199254740993 too), but a key given twice or\n' +
+          'nesting too deep is then refused, as in -F values.\n' +
           'A body of -f/-F fields has each value as typed (-F amount=100.50 sends 100.50).\n' +
           'A header given with -H is sent as given,\n' +
           "never replaced by svc's own: -H 'Authorization: Bearer T' calls as T (the profile's\n" +

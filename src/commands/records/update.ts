@@ -162,7 +162,7 @@ async function sendUnread(ctx: Context, surface: string, id: string, patch: Reco
   await show(ctx, record);
   // The answer is what was sent, as sent (null: removed), not the record as it now is.
   const missing = Object.keys(patch).filter(
-    (key) => !IGNORED.includes(key) && JSON.stringify(record[key]) !== JSON.stringify(patch[key]),
+    (key) => !IGNORED.includes(key) && !sameAsTheyCame(record, patch, key),
   );
   if (missing.length > 0) {
     ctx.out.warn(

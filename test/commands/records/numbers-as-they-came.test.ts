@@ -213,3 +213,33 @@ describe('svc records delete prints the record as the platform wrote it (attack2
     expect(r.stdout).toMatch(/"neg": ?-0[,}\n]/);
   });
 });
+
+describe('an edited `records get --json` copy of such a record is a patch (attack27b F3)', () => {
+  it('its numbers, printed by svc as they came, are sent as written; none is refused', async () => {
+    const { server, env } = await platform();
+    const got = await runInProcess(['records', 'get', 'reconciliations', 'rec_1', '--json'], env);
+    const copy = got.stdout.replace('"name": "x"', '"name": "y"');
+    const r = await runInProcess(['records', 'update', 'reconciliations', 'rec_1', '--data-file', '-'], env, {
+      stdin: copy,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('error');
+    const sent = server.seen.find((s) => s.method === 'PATCH')!.body;
+    expect(sent).toBe(
+      '{"fx_rate":1.000000000000000001,"wei":1500000000000000001,"big2":9007199254740993,"neg":-0,"amount":100.50,"e":1E2,"usd":1234567890.12,"nested":{"minor":12345678901234567891},"name":"y"}',
+    );
+  });
+
+  it.each([['9007199254740993'], ['-0'], ['1e400'], ['1.0000000000000001']])(
+    'a number typed in --data, %s, goes as typed too (as `svc api` sends it)',
+    async (n) => {
+      const { server, env } = await platform();
+      const r = await runInProcess(
+        ['records', 'update', 'reconciliations', 'rec_1', '--data', `{"fresh":${n}}`],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(server.seen.find((s) => s.method === 'PATCH')!.body).toBe(`{"fresh":${n}}`);
+    },
+  );
+});
