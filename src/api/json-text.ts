@@ -148,6 +148,12 @@ export function sameDecimal(a: string, b: string): boolean {
   return x.digits === y.digits && x.negative === y.negative && (x.digits === '' || x.exponent === y.exponent);
 }
 
+/** Whether a decimal numeral (JSON's, a leading + allowed) is a whole number: 1e3 and 3600.0 are, 3599.9999999999999 is not. */
+export function isWholeDecimal(raw: string): boolean {
+  const { digits, exponent } = decimal(raw.replace(/^\+/, ''));
+  return /^\d*$/.test(digits) && (digits === '' || exponent >= 0);
+}
+
 /** A numeral as sign, significant digits (no leading or trailing zeros) and the exponent of its last digit. */
 function decimal(raw: string): { negative: boolean; digits: string; exponent: number } {
   const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(raw);
