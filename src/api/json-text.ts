@@ -148,6 +148,11 @@ export function sameDecimal(a: string, b: string): boolean {
   return x.digits === y.digits && x.negative === y.negative && (x.digits === '' || x.exponent === y.exponent);
 }
 
+/** Whether a decimal numeral is a zero (-0, 0.0e5), not a number too small for a double (2e-324). */
+export function isZeroDecimal(raw: string): boolean {
+  return decimal(raw.replace(/^\+/, '')).digits === '';
+}
+
 /** Whether a decimal numeral (JSON's, a leading + allowed) is a whole number: 1e3 and 3600.0 are, 3599.9999999999999 is not. */
 export function isWholeDecimal(raw: string): boolean {
   const { digits, exponent } = decimal(raw.replace(/^\+/, ''));

@@ -1,5 +1,5 @@
 import { keepJsonAsWritten } from '../api/json-as-written.js';
-import { jsonDepth, notAsWritten, pathLabel } from '../api/json-text.js';
+import { isZeroDecimal, jsonDepth, notAsWritten, pathLabel } from '../api/json-text.js';
 import { isSecretField } from '../api/secret-names.js';
 import { UsageError } from '../errors.js';
 import { strictUtf8 } from './input.js';
@@ -85,7 +85,10 @@ export function jsonContentProblem(text: string, whole = 'the value', numbers = 
   const [shown, fix, would] = secret
     ? ['a number', 'give it as a string', 'another number']
     : [found.raw, `give it as a string ("${found.raw}")`, found.becomes];
-  return found.becomes === 'infinite'
-    ? `${field} is ${shown}, beyond the range of a number svc can send; ${fix}`
-    : `${field} is ${shown}, which svc would send as ${would} (${found.becomes === '0' ? 'JSON writes a zero without its sign' : 'a number keeps about 16 digits'}); ${fix}`;
+  if (found.becomes === 'infinite')
+    return `${field} is ${shown}, beyond the range of a number svc can send; ${fix}`;
+  // 2e-324 has no sign: it underflows (attack27b F5: it was called "a zero with a sign").
+  if (found.becomes === '0' && !isZeroDecimal(found.raw))
+    return `${field} is ${shown}, too small for a number svc can send (it would be 0); ${fix}`;
+  return `${field} is ${shown}, which svc would send as ${would} (${found.becomes === '0' ? 'JSON writes a zero without its sign' : 'a number keeps about 16 digits'}); ${fix}`;
 }
