@@ -55,7 +55,8 @@ export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
     svcCommand(ctx.settings(), `webhooks dlq ${shellWord(options.webhook)}${filterArgs(filters)}`),
     total === undefined
       ? undefined
-      : `${listing.shown.toLocaleString('en')} of ${total.toLocaleString('en')} entries`,
+      : // From a --cursor, the entries shown are not the first (attack27b F8: it said "10 of 23" again).
+        `${listing.shown.toLocaleString('en')}${options.cursor === undefined ? '' : ' more'} of ${total.toLocaleString('en')} entries`,
   );
 }
 
