@@ -631,7 +631,7 @@ complete -c svc -n '__svc_in \'svc apply\'' -l concurrency -x -d 'requests in fl
 complete -c svc -n '__svc_in \'svc apply\'' -l journal -r -F -d 'where finished changes are recorded, the plan beside it in PATH.plan.json (default: state dir)'
 complete -c svc -n '__svc_at \'svc apply\' 0' -F
 complete -c svc -n '__svc_in \'svc api\'' -s f -l raw-field -x -d 'add a string field (repeatable)'
-complete -c svc -n '__svc_in \'svc api\'' -s F -l field -x -d 'add a typed field: true, false, null, numbers, JSON [arrays] and {objects}; @FILE reads a file'
+complete -c svc -n '__svc_in \'svc api\'' -s F -l field -x -d 'add a typed field: true, false, null, a JSON number (0.5, not .5), JSON [arrays] and {objects}; anything else is a string; @FILE reads a file'
 complete -c svc -n '__svc_in \'svc api\'' -l input -r -F -d 'request body from FILE, or - for standard input (at most 16 MiB)'
 complete -c svc -n '__svc_in \'svc api\'' -s H -l header -x -d 'extra header \'Name: value\' (repeatable)'
 complete -c svc -n '__svc_in \'svc api\'' -l paginate -d 'follow next_cursor and print every item'

@@ -396,8 +396,10 @@ export default function api(make: MakeContext): Command {
           'Without a method, GET; a method is the first word (svc api POST PATH), not -X METHOD.\n' +
           "A body comes from --input FILE (- for standard input) or -f/-F fields, not curl's -d.\n" +
           'Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
-          'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
-          'and {objects}; a query string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
+          'body otherwise: -f sends strings, -F typed JSON values (true, false, null, JSON numbers,\n' +
+          '[arrays] and {objects}; anything else is sent as a string, as gh api does: .5, +5, 5., 007,\n' +
+          '1_000 and 0x10 are not JSON numbers, so -F amount=+5 sends "+5" (write 0.5, 5, 1000); a query\n' +
+          'string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
           "given twice is sent twice in a query string, refused for a body, and refused when the path's\n" +
           'own query string has it. Fields are sent only as JSON: a body of another type (a form) goes\n' +
           "in a file, --input FILE -H 'Content-Type: ...'. -i goes with neither --paginate nor\n" +
@@ -442,7 +444,7 @@ export default function api(make: MakeContext): Command {
       .addOption(
         new Option(
           '-F, --field <key=value>',
-          'add a typed field: true, false, null, numbers, JSON [arrays] and {objects}; @FILE reads a file',
+          'add a typed field: true, false, null, a JSON number (0.5, not .5), JSON [arrays] and {objects}; anything else is a string; @FILE reads a file',
         ).argParser(collect),
       )
       .addOption(
