@@ -243,3 +243,46 @@ describe('an edited `records get --json` copy of such a record is a patch (attac
     },
   );
 });
+
+describe('a field line tells a string from the JSON value it reads as (attack27b F7)', () => {
+  it('"12.50", "true", "null" and "[]" are quoted; 12.50, true, null and [] are not; other text is as it is', async () => {
+    const server = await hostile();
+    const REC = record('2026-01-01T00:00:00Z', [
+      ['s_num', '"12.50"'],
+      ['num', '12.50'],
+      ['s_true', '"true"'],
+      ['b', 'true'],
+      ['s_null', '"null"'],
+      ['nul', 'null'],
+      ['arr', '[]'],
+      ['s_arr', '"[]"'],
+      ['s_quoted', '"\\"x\\""'],
+      ['s_pad', '" 5"'],
+      ['text', '"March close"'],
+      ['empty', '""'],
+    ]);
+    server.answer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(REC);
+    });
+    const r = await runInProcess(['records', 'get', 'reconciliations', 'rec_1'], {
+      ...dirs(),
+      ...hostileEnv(server),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('field.'))).toEqual([
+      'field.s_num\t"12.50"',
+      'field.num\t12.50',
+      'field.s_true\t"true"',
+      'field.b\ttrue',
+      'field.s_null\t"null"',
+      'field.nul\tnull',
+      'field.arr\t[]',
+      'field.s_arr\t"[]"',
+      'field.s_quoted\t"\\"x\\""',
+      'field.s_pad\t" 5"',
+      'field.text\tMarch close',
+      'field.empty\t',
+    ]);
+  });
+});
