@@ -148,6 +148,17 @@ export function sameDecimal(a: string, b: string): boolean {
   return x.digits === y.digits && x.negative === y.negative && (x.digits === '' || x.exponent === y.exponent);
 }
 
+/** Whether a decimal numeral is a zero (-0, 0.0e5), not a number too small for a double (2e-324). */
+export function isZeroDecimal(raw: string): boolean {
+  return decimal(raw.replace(/^\+/, '')).digits === '';
+}
+
+/** Whether a decimal numeral (JSON's, a leading + allowed) is a whole number: 1e3 and 3600.0 are, 3599.9999999999999 is not. */
+export function isWholeDecimal(raw: string): boolean {
+  const { digits, exponent } = decimal(raw.replace(/^\+/, ''));
+  return /^\d*$/.test(digits) && (digits === '' || exponent >= 0);
+}
+
 /** A numeral as sign, significant digits (no leading or trailing zeros) and the exponent of its last digit. */
 function decimal(raw: string): { negative: boolean; digits: string; exponent: number } {
   const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(raw);
@@ -168,10 +179,10 @@ export type NotAsWritten =
 
 /**
  * The first key given twice in an object, or number a double cannot hold (doubleOf), in
- * well-formed JSON text; undefined when a parse keeps everything as written. What svc refuses to
- * send and the sandbox refuses to store, each in its own words.
+ * well-formed JSON text (the key alone without `numbers`); undefined when a parse keeps everything
+ * as written. What svc refuses in a bulk row and the sandbox refuses to store, each in its own words.
  */
-export function notAsWritten(text: string): NotAsWritten | undefined {
+export function notAsWritten(text: string, numbers = true): NotAsWritten | undefined {
   let found: NotAsWritten | undefined;
   scanJson(text, {
     depth: -1,
@@ -179,6 +190,7 @@ export function notAsWritten(text: string): NotAsWritten | undefined {
       found ??= { kind: 'twice', key, path };
     },
     onNumber: (raw, path) => {
+      if (!numbers) return;
       const becomes = found === undefined ? doubleOf(raw) : undefined;
       if (becomes !== undefined) found = { kind: 'number', raw, path: [...path], becomes };
     },

@@ -78,9 +78,25 @@ export function withNumbersOf<T extends object>(from: object, copy: T): T {
   return copy;
 }
 
-/** JSON.stringify, but each number as it came (numberAsItCame). */
+/**
+ * Whether `value` or anything under it is marked: an answer svc wraps (`{outcome, record}`, an
+ * array of answers) is not marked itself, its parts are (attack27b F2: `records delete --json`
+ * printed 100.50 as 100.5). An answer is marked at its root, so the walk stops at the first mark
+ * and goes WRAPPED_DEPTH levels down at most (svc's wrappers are one or two deep; a cycle, which
+ * JSON.stringify then refuses, ends there too).
+ */
+function marksWithin(value: unknown, depth = WRAPPED_DEPTH): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (AS_THEY_CAME in value) return true;
+  if (depth === 0) return false;
+  for (const child of Object.values(value)) if (marksWithin(child, depth - 1)) return true;
+  return false;
+}
+const WRAPPED_DEPTH = 8;
+
+/** JSON.stringify, but each number as it came (numberAsItCame), wherever its answer sits in `value`. */
 export function jsonAsTheyCame(value: unknown, indent?: number): string {
-  if (!hasNumbersAsTheyCame(value)) return JSON.stringify(value, null, indent);
+  if (!marksWithin(value)) return JSON.stringify(value, null, indent);
   // One per process (a server cannot guess it either), and its pattern made once: a list prints
   // each of its items through here.
   const { nonce, pattern } = placeholders();

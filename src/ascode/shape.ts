@@ -1,5 +1,6 @@
 import { characters, invisibleIn } from '../api/characters.js';
 import { DURATION_PATTERN, parseDuration } from '../api/expiry.js';
+import { isWholeDecimal } from '../api/json-text.js';
 import { didYouMean } from '../api/suggest.js';
 import { holdsCredential, isSecretField } from '../http/redact.js';
 import { quoted } from '../output/format.js';
@@ -10,7 +11,8 @@ import type { Path } from './source.js';
  * Checks a file's value against its JSON Schema (./schema.ts) and reports every problem, each at
  * a path, in words a person can act on: a field that does not exist (with the closest one), a
  * secret where none may be, a value of the wrong kind or outside its choices (with the closest
- * choice). It understands the keywords that schema uses, nothing more.
+ * choice). It understands the keywords that schema uses, nothing more. Over 300 lines: one walk
+ * of those keywords, each a small function beside the words it says; split, they would part.
  */
 
 export interface ShapeProblem {
@@ -86,6 +88,35 @@ function kindOf(value: unknown): string {
   return typeof value === 'string' ? 'text' : `a ${typeof value}`;
 }
 
+/** A number as the file writes it, or as YAML writes its value (`.inf`). */
+function numberText(value: number, path: Path): string {
+  const written = writtenNow(path);
+  if (written !== undefined) return written;
+  if (Number.isNaN(value)) return '.nan';
+  if (!Number.isFinite(value)) return value > 0 ? '.inf' : '-.inf';
+  return String(value);
+}
+
+/** JSON's numerals (a leading + allowed, as YAML 1.2 writes one): the one way access files write numbers. */
+const DECIMAL = /^[-+]?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * A number whose text a double does not hold as written, under the JSON reader's rule (attack27b
+ * F6): a whole-number field written 3599.9999999999999 was read as 3600 and planned without a
+ * word; 0x1000 and 0o7000 were read as 4096 and 3584 (YAML 1.2; YAML 1.1 tools read 07000 as
+ * octal too). Such a value is refused, named as written.
+ */
+function numberProblem(schema: Schema, value: unknown, path: Path): string | undefined {
+  if (typeof value !== 'number' || (schema.type !== 'integer' && schema.type !== 'number')) return undefined;
+  const written = writtenNow(path);
+  if (written === undefined) return undefined;
+  if (!DECIMAL.test(written))
+    return `${named(path)} is ${written}, which is not a decimal number; write it in decimal (${value})`;
+  if (schema.type === 'integer' && !isWholeDecimal(written))
+    return `${named(path)} must be a whole number, not ${written} (a double would read it as ${value})`;
+  return undefined;
+}
+
 const EXPECTED: Record<string, string> = {
   object: 'a map of fields',
   array: 'a list',
@@ -139,8 +170,16 @@ function walk(schema: Schema, value: unknown, path: Path, what: string, out: Sha
     out.push({ path, message: `${named(path)} must be ${JSON.stringify(schema.const)}` });
     return;
   }
+  const numeral = numberProblem(schema, value, path);
+  if (numeral !== undefined) {
+    out.push({ path, message: numeral });
+    return;
+  }
   if (schema.type && !fits(schema.type, value)) {
-    out.push({ path, message: `${named(path)} must be ${EXPECTED[schema.type]}, not ${kindOf(value)}` });
+    // A number is named by its value (`not 3600.5`), not its kind (it said `not a number`).
+    const not =
+      schema.type === 'integer' && typeof value === 'number' ? numberText(value, path) : kindOf(value);
+    out.push({ path, message: `${named(path)} must be ${EXPECTED[schema.type]}, not ${not}` });
     return;
   }
   if (schema.enum && !schema.enum.includes(value)) {

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { keepNumbersAsTheyCame } from '../api/numbers-as-they-came.js';
 import { notUtf8 } from '../api/utf8.js';
 import { notUtf8Words } from '../system/input.js';
 import { jsonContentProblem, tooDeep } from '../system/user-json.js';
@@ -52,6 +53,8 @@ export function jsonRecord(
   // A key given twice, or a number JSON.parse changed, would send what the line does not say.
   const problem = jsonContentProblem(raw);
   if (problem !== undefined) return { kind: 'problem', line, message: problem };
+  // Its numbers as written, for the words that quote a field (`got 12.50`, not 12.5: attack27b F8).
+  keepNumbersAsTheyCame(raw, value);
   return { kind: 'record', line, offset, fields: value as Record<string, unknown> };
 }
 

@@ -172,7 +172,11 @@ export class Listing<T, P extends Page<T> = Page<T>> {
     if (note !== undefined) ctx.out.info(note);
     if (!this.next) return;
     const mode = ctx.out.isMachine ? ` --${ctx.out.mode}` : '';
-    const of = total === undefined ? '' : ` of ${total.toLocaleString('en')}`;
+    // From a --cursor, the items shown are not the first of the total (attack27b F8: "10 of 23" again).
+    const of =
+      total === undefined
+        ? ''
+        : `${this.options.cursor === undefined ? '' : ' more'} of ${total.toLocaleString('en')}`;
     ctx.out.info(
       `${this.shown.toLocaleString('en')}${of} shown; more with: ${command}${mode} --cursor ${shellWord(this.next)}${this.options.all ? '' : '  (or --all)'}`,
     );

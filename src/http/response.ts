@@ -51,12 +51,24 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     unit++;
   }
-  return unit === 0 ? `${bytes} bytes` : `${Number(value.toFixed(1))} ${units[unit]}`;
+  // Down, never up: 1048575 bytes is not "1024 KiB" (attack27b F8).
+  return unit === 0 ? `${bytes} bytes` : `${Math.floor(value * 10) / 10} ${units[unit]}`;
+}
+
+/** A limit, exactly: `2 KiB` only when it is 2048 bytes, else `2,047 bytes` (attack27b F8). */
+export function exactBytes(bytes: number): string {
+  const units: Array<[string, number]> = [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ];
+  for (const [unit, size] of units) if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  return `${bytes.toLocaleString('en')} bytes`;
 }
 
 export function tooLarge(method: string, url: URL, limit: number): ResponseTooLargeError {
   return new ResponseTooLargeError(
-    `the answer to ${method} ${url.pathname} is larger than ${formatBytes(limit)}; svc stopped reading it`,
+    `the answer to ${method} ${url.pathname} is larger than ${exactBytes(limit)}; svc stopped reading it`,
     {
       hint: 'raise the limit with SVC_MAX_RESPONSE_BYTES (in bytes) if this answer is expected to be that large',
     },

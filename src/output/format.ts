@@ -63,7 +63,7 @@ export function quoted(value: unknown): string {
   const text =
     typeof value === 'string' || typeof value === 'bigint'
       ? String(value)
-      : (JSON.stringify(value) ?? String(value));
+      : (jsonAsTheyCame(value) ?? String(value));
   const show = typeof value === 'string' ? JSON.stringify : (part: string) => part;
   const characters = [...text];
   if (characters.length <= 200) return show(text);

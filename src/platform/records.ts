@@ -1,3 +1,4 @@
+import { bodyText } from '../api/json-as-written.js';
 import { RecordList, type RecordListQuery, SurfaceRecord } from '../api/schemas/records.js';
 import { path } from '../http/path.js';
 import type { ApiPromise } from './api-promise.js';
@@ -75,7 +76,7 @@ export class Records {
     const operation = {
       method: 'PATCH',
       path: path`/v1/${surface}/${id}`,
-      raw: { data: JSON.stringify(patch), contentType: 'application/merge-patch+json' },
+      raw: { data: bodyText(patch), contentType: 'application/merge-patch+json' },
       schema: SurfaceRecord,
       notFound: RecordNotFoundError,
       about: { id, surface },

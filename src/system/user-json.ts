@@ -1,5 +1,5 @@
 import { keepJsonAsWritten } from '../api/json-as-written.js';
-import { jsonDepth, notAsWritten, pathLabel } from '../api/json-text.js';
+import { isZeroDecimal, jsonDepth, notAsWritten, pathLabel } from '../api/json-text.js';
 import { isSecretField } from '../api/secret-names.js';
 import { UsageError } from '../errors.js';
 import { strictUtf8 } from './input.js';
@@ -26,10 +26,13 @@ export function tooDeep(text: string, what: string): string | undefined {
  * svc sends is what the user meant, or refused with one line (exit 2) before anything is sent:
  * bytes that are not UTF-8 (named by offset, never replaced with U+FFFD), nesting deeper than
  * MAX_USER_JSON_DEPTH, a key given twice in an object (JSON.parse keeps the last without a
- * word; a reader of the file sees the first), and a number a double cannot hold as written
- * (9007199254740993, 1.0000000000000001, 1e400: JSON.stringify would send another number, or
- * null, which a merge patch reads as "remove the field"). `what` names the input in messages,
- * `whole` the value itself when it is the one at fault (a -F field's name).
+ * word; a reader of the file sees the first). A number a double cannot hold as written
+ * (9007199254740993, 1.0000000000000001, -0, 1e400) is taken: every number goes out as written
+ * (json-as-written.ts bodyText, also in a copy of the value) and is compared by its text, so an
+ * edited `records get --json` copy holding a number svc printed as it came is a patch (attack27b
+ * F3: it was refused, with advice to make the number a string, which would change the field's
+ * type); the platform judges it. `what` names the input in messages, `whole` the value itself
+ * when it is the one at fault (a -F field's name).
  */
 export function parseUserJson(input: string | Buffer, what: string, whole = 'the value'): unknown {
   const text = typeof input === 'string' ? input : strictUtf8(input, what);
@@ -43,7 +46,7 @@ export function parseUserJson(input: string | Buffer, what: string, whole = 'the
       `${what} is not valid JSON${parseErrorPlace(text, error)}; check it with a JSON validator`,
     );
   }
-  const problem = jsonContentProblem(text, whole);
+  const problem = jsonContentProblem(text, whole, false);
   if (problem !== undefined) throw new UsageError(`${what}: ${problem}`);
   // Sent as written (100.50 stays 100.50), also with svc's idempotency key put in (http/body.ts).
   return keepJsonAsWritten(value, text);
@@ -64,11 +67,12 @@ function parseErrorPlace(text: string, error: unknown): string {
 
 /**
  * What in JSON text JSON.parse took would not be sent as written: the first key given twice in
- * an object, or number a double cannot hold (in words, with the fix); undefined when nothing.
- * `whole` names the value itself when it is the one at fault.
+ * an object, or (with `numbers`: a bulk row, whose values svc re-encodes) number a double cannot
+ * hold (in words, with the fix); undefined when nothing. `whole` names the value itself when it
+ * is the one at fault.
  */
-export function jsonContentProblem(text: string, whole = 'the value'): string | undefined {
-  const found = notAsWritten(text);
+export function jsonContentProblem(text: string, whole = 'the value', numbers = true): string | undefined {
+  const found = notAsWritten(text, numbers);
   if (found === undefined) return undefined;
   const { path } = found;
   if (found.kind === 'twice') {
@@ -81,7 +85,10 @@ export function jsonContentProblem(text: string, whole = 'the value'): string | 
   const [shown, fix, would] = secret
     ? ['a number', 'give it as a string', 'another number']
     : [found.raw, `give it as a string ("${found.raw}")`, found.becomes];
-  return found.becomes === 'infinite'
-    ? `${field} is ${shown}, beyond the range of a number svc can send; ${fix}`
-    : `${field} is ${shown}, which svc would send as ${would} (${found.becomes === '0' ? 'JSON writes a zero without its sign' : 'a number keeps about 16 digits'}); ${fix}`;
+  if (found.becomes === 'infinite')
+    return `${field} is ${shown}, beyond the range of a number svc can send; ${fix}`;
+  // 2e-324 has no sign: it underflows (attack27b F5: it was called "a zero with a sign").
+  if (found.becomes === '0' && !isZeroDecimal(found.raw))
+    return `${field} is ${shown}, too small for a number svc can send (it would be 0); ${fix}`;
+  return `${field} is ${shown}, which svc would send as ${would} (${found.becomes === '0' ? 'JSON writes a zero without its sign' : 'a number keeps about 16 digits'}); ${fix}`;
 }

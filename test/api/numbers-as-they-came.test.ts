@@ -34,6 +34,19 @@ describe('numbers as they came', () => {
     ]);
   });
 
+  it('an answer inside a wrapper svc builds keeps its numbers (attack27b F2)', () => {
+    const record = parsed('{"id":"r","amount":100.50,"big":9007199254740993,"neg":-0}');
+    expect(jsonAsTheyCame({ outcome: 'deleted', record })).toBe(
+      '{"outcome":"deleted","record":{"id":"r","amount":100.50,"big":9007199254740993,"neg":-0}}',
+    );
+    expect(jsonAsTheyCame([{ at: [record] }])).toBe(
+      '[{"at":[{"id":"r","amount":100.50,"big":9007199254740993,"neg":-0}]}]',
+    );
+    const cycle: Record<string, unknown> = { record: parsed('{"a":1}') };
+    cycle.self = cycle;
+    expect(() => jsonAsTheyCame(cycle)).toThrow(TypeError);
+  });
+
   it('a number changed since is printed as it now is', () => {
     const value = parsed('{"a":9007199254740993}') as { a: number };
     value.a = 5;

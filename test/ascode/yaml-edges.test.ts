@@ -116,6 +116,36 @@ describe('YAML edge cases', () => {
     ]);
   });
 
+  it('a number is named as written, and one a double reads otherwise is refused (attack27b F6)', () => {
+    const client = (lifetime: string) =>
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    oauth_clients:\n      - name: big\n        redirect_uris: [https://x.example/cb]\n        scopes: [read:tenants]\n        token_lifetime_seconds: ${lifetime}\n`;
+    const said = (lifetime: string) => problemsOf(client(lifetime));
+    expect(said('3599.9999999999999')).toEqual([
+      '8: "token_lifetime_seconds" must be a whole number, not 3599.9999999999999 (a double would read it as 3600)',
+    ]);
+    expect(said('3600.0000000000001')).toEqual([
+      '8: "token_lifetime_seconds" must be a whole number, not 3600.0000000000001 (a double would read it as 3600)',
+    ]);
+    expect(said('3600.5')).toEqual(['8: "token_lifetime_seconds" must be a whole number, not 3600.5']);
+    expect(said('.inf')).toEqual(['8: "token_lifetime_seconds" must be a whole number, not .inf']);
+    expect(said('1e400')).toEqual(['8: "token_lifetime_seconds" must be a whole number, not 1e400']);
+    expect(said('0x1000')).toEqual([
+      '8: "token_lifetime_seconds" is 0x1000, which is not a decimal number; write it in decimal (4096)',
+    ]);
+    expect(said('0o7000')).toEqual([
+      '8: "token_lifetime_seconds" is 0o7000, which is not a decimal number; write it in decimal (3584)',
+    ]);
+    expect(said('3600')).toEqual([]);
+    expect(said('3600.0')).toEqual([]);
+    expect(said('36e2')).toEqual([]);
+    const json = `{"version": 1, "blocks": [{"tenants": "acme-labs", "oauth_clients": [{"name": "big",
+ "redirect_uris": ["https://x.example/cb"], "scopes": ["read:tenants"],
+ "token_lifetime_seconds": 3599.9999999999999}]}]}`;
+    expect(problemsOf(json, 'a.json')).toEqual([
+      '3: "token_lifetime_seconds" must be a whole number, not 3599.9999999999999 (a double would read it as 3600)',
+    ]);
+  });
+
   it('a %YAML 1.1 directive is refused in one line', () => {
     expect(problemsOf('%YAML 1.1\n---\nversion: 1\nblocks: []\n')).toEqual([
       '1: "%YAML 1.1" is not read: svc reads YAML 1.2 only; remove the line (and check values such as 010, 1:00:00, yes)',

@@ -84,7 +84,7 @@ describe('readInput: NDJSON', () => {
   it('reports a key given twice and a number a double cannot hold, as plan and records do', async () => {
     const events = await read(
       'k.ndjson',
-      '{"role":"viewer","role":"admin"}\n{"n":9007199254740993}\n{"ok":1.50}\n',
+      '{"role":"viewer","role":"admin"}\n{"n":9007199254740993}\n{"ok":1.50}\n{"z":-0}\n{"t":2e-324}\n',
     );
     expect(records(events)).toEqual([[3, { ok: 1.5 }]]);
     expect(problems(events)).toEqual([
@@ -92,6 +92,15 @@ describe('readInput: NDJSON', () => {
       [
         2,
         '"n" is 9007199254740993, which svc would send as 9007199254740992 (a number keeps about 16 digits); give it as a string ("9007199254740993")',
+      ],
+      [
+        4,
+        '"z" is -0, which svc would send as 0 (JSON writes a zero without its sign); give it as a string ("-0")',
+      ],
+      // attack27b F5: not "a zero with a sign"; it underflows.
+      [
+        5,
+        '"t" is 2e-324, too small for a number svc can send (it would be 0); give it as a string ("2e-324")',
       ],
     ]);
   });

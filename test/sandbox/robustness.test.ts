@@ -73,6 +73,10 @@ describe('body depth and size', () => {
     ['9007199254740993', 'has more digits than the platform stores (it would be 9007199254740992)'],
     ['1e400', 'is beyond the range of the numbers the platform stores'],
     ['1.0000000000000001', 'has more digits than the platform stores (it would be 1)'],
+    ['-0.0e5', 'is a zero with a sign, which the platform stores without it (it would be 0)'],
+    // attack27b F5: it has no sign; it is too small (it was "a zero with a sign").
+    ['2e-324', 'is too small for the numbers the platform stores (it would be 0)'],
+    ['-0.1e-400', 'is too small for the numbers the platform stores (it would be 0)'],
   ])(
     'refuses the number %s with 400 invalid_request naming its field, and stores nothing',
     async (n, why) => {

@@ -363,6 +363,23 @@ describe('answers svc does not believe', () => {
     });
   });
 
+  // attack27b F8: a limit the user set (SVC_MAX_RESPONSE_BYTES=2047) was said "2 KiB".
+  it.each([
+    [2047, '2,047 bytes'],
+    [1049, '1,049 bytes'],
+    [1048575, '1,048,575 bytes'],
+    [2048, '2 KiB'],
+    [64 * 1024 * 1024, '64 MiB'],
+  ])('tooLarge says the limit %i exactly', (limit, said) => {
+    expect(tooLarge('GET', url, limit).message).toBe(
+      `the answer to GET /v1/roles is larger than ${said}; svc stopped reading it`,
+    );
+  });
+
+  it('formatBytes never rounds up to the next unit: 1048575 is not "1024 KiB"', () => {
+    expect(formatBytes(1048575)).toBe('1023.9 KiB');
+  });
+
   it('readCapped reads up to the limit exactly and counts the bytes', async () => {
     async function* chunks() {
       yield Buffer.from('ab');

@@ -139,7 +139,13 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     [
       ['webhooks', 'deliveries', SEEDED, '--summary', '--all'],
       2,
-      'error: --summary prints the counts only; leave out --all, --limit and --cursor\n',
+      'error: --summary prints the counts only, over every delivery; leave out --all, --limit, --cursor and --status\n',
+    ],
+    [
+      // attack27b F10: --status was taken and ignored.
+      ['webhooks', 'deliveries', SEEDED, '--summary', '--status', 'delivered'],
+      2,
+      'error: --summary prints the counts only, over every delivery; leave out --all, --limit, --cursor and --status\n',
     ],
     [
       ['webhooks', 'deliveries', SEEDED, '--status', 'lost'],

@@ -203,7 +203,7 @@ export function isPlatformPost(method: HttpMethod, path: string): boolean {
 /**
  * The body of --input: the bytes as given, but for a JSON object sent to a platform POST, which
  * goes through the client to get its idempotency key, spliced into the text as written (100.50
- * stays 100.50), and so is read by parseUserJson (a number a double cannot hold, a key given
+ * stays 100.50, as does a number a double cannot hold), and so is read by parseUserJson (a key given
  * twice or nesting too deep is refused, as everywhere svc reads a user's JSON).
  * A JSON body (the Content-Type svc sends unless -H gives another) must be UTF-8, and a leading
  * byte-order mark is not part of it.
@@ -404,8 +404,10 @@ export default function api(make: MakeContext): Command {
           'Without a method, GET; a method is the first word (svc api POST PATH), not -X METHOD.\n' +
           "A body comes from --input FILE (- for standard input) or -f/-F fields, not curl's -d.\n" +
           'Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
-          'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
-          'and {objects}; a query string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
+          'body otherwise: -f sends strings, -F typed JSON values (true, false, null, JSON numbers,\n' +
+          '[arrays] and {objects}; anything else is sent as a string, as gh api does: .5, +5, 5., 007,\n' +
+          '1_000 and 0x10 are not JSON numbers, so -F amount=+5 sends "+5" (write 0.5, 5, 1000); a query\n' +
+          'string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
           "given twice is sent twice in a query string, refused for a body, and refused when the path's\n" +
           'own query string has it. Fields are sent only as JSON: a body of another type (a form) goes\n' +
           "in a file, --input FILE -H 'Content-Type: ...'. -i goes with neither --paginate nor\n" +
@@ -424,8 +426,8 @@ export default function api(make: MakeContext): Command {
           'Sandbox controls (/_sandbox) and other\n' +
           'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +
           'leading byte-order mark is dropped; a JSON object to a platform POST gets its key put in,\n' +
-          'the rest as written: 100.50 stays 100.50), but a number a double cannot hold, a key given\n' +
-          'twice or nesting too deep is then refused, as in -F values (give such a number as a string).\n' +
+          'the rest as written: 100.50 stays 100.50, 9007199254740993 too), but a key given twice or\n' +
+          'nesting too deep is then refused, as in -F values.\n' +
           'A body of -f/-F fields has each value as typed (-F amount=100.50 sends 100.50).\n' +
           'A header given with -H is sent as given,\n' +
           "never replaced by svc's own: -H 'Authorization: Bearer T' calls as T (the profile's\n" +
@@ -452,7 +454,7 @@ export default function api(make: MakeContext): Command {
       .addOption(
         new Option(
           '-F, --field <key=value>',
-          'add a typed field: true, false, null, numbers, JSON [arrays] and {objects}; @FILE reads a file',
+          'add a typed field: true, false, null, a JSON number (0.5, not .5), JSON [arrays] and {objects}; anything else is a string; @FILE reads a file',
         ).argParser(collect),
       )
       .addOption(

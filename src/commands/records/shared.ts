@@ -188,13 +188,30 @@ function recordFields(record: RecordData): Field[] {
   // A field the answer does not hold (the answer to a change of a record the caller cannot read
   // holds only what was sent: review16d D5) is no line, not an empty one that reads "not deleted".
   const fields = all.filter(([, shown]) => shown).map(([field]) => field);
-  // Numbers as the platform wrote them: 9007199254740993 is not shown as 9007199254740992.
+  // Numbers as the platform wrote them: 9007199254740993 is not shown as 9007199254740992. A
+  // string is shown as it is, unless it reads as JSON ("12.50", "null", "true", "[]"): then as
+  // the JSON string, so a line tells the string "null" from null (attack27b F7). Any other cell
+  // that parses as JSON is that JSON value; one that does not is the string itself.
   for (const [key, value] of Object.entries(ownFields(record))) {
     const text =
-      typeof value === 'string' ? value : (numberAsItCame(record, key, value) ?? jsonCellText(value));
+      typeof value === 'string'
+        ? readsAsJson(value)
+          ? jsonCellText(value)
+          : value
+        : (numberAsItCame(record, key, value) ?? jsonCellText(value));
     fields.push([`${OWN_FIELD_PREFIX}${key}`, text]);
   }
   return fields;
+}
+
+/** Whether text parses as JSON (a string that would be read as another value if shown bare). */
+function readsAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the answer holds any of these fields of the platform's (a record read holds them all). */

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
-import { holdsPatchMember, sameAsTheyCame } from '../../api/numbers-as-they-came.js';
+import { holdsPatchMember, sameAsTheyCame, withNumbersOf } from '../../api/numbers-as-they-came.js';
 import { sameInstant } from '../../api/time.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -98,7 +98,11 @@ function withoutOwnFields(
         owned.includes('updated_at') ? `; ${SAME_SECOND}` : ''
       }`,
     );
-  return Object.fromEntries(Object.entries(patch).filter(([key]) => !owned.includes(key)));
+  // The copy keeps its numbers as written (100.50 stays 100.50: attack27b F1).
+  return withNumbersOf(
+    patch,
+    Object.fromEntries(Object.entries(patch).filter(([key]) => !owned.includes(key))),
+  );
 }
 
 /**
@@ -158,7 +162,7 @@ async function sendUnread(ctx: Context, surface: string, id: string, patch: Reco
   await show(ctx, record);
   // The answer is what was sent, as sent (null: removed), not the record as it now is.
   const missing = Object.keys(patch).filter(
-    (key) => !IGNORED.includes(key) && JSON.stringify(record[key]) !== JSON.stringify(patch[key]),
+    (key) => !IGNORED.includes(key) && !sameAsTheyCame(record, patch, key),
   );
   if (missing.length > 0) {
     ctx.out.warn(

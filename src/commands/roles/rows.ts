@@ -9,6 +9,7 @@ import {
   parseDuration,
   parseTime,
 } from '../../api/expiry.js';
+import { numberAsItCame } from '../../api/numbers-as-they-came.js';
 import { assignmentInForce, isOrganisationRole, JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
@@ -94,7 +95,8 @@ function read(fields: Record<string, unknown>, field: Field): { value?: string; 
   const name = FIELDS[field].find((n) => fields[n] !== undefined && fields[n] !== null);
   if (name === undefined) return {};
   const raw = fields[name];
-  if (typeof raw !== 'string') return { error: `${name} must be a string, got ${quoted(raw)}` };
+  if (typeof raw !== 'string')
+    return { error: `${name} must be a string, got ${numberAsItCame(fields, name, raw) ?? quoted(raw)}` };
   const value = raw.trim();
   // A line break in an id or expiry: in CSV a closing quote missing, in JSON a value made wrong (a
   // justification may hold one); said so for both (review20b F8: JSON rows were told of a quote).

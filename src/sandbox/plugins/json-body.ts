@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { jsonDepth, notAsWritten, pathLabel } from '../../api/json-text.js';
+import { isZeroDecimal, jsonDepth, notAsWritten, pathLabel } from '../../api/json-text.js';
+import { isSecretField } from '../../api/secret-names.js';
 import { notUtf8 } from '../../api/utf8.js';
 import { DomainError } from '../domain/errors.js';
 import { ApiProblem } from '../problem.js';
@@ -160,15 +161,22 @@ export function unstorable(text: string): DomainError | undefined {
     ]);
   }
   const field = pathLabel(found.path);
+  // A number under a secret's name is not repeated (svc now sends it as typed: attack27b F3).
+  const last = found.path[found.path.length - 1];
+  const secret = typeof last === 'string' && isSecretField(last);
   const why =
     found.becomes === 'infinite'
       ? 'is beyond the range of the numbers the platform stores'
-      : found.becomes === '0'
-        ? 'is a zero with a sign, which the platform stores without it (it would be 0)'
-        : `has more digits than the platform stores (it would be ${found.becomes})`;
-  return new DomainError('invalid_request', `${field} is ${found.raw}, which ${why}; send it as a string`, [
-    { field, message: `${why}; send it as a string` },
-  ]);
+      : found.becomes === '0' && !isZeroDecimal(found.raw)
+        ? 'is too small for the numbers the platform stores (it would be 0)'
+        : found.becomes === '0'
+          ? 'is a zero with a sign, which the platform stores without it (it would be 0)'
+          : `has more digits than the platform stores${secret ? '' : ` (it would be ${found.becomes})`}`;
+  return new DomainError(
+    'invalid_request',
+    `${field} is ${secret ? 'a number' : found.raw}, which ${why}; send it as a string`,
+    [{ field, message: `${why}; send it as a string` }],
+  );
 }
 
 /** The charset parameter of a Content-Type, in lower case without quotes, or undefined. */

@@ -317,6 +317,19 @@ describe('svc api in pipelines', () => {
     expect(idempotency_key).toMatch(/^svc_/);
   });
 
+  // attack27b F9: gh's rule, said in the help: what is not JSON goes as a string.
+  it('-F values that are not JSON numbers (.5, +5, 007) go as strings, as the help says', async () => {
+    const { s, run } = await recorder();
+    const r = await run(['POST', '/v1/things', '-F', 'a=.5', '-F', 'b=+5', '-F', 'c=007']);
+    expect(r.code, r.stderr).toBe(0);
+    const { idempotency_key: _, ...body } = JSON.parse(s.seen[0]!.body);
+    expect(body).toEqual({ a: '.5', b: '+5', c: '007' });
+    const help = await svc.run(['api', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      'anything else is sent as a string, as gh api does: .5, +5, 5., 007, 1_000 and 0x10 are not JSON numbers, so -F amount=+5 sends "+5" (write 0.5, 5, 1000)',
+    );
+  });
+
   it('--input with a UTF-8 byte order mark is JSON all the same: the POST gets its idempotency key', async () => {
     const body = '\ufeff{"name":"bom-role","permissions":["exception.read"]}';
     const r = await svc.run(['api', 'POST', '/v1/roles', '--input', '-'], { stdin: body });

@@ -42,59 +42,84 @@ async function refused(argv: string[], stdin?: string | Buffer) {
   return [r.code, r.stdout, r.stderr];
 }
 
-describe('a number a double cannot hold as written (C1, H1)', () => {
+describe('a number a double cannot hold as written (C1, H1; attack27b F3)', () => {
+  // Sent as typed (json-as-written.ts), never as the double JSON.stringify would write (null for
+  // 1e400, which a merge patch reads as "remove the field"): the platform judges it. The sandbox
+  // keeps doubles, so it refuses each, naming the field; the record keeps its value.
   it.each([
-    ['1e400', '"amount" is 1e400, beyond the range of a number svc can send; give it as a string ("1e400")'],
-    [
-      '-1e400',
-      '"amount" is -1e400, beyond the range of a number svc can send; give it as a string ("-1e400")',
-    ],
+    ['1e400', 'amount is 1e400, which is beyond the range of the numbers the platform stores'],
+    ['-1e400', 'amount is -1e400, which is beyond the range of the numbers the platform stores'],
     [
       '9007199254740993',
-      '"amount" is 9007199254740993, which svc would send as 9007199254740992 (a number keeps about 16 digits); give it as a string ("9007199254740993")',
+      'amount is 9007199254740993, which has more digits than the platform stores (it would be 9007199254740992)',
     ],
     [
       '1.0000000000000001',
-      '"amount" is 1.0000000000000001, which svc would send as 1 (a number keeps about 16 digits); give it as a string ("1.0000000000000001")',
+      'amount is 1.0000000000000001, which has more digits than the platform stores (it would be 1)',
     ],
-  ])('update --data {"amount":%s} is refused, nothing sent, the field kept', async (n, message) => {
-    expect(await refused(['records', 'update', 'reconciliations', id, '--data', `{"amount":${n}}`])).toEqual([
-      2,
-      '',
-      `error: --data: ${message}\n`,
-    ]);
-    const now = await svc.run(['records', 'get', 'reconciliations', id, '--json']);
-    expect(JSON.parse(now.stdout).amount).toBe(125000);
-  });
-
-  it('names the path of a nested number, in create too', async () => {
-    expect(
-      await refused([
+  ])(
+    'update --data {"amount":%s} is sent as typed; the platform refuses it, the field kept',
+    async (n, message) => {
+      const r = await svc.run([
+        '--debug',
         'records',
-        'create',
+        'update',
         'reconciliations',
+        id,
         '--data',
-        '{"name":"x","lines":[{"ref":12345678901234567891}]}',
-      ]),
-    ).toEqual([
-      2,
-      '',
-      'error: --data: "lines[0].ref" is 12345678901234567891, which svc would send as 12345678901234567000 (a number keeps about 16 digits); give it as a string ("12345678901234567891")\n',
+        `{"amount":${n}}`,
+      ]);
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(r.stderr.split('\n')).toContain(`> {"amount":${n}}`);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `\\nerror: ${message.replace(/[().]/g, '\\$&')}; send it as a string \\(HTTP 400, invalid_request`,
+        ),
+      );
+      const now = await svc.run(['records', 'get', 'reconciliations', id, '--json']);
+      expect(JSON.parse(now.stdout).amount).toBe(125000);
+    },
+  );
+
+  it('the platform names the path of a nested number, in create too', async () => {
+    const r = await svc.run([
+      'records',
+      'create',
+      'reconciliations',
+      '--data',
+      '{"name":"x","lines":[{"ref":12345678901234567891}]}',
     ]);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(
+      /^error: lines\[0\]\.ref is 12345678901234567891, which has more digits than the platform stores \(it would be 12345678901234567000\); send it as a string \(HTTP 400, invalid_request/,
+    );
   });
 
-  it('sends numbers a double holds as written (1.10, 1e2, 2^53) as the same numbers', async () => {
+  it('sends numbers a double holds as written (1.10, 1e2, 2^53): the bytes, not only the values', async () => {
+    const data = '{"rate":1.10,"hundred":1e2,"top":9007199254740992,"x":"\\u00e9"}';
     const r = await svc.run([
+      '--debug',
       'records',
       'update',
       'reconciliations',
       id,
       '--data',
-      '{"rate":1.10,"hundred":1e2,"top":9007199254740992}',
+      data,
       '--json',
     ]);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')).toContain(`> ${data}`);
     expect(JSON.parse(r.stdout)).toMatchObject({ rate: 1.1, hundred: 100, top: 9007199254740992 });
+  });
+
+  it('an edited copy of `records get --json` goes out with its numbers as written (attack27b F1)', async () => {
+    const got = await svc.run(['records', 'get', 'reconciliations', id, '--json']);
+    const copy = got.stdout.replace(/\n}\n$/, ',\n  "fee": 12.50,\n  "e": 2E2\n}\n');
+    const path = file('copy.json', copy);
+    const r = await svc.run(['--debug', 'records', 'update', 'reconciliations', id, '--data-file', path]);
+    expect(r.code, r.stderr).toBe(0);
+    const sent = r.stderr.split('\n').find((line) => line.startsWith('> {'));
+    expect(sent).toMatch(/"fee":12\.50,"e":2E2}$/);
   });
 });
 

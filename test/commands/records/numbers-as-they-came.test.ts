@@ -181,3 +181,108 @@ describe('small decimals are printed as written, alone in an answer (review s13 
     expect(plain.stdout).toContain('field.fee\t0.00000012\n');
   });
 });
+
+describe('svc records delete prints the record as the platform wrote it (attack27b F2)', () => {
+  const own: Array<[string, string]> = [
+    ['amount', '100.50'],
+    ['big', '9007199254740993'],
+    ['neg', '-0'],
+  ];
+  const gone = () =>
+    record('2026-01-02T00:00:00Z', own).replace(
+      '"soft_delete":false,"deleted_at":null,"purge_at":null',
+      '"soft_delete":true,"deleted_at":"2026-01-02T00:00:00Z","purge_at":"2026-02-01T00:00:00Z"',
+    );
+  it.each([
+    ['deleted', false, '--json'],
+    ['deleted', false, '--ndjson'],
+    ['already deleted', true, '--json'],
+    ['already deleted', true, '--ndjson'],
+  ])('%s, %s', async (_, already, format) => {
+    const server = await hostile();
+    server.answer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.method === 'DELETE' || already ? gone() : record('2026-01-01T00:00:00Z', own));
+    });
+    const env = { ...dirs(), ...hostileEnv(server) };
+    const r = await runInProcess(['records', 'delete', 'reconciliations', 'rec_1', '--yes', format], env);
+    expect(r.code, r.stderr).toBe(0);
+    // The digits, through whatever wrapper the verdict has.
+    expect(r.stdout).toMatch(/"amount": ?100\.50[,}\n]/);
+    expect(r.stdout).toMatch(/"big": ?9007199254740993[,}\n]/);
+    expect(r.stdout).toMatch(/"neg": ?-0[,}\n]/);
+  });
+});
+
+describe('an edited `records get --json` copy of such a record is a patch (attack27b F3)', () => {
+  it('its numbers, printed by svc as they came, are sent as written; none is refused', async () => {
+    const { server, env } = await platform();
+    const got = await runInProcess(['records', 'get', 'reconciliations', 'rec_1', '--json'], env);
+    const copy = got.stdout.replace('"name": "x"', '"name": "y"');
+    const r = await runInProcess(['records', 'update', 'reconciliations', 'rec_1', '--data-file', '-'], env, {
+      stdin: copy,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('error');
+    const sent = server.seen.find((s) => s.method === 'PATCH')!.body;
+    expect(sent).toBe(
+      '{"fx_rate":1.000000000000000001,"wei":1500000000000000001,"big2":9007199254740993,"neg":-0,"amount":100.50,"e":1E2,"usd":1234567890.12,"nested":{"minor":12345678901234567891},"name":"y"}',
+    );
+  });
+
+  it.each([['9007199254740993'], ['-0'], ['1e400'], ['1.0000000000000001']])(
+    'a number typed in --data, %s, goes as typed too (as `svc api` sends it)',
+    async (n) => {
+      const { server, env } = await platform();
+      const r = await runInProcess(
+        ['records', 'update', 'reconciliations', 'rec_1', '--data', `{"fresh":${n}}`],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(server.seen.find((s) => s.method === 'PATCH')!.body).toBe(`{"fresh":${n}}`);
+    },
+  );
+});
+
+describe('a field line tells a string from the JSON value it reads as (attack27b F7)', () => {
+  it('"12.50", "true", "null" and "[]" are quoted; 12.50, true, null and [] are not; other text is as it is', async () => {
+    const server = await hostile();
+    const REC = record('2026-01-01T00:00:00Z', [
+      ['s_num', '"12.50"'],
+      ['num', '12.50'],
+      ['s_true', '"true"'],
+      ['b', 'true'],
+      ['s_null', '"null"'],
+      ['nul', 'null'],
+      ['arr', '[]'],
+      ['s_arr', '"[]"'],
+      ['s_quoted', '"\\"x\\""'],
+      ['s_pad', '" 5"'],
+      ['text', '"March close"'],
+      ['empty', '""'],
+    ]);
+    server.answer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(REC);
+    });
+    const r = await runInProcess(['records', 'get', 'reconciliations', 'rec_1'], {
+      ...dirs(),
+      ...hostileEnv(server),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('field.'))).toEqual([
+      'field.s_num\t"12.50"',
+      'field.num\t12.50',
+      'field.s_true\t"true"',
+      'field.b\ttrue',
+      'field.s_null\t"null"',
+      'field.nul\tnull',
+      'field.arr\t[]',
+      'field.s_arr\t"[]"',
+      'field.s_quoted\t"\\"x\\""',
+      'field.s_pad\t" 5"',
+      'field.text\tMarch close',
+      'field.empty\t',
+    ]);
+  });
+});

@@ -105,7 +105,7 @@ describe('svc records', () => {
     // Review s11, leaks 4: a number under a secret's name is not repeated.
     [
       ['records', 'create', 'accounts', '--data', '{"api_key": 12345678901234567891}'],
-      /^error: --data: "api_key" is a number, which svc would send as another number \(a number keeps about 16 digits\); give it as a string\n$/,
+      /^error: api_key is a number, which has more digits than the platform stores; send it as a string \(HTTP 400, invalid_request, request req_\w+\)\n$/,
     ],
     [
       ['records', 'create', 'accounts', '--data', '[1]'],

@@ -232,4 +232,21 @@ describe('a field that is not text', () => {
       `2: user must be a string, got {"note":"${'x'.repeat(51)}…${'x'.repeat(38)}"} (5011 characters)`,
     ]);
   });
+
+  it('is named as the file writes it (attack27b F8: 12.50 was quoted as 12.5)', async () => {
+    const path = join(dir, 'n.ndjson');
+    writeFileSync(
+      path,
+      '{"user":"usr_1","role":"fx-desk","expires_in":"8h","justification":12.50}\n{"user":"usr_2","role":"fx-desk","expires_in":"8h","justification":{"a":[1.0]}}\n',
+    );
+    const rules = { kind: 'assign' as const, roles: ROLES, defaults: {}, anchorMs: NOW, nowMs: NOW };
+    const problems: string[] = [];
+    for await (const event of fileRows(path, 'n.ndjson', rules, { duplicates: true })) {
+      if ('problems' in event) problems.push(...event.problems.map((m) => `${event.line}: ${m}`));
+    }
+    expect(problems).toEqual([
+      '1: justification must be a string, got 12.50',
+      '2: justification must be a string, got {"a":[1.0]}',
+    ]);
+  });
 });

@@ -166,7 +166,7 @@ describe('a resumed replay --dlq run to a target that still fails', () => {
     for (const entry of queued)
       expect(Date.parse(entry.dead_lettered_at)).toBeGreaterThanOrEqual(Date.parse(started));
     expect(again.stderr.split('\n').filter((line) => line.includes('dead-lettered since'))).toEqual([
-      `3 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it: run the same command again to replay them (a new run)`,
+      `3 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it (they are replays of this run's entries, which failed again and came back to the queue after svc last read them): run the same command again to replay them (a new run)`,
     ]);
     const next = await svc.run([...argv, '--json']);
     expect(next.stderr).not.toMatch(/resuming/);
@@ -198,7 +198,7 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
     expect(again.stderr.replace(/ \([\d.]+ s\)\n/, ' (T)\n')).toBe(
       `showing again the run started at ${started} (it finished at ${allDone}, every item done): 3 done, 0 to do (journal ${path})\n` +
         '✓ 0 replayed, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
-        `7 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it: run the same command again to replay them (a new run)\n`,
+        `7 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it (3 of them are replays of this run's entries, which failed again and came back to the queue after svc last read them): run the same command again to replay them (a new run)\n`,
     );
     expect(again.stdout).toBe(
       queued

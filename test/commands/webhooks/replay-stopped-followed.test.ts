@@ -60,7 +60,7 @@ describe('replay --dlq --wait resumed: entries replayed while it was stopped are
         // Said though the run failed, as when it ends well (review s12-f #5).
         '1 entry the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n' +
         // Its entry, dead-lettered again, is newer than the run: a new run's, or replayed by name.
-        `1 entry dead-lettered since the run started (${run.started}) is not part of it: run the same command again to replay them (a new run)\n` +
+        `1 entry dead-lettered since the run started (${run.started}) is not part of it (it is a replay of this run's entries, which failed again and came back to the queue after svc last read them): run the same command again to replay them (a new run)\n` +
         `error: 1 of 2 items failed: ${as} 5xx_server_error (the target had an internal error: check its logs); the replays were made and their deliveries failed: 1 is dead-lettered: once the target is fixed, replay it with \`svc webhooks replay ${run.webhook} ${as}\`; --ndjson prints one result per item\n`,
     );
     // Handled (its replay was made): nothing to resume, as for the run's own replays that failed.

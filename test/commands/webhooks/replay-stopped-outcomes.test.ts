@@ -151,7 +151,7 @@ describe('replay --dlq --wait resumed: the delivery of an entry replayed while i
     expect(dry.stderr).toBe(
       `a dry run of resuming the run started at ${run.started}: 1 done, 1 to do (journal ${run.path})\n` +
         'dry run: 0 would be replayed (whether they are delivered is known only when they are sent), 1 would be skipped, 1 would fail\n' +
-        `1 entry dead-lettered since the run started (${run.started}) is not part of it: run the same command again to replay them (a new run)\n` +
+        `1 entry dead-lettered since the run started (${run.started}) is not part of it (it is a replay of this run's entries, which failed again and came back to the queue after svc last read them): run the same command again to replay them (a new run)\n` +
         `error: 1 of 2 items would fail: ${run.as} 5xx_server_error (the target had an internal error: check its logs); nothing was changed; fix them before running without --dry-run\n`,
     );
     expect(journals()).toHaveLength(1);

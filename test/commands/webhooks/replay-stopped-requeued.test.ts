@@ -91,7 +91,7 @@ describe('replay --dlq --wait resumed: replays of its entries back in the queue 
       `resuming the run started at ${started}: 1 done, 1 to do (journal ${run.path})\n` +
         '0 replayed and delivered, 1 skipped, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n' +
         '1 entry the earlier run had listed left the queue before this run (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none was replayed again\n' +
-        `1 entry dead-lettered since the run started (${started}) is not part of it: run the same command again to replay them (a new run)\n` +
+        `1 entry dead-lettered since the run started (${started}) is not part of it (it is a replay of this run's entries, which failed again and came back to the queue after svc last read them): run the same command again to replay them (a new run)\n` +
         `error: 1 of 2 items failed: ${as} 5xx_server_error (the target had an internal error: check its logs); the replays were made and their deliveries failed: 1 is dead-lettered: once the target is fixed, replay it with \`svc webhooks replay ${run.webhook} ${as}\`; --ndjson prints one result per item\n`,
     );
     // The entry back in the queue is untouched: each event was replayed once.

@@ -25,8 +25,18 @@ export function parseDeliveries(
   flags: Record<string, unknown>,
 ): WithOptionalWebhook<DeliveriesOptions> {
   const summary = flags.summary === true;
-  if (summary && (flags.all !== undefined || flags.limit !== undefined || flags.cursor !== undefined)) {
-    throw new UsageError('--summary prints the counts only; leave out --all, --limit and --cursor');
+  // The counts are over every delivery whatever --status says (attack27b F10: it was taken and
+  // ignored, so "total 26" read as 26 of the status asked).
+  if (
+    summary &&
+    (flags.all !== undefined ||
+      flags.limit !== undefined ||
+      flags.cursor !== undefined ||
+      flags.status !== undefined)
+  ) {
+    throw new UsageError(
+      '--summary prints the counts only, over every delivery; leave out --all, --limit, --cursor and --status',
+    );
   }
   return {
     webhook: webhookArg(webhook),
@@ -153,7 +163,12 @@ export function lsCommand(make: MakeContext): Command {
     );
   for (const option of listingOptions('deliveries')) command.addOption(option);
   return command
-    .addOption(new Option('--summary', 'only the counts: total, delivered, failed, recovered, in flight'))
+    .addOption(
+      new Option(
+        '--summary',
+        'only the counts over every delivery (not with --status): total, delivered, failed, recovered, in flight',
+      ),
+    )
     .addHelpText(
       'after',
       examples(

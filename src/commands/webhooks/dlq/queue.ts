@@ -366,10 +366,14 @@ export class QueueSnapshot {
       ? `the same command resumes this run first (its journal is kept), then run it again to ${act} them (a new run)`
       : `run the same command again to ${act} them (a new run)`;
     let count: number;
+    let own: number;
     try {
       const since = this.#between(startMs + 1000, undefined);
-      const newer = since ? await this.platform.webhooks.dlq.count(this.webhook, since) : 0;
-      count = newer + (await this.#newInSecond(startMs));
+      const newer = since ? await this.#newerSince(since) : { count: 0, own: 0 };
+      const inSecond = await this.#newInSecond(startMs);
+      count = newer.count + inSecond;
+      // A resumed run's entries of its start second are its own replays (#ownInSecond).
+      own = newer.own + (this.#recent === undefined ? inSecond : 0);
     } catch (error) {
       ctx.out.info(
         `entries dead-lettered since the run started (${started}), if any, are not part of it (counting them failed: ${describeError(error)}): ${again}`,
@@ -385,8 +389,27 @@ export class QueueSnapshot {
       return;
     }
     ctx.out.info(
-      `${count.toLocaleString('en')} ${entries} dead-lettered since the run started (${started}) ${are} not part of it: ${again}`,
+      `${count.toLocaleString('en')} ${entries} dead-lettered since the run started (${started}) ${are} not part of it${ownWords(own, count)}: ${again}`,
     );
+  }
+
+  /**
+   * The entries dead-lettered in `since`, and how many of them are this run's own replays (ours),
+   * listed only when it made some (else the server's count: one request).
+   */
+  async #newerSince(
+    since: NonNullable<Parameters<Platform['webhooks']['dlq']['listAll']>[1]>,
+  ): Promise<{ count: number; own: number }> {
+    if (this.ours.size === 0)
+      return { count: await this.platform.webhooks.dlq.count(this.webhook, since), own: 0 };
+    const seen = new Set<string>();
+    let own = 0;
+    for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, { ...since, limit: PAGE })) {
+      if (seen.has(entry.id)) continue;
+      seen.add(entry.id);
+      if (this.ours.has(entry.delivery_id)) own++;
+    }
+    return { count: seen.size, own };
   }
 
   /**
@@ -791,4 +814,20 @@ export function refusesEntryField(error: unknown): boolean {
     (error instanceof BadRequestError || error instanceof UnprocessableEntityError) &&
     JSON.stringify([error.message, error.details ?? null]).includes('dlq_entry_id')
   );
+}
+
+/**
+ * What of the entries dead-lettered since a run started are replays of its entries (its own, or,
+ * for a resumed run, made of the entries it took), which failed again and came back to the queue
+ * (attack27b F4: they were only "not part of it", beside the failure line's "retrying", read
+ * before they came back).
+ */
+function ownWords(own: number, count: number): string {
+  if (own === 0) return '';
+  const back = 'which failed again and came back to the queue after svc last read them';
+  if (own === count)
+    return count === 1
+      ? ` (it is a replay of this run's entries, ${back})`
+      : ` (they are replays of this run's entries, ${back})`;
+  return ` (${own.toLocaleString('en')} of them ${own === 1 ? 'is a replay' : 'are replays'} of this run's entries, ${back})`;
 }

@@ -58,6 +58,12 @@ describe('svc webhooks dlq [ls]: --limit is a total, pages are internal', () => 
     expect(first.stderr).toBe(
       `250 of 450 shown; more with: svc webhooks dlq ${webhook} --cursor ${cursor}  (or --all)\n`,
     );
+    // attack27b F8: a later page's count is not where it stands ("100 of 450" said page 1's words).
+    const second = await svc.run(['webhooks', 'dlq', webhook, '--cursor', cursor!, '--limit', '100']);
+    const next = / --cursor (\S+) {2}\(or --all\)\n$/.exec(second.stderr)?.[1];
+    expect(second.stderr).toBe(
+      `100 more of 450 shown; more with: svc webhooks dlq ${webhook} --cursor ${next}  (or --all)\n`,
+    );
     const rest = await svc.run(['webhooks', 'dlq', webhook, '--cursor', cursor!, '--all', '--ndjson']);
     expect(
       rest.stdout
