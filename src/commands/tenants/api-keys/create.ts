@@ -11,6 +11,7 @@ import type { Context } from '../../../context.js';
 import { SvcError, UsageError } from '../../../errors.js';
 import { newIdempotencyKey } from '../../../http/idempotency.js';
 import type { Platform } from '../../../platform/index.js';
+import { refuseUnusableSecret } from '../../../system/secret-form.js';
 import { shellWord } from '../../../system/shell-words.js';
 import { choiceFlag, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
@@ -162,9 +163,11 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     data = creation.mayBeStale
       ? await keyNow(ctx, platform, creation.data, creation.key, creation.unmarked)
       : creation.data;
-    if (file) {
+    const made = `${data.kind} API key ${data.id} of tenant ${data.tenant_id} was created`;
+    if (!file) refuseUnusableSecret(data.key, 'key', made, keyLost(data));
+    else {
       await file.write(data.key, 'key', {
-        made: `${data.kind} API key ${data.id} of tenant ${data.tenant_id} was created`,
+        made,
         what: 'its key',
         remedy: keyLost(data),
         until: keptUntil(data.created_at),
