@@ -1,7 +1,7 @@
 // Past 300 lines: the shared kit every verb builds its flags with (numbers, choices, ids,
 // idempotency keys, scopes, who a command acts as); one file so that each flag rule exists once.
 import type { Command, Option } from 'commander';
-import { controlIn, invisibleIn, nonAsciiIn } from '../api/characters.js';
+import { controlIn, invisibleIn, nonAsciiIn, saysNothing } from '../api/characters.js';
 import { redactUrlText } from '../api/secret-names.js';
 import { tenantByRef } from '../api/tenant-id.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
@@ -100,6 +100,19 @@ export function choiceFlag<T extends string>(
 export function nonEmpty(name: string, raw: unknown): string {
   const value = typeof raw === 'string' ? raw.trim() : '';
   if (value === '') throw new UsageError(`${name} must not be empty`);
+  return value;
+}
+
+/**
+ * A reason a person writes and others read in the audit trail (`--justification`): not empty, and
+ * showing something: only invisible characters (U+200B, a braille blank, an escape sequence) are
+ * refused as blank ones are (attack27a F2), by the rule a file's justification follows (saysNothing).
+ */
+export function reasonFlag(name: string, raw: unknown): string {
+  const value = nonEmpty(name, raw);
+  const nothing = saysNothing(name, value);
+  if (nothing !== undefined)
+    throw new UsageError(nothing, { hint: 'write the reason in words; nothing was sent' });
   return value;
 }
 

@@ -16,7 +16,7 @@ import { callerIdsOnce, foundAfterLostAnswer, grantAnswerNotMade } from '../../p
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
-import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { examples, type MakeContext, nonEmpty, reasonFlag } from '../kit.js';
 import { chooseFrom } from '../pick.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
@@ -44,7 +44,7 @@ export interface RolesAssignOptions {
 
 export function justificationFlag(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
-  const value = nonEmpty('--justification', raw);
+  const value = reasonFlag('--justification', raw);
   if (characters(value) > JUSTIFICATION_MAX) {
     throw new UsageError(`--justification is longer than ${JUSTIFICATION_MAX} characters`);
   }

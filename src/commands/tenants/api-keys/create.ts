@@ -13,7 +13,14 @@ import { newIdempotencyKey } from '../../../http/idempotency.js';
 import type { Platform } from '../../../platform/index.js';
 import { refuseUnusableSecret } from '../../../system/secret-form.js';
 import { shellWord } from '../../../system/shell-words.js';
-import { choiceFlag, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../../kit.js';
+import {
+  choiceFlag,
+  examples,
+  idempotencyKeyFlag,
+  type MakeContext,
+  nonEmpty,
+  reasonFlag,
+} from '../../kit.js';
 import { pickTenant } from '../../pick.js';
 import {
   asReplayed,
@@ -70,7 +77,7 @@ export function parseApiKeyCreate(
     kind: choiceFlag('--kind', flags.kind, API_KEY_KINDS),
     name: flags.name === undefined ? undefined : nonEmpty('--name', flags.name),
     justification:
-      flags.justification === undefined ? undefined : nonEmpty('--justification', flags.justification),
+      flags.justification === undefined ? undefined : reasonFlag('--justification', flags.justification),
     secretFile: flags.secretFile === undefined ? undefined : newSecretFile(flags.secretFile),
     showSecret: flags.showSecret === true,
     idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
