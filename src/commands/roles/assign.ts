@@ -20,7 +20,15 @@ import { examples, type MakeContext, nonEmpty, reasonFlag } from '../kit.js';
 import { chooseFrom } from '../pick.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { alreadyAssigned, expiryNotKept, heldAfterSelfRefusal, keysStop, moveExpiry, until } from './held.js';
+import {
+  alreadyAssigned,
+  expiryNotKept,
+  expiryUnread,
+  heldAfterSelfRefusal,
+  keysStop,
+  moveExpiry,
+  until,
+} from './held.js';
 import {
   assignmentFields,
   leastPrivilegedFirst,
@@ -223,6 +231,11 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   if (other !== undefined && options.extend)
     return moveExpiry(ctx, user, role, { expires, justification, counted }, data);
   if (other !== undefined) return alreadyAssigned(ctx, data, user, role, undefined, other);
+  const unread = expiryUnread(
+    { user: data.user_id, role: data.role_name, sent: expires, answered: data.expires_at },
+    svcCommand(ctx.settings(), `roles assignments ${shellWord(data.user_id)}`),
+  );
+  if (unread) throw unread;
   await ctx.out.record(data, assignmentFields(data, tenantChanged(ctx.settings())));
   if (!ctx.out.isMachine) {
     ctx.out.success(
