@@ -151,13 +151,17 @@ export function idFlag(flag: string, raw: unknown, wanted: string): string {
  * A repeatable flag given several values in one, joined by commas (`--id usr_a,usr_b`, attack26a
  * F7): where a comma cannot belong to one value (an id; in a redirect URI, before another URI) it
  * was sent as one value that matched nothing, or registered as one URI. Refused, with the fix:
- * the flag once per value (`parts` is how the value splits; none: it is one value after all).
+ * the flag once per value (`parts` is how the value splits; none: it is one value after all); for
+ * an `argument` (a positional id list), each as its own argument.
  */
-export function refuseJoinedValues(flag: string, value: string, parts: string[]): void {
+export function refuseJoinedValues(flag: string, value: string, parts: string[], argument = false): void {
   if (parts.length < 2) return;
   const redact = (part: string) => (/^https?:/i.test(part) ? redactUrlText(part) : part);
   throw new UsageError(`${flag} ${quoted(redact(value))} is ${parts.length} values joined by commas`, {
-    hint: `give each its own ${flag}: ${parts.map((p) => `${flag} ${shellWord(redact(p))}`).join(' ')}`,
+    // An argument (`webhooks replay W dlq_a,dlq_b`, attack27a F7): each a word of its own.
+    hint: argument
+      ? `give each as its own argument: ${parts.map((p) => shellWord(redact(p))).join(' ')}; nothing was sent`
+      : `give each its own ${flag}: ${parts.map((p) => `${flag} ${shellWord(redact(p))}`).join(' ')}`,
   });
 }
 
