@@ -104,6 +104,19 @@ export function nonEmpty(name: string, raw: unknown): string {
 }
 
 /**
+ * A USER argument (an id, or an e-mail a look-up resolves) refused before any request when it
+ * holds a control or invisible character, as path`` refuses it when sent (attack27a F6: `roles
+ * assign` read the role first, two GETs, and a leading tab was trimmed away unsaid); then not empty.
+ */
+export function userArg(raw: unknown): string {
+  const text = typeof raw === 'string' ? raw : '';
+  const wrong =
+    controlIn('USER', text, 'type the id again; svc did not send it') ?? invisibleIn('USER', text);
+  if (wrong !== undefined) throw new UsageError(wrong, { code: 'invalid_id' });
+  return nonEmpty('USER', raw);
+}
+
+/**
  * A reason a person writes and others read in the audit trail (`--justification`): not empty, and
  * showing something: only invisible characters (U+200B, a braille blank, an escape sequence) are
  * refused as blank ones are (attack27a F2), by the rule a file's justification follows (saysNothing).

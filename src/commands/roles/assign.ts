@@ -16,7 +16,7 @@ import { callerIdsOnce, foundAfterLostAnswer, grantAnswerNotMade } from '../../p
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
-import { examples, type MakeContext, nonEmpty, reasonFlag } from '../kit.js';
+import { examples, type MakeContext, nonEmpty, reasonFlag, userArg } from '../kit.js';
 import { chooseFrom } from '../pick.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
@@ -109,7 +109,7 @@ export function parseRolesAssign(
     };
   }
   const given = {
-    user: user === undefined ? undefined : nonEmpty('USER', user),
+    user: user === undefined ? undefined : userArg(user),
     role: role === undefined ? undefined : nonEmpty('ROLE', role),
   };
   refuseSwapped('assign', given.user, given.role);
