@@ -399,6 +399,7 @@ export function retyped<E extends ApiError>(error: ApiError, type: ApiErrorClass
     headers: error.headers,
     body: error.body,
     text: error.text,
+    serverCode: error.serverCode,
   };
   const cause = error.cause;
   const typed = new type(init, {
