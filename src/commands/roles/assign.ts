@@ -233,7 +233,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   if (other !== undefined) return alreadyAssigned(ctx, data, user, role, undefined, other);
   const unread = expiryUnread(
     { user: data.user_id, role: data.role_name, sent: expires, answered: data.expires_at },
-    svcCommand(ctx.settings(), `roles assignments ${shellWord(data.user_id)}`),
+    `see it with: ${svcCommand(ctx.settings(), `roles assignments ${shellWord(data.user_id)}`)}`,
   );
   if (unread) throw unread;
   await ctx.out.record(data, assignmentFields(data, tenantChanged(ctx.settings())));

@@ -28,7 +28,6 @@ import {
 import { type CallerIds, foundAfterLostAnswer, grantAnswerNotMade } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import type { Sleep } from '../../system/clock.js';
-import { shellWord } from '../../system/shell-words.js';
 import { endsKeyHold, expiryNotKept, expiryUnread, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
 import type { CallerForecast } from './holds.js';
 import type { RowsForecast } from './last-admin.js';
@@ -99,7 +98,7 @@ export const grant =
         answered: made.expires_at,
         status: response.status,
       },
-      `svc roles assignments ${shellWord(row.user)}`,
+      `see it among the assignments of ${row.user}`,
     );
     if (unread) throw unread;
     const mark = replayed(response);

@@ -47,14 +47,15 @@ export function expiryNotKept(sent: string | null, answered: string | null | und
  */
 export function expiryUnread(
   grant: { user: string; role: string; sent: string | null; answered: unknown; status?: number },
-  check: string,
+  /** Where the grant is seen (`see it with: svc roles assignments U`), the hint. */
+  hint: string,
 ): AcceptedUnreadError | undefined {
   const { answered } = grant;
   if (answered === null || answered === undefined || Number.isFinite(serverTime(answered))) return undefined;
   const asked = grant.sent === null ? 'no expiry' : `an expiry at ${grant.sent}`;
   return new AcceptedUnreadError(
     `the platform granted ${grant.role} to ${grant.user}, but its answer's expires_at is not a time (${quoted(answered)}): how long the grant lasts is unknown (svc sent ${asked})`,
-    { hint: `see it with: ${check}` },
+    { hint },
     grant.status ?? 201,
     false,
   );
