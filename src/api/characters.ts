@@ -170,3 +170,43 @@ export function escapedQuote(value: string): string {
   const text = JSON.stringify(shown).replace(/[\p{Cc}\p{Cf}]/gu, unicodeEscape);
   return all.length <= 200 ? text : `${text} (${all.length} characters)`;
 }
+
+/**
+ * Terminal escape sequences (CSI `ESC [ … final`, OSC/DCS/APC/PM/SOS to BEL or ST, two-byte `ESC X`,
+ * the one-byte C1 CSI): what a terminal performs instead of drawing.
+ */
+const ESCAPE_SEQUENCE =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d-\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[ -~]?/gu;
+
+/**
+ * Characters drawn as nothing: controls, format characters (U+200B, U+00AD, U+FEFF, bidi marks),
+ * spaces and separators, marks with nothing to mark, and the blanks that are letters or symbols
+ * to Unicode (U+2800 BRAILLE PATTERN BLANK, the Hangul fillers U+115F U+1160 U+3164 U+FFA0).
+ */
+const DRAWN_AS_NOTHING = /[\p{C}\p{Z}\p{M}\s\u2800\u115f\u1160\u3164\uffa0]/u;
+
+/**
+ * Undefined when a text shows something (a character a reader sees, once escape sequences are
+ * taken out); else the words of what it holds instead: `U+200B, U+2800` (its first three kinds of
+ * character, `…` after; `a terminal escape sequence` for one), or `nothing`. The one rule of "has visible text" for a text a person must
+ * write and others read (a grant's justification, by flag or in a file: attack27a F2), where JS's
+ * trim() takes out spaces but not U+200B, a braille blank or `\u001b[0m`.
+ */
+export function nothingVisible(text: string): string | undefined {
+  const bare = text.replace(ESCAPE_SEQUENCE, '');
+  for (const char of bare) if (!DRAWN_AS_NOTHING.test(char)) return undefined;
+  const kinds = [
+    ...(bare === text ? [] : ['a terminal escape sequence']),
+    ...[...new Set(bare)].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`),
+  ];
+  if (kinds.length === 0) return 'nothing';
+  return `${kinds.slice(0, 3).join(', ')}${kinds.length > 3 ? ' …' : ''}`;
+}
+
+/** A reason that shows nothing (nothingVisible), in words: `--justification must say why: it holds only invisible characters (U+200B)`. */
+export function saysNothing(what: string, text: string): string | undefined {
+  const nothing = nothingVisible(text);
+  return nothing === undefined
+    ? undefined
+    : `${what} must say why: it holds only invisible characters (${nothing})`;
+}

@@ -1,7 +1,7 @@
 // Past 300 lines: the shared kit every verb builds its flags with (numbers, choices, ids,
 // idempotency keys, scopes, who a command acts as); one file so that each flag rule exists once.
 import type { Command, Option } from 'commander';
-import { controlIn, invisibleIn, nonAsciiIn } from '../api/characters.js';
+import { controlIn, invisibleIn, nonAsciiIn, saysNothing } from '../api/characters.js';
 import { redactUrlText } from '../api/secret-names.js';
 import { tenantByRef } from '../api/tenant-id.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
@@ -105,6 +105,32 @@ export function nonEmpty(name: string, raw: unknown): string {
 }
 
 /**
+ * A USER argument (an id, or an e-mail a look-up resolves) refused before any request when it
+ * holds a control or invisible character, as path`` refuses it when sent (attack27a F6: `roles
+ * assign` read the role first, two GETs, and a leading tab was trimmed away unsaid); then not empty.
+ */
+export function userArg(raw: unknown): string {
+  const text = typeof raw === 'string' ? raw : '';
+  const wrong =
+    controlIn('USER', text, 'type the id again; svc did not send it') ?? invisibleIn('USER', text);
+  if (wrong !== undefined) throw new UsageError(wrong, { code: 'invalid_id' });
+  return nonEmpty('USER', raw);
+}
+
+/**
+ * A reason a person writes and others read in the audit trail (`--justification`): not empty, and
+ * showing something: only invisible characters (U+200B, a braille blank, an escape sequence) are
+ * refused as blank ones are (attack27a F2), by the rule a file's justification follows (saysNothing).
+ */
+export function reasonFlag(name: string, raw: unknown): string {
+  const value = nonEmpty(name, raw);
+  const nothing = saysNothing(name, value);
+  if (nothing !== undefined)
+    throw new UsageError(nothing, { hint: 'write the reason in words; nothing was sent' });
+  return value;
+}
+
+/**
  * An --idempotency-key (sent as the Idempotency-Key header): not empty, without a control
  * character, which undici refuses to send in a header: before this check that refusal read as
  * "cannot reach … is the server running?" (attack24c F1), and ASCII, the rule of every value svc
@@ -139,13 +165,17 @@ export function idFlag(flag: string, raw: unknown, wanted: string): string {
  * A repeatable flag given several values in one, joined by commas (`--id usr_a,usr_b`, attack26a
  * F7): where a comma cannot belong to one value (an id; in a redirect URI, before another URI) it
  * was sent as one value that matched nothing, or registered as one URI. Refused, with the fix:
- * the flag once per value (`parts` is how the value splits; none: it is one value after all).
+ * the flag once per value (`parts` is how the value splits; none: it is one value after all); for
+ * an `argument` (a positional id list), each as its own argument.
  */
-export function refuseJoinedValues(flag: string, value: string, parts: string[]): void {
+export function refuseJoinedValues(flag: string, value: string, parts: string[], argument = false): void {
   if (parts.length < 2) return;
   const redact = (part: string) => (/^https?:/i.test(part) ? redactUrlText(part) : part);
   throw new UsageError(`${flag} ${quoted(redact(value))} is ${parts.length} values joined by commas`, {
-    hint: `give each its own ${flag}: ${parts.map((p) => `${flag} ${shellWord(redact(p))}`).join(' ')}`,
+    // An argument (`webhooks replay W dlq_a,dlq_b`, attack27a F7): each a word of its own.
+    hint: argument
+      ? `give each as its own argument: ${parts.map((p) => shellWord(redact(p))).join(' ')}; nothing was sent`
+      : `give each its own ${flag}: ${parts.map((p) => `${flag} ${shellWord(redact(p))}`).join(' ')}`,
   });
 }
 

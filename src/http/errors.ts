@@ -20,6 +20,8 @@ export interface ApiErrorInit {
   body?: unknown;
   /** The body as it came (`body` is what JSON.parse made of it): svc api prints this. */
   text?: string | undefined;
+  /** The body's word in a code's place that is no code (`2026-01-01`, `Not Found`): kept, never the `code`. */
+  serverCode?: string | undefined;
 }
 
 /**
@@ -33,6 +35,8 @@ export class ApiError extends SvcError {
   readonly body: unknown;
   /** The body as it came, when known (`body` is what JSON.parse made of it). */
   readonly text: string | undefined;
+  /** A word in the body's code field that is no code (parseErrorBody): `--json` says it as `server_code`. */
+  readonly serverCode: string | undefined;
   /**
    * Set when an earlier attempt of this request may have been applied but its answer was lost (a
    * 5xx to a change, a connection dropped or timed out after sending): what happened to it, e.g.
@@ -62,6 +66,7 @@ export class ApiError extends SvcError {
     this.headers = init.headers ?? {};
     this.body = init.body;
     this.text = init.text;
+    this.serverCode = init.serverCode;
   }
 }
 
@@ -301,6 +306,9 @@ export function errorBodyMessage(body: unknown): string | undefined {
   );
 }
 
+/** What a code looks like: a word, or words joined by `_`, `-`, `.` or `:`, starting with a letter. */
+const CODE_SHAPE = /^[A-Za-z][A-Za-z0-9]*(?:[_.:-][A-Za-z0-9]+)*$/;
+
 /**
  * Reads whatever error body the server sent. svc's sandbox answers
  * `{"error":{"code","message","request_id","details"}}`, but other shapes render too:
@@ -312,7 +320,14 @@ export function parseErrorBody(
   statusText: string,
   text: string,
   secrets: Iterable<string> = [],
-): { code?: string; message: string; requestId?: string; details?: unknown; body: unknown } {
+): {
+  code?: string;
+  serverCode?: string;
+  message: string;
+  requestId?: string;
+  details?: unknown;
+  body: unknown;
+} {
   let body: unknown = text;
   try {
     body = text === '' ? undefined : JSON.parse(text);
@@ -336,8 +351,11 @@ export function parseErrorBody(
   const requestId =
     nonEmptyText(nested?.request_id) ?? nonEmptyText(top?.request_id) ?? nonEmptyText(top?.requestId);
   const details = withUrlsMasked(nested?.details ?? top?.details ?? top?.errors);
+  // A code is a word (`not_found`, `NOT_FOUND`, `invalid_grant`): a date, a phrase or a number in
+  // its place is no code scripts could branch on (attack27a F5); kept apart as the server's word.
+  const readable = code !== undefined && CODE_SHAPE.test(code);
   return {
-    ...(code === undefined ? {} : { code }),
+    ...(code === undefined ? {} : readable ? { code } : { serverCode: code }),
     // A server may echo a webhook's URL (`url https://…?token=… is not reachable`): shown as a
     // label, its secrets masked (s18 mask18 #4).
     message: redactUrlsInText(message),
@@ -397,6 +415,7 @@ export function apiErrorFrom(
     {
       status,
       code: parsed.code,
+      serverCode: parsed.serverCode,
       message: parsed.message,
       requestId: parsed.requestId ?? (typeof headerId === 'string' ? headerId : undefined),
       details: parsed.details,

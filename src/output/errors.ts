@@ -25,6 +25,8 @@ export interface ErrorReport {
    * may have acted (refusalAfterLostAnswer, review24f M1).
    */
   lost_answer?: string;
+  /** The server's word in its error's code field when it is no code (`2026-01-01`): `code` is then svc's. */
+  server_code?: string;
 }
 
 export function errorReport(error: unknown): ErrorReport {
@@ -51,6 +53,7 @@ export function errorReport(error: unknown): ErrorReport {
       ? { lostAnswer: doubtAfterLostAnswer(error) }
       : (error as { lostAnswer?: unknown });
   if (typeof lostAnswer === 'string') report.lost_answer = lostAnswer;
+  if (error instanceof ApiError && error.serverCode !== undefined) report.server_code = error.serverCode;
   return report;
 }
 

@@ -277,8 +277,33 @@ const FOREIGN_HINTS: Readonly<Record<string, (svc: CommandLine, from: ForeignSou
 const firstPartyHint: LineHint = (svc) =>
   `it needs no change to log in with; for a client of your own, create one with \`${svc('oauth create')}\``;
 
-/** Generic 404 codes: any server's "not found" (or none), which the operation then names. */
-const GENERIC_NOT_FOUND = new Set([undefined, 'not_found', 'resource_not_found', 'Not Found']);
+/** What each operation's 404 names, as a code spells it (`role_not_found`, `ROLE_NOT_FOUND`, `roleNotFound`). */
+const NOT_FOUND_OF = new Map<NotFoundClass, readonly string[]>([
+  [RoleNotFoundError, ['role']],
+  [UserNotFoundError, ['user']],
+  [WebhookNotFoundError, ['webhook']],
+  [DeliveryNotFoundError, ['delivery', 'webhookdelivery']],
+  [DlqEntryNotFoundError, ['dlqentry', 'dlq', 'deadletter', 'deadletterentry']],
+  [RecordNotFoundError, ['record']],
+  [OAuthClientNotFoundError, ['oauthclient', 'client']],
+  [ApiKeyNotFoundError, ['apikey', 'key']],
+  [TenantNotFoundError, ['tenant']],
+  [AuditEntryNotFoundError, ['auditentry', 'audittrailentry', 'entry']],
+]);
+
+/**
+ * Whether a 404 is the operation's own "not found" (attack27a F4): a 404 is a 404, its code only
+ * refines it. Any code but one naming another resource's "not found" (`tenant_not_found`,
+ * `route_not_found` on a role's) is: none, a word svc does not know (`x`), a generic one in any
+ * spelling (`not_found`, `NOT_FOUND`, `notFound`, `Not Found`, `resource_not_found`), or the
+ * operation's resource's (`role_not_found`, `RoleNotFound` for a role's).
+ */
+function ownNotFound(code: string | undefined, notFound: NotFoundClass): boolean {
+  const spelled = typeof code === 'string' ? code.toLowerCase().replace(/[^a-z0-9]/g, '') : '';
+  if (!spelled.endsWith('notfound')) return true;
+  const what = spelled.slice(0, -'notfound'.length);
+  return what === '' || what === 'resource' || (NOT_FOUND_OF.get(notFound) ?? []).includes(what);
+}
 
 export type NotFoundClass = ApiErrorClass<NotFoundError>;
 
@@ -302,7 +327,7 @@ export function typedError(
   const known = error.code === undefined ? undefined : TYPED_CODES[error.code];
   let type: ApiErrorClass | undefined;
   if (known && known.status === error.status) type = known.type;
-  else if (notFound && error.status === 404 && GENERIC_NOT_FOUND.has(error.code)) {
+  else if (notFound && error.status === 404 && ownNotFound(error.code, notFound)) {
     return error instanceof notFound
       ? error
       : retyped(error, notFound, (lookIn ?? NOT_FOUND_HINTS.get(notFound))?.(svc));
@@ -374,6 +399,7 @@ export function retyped<E extends ApiError>(error: ApiError, type: ApiErrorClass
     headers: error.headers,
     body: error.body,
     text: error.text,
+    serverCode: error.serverCode,
   };
   const cause = error.cause;
   const typed = new type(init, {

@@ -9,7 +9,10 @@ import { type Heir, makeDirectories } from './directories.js';
 import { fileErrorReason } from './input.js';
 import { writeOwnFile } from './output-file.js';
 import { judgeMark, type ProcessMark, thisProcess } from './processes.js';
+import { secretProblem, UnusableSecretError } from './secret-form.js';
 import { pathWord } from './shell-words.js';
+
+export { secretProblem } from './secret-form.js';
 
 /**
  * What the request a secret file waits for may make, recorded (in `records`, the state
@@ -163,14 +166,6 @@ function leftEmpty(path: string, flag: string, intent: SecretIntent): UsageError
   );
 }
 
-/** Why a value from the server is not a secret svc can write to a file, or undefined when it is one. */
-export function secretProblem(secret: unknown): string | undefined {
-  if (secret === undefined) return 'it has none';
-  if (typeof secret !== 'string') return `it is ${secret === null ? 'null' : `a ${typeof secret}`}`;
-  if (secret === '') return 'it is empty';
-  return /[\r\n]/.test(secret) ? 'it spans several lines' : undefined;
-}
-
 /**
  * A file for a secret that is shown only once. It is created (mode 0600, never over an
  * existing file) before the request that returns the secret, so a bad path fails before the
@@ -245,9 +240,10 @@ export class SecretFile {
   }
 
   /**
-   * Writes the secret. Anything but a non-empty string (a server that answered without the
-   * field, or with null) is refused: the file is removed and the command fails (exit 1), so a
-   * secret file never holds `undefined`. The file holds the secret's bytes and nothing else, for
+   * Writes the secret. Anything but a usable secret (secretProblem: none, null, blank, masked,
+   * padded, …) is refused: the file is removed and the command fails (exit 1), so a secret file
+   * never holds `undefined`, `***` or `" "`; with `made`, in words that say what was made and the
+   * remedy (UnusableSecretError). The file holds the secret's bytes and nothing else, for
    * every kind (sig13 8): a webhook signing secret is an HMAC key, and the stripe package and
    * Python's `open().read()` take a final newline as part of it; a client secret or API key read
    * that way would send the newline too. svc's own readers still take one final newline
@@ -259,6 +255,14 @@ export class SecretFile {
     const problem = secretProblem(secret);
     if (problem !== undefined) {
       await this.discard();
+      if (made)
+        throw new UnusableSecretError(
+          made.made,
+          field,
+          problem,
+          `nothing was written to ${this.path}`,
+          made.remedy,
+        );
       throw new SvcError(
         'failure',
         `the server's answer has no usable ${field} (${problem}); nothing was written to ${this.path}`,

@@ -25,11 +25,11 @@ describe('SecretDir', () => {
       'webhook',
       'https://hooks.example.com/svc?x=1',
       'wh_1',
-      'whsec_one',
+      'whsec_one_0123456789abcdef',
     );
     // A webhook's URL by its host and path only: a query may carry a credential (attack17 A1).
     expect(file).toBe(join(path, 'acme-treasury.webhook.hooks.example.com_svc.wh_1.secret'));
-    expect(readFileSync(file, 'utf8')).toBe('whsec_one');
+    expect(readFileSync(file, 'utf8')).toBe('whsec_one_0123456789abcdef');
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
@@ -41,31 +41,33 @@ describe('SecretDir', () => {
       'webhook',
       'https://hooks.example.com/in?token=FILETOKEN1234567',
       'wh_9',
-      'whsec_nine',
+      'whsec_nine_0123456789abcdef',
     );
     expect(file).toBe(join(path, 't.webhook.hooks.example.com_in.wh_9.secret'));
   });
 
   it('never writes over another secret; the same secret again (a resumed run) is done; an empty file is filled', async () => {
     const dir = SecretDir.prepare(join(root(), 's'));
-    const file = await dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_a');
-    await expect(dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_a')).resolves.toBe(file);
-    await expect(dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_b')).rejects.toThrow(
-      'svc never overwrites a secret file',
-    );
-    expect(readFileSync(file, 'utf8')).toBe('svc_cs_a');
+    const file = await dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_a_0123456789abcdef');
+    await expect(
+      dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_a_0123456789abcdef'),
+    ).resolves.toBe(file);
+    await expect(
+      dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_b_0123456789abcdef'),
+    ).rejects.toThrow('svc never overwrites a secret file');
+    expect(readFileSync(file, 'utf8')).toBe('svc_cs_a_0123456789abcdef');
     const killed = join(dir.path, 't.webhook.x.wh_2.secret');
     writeFileSync(killed, '', { mode: 0o644 });
     chmodSync(killed, 0o644);
-    await expect(dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two')).resolves.toBe(killed);
-    expect(readFileSync(killed, 'utf8')).toBe('whsec_two');
+    await expect(dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two_0123456789abcdef')).resolves.toBe(killed);
+    expect(readFileSync(killed, 'utf8')).toBe('whsec_two_0123456789abcdef');
     // Filled, it is as private as a file svc makes itself.
     expect(statSync(killed).mode & 0o777).toBe(0o600);
     // A file an earlier svc wrote with a final newline holds the same secret: a resumed run is done.
     const older = join(dir.path, 't.webhook.y.wh_3.secret');
-    writeFileSync(older, 'whsec_three\n');
-    await expect(dir.write('t', 'webhook', 'y', 'wh_3', 'whsec_three')).resolves.toBe(older);
-    expect(readFileSync(older, 'utf8')).toBe('whsec_three\n');
+    writeFileSync(older, 'whsec_three_0123456789abcdef\n');
+    await expect(dir.write('t', 'webhook', 'y', 'wh_3', 'whsec_three_0123456789abcdef')).resolves.toBe(older);
+    expect(readFileSync(older, 'utf8')).toBe('whsec_three_0123456789abcdef\n');
   });
 
   // fix-files19 #1: an empty file that svc cannot fill is not this run's to remove (an earlier run
@@ -83,7 +85,9 @@ describe('SecretDir', () => {
     const dir = SecretDir.prepare(join(root(), 's'), failing());
     const left = join(dir.path, 't.webhook.x.wh_2.secret');
     writeFileSync(left, '');
-    const error = await dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two').catch((e: unknown) => e);
+    const error = await dir
+      .write('t', 'webhook', 'x', 'wh_2', 'whsec_two_0123456789abcdef')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SecretNotSavedError);
     expect((error as SecretNotSavedError).message).toBe(
       `cannot save a secret to ${left}: i/o error; ${left} is left as it was (empty): this run did not make it (a run stopped before its secret arrived did, another run may be about to fill it, or you made it), so svc does not remove it; fix what failed, then run the same command again to fill it`,
@@ -95,7 +99,7 @@ describe('SecretDir', () => {
     const dir = SecretDir.prepare(join(root(), 's'), failing('whsec'));
     const left = join(dir.path, 't.webhook.x.wh_2.secret');
     writeFileSync(left, '');
-    await expect(dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two')).rejects.toThrow(
+    await expect(dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two_0123456789abcdef')).rejects.toThrow(
       `${left} is left as it was (empty)`,
     );
     expect(readFileSync(left, 'utf8')).toBe('');
@@ -156,11 +160,11 @@ describe('SecretDir', () => {
 
   it('leaves the name out of a file name when nothing of it is readable, keeping the id', async () => {
     const dir = SecretDir.prepare(join(root(), 'n'));
-    expect(await dir.write('acme-ledger-uk', 'oauth-client', 'Ünï ☃', 'cli_9', 'svc_cs_u')).toBe(
-      join(dir.path, 'acme-ledger-uk.oauth-client.Uni.cli_9.secret'),
-    );
-    expect(await dir.write('acme-ledger-uk', 'oauth-client', '☃☃', 'cli_8', 'svc_cs_v')).toBe(
-      join(dir.path, 'acme-ledger-uk.oauth-client.cli_8.secret'),
-    );
+    expect(
+      await dir.write('acme-ledger-uk', 'oauth-client', 'Ünï ☃', 'cli_9', 'svc_cs_u_0123456789abcdef'),
+    ).toBe(join(dir.path, 'acme-ledger-uk.oauth-client.Uni.cli_9.secret'));
+    expect(
+      await dir.write('acme-ledger-uk', 'oauth-client', '☃☃', 'cli_8', 'svc_cs_v_0123456789abcdef'),
+    ).toBe(join(dir.path, 'acme-ledger-uk.oauth-client.cli_8.secret'));
   });
 });

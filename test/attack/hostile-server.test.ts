@@ -55,7 +55,7 @@ const oauthCreate = (file: string) => [
 ];
 
 describe('a hostile server', () => {
-  it('a signing secret that spans lines is printed exactly, as a JSON string, with a warning', async () => {
+  it('a signing secret that spans lines is not one svc can use: not shown, exit 1 (attack27a F1)', async () => {
     const s = await server();
     s.answer(
       answers.json(201, {
@@ -70,10 +70,10 @@ describe('a hostile server', () => {
       ['webhooks', 'create', '--url', 'https://x.example/', '--event-type', 'webhook.test', '--show-secret'],
       env(s.url),
     );
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('signing secret\t"whsec_line1\\nline2"\n');
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')[0]).toBe(
-      "warning: the server's signing secret is unusual (it spans several lines): shown above as a JSON string",
+      'error: webhook wh_1 was created, but the platform answered a secret svc cannot use (it spans several lines); it is not shown; get a new one with: svc webhooks rotate-secret wh_1 --secret-file PATH',
     );
   });
 

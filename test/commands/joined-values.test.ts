@@ -22,6 +22,17 @@ describe('several values joined by commas in one flag', () => {
     expect(await requestCount(svc.sandbox())).toBe(before);
   });
 
+  it('webhooks replay W dlq_a,dlq_b: refused before any request, each id its own argument (attack27a F7)', async () => {
+    const before = await requestCount(svc.sandbox());
+    const r = await svc.run(['webhooks', 'replay', 'wh_x', 'dlq_a,dlq_b', 'dlv_c']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      'error: DELIVERY "dlq_a,dlq_b" is 2 values joined by commas; give each as its own argument: dlq_a dlq_b; nothing was sent\n',
+    ]);
+    expect(await requestCount(svc.sandbox())).toBe(before);
+  });
+
   it('oauth create and update --redirect-uri a,b: refused; a comma inside one URI is kept', async () => {
     const before = await requestCount(svc.sandbox());
     const argv = ['oauth', 'create', '--name', 'x', '--scope', 'read:exceptions', '--show-secret'];

@@ -11,6 +11,7 @@ import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { fieldFlags } from '../../output/field-flags.js';
 import { afterLabel, quoted } from '../../output/format.js';
+import { refuseUnusableSecret } from '../../system/secret-form.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import {
@@ -206,16 +207,17 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
           ),
         )
       : creation.data;
+    const [what, remedy] = secretLost(ctx, data.client_id);
+    const made = `OAuth client ${data.client_id} was created`;
     if (file) {
-      const [what, remedy] = secretLost(ctx, data.client_id);
       await file.write(data.client_secret, 'client_secret', {
-        made: `OAuth client ${data.client_id} was created`,
+        made,
         what,
         remedy,
         until: keptUntil(data.created_at),
         anew: 'a second OAuth client',
       });
-    }
+    } else refuseUnusableSecret(data.client_secret, 'client_secret', made, remedy);
   } catch (error) {
     await file?.discard();
     throw error;

@@ -3,6 +3,7 @@ import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
+import { refuseUnusableSecret } from '../../system/secret-form.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import { confirmDestructive, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../kit.js';
@@ -71,10 +72,12 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     );
     data = rotation.data;
     replayed = rotation.byEarlierRun;
-    if (file) {
-      const [what, remedy] = secretLost(data.client_id);
+    const [lost, remedy] = secretLost(data.client_id);
+    const made = `${lost}'s secret was rotated (its old secret stopped working)`;
+    if (!file) refuseUnusableSecret(data.client_secret, 'client_secret', made, remedy);
+    else {
       await file.write(data.client_secret, 'client_secret', {
-        made: `${what}'s secret was rotated (its old secret stopped working)`,
+        made,
         what: 'the new secret',
         remedy,
         until: keptUntil(data.secret_rotated_at),

@@ -17,11 +17,19 @@ import type { ResponseMeta } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
-import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { examples, type MakeContext, nonEmpty, reasonFlag, userArg } from '../kit.js';
 import { chooseFrom } from '../pick.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { alreadyAssigned, expiryNotKept, heldAfterSelfRefusal, keysStop, moveExpiry, until } from './held.js';
+import {
+  alreadyAssigned,
+  expiryNotKept,
+  expiryUnread,
+  heldAfterSelfRefusal,
+  keysStop,
+  moveExpiry,
+  until,
+} from './held.js';
 import {
   assignmentFields,
   leastPrivilegedFirst,
@@ -45,7 +53,7 @@ export interface RolesAssignOptions {
 
 export function justificationFlag(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
-  const value = nonEmpty('--justification', raw);
+  const value = reasonFlag('--justification', raw);
   if (characters(value) > JUSTIFICATION_MAX) {
     throw new UsageError(`--justification is longer than ${JUSTIFICATION_MAX} characters`);
   }
@@ -102,7 +110,7 @@ export function parseRolesAssign(
     };
   }
   const given = {
-    user: user === undefined ? undefined : nonEmpty('USER', user),
+    user: user === undefined ? undefined : userArg(user),
     role: role === undefined ? undefined : nonEmpty('ROLE', role),
   };
   refuseSwapped('assign', given.user, given.role);
@@ -226,6 +234,11 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   if (other !== undefined && options.extend)
     return moveExpiry(ctx, user, role, { expires, justification, counted }, data);
   if (other !== undefined) return alreadyAssigned(ctx, data, user, role, undefined, other);
+  const unread = expiryUnread(
+    { user: data.user_id, role: data.role_name, sent: expires, answered: data.expires_at },
+    `see it with: ${svcCommand(ctx.settings(), `roles assignments ${shellWord(data.user_id)}`)}`,
+  );
+  if (unread) throw unread;
   await ctx.out.record(data, assignmentFields(data, tenantChanged(ctx.settings())));
   if (!ctx.out.isMachine) {
     ctx.out.success(

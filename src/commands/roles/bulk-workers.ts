@@ -29,7 +29,7 @@ import {
 import { type CallerIds, foundAfterLostAnswer, grantAnswerNotMade } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import type { Sleep } from '../../system/clock.js';
-import { endsKeyHold, expiryNotKept, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
+import { endsKeyHold, expiryNotKept, expiryUnread, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
 import type { CallerForecast } from './holds.js';
 import type { RowsForecast } from './last-admin.js';
 import { anotherGrant, grantHeldNow } from './listed-grant.js';
@@ -96,6 +96,17 @@ export const grant =
       return extend && !sameExpiry(made.expires_at, row.expiresAt)
         ? moveHeld(platform, permissions, row, made, signal)
         : heldAlready(made, `the server answered with a grant in place: ${other}`);
+    const unread = expiryUnread(
+      {
+        user: row.user,
+        role: row.role.name,
+        sent: row.expiresAt,
+        answered: made.expires_at,
+        status: response.status,
+      },
+      `see it among the assignments of ${row.user}`,
+    );
+    if (unread) throw unread;
     const mark = replayed(response);
     // The platform's record of a grant made earlier: counted only while the user holds it, with
     // the expiry held now (under --extend, only while it is the row's).

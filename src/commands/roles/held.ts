@@ -6,9 +6,9 @@ import { sameExpiry, sameInstant, serverTime } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { optionalLookup, readAfterChange } from '../../errors.js';
-import { timeSpan } from '../../output/format.js';
+import { quoted, timeSpan } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
-import { SelfAssignmentError } from '../../platform/errors.js';
+import { AcceptedUnreadError, SelfAssignmentError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
@@ -36,6 +36,29 @@ export function expiryNotKept(sent: string | null, answered: string | null | und
       ? 'the grant it answered with has none'
       : `it answered ${answered}`;
   return `the platform did not keep the expiry asked for: svc sent ${asked}, ${got}`;
+}
+
+/**
+ * A grant answered with an `expires_at` that is neither none nor a time (`"usr_bulk_000029"`,
+ * `"pending"`, `""`; attack27a F3): granted, but how long it lasts the answer does not say, so it
+ * is never `✓ … until <text>`. The rule of a revocation's `revoked_at` that is not a time (platform/
+ * delete-answer.ts): an answer svc cannot read, the outcome unknown (AcceptedUnreadError: exit 1,
+ * a bulk row `unknown`, exit 7), with where to see the grant. Undefined for null, none or a time.
+ */
+export function expiryUnread(
+  grant: { user: string; role: string; sent: string | null; answered: unknown; status?: number },
+  /** Where the grant is seen (`see it with: svc roles assignments U`), the hint. */
+  hint: string,
+): AcceptedUnreadError | undefined {
+  const { answered } = grant;
+  if (answered === null || answered === undefined || Number.isFinite(serverTime(answered))) return undefined;
+  const asked = grant.sent === null ? 'no expiry' : `an expiry at ${grant.sent}`;
+  return new AcceptedUnreadError(
+    `the platform granted ${grant.role} to ${grant.user}, but its answer's expires_at is not a time (${quoted(answered)}): how long the grant lasts is unknown (svc sent ${asked})`,
+    { hint },
+    grant.status ?? 201,
+    false,
+  );
 }
 
 /**

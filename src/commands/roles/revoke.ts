@@ -4,7 +4,15 @@ import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
-import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
+import {
+  confirmDestructive,
+  deleted,
+  examples,
+  type MakeContext,
+  nonEmpty,
+  tenantLabel,
+  userArg,
+} from '../kit.js';
 import { chooseFrom } from '../pick.js';
 import { verdict } from '../verdict.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
@@ -41,7 +49,7 @@ export function parseRolesRevoke(
     };
   }
   const given = {
-    user: user === undefined ? undefined : nonEmpty('USER', user),
+    user: user === undefined ? undefined : userArg(user),
     role: role === undefined ? undefined : nonEmpty('ROLE', role),
   };
   refuseSwapped('revoke', given.user, given.role);

@@ -1,6 +1,6 @@
 // Past 300 lines: the rows of a grant or revoke file, each field read and checked with the words
 // its error gives (expiry forms, justification, the role by name), shared by the dry run and the run.
-import { characters, invisibleIn } from '../../api/characters.js';
+import { characters, invisibleIn, saysNothing } from '../../api/characters.js';
 import {
   DURATION_FORMS,
   type Expiry,
@@ -461,7 +461,9 @@ function checkRecord(
   const given = read(own, 'justification');
   if (given.error) problems.push(given.error);
   const justification = given.value ?? rules.defaults.justification;
+  const nothing = given.value === undefined ? undefined : saysNothing('justification', given.value);
   if (!given.error && justification === undefined && !listing) problems.push('missing justification');
+  else if (nothing !== undefined) problems.push(nothing);
   else if (justification !== undefined && characters(justification) > JUSTIFICATION_MAX) {
     problems.push(`justification is longer than ${JUSTIFICATION_MAX} characters`);
   }

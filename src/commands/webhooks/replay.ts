@@ -17,7 +17,7 @@ import { withConcurrency } from '../../system/command-scope.js';
 import { shellWord } from '../../system/shell-words.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
 import { changedIn } from '../changed-in.js';
-import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { examples, type MakeContext, nonEmpty, refuseJoinedValues } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from './caller.js';
 import { deliveryState } from './delivery-state.js';
@@ -97,6 +97,13 @@ export function parseReplay(
   // Every id is checked before the webhook is looked up (which may 404) and before anything is
   // replayed: `DLV --wait 5` once replayed DLV, then failed on "delivery 5".
   for (const id of named) {
+    // An id holds no comma: `dlq_a,dlq_b` is two ids, sent as one it was "not found" (attack27a F7).
+    refuseJoinedValues(
+      'DELIVERY',
+      id,
+      id.split(',').filter((part) => part.trim() !== ''),
+      true,
+    );
     // The one id check first (a credential pasted as an id, `.`), then the shape of these ids.
     path`/deliveries/${id}`;
     // Any other id is the server's to judge (another server's ids have another shape: attack18b

@@ -1,7 +1,8 @@
 import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { afterLabel } from '../../output/format.js';
-import { type Made, SecretFile, type SecretIntent, secretProblem } from '../../system/secret-file.js';
+import { type Made, SecretFile, type SecretIntent } from '../../system/secret-file.js';
+import { refuseUnusableSecret } from '../../system/secret-form.js';
 import { heldUntilClose } from '../replayed-creation.js';
 import { type SecretDestination, secretDestination as sharedDestination } from '../secret-destination.js';
 
@@ -43,15 +44,12 @@ export async function withSecretOutput(
   let data: WebhookWithSecret;
   try {
     data = await request();
-    if (file) {
-      const [what, remedy] = ifLost(data);
-      const done = made(data);
-      await file.write(data.secret, 'secret', {
-        ...(typeof done === 'string' ? { made: done } : done),
-        what,
-        remedy,
-      });
-    }
+    const [what, remedy] = ifLost(data);
+    const done = made(data);
+    const change = typeof done === 'string' ? { made: done } : done;
+    if (file) await file.write(data.secret, 'secret', { ...change, what, remedy });
+    // Shown, the same rule as written (attack27a F1): an unusable secret is not printed as one.
+    else refuseUnusableSecret(data.secret, 'secret', change.made, remedy);
   } catch (error) {
     await file?.discard();
     throw error;
@@ -66,20 +64,10 @@ export async function withSecretOutput(
     }
     return data;
   }
-  // A secret a line cannot hold as it is (it spans lines) is shown as a JSON string: exactly.
-  const odd = destination.file ? undefined : secretProblem(data.secret);
   await ctx.out.record(data, [
     ...webhookFields(data),
-    [
-      'signing secret',
-      destination.file
-        ? `written to ${destination.file} (mode 0600)`
-        : odd
-          ? JSON.stringify(data.secret)
-          : data.secret,
-    ],
+    ['signing secret', destination.file ? `written to ${destination.file} (mode 0600)` : data.secret],
   ]);
-  if (odd) ctx.out.warn(`the server's signing secret is unusual (${odd}): shown above as a JSON string`);
   const head = done?.(data);
   if (destination.file) {
     if (head)

@@ -12,8 +12,16 @@ import { SvcError, UsageError } from '../../../errors.js';
 import { newIdempotencyKey } from '../../../http/idempotency.js';
 import { afterLabel } from '../../../output/format.js';
 import type { Platform } from '../../../platform/index.js';
+import { refuseUnusableSecret } from '../../../system/secret-form.js';
 import { shellWord } from '../../../system/shell-words.js';
-import { choiceFlag, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../../kit.js';
+import {
+  choiceFlag,
+  examples,
+  idempotencyKeyFlag,
+  type MakeContext,
+  nonEmpty,
+  reasonFlag,
+} from '../../kit.js';
 import { pickTenant } from '../../pick.js';
 import {
   asReplayed,
@@ -70,7 +78,7 @@ export function parseApiKeyCreate(
     kind: choiceFlag('--kind', flags.kind, API_KEY_KINDS),
     name: flags.name === undefined ? undefined : nonEmpty('--name', flags.name),
     justification:
-      flags.justification === undefined ? undefined : nonEmpty('--justification', flags.justification),
+      flags.justification === undefined ? undefined : reasonFlag('--justification', flags.justification),
     secretFile: flags.secretFile === undefined ? undefined : newSecretFile(flags.secretFile),
     showSecret: flags.showSecret === true,
     idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
@@ -163,9 +171,11 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     data = creation.mayBeStale
       ? await keyNow(ctx, platform, creation.data, creation.key, creation.unmarked)
       : creation.data;
-    if (file) {
+    const made = `${data.kind} API key ${data.id} of tenant ${data.tenant_id} was created`;
+    if (!file) refuseUnusableSecret(data.key, 'key', made, keyLost(data));
+    else {
       await file.write(data.key, 'key', {
-        made: `${data.kind} API key ${data.id} of tenant ${data.tenant_id} was created`,
+        made,
         what: 'its key',
         remedy: keyLost(data),
         until: keptUntil(data.created_at),
