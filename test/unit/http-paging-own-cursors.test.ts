@@ -66,3 +66,17 @@ describe('lastOfAsked: the numbered page asked by svc’s cursor (session 27)', 
     ).toBeNull();
   });
 });
+
+describe('the stop line of a last page short of its count, in one item (session 27)', () => {
+  it('says "1 item", not "1 items", of the page, the total and the pages up to it', () => {
+    const one = thrown(() => next({ page: 1, per_page: 20, items: [a], total: 5 }));
+    expect([one.message, one.code]).toEqual([
+      `the server's answer to ${WHAT} is page 1 with 1 item and no page after it, but counts 5 items (total), and the pages up to it hold 1 item at most: the others are on no page svc can ask for; ${INCOMPLETE}`,
+      'paging_moved',
+    ]);
+    const none = thrown(() => next({ page: 1, per_page: 20, items: [], total: 1 }));
+    expect(none.message).toBe(
+      `the server's answer to ${WHAT} is page 1 with 0 items and no page after it, but counts 1 item (total), and the pages up to it hold 0 items at most: the others are on no page svc can ask for; ${INCOMPLETE}`,
+    );
+  });
+});
