@@ -80,3 +80,18 @@ describe('the stop line of a last page short of its count, in one item (session 
     );
   });
 });
+
+describe('olderCursor: an older svc’s numbered cursor, by its whole text (session 27)', () => {
+  it.each(['svc-page:page=12', 'svc-page:page=3#skip=12'])('refuses %s, its page size unknown', (cursor) => {
+    const error = thrown(() => followPage({ path: '/t', query: { cursor, limit: 10 } }));
+    expect([error.message, error.exitCode]).toEqual([
+      `the cursor ${JSON.stringify(cursor)} was printed by an older svc and does not say the page size its page was counted in, so svc cannot ask for that page`,
+      2,
+    ]);
+  });
+
+  it('sends a server’s cursor that only ends like one as it is', () => {
+    const request = { path: '/t', query: { cursor: 'x-svc-page:page=3', limit: 10 } };
+    expect(followPage(request)).toBe(request);
+  });
+});
