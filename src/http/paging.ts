@@ -767,11 +767,14 @@ function short(
   pages: number | undefined,
 ): SvcError {
   const n = (x: number) => x.toLocaleString('en');
+  const of = (x: number, what: string) => `${n(x)} ${what}${x === 1 ? '' : 's'}`;
   const counted =
-    total !== undefined ? `counts ${n(total)} items (total)` : `counts ${n(pages ?? 0)} pages (total_pages)`;
+    total !== undefined
+      ? `counts ${of(total, 'item')} (total)`
+      : `counts ${of(pages ?? 0, 'page')} (total_pages)`;
   return new SvcError(
     'failure',
-    `the server's answer to ${what} is page ${at} with ${n(count)} item${count === 1 ? '' : 's'} and no page after it, but ${counted}, and the pages up to it hold ${n(before + count)} items at most: the others are on no page svc can ask for; svc stopped, so the listing is incomplete`,
+    `the server's answer to ${what} is page ${at} with ${of(count, 'item')} and no page after it, but ${counted}, and the pages up to it hold ${of(before + count, 'item')} at most: the others are on no page svc can ask for; svc stopped, so the listing is incomplete`,
     {
       code: 'paging_moved',
       hint: "the server's list changed while svc read it, or its paging is broken: run the command again from the start (without --cursor), or report it to the server's operator",
