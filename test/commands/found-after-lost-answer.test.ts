@@ -372,6 +372,33 @@ describe("a role found after a lost answer, svc's clock 50 s off the platform's"
       /^error: the role found was made \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown/,
     );
   });
+
+  it('svc apply role create (fixgrant3): the step failed, outcome unknown, exit 7', async () => {
+    made = 'skew-apply-role';
+    const path = writeFile(
+      dir,
+      'skew-apply-role.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n      - { name: skew-apply-role, permissions: [exception.read] }\n',
+    );
+    const r = await svc.run(
+      ['apply', '-f', path, '--yes', '--journal', join(dir, 'skew-apply-role.j'), '--ndjson'],
+      {
+        env: { SVC_BASE_URL: roles().url, SVC_TENANT: '' },
+        clock: virtualClock(sandbox().state.clock.now() - 50_000),
+      },
+    );
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.kind, row.status, row.outcome, row.reason], r.stdout).toEqual([
+      7,
+      'role',
+      'failed',
+      'unknown',
+      undefined,
+    ]);
+    expect(row.error.message).toMatch(
+      /^the role found was made \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost/,
+    );
+  });
 });
 
 // s27 (brief fixgrant3): roles assign --file and svc apply judge by the same rule as the single
