@@ -183,6 +183,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     svcIn,
     sleep: ctx.clock.sleep,
     now: () => platformTime(platform, ctx.clock.now()),
+    machineNow: () => ctx.clock.now(),
     plannedAt: () => doc!.anchor,
   });
 

@@ -17,7 +17,12 @@ import {
   RoleNotFoundError,
   WebhookNotFoundError,
 } from '../platform/errors.js';
-import { callerIdsOnce, foundAfterLostAnswer, grantAnswerNotMade } from '../platform/found-after-lost.js';
+import {
+  attemptStart,
+  callerIdsOnce,
+  foundAfterLostAnswer,
+  grantAnswerNotMade,
+} from '../platform/found-after-lost.js';
 import type { Platform } from '../platform/index.js';
 import { liveRoleNamed, permissionDifference } from '../platform/role-ref.js';
 import type { Sleep } from '../system/clock.js';
@@ -152,21 +157,25 @@ async function refuseUnendedGrants(
  * Told so by the retry of an attempt whose answer was lost, the planned role is most likely that
  * attempt's (made by this run: found_after_lost_answer, as a bulk grant's; review24f M1) unless
  * anything shows it is another's: the one rule, foundAfterLostAnswer (the refusal marked as the
- * attempt's own stored answer, the role made clearly before the plan; review25a H1).
+ * attempt's own stored answer, the role made clearly before the step's start, `startMs` on this
+ * machine's clock, judged on the platform's: attemptStart; review25a H1).
  */
 async function roleMadeMeanwhile(
   platform: Platform,
   change: PlanChange,
   read: { tenant: string; signal: AbortSignal },
   error: RoleNameTakenError,
-  plannedAt: string,
+  startMs: number,
 ): Promise<Record<string, unknown> | undefined> {
   const live = await liveRoleNamed(platform, change.name, read);
   if (live === undefined) return undefined; // deleted again since: the platform's answer stands
   const planned = (change.fields.find((f) => f.field === 'permissions')?.to ?? []) as string[];
   const { more, fewer } = permissionDifference(live.permissions, planned);
   if (more.length === 0 && fewer.length === 0) {
-    const lost = foundAfterLostAnswer(error, { before: plannedAt, madeAt: live.created_at });
+    const lost = foundAfterLostAnswer(error, {
+      ...attemptStart(platform, startMs),
+      madeAt: live.created_at,
+    });
     return lost === undefined
       ? { status: 'skipped', reason: 'created_by_another_run', id: live.id }
       : foundByRetry(lost, 'the creation', 'it made', { id: live.id });
@@ -227,6 +236,8 @@ export function stepWorker(
     sleep: Sleep;
     /** The platform's time now (platformTime): what a grant held meanwhile is judged at. */
     now: () => number;
+    /** This machine's time now: a step's start, judged on the platform's clock (attemptStart). */
+    machineNow: () => number;
     /** The plan's anchor (its time on the platform's clock): a grant made after it was made meanwhile. */
     plannedAt: () => string;
   },
@@ -262,6 +273,8 @@ export function stepWorker(
 
   return async ({ key, data }: BulkItem<Step>, call: WorkCall): Promise<Record<string, unknown>> => {
     const { tenant, change } = data;
+    // Before anything of the step is sent: what its retry finds after a lost answer is judged by it.
+    const startMs = run.machineNow();
     if (data.done) return gone('already_done');
     if (data.expired !== undefined) return { ...gone('ended'), planned_expires_at: data.expired };
     const read = { tenant: tenant.id, signal: call.signal };
@@ -378,7 +391,7 @@ export function stepWorker(
       return { id: change.id };
     } catch (error) {
       if (error instanceof RoleNameTakenError && change.kind === 'role' && change.action === 'create') {
-        const made = await roleMadeMeanwhile(platform, change, read, error, run.plannedAt());
+        const made = await roleMadeMeanwhile(platform, change, read, error, startMs);
         if (made !== undefined) return made;
       }
       // The platform's own answer that it is so already: reported as skipped, never as done. The
@@ -393,7 +406,7 @@ export function stepWorker(
         // unless the refusal is that attempt's own, or the grant held is not the one it sent.
         const lost = as
           ? foundAfterLostAnswer(error, {
-              before: run.plannedAt(),
+              ...attemptStart(platform, startMs),
               grant: { justification: change.grant.justification, expiresAt: change.grant.expires_at, held },
             })
           : undefined;

@@ -8,9 +8,9 @@
  * - the refusal is not marked as the platform's stored answer (doubtAfterLostAnswer): under the
  *   same key, a marked refusal is the lost attempt's own answer: it was refused, it made nothing;
  * - the thing found is as sent: a grant's justification and expiry, where the answer gives them;
- * - it was not made clearly before the run's first attempt (`before`, a time on the platform's clock
- *   at or before it). That clock is this machine's when the two differ by less than CLOCK_SKEW_MS,
- *   so only a time earlier by more than that (and the times' precision) is clearly before.
+ * - it was not made clearly before the change's first attempt (`before`, a time on the platform's
+ *   clock at or before it). Every caller gives it as attemptStart does: the attempt's start on the
+ *   Date header's own clock, with a zone just before it where svc cannot tell (madeJustBefore).
  * Otherwise the caller keeps the verdict it gives without a lost answer (someone else's doing).
  * A grant's 2xx that carries a grant (attack26b F6) is judged by grantAnswerNotMade, more strictly
  * on the evidence: a 2xx is the grant unless the answer shows strongly that it is an older one.
@@ -19,13 +19,13 @@ import type { RoleAssignment } from '../api/schemas/roles.js';
 import { serverTime } from '../api/time.js';
 import { SvcError } from '../errors.js';
 import { doubtAfterLostAnswer, OutcomeUnknownError } from '../http/errors.js';
-import { CLOCK_SKEW_MS } from './clock.js';
+import { CLOCK_SKEW_MS, serverClockTime } from './clock.js';
 import type { Platform } from './index.js';
 import type { CallerIdentity } from './me.js';
 
 /** What the run sent and knows, against which the thing found is judged. */
 export interface SentChange {
-  /** A platform-clock time at or before the run's first attempt (a plan's or a run's anchor). */
+  /** A platform-clock time at or before the change's first attempt: attemptStart's. */
   before?: string | undefined;
   /**
    * `before` is the Date header's reading itself (serverClockTime), not this machine's clock
@@ -68,6 +68,21 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
   return lost;
 }
 
+/**
+ * The one `before` of a change whose first attempt started at `machineMs` on this machine's clock
+ * (taken just before it was sent): that time put on the platform's clock when judged, by the latest
+ * Date header (serverClockTime: the retry's own answer at the latest), server time beside the
+ * platform's own times. roles assign and roles create, a --file row and an apply step all judge by
+ * it, each by its own attempt's start (a resumed run's lost attempt is this process's: the retry
+ * that saw the loss is). No Date header at all: no time shows anything (before undefined), as ever.
+ */
+export function attemptStart(
+  platform: Platform,
+  machineMs: number,
+): Pick<SentChange, 'before' | 'onServerClock'> {
+  return { before: serverClockTime(platform, machineMs), onServerClock: true };
+}
+
 /** The Date header's second and the made time's own: what a time on one clock may be early by. */
 const ONE_CLOCK_MS = 2000;
 
@@ -86,7 +101,7 @@ function madeJustBefore(sent: SentChange): string | undefined {
   if (typeof at !== 'string') return undefined;
   const early = serverTime(sent.before) - serverTime(at);
   if (!(early > ONE_CLOCK_MS) || early > CLOCK_SKEW_MS + 1000) return undefined;
-  return `${what} ${at}, ${Math.round(early / 1000)} s before this command's start on the platform's clock`;
+  return `${what} ${at}, ${Math.round(early / 1000)} s before the first attempt was sent, on the platform's clock`;
 }
 
 /**

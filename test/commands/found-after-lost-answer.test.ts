@@ -316,7 +316,7 @@ describe("a grant found after a lost answer, svc's clock 50 s off the platform's
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).not.toContain('✓');
     expect(r.stderr).toMatch(
-      /^error: the grant found in place was assigned \S+Z, (2[89]|3[01]) s before this command's start on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown: the platform may have made this change; /,
+      /^error: the grant found in place was assigned \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown: the platform may have made this change; /,
     );
   });
 
@@ -369,7 +369,125 @@ describe("a role found after a lost answer, svc's clock 50 s off the platform's"
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).not.toContain('✓');
     expect(r.stderr).toMatch(
-      /^error: the role found was made \S+Z, (2[89]|3[01]) s before this command's start on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown/,
+      /^error: the role found was made \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown/,
     );
+  });
+
+  it('svc apply role create (fixgrant3): the step failed, outcome unknown, exit 7', async () => {
+    made = 'skew-apply-role';
+    const path = writeFile(
+      dir,
+      'skew-apply-role.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n      - { name: skew-apply-role, permissions: [exception.read] }\n',
+    );
+    const r = await svc.run(
+      ['apply', '-f', path, '--yes', '--journal', join(dir, 'skew-apply-role.j'), '--ndjson'],
+      {
+        env: { SVC_BASE_URL: roles().url, SVC_TENANT: '' },
+        clock: virtualClock(sandbox().state.clock.now() - 50_000),
+      },
+    );
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.kind, row.status, row.outcome, row.reason], r.stdout).toEqual([
+      7,
+      'role',
+      'failed',
+      'unknown',
+      undefined,
+    ]);
+    expect(row.error.message).toMatch(
+      /^the role found was made \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost/,
+    );
+  });
+});
+
+// s27 (brief fixgrant3): roles assign --file and svc apply judge by the same rule as the single
+// verb: the row's start on the platform's clock (its retry's own Date header), never the run's or
+// the plan's anchor on this machine's clock within the minute. Another admin's grant as sent, made
+// 30 s before the row's attempt with svc's clock 50 s behind, is an unknown outcome (the row
+// failed, outcome unknown, exit 7), never found_after_lost_answer; the lost attempt's own grant,
+// svc 50 s ahead, is still found done by that attempt.
+describe("a bulk or apply grant found after a lost answer, svc's clock 50 s off the platform's", () => {
+  const at = (offMs: number) => virtualClock(sandbox().state.clock.now() + offMs);
+  const file = (name: string, u: string, offMs: number) =>
+    svc.run(
+      [
+        ...['roles', 'assign', '--file', svc.file(`${name}.csv`, `user,role\n${u},${name}\n`)],
+        ...['--expires-in', 'never', '--justification', 'mine', '--yes', '--ndjson'],
+        ...['--journal', join(dir, `${name}.j`)],
+      ],
+      { env: { SVC_BASE_URL: proxy().url }, clock: at(offMs) },
+    );
+  const rowOf = (stdout: string) => JSON.parse(stdout.trim().split('\n')[0]!);
+
+  it("--file: another admin's grant as sent, 30 s before, svc 50 s behind: failed, unknown, exit 7", async () => {
+    const role = await customRole(sandbox(), 'skew-file-theirs');
+    theirs = { tenant: ACME, role, justification: 'mine', agoMs: 30_000 };
+    forget = true;
+    const r = await file('skew-file-theirs', bulkUser(1), -50_000);
+    const row = rowOf(r.stdout);
+    expect([r.code, row.status, row.outcome, row.reason], r.stdout).toEqual([
+      7,
+      'failed',
+      'unknown',
+      undefined,
+    ]);
+    expect(row.error.message).toMatch(
+      /^the grant found in place was assigned \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell/,
+    );
+    expect(r.stderr).not.toContain('✓');
+  });
+
+  it("--file: the lost attempt's own grant, svc 50 s ahead: found_after_lost_answer, exit 0", async () => {
+    await customRole(sandbox(), 'skew-file-mine');
+    forget = true;
+    const r = await file('skew-file-mine', bulkUser(5), 50_000);
+    const row = rowOf(r.stdout);
+    expect([r.code, row.status, row.reason], r.stdout).toEqual([0, 'ok', 'found_after_lost_answer']);
+  });
+
+  const applied = async (name: string, offMs: number) => {
+    const role = (await as(sandbox(), LABS, 'POST', '/v1/roles', { name, permissions: ['exception.read'] }))
+      .id as string;
+    const path = writeFile(
+      dir,
+      `${name}.yaml`,
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - { name: ${name}, permissions: [exception.read] }\n    grants:\n      - { user: ${user(2)}, role: ${name}, justification: mine }\n`,
+    );
+    return {
+      role,
+      run: () =>
+        svc.run(['apply', '-f', path, '--yes', '--journal', join(dir, `${name}.j`), '--ndjson'], {
+          env: { SVC_BASE_URL: proxy().url, SVC_TENANT: '' },
+          clock: at(offMs),
+        }),
+    };
+  };
+
+  it("svc apply: another admin's grant as sent, 30 s before, svc 50 s behind: failed, unknown, exit 7", async () => {
+    const { role, run } = await applied('skew-apply-theirs', -50_000);
+    theirs = { tenant: LABS, role, justification: 'mine', agoMs: 30_000 };
+    forget = true;
+    const r = await run();
+    const row = rowOf(r.stdout);
+    expect([r.code, row.kind, row.status, row.outcome, row.reason], r.stdout).toEqual([
+      7,
+      'grant',
+      'failed',
+      'unknown',
+      undefined,
+    ]);
+    expect(row.error.message).toMatch(
+      /^the grant found in place was assigned \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost/,
+    );
+    expect(r.stderr).not.toContain('✓');
+  });
+
+  it("svc apply: the lost attempt's own grant, svc 50 s ahead: found_after_lost_answer, exit 0", async () => {
+    const { run } = await applied('skew-apply-mine', 50_000);
+    forget = true;
+    const r = await run();
+    const row = rowOf(r.stdout);
+    expect([r.code, row.status, row.reason], r.stdout).toEqual([0, 'ok', 'found_after_lost_answer']);
   });
 });

@@ -10,9 +10,14 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
-import { platformTime, serverClockTime } from '../../platform/clock.js';
+import { platformTime } from '../../platform/clock.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
-import { callerIdsOnce, foundAfterLostAnswer, grantAnswerNotMade } from '../../platform/found-after-lost.js';
+import {
+  attemptStart,
+  callerIdsOnce,
+  foundAfterLostAnswer,
+  grantAnswerNotMade,
+} from '../../platform/found-after-lost.js';
 import type { ResponseMeta } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
@@ -189,7 +194,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   const expires = expiresAt(expiry, await expiryAnchor(ctx, platform, expiry));
   // This machine's time before the first attempt, put on the platform's clock by the latest Date
   // header when a grant is found held after a lost answer (the retry's own answer, at the latest):
-  // one made clearly before it is not that attempt's (review25a H1; serverClockTime).
+  // one made clearly before it is not that attempt's (review25a H1; attemptStart).
   const startMs = ctx.clock.now();
   // Where an --extend's expiry counts from, in words.
   const started = isoSeconds(platformTime(platform, ctx.clock.now()));
@@ -214,8 +219,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       return moveExpiry(ctx, user, role, { expires, justification, counted }, error.assignment);
     }
     const lost = foundAfterLostAnswer(error, {
-      before: serverClockTime(platform, startMs),
-      onServerClock: true,
+      ...attemptStart(platform, startMs),
       grant: { justification, expiresAt: expires, held: error.assignment },
     });
     return alreadyAssigned(ctx, error.assignment, user, role, lost);

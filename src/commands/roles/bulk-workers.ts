@@ -26,7 +26,12 @@ import {
   doneUnread,
   GoneAfterLostAnswerError,
 } from '../../platform/errors.js';
-import { type CallerIds, foundAfterLostAnswer, grantAnswerNotMade } from '../../platform/found-after-lost.js';
+import {
+  attemptStart,
+  type CallerIds,
+  foundAfterLostAnswer,
+  grantAnswerNotMade,
+} from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import type { Sleep } from '../../system/clock.js';
 import { endsKeyHold, expiryNotKept, expiryUnread, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
@@ -61,7 +66,8 @@ export const grant =
     platform: Platform,
     extend: boolean,
     permissions: RolePermissions,
-    sleep: Sleep,
+    /** This machine's clock: each row's start (attemptStart) and the waits. */
+    clock: { now(): number; sleep: Sleep },
     /** The run's anchor on the platform's clock (at or before its first attempts), once known. */
     startedAt: () => string | undefined = () => undefined,
     /** Who the caller is, read once when an answer needs it (grantAnswerNotMade). */
@@ -74,11 +80,12 @@ export const grant =
       ...(row.expiresAt === null ? {} : { expires_at: row.expiresAt }),
       justification: row.justification,
     };
+    const startMs = clock.now();
     let answer: Awaited<ReturnType<ReturnType<Platform['roles']['assign']>['withResponse']>>;
     try {
       answer = await platform.roles.assign(row.user, body, { signal, idempotencyKey }).withResponse();
     } catch (error) {
-      return alreadyHeld(platform, extend, permissions, row, error, signal, startedAt());
+      return alreadyHeld(platform, extend, permissions, row, error, signal, startMs);
     }
     const { data: made, response } = answer;
     // A 2xx carrying a grant this request clearly did not make (by someone else, or days before
@@ -115,7 +122,7 @@ export const grant =
           platform,
           row,
           made,
-          { resumed, afterLostAnswer: response.afterLostAnswer, signal, sleep },
+          { resumed, afterLostAnswer: response.afterLostAnswer, signal, sleep: clock.sleep },
           extend ? row.expiresAt : undefined,
         )
       : { expires_at: made.expires_at };
@@ -142,7 +149,8 @@ async function alreadyHeld(
   row: GrantRow,
   error: unknown,
   signal: AbortSignal,
-  startedAt: string | undefined,
+  /** The row's start on this machine's clock, before its first attempt (attemptStart). */
+  startMs: number,
 ): Promise<Record<string, unknown>> {
   // --extend of a role the caller holds is a change of its own expiry: asked as such.
   const self = extend
@@ -159,7 +167,7 @@ async function alreadyHeld(
   const lost = self
     ? undefined
     : foundAfterLostAnswer(error, {
-        before: startedAt,
+        ...attemptStart(platform, startMs),
         grant: { justification: row.justification, expiresAt: row.expiresAt, held },
       });
   if (lost !== undefined) {

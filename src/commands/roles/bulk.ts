@@ -220,7 +220,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
               platform,
               options.extend === true,
               permissions,
-              ctx.clock.sleep,
+              ctx.clock,
               () => (anchor === undefined ? undefined : isoSeconds(anchor.ms)),
               callerIdsOnce(platform, ctx.signal),
             )

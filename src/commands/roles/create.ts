@@ -4,9 +4,8 @@ import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { doubtAfterLostAnswer } from '../../http/errors.js';
-import { serverClockTime } from '../../platform/clock.js';
 import { RoleNameTakenError } from '../../platform/errors.js';
-import { foundAfterLostAnswer } from '../../platform/found-after-lost.js';
+import { attemptStart, foundAfterLostAnswer } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import { liveRoleNamed, permissionDifference } from '../../platform/role-ref.js';
 import { changedIn } from '../changed-in.js';
@@ -39,7 +38,7 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
   const platform = await ctx.platform();
   // This machine's time before the first attempt, put on the platform's clock by the latest Date
   // header (the retry's own answer, at the latest) when a role is found after a lost answer: one
-  // made clearly before it is not that attempt's (foundAfterLostAnswer; serverClockTime).
+  // made clearly before it is not that attempt's (foundAfterLostAnswer; attemptStart).
   const startMs = ctx.clock.now();
   const sent = withNameTakenHint(
     commandLine(ctx.settings()),
@@ -57,7 +56,7 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
   try {
     data = await sent;
   } catch (error) {
-    const found = await madeByLostAttempt(platform, options, error, serverClockTime(platform, startMs));
+    const found = await madeByLostAttempt(platform, options, error, startMs);
     if (found === undefined) throw error;
     const asked = options.description === undefined ? 'the permissions' : 'the permissions and description';
     return sayRoleFoundAfterLost(
@@ -86,7 +85,7 @@ async function madeByLostAttempt(
   platform: Platform,
   options: RolesCreateOptions,
   error: unknown,
-  before: string | undefined,
+  startMs: number,
 ): Promise<{ role: Role; lost: string } | undefined> {
   if (!(error instanceof RoleNameTakenError) || doubtAfterLostAnswer(error) === undefined) return undefined;
   let role: Role | undefined;
@@ -99,7 +98,10 @@ async function madeByLostAttempt(
   const { more, fewer } = permissionDifference(role.permissions, options.permissions);
   if (more.length > 0 || fewer.length > 0) return undefined;
   if (options.description !== undefined && role.description !== options.description) return undefined;
-  const lost = foundAfterLostAnswer(error, { before, onServerClock: true, madeAt: role.created_at });
+  const lost = foundAfterLostAnswer(error, {
+    ...attemptStart(platform, startMs),
+    madeAt: role.created_at,
+  });
   return lost === undefined ? undefined : { role, lost };
 }
 
