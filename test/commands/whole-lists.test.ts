@@ -72,6 +72,15 @@ describe('a list the API gives whole', () => {
     ]);
   });
 
+  it('a cursor past the end, on a terminal, never says the tenant has no clients (review27a F6)', async () => {
+    const r = await svc.run(['oauth', 'ls', '--cursor', 'svc-page:cursor=#skip=99'], {
+      tty: { stdout: true, stderr: true },
+      columns: 200,
+    });
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).not.toContain('No OAuth clients');
+  });
+
   it('oauth ls refuses any --cursor before a request', async () => {
     const r = await svc.run(['oauth', 'ls', '--cursor', 'eyJ2IjoxfQ']);
     expect([r.code, r.stdout, r.stderr]).toEqual([
