@@ -51,17 +51,24 @@ function countsBeforeError(ctx: Context, text: string): void {
  * failed items, as many as they are, all of them too: 7 says "the run finished; its rows say which
  * failed, and the same command resumes it", true of one of one as of one of ten (a file of one row
  * is a bulk run). The error's code says which: `partial_failure` when some item was done (or
- * skipped: nothing to do) or may have been (its outcome unknown), `every_item_failed` when every
- * row says failed, and a dry run's `would_fail`, for nothing ran. One named item (`webhooks replay
- * W D`, `dlq discard W E`) is no bulk run: it ends with its own error and exit code, as `webhooks
+ * skipped: nothing to do) or may have been (its outcome unknown, or a failed row that says its
+ * change was made: review27a F5), `every_item_failed` when every row says failed and none made,
+ * and a dry run's `would_fail`, for nothing ran. One named item (`webhooks replay W D`, `dlq discard W E`) is no bulk run: it ends with its own error and exit code, as `webhooks
  * get W` would (BulkVerb.single, `end.single` below).
  */
 function failedItems(
   summary: BulkSummary,
   message: string,
-  options: { hint: string; dryRun?: boolean },
+  options: { hint: string; dryRun?: boolean; made?: string | undefined },
 ): SvcError {
-  const noneDone = summary.ok === 0 && summary.skipped === 0 && summary.unknown === 0;
+  // A failed row that says its change was made (runner.ts failedButMade, the verb's
+  // madeThoughFailed) is not "nothing done".
+  const noneDone =
+    summary.ok === 0 &&
+    summary.skipped === 0 &&
+    summary.unknown === 0 &&
+    !summary.failedMade &&
+    options.made === undefined;
   return new PartialFailureError(message, {
     hint: options.hint,
     ...(options.dryRun ? { code: 'would_fail' } : noneDone ? { code: 'every_item_failed' } : {}),
@@ -345,6 +352,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
       ? `${failed(summary.failed, summary.total, verb, end.failures)}${summary.unknown ? `; ${n(summary.unknown)} ended ${UNKNOWN}${named(summary.unknown, verb, end.unknowns)}` : ''}`
       : failed(summary.unknown, summary.total, verb, end.unknowns, `ended ${UNKNOWN}`);
     throw failedItems(summary, message, {
+      made: verb.madeThoughFailed?.(),
       // With --json/--ndjson every result is on stdout already.
       hint: ctx.out.isMachine ? again : `${again}; --ndjson prints one result per item`,
     });

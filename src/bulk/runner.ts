@@ -129,6 +129,11 @@ export interface BulkSummary {
    * `not_journaled`): the run halted with that error; absent when there were none.
    */
   unjournaled?: number;
+  /**
+   * Failed items whose row says their change was made or may have been (failedButMade): not
+   * "nothing done" (finish.ts failedItems); absent when there were none.
+   */
+  failedMade?: number;
   /** A stop (Ctrl-C, a closed stdout, a halt) ended the run before every item was tried. */
   stopped: boolean;
   /**
@@ -149,6 +154,18 @@ export interface BulkSummary {
    */
   unread?: unknown;
   elapsedMs: number;
+}
+
+/**
+ * Whether a failed row says its change was made or may have been (review27a F5), by what the row
+ * carries: what its change made (`new_delivery_id`: a replay made whose delivery failed or is
+ * retrying), or an earlier attempt's answer lost before the refusal (`error.lost_answer`: it may
+ * have acted). (apply's creations whose secret was not saved say so through its madeThoughFailed:
+ * an `id` on a row of another verb names what it was asked to change.)
+ */
+export function failedButMade(row: BulkResult): boolean {
+  if (typeof row.new_delivery_id === 'string') return true;
+  return row.error?.lost_answer !== undefined;
 }
 
 /**
@@ -549,6 +566,8 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       }
       summary.total++;
       summary[result.status]++;
+      if (result.status === 'failed' && failedButMade(result))
+        summary.failedMade = (summary.failedMade ?? 0) + 1;
       // An item whose outcome is unknown is not known done: what needs it waits for the resume.
       order.finish(item.key, result.status === 'ok' || result.status === 'skipped');
       done();

@@ -13,6 +13,7 @@ import {
   CursorTrail,
   cursorAfter,
   cursorWithin,
+  isOwnCursor,
   isWholeListCursor,
   PRINTED_LAST,
   skipOf,
@@ -44,24 +45,44 @@ export function parseListing(flags: Record<string, unknown>): ListingOptions {
 }
 
 /**
- * The flags of a list the API gives whole, in one answer with no cursor (OAuth clients, API keys):
- * --limit still bounds the rows printed, and the cursor of the continuation line is svc's own (the
- * same answer read again, the rows printed skipped: Listing over one page). A cursor of any other
- * kind cannot continue such a list: read as none, it would print the list from its start.
+ * The flags of a list the API may give whole, in one answer with no cursor (OAuth clients, API
+ * keys): --limit still bounds the rows printed, and the continuation says how many of how many
+ * were shown and to give --all (one request reads them all anyway). svc prints no cursor of its
+ * own for such a list: a count of rows to skip repeated or skipped rows when the list changed
+ * between two commands, and was taken on another tenant's list (review27a F1). A list that never
+ * pages (`paged: false`: the OAuth clients, whose schema has no cursor) refuses --cursor before
+ * any request; one a server may page takes a cursor svc printed for the server's pages, each in
+ * svc's own form (Listing, `wholeOf`), so a cursor of any other kind, which a server answering
+ * whole would ignore and list from the start, is refused before any request too.
  */
-export function parseWholeListing(flags: Record<string, unknown>, command: string): ListingOptions {
+export function parseWholeListing(
+  flags: Record<string, unknown>,
+  command: string,
+  paged: boolean,
+): ListingOptions {
   const options = parseListing(flags);
-  if (options.cursor !== undefined && !isWholeListCursor(options.cursor)) {
+  if (options.cursor !== undefined && !paged) throw wholeCursorError(command);
+  if (options.cursor !== undefined && !isOwnCursor(options.cursor)) {
     throw new UsageError(`--cursor ${shellWord(options.cursor)} is not one \`svc ${command}\` printed`, {
-      hint: `the API gives this list whole, without cursors; give the cursor of svc's "more with:" line, or leave --cursor out`,
+      hint: `give the cursor of svc's "more with:" line, or --all to list every one`,
     });
   }
   return options;
 }
 
+/** --cursor given where the answer is whole: there is nothing for a cursor to name. */
+export function wholeCursorError(command: string): UsageError {
+  return new UsageError(
+    `\`svc ${command}\` takes no --cursor: the API gives this list whole, in one answer`,
+    {
+      hint: 'give --all to list every one (or a larger --limit)',
+    },
+  );
+}
+
 /** What the help of a list the API gives whole adds about the paging flags. */
 export const WHOLE_LIST_HELP =
-  'The API gives this list whole, in one answer: --limit, --cursor and --all bound the rows printed.';
+  'The API gives this list whole, in one answer: --limit bounds the rows printed, and --all prints every one.';
 
 /** One of `items`: deliveries → delivery, entries → entry, tenants → tenant. */
 export function singular(items: string): string {
@@ -100,11 +121,19 @@ export class Listing<T, P extends Page<T> = Page<T>> {
   lastPage: P | undefined;
   /** Items pages repeated of the items before them, printed once (paging.ts CursorTrail.read). */
   twice = 0;
+  /** The rows of a whole answer (one with no cursor, to a request with none) cut at --limit. */
+  whole: number | undefined;
 
   constructor(
     private readonly options: ListingOptions,
     /** The API's largest page. */
     private readonly pageMax: number,
+    /**
+     * The command of a list the API may give whole (parseWholeListing): a whole answer cut at
+     * --limit continues with --all, never with a cursor counting its rows; and a cursor of svc's
+     * own that asks the first page again is refused where the answer is whole (review27a F1).
+     */
+    private readonly wholeOf?: string,
   ) {
     this.next = options.cursor;
   }
@@ -136,6 +165,18 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       // first copy is after the cut too is read again by the next command: review23a F1).
       const rest = page.items.slice(skipOf(asked));
       const items = rest.filter((item) => !twice.has(item));
+      const whole = this.wholeOf !== undefined && !page.next_cursor;
+      if (whole && asked !== undefined && isWholeListCursor(asked)) throw wholeCursorError(this.wholeOf!);
+      if (whole && asked === undefined) {
+        this.next = null;
+        const shown = limit === undefined ? items : items.slice(0, left);
+        if (shown.length < items.length) this.whole = items.length;
+        for (const item of shown) {
+          this.shown++;
+          yield item;
+        }
+        return;
+      }
       let within: string | undefined;
       if (limit !== undefined && items.length > left) {
         const cut = rest.indexOf(items[left - 1]!) + 1;
@@ -151,6 +192,9 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       const filled = limit !== undefined && within === undefined && this.shown + items.length >= limit;
       const next = page.next_cursor;
       this.next = within ?? (filled && next ? cursorAfter(next, last, trail.unmet()) : next) ?? null;
+      // A server's cursor, in svc's own form, which parseWholeListing tells from any other.
+      if (this.wholeOf !== undefined && this.next && !isOwnCursor(this.next))
+        this.next = `svc-page:cursor=${this.next}`;
       for (const item of shown) {
         this.shown++;
         yield item;
@@ -170,8 +214,13 @@ export class Listing<T, P extends Page<T> = Page<T>> {
   hintMore(ctx: Context, command: string, total?: number): void {
     const note = twiceNote(this.twice);
     if (note !== undefined) ctx.out.info(note);
-    if (!this.next) return;
     const mode = ctx.out.isMachine ? ` --${ctx.out.mode}` : '';
+    if (this.whole !== undefined) {
+      const [shown, whole] = [this.shown, this.whole].map((n) => n.toLocaleString('en'));
+      ctx.out.info(`${shown} of ${whole} shown; every one with: ${command}${mode} --all`);
+      return;
+    }
+    if (!this.next) return;
     // From a --cursor, the items shown are not the first of the total (attack27b F8: "10 of 23" again).
     const of =
       total === undefined

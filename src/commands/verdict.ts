@@ -1,15 +1,26 @@
 /**
  * The noun under which a verdict carries its object: `record`, `role`, `webhook`, `client` (OAuth),
  * `api_key` (not `key`: that is the bearer secret of a created key), `assignment` (a role held),
- * `profile` (a profile's name).
+ * `profile` (a profile's name), `credential` (a profile's stored credential, which logout removes:
+ * the profile stays).
  */
-export type VerdictNoun = 'record' | 'role' | 'webhook' | 'client' | 'api_key' | 'assignment' | 'profile';
+export type VerdictNoun =
+  | 'record'
+  | 'role'
+  | 'webhook'
+  | 'client'
+  | 'api_key'
+  | 'assignment'
+  | 'profile'
+  | 'credential';
 
 /** svc's word for what became of the object: done now, gone already, or done as an answer said. */
 export type Outcome =
   | 'deleted'
   | 'revoked'
   | 'removed'
+  // logout: the profile's credential removed (its session revoked where the server offers it); the profile stays.
+  | 'logged_out'
   | 'already_deleted'
   | 'already_revoked'
   | 'nothing_to_remove'

@@ -481,6 +481,11 @@ export function isWholeListCursor(cursor: string): boolean {
   return own?.way === 'cursor' && own.cursor === '' && own.skip > 0;
 }
 
+/** Whether `cursor` is one of svc's own (`svc-page:…`), which a listing of a list the API may give whole prints. */
+export function isOwnCursor(cursor: string): boolean {
+  return ownPage(cursor) !== undefined;
+}
+
 /** How many items of the page `cursor` names were printed before (its `#skip=N`); 0 for any other. */
 export function skipOf(cursor: unknown): number {
   return ownPage(cursor)?.skip ?? 0;

@@ -231,13 +231,32 @@ export function andList(facts: readonly string[]): string {
 }
 
 /**
+ * The first words of a server's sentence that are common words, lowered after a label: any other
+ * capitalised first word may be a name (`Acme Treasury keys …`, `Stripe requires …`) and stays
+ * as written (review27a F8), as acronyms and identifiers do (API, OAuth, SVC_TOKEN, X-Tenant-Id).
+ */
+const COMMON_FIRST_WORDS = new Set(
+  (
+    'a an the this that these those it its you your we our please store save keep copy write ' +
+    'record note make use do never always wait rotate revoke treat only'
+  ).split(' '),
+);
+
+/** A last word whose dot is its own: an abbreviation (`e.g.`, `i.e.`, `etc.`), not a full stop. */
+const ABBREVIATION = /(?:\b[a-z]\.[a-z]|\b(?:etc|inc|ltd|co|vs))\.$/i;
+
+/**
  * A line after a label (`warning: `, `✓ `, `error: `) goes on in lower case with no closing full
  * stop, as every line svc writes itself does; a server's sentence put there (the `warning` of a
- * secret shown once: "Store this key now: … later.") is written the same way. Only an ordinary
- * capitalised first word is lowered: an acronym or an identifier (API, OAuth, SVC_TOKEN, X-Tenant-Id)
- * stays as written.
+ * secret shown once: "Store this key now: … later.") is written the same way, so far as that is
+ * sure not to change its meaning: only a common first word is lowered (COMMON_FIRST_WORDS), and
+ * a closing dot that ends an abbreviation stays.
  */
 export function afterLabel(text: string): string {
-  const trimmed = text.trim().replace(/(?<!\.)\.$/, '');
-  return /^[A-Z][a-z]+(?![\w-])/.test(trimmed) ? `${trimmed[0]!.toLowerCase()}${trimmed.slice(1)}` : trimmed;
+  const trimmed = text.trim();
+  const stopped = /(?<!\.)\.$/.test(trimmed) && !ABBREVIATION.test(trimmed) ? trimmed.slice(0, -1) : trimmed;
+  const first = /^[A-Z][a-z]+(?![\w-])/.exec(stopped)?.[0];
+  return first !== undefined && COMMON_FIRST_WORDS.has(first.toLowerCase())
+    ? `${stopped[0]!.toLowerCase()}${stopped.slice(1)}`
+    : stopped;
 }

@@ -31,9 +31,16 @@ export class ApiKeys {
     return this.transport.call(operation, { tenant, ...options });
   }
 
-  /** The tenant's keys (never the keys themselves). */
-  list(tenant: string, options?: CallOptions): ApiPromise<{ items: ApiKey[]; withheld?: number }> {
-    const operation = listOperation(tenant);
+  /**
+   * One page of the tenant's keys (never the keys themselves): the sandbox gives them whole, in
+   * one answer; a server that pages them is followed by its cursor (review27a F2).
+   */
+  list(
+    tenant: string,
+    cursor?: string,
+    options?: CallOptions,
+  ): ApiPromise<Page<ApiKey> & { withheld?: number }> {
+    const operation = { ...listOperation(tenant), ...(cursor === undefined ? {} : { query: { cursor } }) };
     return this.transport.page(operation, { tenant, ...options });
   }
 

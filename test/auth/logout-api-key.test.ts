@@ -242,18 +242,22 @@ describe('svc logout of a stored API key', () => {
     const { id, key } = await newKey();
     const r = await runInProcess(['logout', '--json'], await storedKey(key));
     expect(r.code, r.stderr).toBe(0);
+    const apiKey = {
+      state: 'valid',
+      id,
+      tenant: 'acme-treasury',
+      stopped_reason: null,
+      revoke_command: `svc tenants api-keys revoke acme-treasury ${id}`,
+    };
+    // The verdict (review27a F3): logged_out, the credential under its noun; the profile stays.
     expect(JSON.parse(r.stdout)).toEqual({
       profile: 'default',
       removed: true,
       revoked: false,
       revocation: 'not_applicable',
-      api_key: {
-        state: 'valid',
-        id,
-        tenant: 'acme-treasury',
-        stopped_reason: null,
-        revoke_command: `svc tenants api-keys revoke acme-treasury ${id}`,
-      },
+      api_key: apiKey,
+      outcome: 'logged_out',
+      credential: { profile: 'default', api_key: apiKey },
     });
   });
 

@@ -101,6 +101,9 @@ describe('svc logout', () => {
       revoked: true,
       revocation: 'revoked',
       api_key: null,
+      // The verdict (review27a F3): logged_out, the credential under its noun; the profile stays.
+      outcome: 'logged_out',
+      credential: { profile: 'default', api_key: null },
     });
   });
 

@@ -49,14 +49,17 @@ describe('the ✓ line after a change to a profile names the profile and its ser
   it('keeps --json as it was: it names the profile already', async () => {
     const { env, store } = await twoProfiles();
     const r = await runInProcess(['-p', 'prod', 'logout', '--no-revoke', '--json'], env);
-    // The one verdict of every rm (verdict.ts, attack26a F6): `outcome` says what `removed` says.
+    // The one verdict of every rm (verdict.ts, attack26a F6): `outcome` says what `removed` says,
+    // in a word of logout's own, the credential under its noun: `{outcome: "removed", profile}` is
+    // profiles rm's, and the profile stays (review27a F3). The keys before the verdict stay.
     const verdict = (removed: boolean, apiKey: unknown) => ({
       profile: 'prod',
       removed,
       revoked: false,
       revocation: 'not_applicable',
       api_key: apiKey,
-      outcome: removed ? 'removed' : 'nothing_to_remove',
+      outcome: removed ? 'logged_out' : 'nothing_to_remove',
+      credential: removed ? { profile: 'prod', api_key: apiKey } : null,
     });
     const unknownKey = {
       state: 'unknown',

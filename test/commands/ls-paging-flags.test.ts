@@ -2,7 +2,8 @@
  * `webhooks ls`, `oauth ls`, `roles ls` and `tenants api-keys ls` take `--limit`, `--cursor` and
  * `--all` as every list does (attack26a F12: `--limit` was an unknown option), with the same
  * continuation line on stderr in every mode. OAuth clients and API keys come whole in one answer:
- * --limit bounds the rows printed, and the cursor is svc's own.
+ * --limit bounds the rows printed, and the continuation names --all, not a cursor
+ * (test/commands/whole-lists.test.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSandboxContext } from '../helpers/sandbox.js';
@@ -88,12 +89,16 @@ describe.each([
         expect(rows).toHaveLength(1);
       }
       expect(ids(first.stdout, mode, key, io === MODES[0][2])).toEqual(every.slice(0, 1));
-      const shown = `1 shown; more with: svc ${verb}${mode === '' ? '' : ` ${mode}`} --cursor `;
+      const modeWord = mode === '' ? '' : ` ${mode}`;
       if (paging === 'whole') {
-        expect(first.stderr).toBe(`${shown}'svc-page:cursor=#skip=1'  (or --all)\n`);
-      } else {
-        expect(first.stderr).toMatch(new RegExp(`^${shown}[\\w-]+  \\(or --all\\)\\n$`));
+        // One request reads them all: the rest with --all, no cursor counting rows (review27a F1).
+        expect(first.stderr).toBe(
+          `1 of ${every.length} shown; every one with: svc ${verb}${modeWord} --all\n`,
+        );
+        return;
       }
+      const shown = `1 shown; more with: svc ${verb}${modeWord} --cursor `;
+      expect(first.stderr).toMatch(new RegExp(`^${shown}[\\w-]+  \\(or --all\\)\\n$`));
       const cursor = /--cursor (\S+) {2}/.exec(first.stderr)![1]!.replace(/^'|'$/g, '');
       const rest = await svc.run([...argv, '--cursor', cursor, ...modeArgs], io);
       expect(rest.code, rest.stderr).toBe(0);
@@ -106,7 +111,11 @@ describe.each([
     const r = await svc.run([...argv, '--all', '--limit', '1']);
     expect(r.code, r.stderr).toBe(0);
     expect(ids(r.stdout, '', key)).toEqual(every.slice(0, 1));
-    expect(r.stderr).toMatch(new RegExp(`^1 shown; more with: svc ${verb} --cursor \\S+\\n$`));
+    expect(r.stderr).toMatch(
+      paging === 'whole'
+        ? new RegExp(`^1 of ${every.length} shown; every one with: svc ${verb} --all\\n$`)
+        : new RegExp(`^1 shown; more with: svc ${verb} --cursor \\S+\\n$`),
+    );
   });
 
   it('takes the paging flags in the words of every list', async () => {
@@ -126,13 +135,15 @@ describe('a list the API gives whole', () => {
     ['oauth ls', ['oauth', 'ls']],
     ['tenants api-keys ls', ['tenants', 'api-keys', 'ls', 'acme-treasury']],
   ])(
-    'svc %s refuses a cursor it did not print: read as none, it would list from the start',
+    'svc %s refuses a cursor on a whole answer: read as none, it would list from the start',
     async (verb, argv) => {
       const r = await svc.run([...argv, '--cursor', 'eyJ2IjoxfQ']);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
-        `error: --cursor eyJ2IjoxfQ is not one \`svc ${verb}\` printed; the API gives this list whole, without cursors; give the cursor of svc's "more with:" line, or leave --cursor out\n`,
+        verb === 'oauth ls'
+          ? 'error: `svc oauth ls` takes no --cursor: the API gives this list whole, in one answer; give --all to list every one (or a larger --limit)\n'
+          : `error: --cursor eyJ2IjoxfQ is not one \`svc ${verb}\` printed; give the cursor of svc's "more with:" line, or --all to list every one\n`,
       );
     },
   );

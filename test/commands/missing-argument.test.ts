@@ -57,4 +57,21 @@ describe('a missing argument', () => {
       'error: missing ENTRY; see `svc --tenant acme-treasury webhooks dlq ls wh_1`\n',
     ]);
   });
+
+  it.each([
+    [['--tenant', 'acme-ledger-uk'], 'revoke', 'svc --tenant acme-ledger-uk tenants api-keys ls'],
+    [['--tenant', 'acme-ledger-uk'], 'get', 'svc --tenant acme-ledger-uk tenants api-keys ls'],
+    [['-p', 'prod'], 'get', 'svc -p prod tenants api-keys ls'],
+    [['-p', 'prod'], 'revoke', 'svc -p prod tenants api-keys ls'],
+  ])(
+    '%j tenants api-keys %s: the KEY-ID hint keeps them (review27a F4: it listed another tenant)',
+    async (target, verb, list) => {
+      if (target[0] === '-p') {
+        const made = await svc.run(['-p', 'prod', 'config', 'set', 'tenant', 'acme-labs']);
+        expect(made.code, made.stderr).toBe(0);
+      }
+      const r = await svc.run([...target, 'tenants', 'api-keys', verb]);
+      expect([r.code, r.stdout, r.stderr]).toEqual([2, '', `error: missing KEY-ID; see \`${list}\`\n`]);
+    },
+  );
 });

@@ -37,6 +37,12 @@ describe('afterLabel', () => {
     ['SVC_TOKEN is set', 'SVC_TOKEN is set'],
     ['X-Tenant-Id is missing', 'X-Tenant-Id is missing'],
     ['Wait...', 'wait...'],
+    // A name at the start stays a name, and an abbreviation keeps its dot (review27a F8): only a
+    // common first word is lowered.
+    ['Acme Treasury keys are shown once.', 'Acme Treasury keys are shown once'],
+    ['Stripe requires TLS 1.2.', 'Stripe requires TLS 1.2'],
+    ['Store it in a vault, e.g.', 'store it in a vault, e.g.'],
+    ['Keep it safe, etc.', 'keep it safe, etc.'],
   ])('%j → %j', (given, written) => {
     expect(afterLabel(given)).toBe(written);
   });

@@ -2,12 +2,14 @@
 // path.ts, headers.ts, fields.ts and print.ts. Past 300 lines: the help's examples and the
 // outcome of a lost answer (the key to re-run with) belong to the command itself.
 import { Command, Option } from 'commander';
+import { redactUrlReference } from '../../api/secret-names.js';
 import { closest, didYouMean } from '../../api/suggest.js';
 import { bareCommandLine, type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError, UsageError } from '../../errors.js';
-import type { HttpMethod } from '../../http/client.js';
+import type { HttpMethod, QueryValue } from '../../http/client.js';
 import { answerOf, NotFoundError, OutcomeUnknownError } from '../../http/errors.js';
+import { redactText } from '../../http/redact.js';
 import { quoted } from '../../output/format.js';
 import {
   GoneAfterLostAnswerError,
@@ -232,6 +234,19 @@ async function inputBody(
   return { raw: { data: bom ? bytes.subarray(3) : bytes, contentType } };
 }
 
+/** A DELETE's path as the question and its refusal show it: its query and fields, secrets masked. */
+function deleteTarget(path: string, fields: Record<string, QueryValue>): string {
+  const given = new URLSearchParams();
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || value === null) continue;
+    for (const one of Array.isArray(value) ? value : [value]) given.append(key, String(one));
+  }
+  const [bare] = path.split('#');
+  const extra = given.toString();
+  const whole = extra === '' ? bare! : `${bare}${bare!.includes('?') ? '&' : '?'}${extra}`;
+  return redactText(redactUrlReference(whole));
+}
+
 export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   // -i's head is text: with it, --json's "one JSON document" (or --ndjson's lines) would not parse.
   // gh api -i prints the head as text too, whatever follows; svc refuses rather than break --json.
@@ -249,9 +264,11 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   // A DELETE deletes whatever its path names: the contract's rule for destructive actions (asked
   // on a terminal, --yes elsewhere) holds for the raw call too, as for `webhooks delete` (attack26a
   // F12). gh api asks nothing; svc has one rule for deleting, and a pipe that runs `svc api DELETE`
-  // unasked is what it guards against. The path as typed, without its query string.
+  // unasked is what it guards against. The path as typed with its query string and the -f/-F
+  // fields (`?soft_delete=false` makes a record's DELETE permanent), masked alike in the question
+  // and the refusal: a credential-shaped segment, a secret-named query value (review27a F7).
   if (options.method === 'DELETE') {
-    const target = options.path.split(/[?#]/)[0]!;
+    const target = deleteTarget(options.path, query);
     await confirmDestructive(ctx, `Send DELETE ${target}?`, `sending DELETE ${target}`);
   }
   const api = await ctx.api();

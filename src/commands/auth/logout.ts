@@ -48,18 +48,22 @@ async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: strin
   const { revocation } = end;
   const revoked = revocation.outcome === 'revoked';
   // api_key: what the lines say of a forgotten API key (null when the credential was none).
-  if (ctx.out.isMachine)
-    // The one verdict (verdict.ts): `outcome` says whether the credential was removed; `removed`
-    // (a boolean, as before) stays for the scripts that read it.
+  if (ctx.out.isMachine) {
+    // The one verdict (verdict.ts): `outcome` says whether the credential was removed, in logout's
+    // own word, and the credential is the noun: `{outcome: "removed", profile}` is profiles rm's,
+    // and here the profile stays (review27a F3). The keys printed before (`profile`, `removed` a
+    // boolean, `revoked`, `revocation`, `api_key`: the forgotten key's state, not a revoked key's
+    // record) stay for the scripts that read them.
+    const apiKey = sessionKey(ctx, end);
     return ctx.out.json(
-      verdict(end.removed ? 'removed' : 'nothing_to_remove', 'profile', shown, {
-        profile: shown,
-        removed: end.removed,
-        revoked,
-        revocation: revocation.outcome,
-        api_key: sessionKey(ctx, end),
-      }),
+      verdict(
+        end.removed ? 'logged_out' : 'nothing_to_remove',
+        'credential',
+        end.removed ? { profile: shown, api_key: apiKey } : null,
+        { profile: shown, removed: end.removed, revoked, revocation: revocation.outcome, api_key: apiKey },
+      ),
     );
+  }
   const of = profileAt(shown, ctx.store().profile(profile)?.base_url);
   if (revocation.outcome === 'revoked') {
     ctx.out.success(
@@ -89,8 +93,9 @@ export default function logout(make: MakeContext): Command {
         "stopped by its issuer's wind-down is not revoked and acts again once they hold its role without an end\n" +
         'date — with the `svc tenants api-keys revoke TENANT KEY_ID` command (its tenant and id) that revokes it,\n' +
         "to be run with a user's login that holds api_key.manage (a key cannot revoke keys).\n" +
-        'With --json: {profile, removed, revoked, revocation, api_key, outcome}; outcome is "removed" (the credential)\n' +
-        'or "nothing_to_remove" (none was stored), as removed says; api_key is null unless the credential was an\n' +
+        'With --json: {profile, removed, revoked, revocation, api_key, outcome, credential}; outcome is "logged_out"\n' +
+        '(the credential removed: the profile stays; credential is {profile, api_key}) or "nothing_to_remove" (none\n' +
+        'was stored; credential is null), as removed says; api_key is null unless the credential was an\n' +
         'API key, else {state: "valid"|"stopped"|"revoked_or_unknown"|"unknown", id, tenant, stopped_reason,\n' +
         'revoke_command} (svc never revokes the key itself: "valid" and "stopped" keys were only forgotten);\n' +
         'revoke_command is null when there is nothing to revoke or the id is not known ("unknown": find the key by\n' +

@@ -13,13 +13,13 @@ import {
 import { CLIENT_COLUMNS } from './shared.js';
 
 export function parseOAuthLs(flags: Record<string, unknown>): ListingOptions {
-  return parseWholeListing(flags, 'oauth ls');
+  return parseWholeListing(flags, 'oauth ls', false);
 }
 
 export async function runOAuthLs(ctx: Context, options: ListingOptions = parseOAuthLs({})): Promise<void> {
   const platform = await ctx.platform();
   // One answer holds every client (WHOLE_LIST_HELP): the listing reads it as its only page.
-  const listing = new Listing<OAuthClient>(options, Number.MAX_SAFE_INTEGER);
+  const listing = new Listing<OAuthClient>(options, Number.MAX_SAFE_INTEGER, 'oauth ls');
   await ctx.out.list(
     listing.items(() => platform.oauth.clients.list()),
     CLIENT_COLUMNS,

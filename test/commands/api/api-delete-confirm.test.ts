@@ -18,7 +18,7 @@ describe('svc api DELETE', () => {
     expect(await svc.run(['api', 'DELETE', `/v1/webhooks/${id}?x=1`])).toEqual({
       code: 2,
       stdout: '',
-      stderr: `error: sending DELETE /v1/webhooks/${id} needs confirmation; pass --yes to confirm non-interactively\n`,
+      stderr: `error: sending DELETE /v1/webhooks/${id}?x=1 needs confirmation; pass --yes to confirm non-interactively\n`,
     });
     expect(await requestCount(svc.sandbox())).toBe(before);
     expect((await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).status).toBe(200);
@@ -42,5 +42,25 @@ describe('svc api DELETE', () => {
   it('a GET is not asked about', async () => {
     const r = await svc.run(['api', 'GET', '/v1/me']);
     expect([r.code, r.stderr]).toEqual([0, '']);
+  });
+
+  it('the question shows the path masked as the refusal is, and its query, which decides what the DELETE does (review27a F7)', async () => {
+    const key = `svc_sk_live_${'a1B2c3D4'.repeat(4)}`;
+    const path = `/v1/webhooks/${key}?soft_delete=false&token=s3cr3t-value`;
+    const { ctx, questions } = svc.context({ tty: true, answers: [false] });
+    const before = await requestCount(svc.sandbox());
+    await expect(runApi(ctx, parseApi('DELETE', path, { rawField: ['reason=cleanup'] }))).rejects.toThrow(
+      'cancelled; nothing was changed',
+    );
+    const refused = await svc.run(['api', 'DELETE', path, '-f', 'reason=cleanup']);
+    expect(refused.code).toBe(2);
+    const shown = /^error: sending DELETE (\S+) needs confirmation/.exec(refused.stderr)![1]!;
+    expect(questions).toEqual([`Send DELETE ${shown}?`]);
+    expect(shown).toBe('/v1/webhooks/[redacted]?soft_delete=false&token=[redacted]&reason=cleanup');
+    expect(shown).toContain('soft_delete=false');
+    expect(shown).toContain('reason=cleanup');
+    expect(shown).not.toContain(key.slice(12));
+    expect(shown).not.toContain('s3cr3t-value');
+    expect(await requestCount(svc.sandbox())).toBe(before);
   });
 });

@@ -358,6 +358,8 @@ describe('svc apply, a secret that cannot be saved', () => {
     expect(first.stderr.split('\n')[0]).toMatch(
       /^0 applied, 1 failed \(1 of them created, their secret not saved\) \(\d+\.\d s\)$/,
     );
+    // Created: not "nothing done" (review27a F5).
+    expect(JSON.parse(first.stderr.trimEnd().split('\n').at(-1)!).error.code).toBe('partial_failure');
     expect(first.stderr.split('\n')[1]).toBe(
       `1 of the failed items was created (${hook.id}) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: svc --tenant acme-payments-eu webhooks rotate-secret ${hook.id} --secret-file PATH makes a new one`,
     );

@@ -2,8 +2,9 @@
  * How a bulk run whose items failed ends, by one rule (attack26a F11; src/bulk/finish.ts
  * failedItems): exit 7 whether some or all of its items failed, a file of one row too (it is a
  * bulk run: its rows say which failed, the same command resumes it); the error's code says which:
- * `partial_failure` when some row was done, `every_item_failed` when none was, `would_fail` for a
- * dry run, where nothing ran. (One named id of `webhooks replay`/`dlq discard` is no bulk run: its
+ * `partial_failure` when some row was done or may have been (a failed row that says its change was
+ * made: a replay made, a creation whose secret was not saved, a lost first answer: review27a F5),
+ * `every_item_failed` when none was, `would_fail` for a dry run, where nothing ran. (One named id of `webhooks replay`/`dlq discard` is no bulk run: its
  * own error and exit code, test/commands/webhooks/replay.test.ts.)
  */
 import { describe, expect, it } from 'vitest';

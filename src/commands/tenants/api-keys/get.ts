@@ -2,8 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { refuseShortenedId } from '../../../http/path.js';
 import { examples, type MakeContext, nonEmpty } from '../../kit.js';
-import { parsedUnswapped } from '../../roles/swapped.js';
-import { keyNotListed, keyStatus, keyTenantRef, listedKey, tenantAndKey } from './shared.js';
+import { keyArguments, keyNotListed, keyStatus, keyTenantRef, listedKey } from './shared.js';
 
 /**
  * One API key of a tenant, as `ls` lists it (never the key itself): the platform has no GET of one
@@ -51,7 +50,7 @@ export function getCommand(make: MakeContext): Command {
       ]),
     )
     .action(async (first: string | undefined, second: string | undefined, _flags: unknown, cmd: Command) => {
-      const { tenant, key } = await parsedUnswapped(make, cmd, () => tenantAndKey('get', first, second));
+      const { tenant, key } = await keyArguments(make, cmd, 'get', first, second);
       await runApiKeyGet(await make(cmd), tenant === undefined ? undefined : nonEmpty('TENANT', tenant), key);
     });
 }

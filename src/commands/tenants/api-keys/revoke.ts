@@ -4,9 +4,8 @@ import type { Context } from '../../../context.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
 import { alreadyGone } from '../../already-gone.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
-import { parsedUnswapped } from '../../roles/swapped.js';
 import { verdict } from '../../verdict.js';
-import { keyTenantRef, listedKey, tenantAndKey } from './shared.js';
+import { keyArguments, keyTenantRef, listedKey } from './shared.js';
 
 export async function runApiKeyRevoke(
   ctx: Context,
@@ -72,7 +71,7 @@ export function revokeCommand(make: MakeContext): Command {
       examples(['svc tenants api-keys revoke acme-treasury key_3f2a… --yes', 'revoke a key']),
     )
     .action(async (first: string | undefined, second: string | undefined, _flags: unknown, cmd: Command) => {
-      const { tenant, key } = await parsedUnswapped(make, cmd, () => tenantAndKey('revoke', first, second));
+      const { tenant, key } = await keyArguments(make, cmd, 'revoke', first, second);
       await runApiKeyRevoke(
         await make(cmd),
         tenant === undefined ? undefined : nonEmpty('TENANT', tenant),

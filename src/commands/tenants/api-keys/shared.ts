@@ -1,14 +1,16 @@
+import type { Command } from 'commander';
 import type { ApiKey } from '../../../api/schemas/api-keys.js';
-import { type CommandLine, commandLine, svcCommand } from '../../../config/settings.js';
+import { type CommandLine, commandLine, svcCommand, type TargetSettings } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { NotFoundError } from '../../../errors.js';
 import { idInWords, refuseCredentialAsId } from '../../../http/path.js';
 import { sym } from '../../../output/symbols.js';
 import { keysOf } from '../../../platform/errors.js';
 import { shellWord } from '../../../system/shell-words.js';
+import type { MakeContext } from '../../kit.js';
 import { missingArgument } from '../../missing-argument.js';
 import { type NamedTenant, pickTenant, resolveTenantArgument } from '../../pick.js';
-import { SwappedArguments } from '../../roles/swapped.js';
+import { parsedUnswapped, SwappedArguments } from '../../roles/swapped.js';
 
 /**
  * revoked; stopped: not revoked, but it does not act (the platform's stopped_reason says why: its
@@ -31,11 +33,11 @@ export function tenantAndKey(
   verb: 'get' | 'revoke',
   first: string | undefined,
   second: string | undefined,
+  settings?: TargetSettings,
 ): { tenant: string | undefined; key: string } {
-  const isKey = (word: string | undefined) => word !== undefined && /^key_/.test(word.trim());
   if (second === undefined) {
     if (first !== undefined && isKey(first)) return { tenant: undefined, key: first };
-    throw missingArgument('key-id', { given: first === undefined ? {} : { tenant: first } });
+    throw missingArgument('key-id', { given: first === undefined ? {} : { tenant: first }, settings });
   }
   if (isKey(first) && !isKey(second))
     throw new SwappedArguments(
@@ -43,6 +45,31 @@ export function tenantAndKey(
       'TENANT KEY',
     );
   return { tenant: first, key: second };
+}
+
+const isKey = (word: string | undefined) => word !== undefined && /^key_/.test(word.trim());
+
+/**
+ * tenantAndKey as the verbs' actions call it: a missing KEY-ID's list line repeats the run's
+ * -p/--tenant, as commander's missing arguments do (cli.ts), read from the run's settings
+ * (review27a F4: `svc --tenant B tenants api-keys revoke` pointed at the profile tenant's list).
+ */
+export async function keyArguments(
+  make: MakeContext,
+  cmd: Command,
+  verb: 'get' | 'revoke',
+  first: string | undefined,
+  second: string | undefined,
+): Promise<{ tenant: string | undefined; key: string }> {
+  let settings: TargetSettings | undefined;
+  if (second === undefined && !isKey(first)) {
+    try {
+      settings = (await make(cmd, { argumentsFirst: true })).settings();
+    } catch {
+      settings = undefined;
+    }
+  }
+  return parsedUnswapped(make, cmd, () => tenantAndKey(verb, first, second, settings));
 }
 
 /**

@@ -79,6 +79,8 @@ interface DiscardRow {
   status?: string;
   plan?: string;
   dlq_entry_id: string;
+  /** dlq_entry_id under its name before session 27 (review27a F9). */
+  entry_id?: string;
   delivery_id?: string;
   event_type?: string;
   event_id?: string;
@@ -208,6 +210,9 @@ async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => ({
       ...(planned === undefined ? { status } : { plan: planned }),
       dlq_entry_id: data.id,
+      // Its name before session 27, kept beside it so no script that read it breaks, as the
+      // verdicts keep their old keys (review27a F9).
+      entry_id: data.id,
       ...result,
     }),
     columns: COLUMNS,

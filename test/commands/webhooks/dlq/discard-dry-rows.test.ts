@@ -27,6 +27,7 @@ describe('svc webhooks dlq discard --all --dry-run', () => {
     expect(dry.code, dry.stderr).toBe(0);
     const rows = queued.map((e) => ({
       dlq_entry_id: e.id,
+      entry_id: e.id,
       delivery_id: e.delivery_id,
       event_type: e.event_type,
       event_id: e.event_id,

@@ -73,6 +73,7 @@ describe('two discard runs of one principal over the same entries', () => {
       expect([...discarded.keys()].sort()).toEqual([x.id, y.id].sort());
       const about = (e: DlqEntry) => ({
         dlq_entry_id: e.id,
+        entry_id: e.id,
         delivery_id: e.delivery_id,
         event_type: e.event_type,
         event_id: e.event_id,

@@ -54,6 +54,7 @@ describe('a resumed `dlq discard --all` run after lost answers', () => {
       const rows = [a, b].map((e) => ({
         status: 'skipped',
         dlq_entry_id: e.id,
+        entry_id: e.id,
         delivery_id: e.delivery_id,
         event_type: e.event_type,
         event_id: e.event_id,

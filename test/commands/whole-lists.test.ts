@@ -1,0 +1,138 @@
+/**
+ * Lists the API gives whole, in one answer (review27a F1, F2, F6): `oauth ls` and `tenants
+ * api-keys ls`. svc printed its own cursor, a count of rows to skip (`svc-page:cursor=#skip=N`):
+ * a key created or a client deleted between two commands made the continuation print a row twice
+ * or skip one, unsaid, and a cursor of one tenant's keys skipped rows of another's. Now --limit
+ * bounds the rows and the continuation says how many of how many were shown and to give --all; a
+ * cursor on a whole answer is refused (exit 2). A server that pages its key list is followed by
+ * its cursor (F2: svc handed the first answer back for page 2 and blamed the server for a loop).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useReshapingProxy } from '../helpers/reshaping-proxy.js';
+import { useSandboxContext } from '../helpers/sandbox.js';
+
+const svc = useSandboxContext();
+const proxy = useReshapingProxy(svc.sandbox);
+
+const names = (stdout: string) => (JSON.parse(stdout) as Array<{ name: string }>).map((row) => row.name);
+
+async function ok(argv: string[], env: Record<string, string> = {}) {
+  const r = await svc.run(argv, { env });
+  expect(r.code, r.stderr).toBe(0);
+  return r;
+}
+
+beforeAll(async () => {
+  for (const name of ['k1', 'k2', 'k3']) {
+    await ok([
+      'tenants',
+      'api-keys',
+      'create',
+      'acme-treasury',
+      '--name',
+      name,
+      '--kind',
+      'publishable',
+      '--json',
+    ]);
+  }
+  for (const name of ['p1', 'p2', 'p3']) {
+    await ok([
+      ...['oauth', 'create', '--name', name, '--redirect-uri', 'https://example.com/cb'],
+      ...['--scope', 'read:exceptions', '--show-secret', '--json'],
+    ]);
+  }
+});
+
+describe('a list the API gives whole', () => {
+  it('tenants api-keys ls --limit: how many of how many, and --all; no cursor to go wrong', async () => {
+    const r = await ok(['tenants', 'api-keys', 'ls', 'acme-treasury', '--limit', '2', '--json']);
+    expect([names(r.stdout), r.stderr]).toEqual([
+      ['k3', 'k2'],
+      '2 of 3 shown; every one with: svc tenants api-keys ls acme-treasury --json --all\n',
+    ]);
+  });
+
+  it('oauth ls --limit: how many of how many, and --all', async () => {
+    const every = names((await ok(['oauth', 'ls', '--json'])).stdout);
+    const r = await ok(['oauth', 'ls', '--limit', '1']);
+    expect(r.stdout.split('\t')[1]).toBe(every[0]);
+    expect(r.stderr).toBe(`1 of ${every.length} shown; every one with: svc oauth ls --all\n`);
+  });
+
+  it.each([
+    ['oauth ls', ['oauth', 'ls']],
+    ['tenants api-keys ls', ['tenants', 'api-keys', 'ls', 'acme-treasury']],
+  ])('svc %s refuses the cursor it printed before (a count of rows), naming --all', async (verb, argv) => {
+    const r = await svc.run([...argv, '--cursor', 'svc-page:cursor=#skip=2']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      `error: \`svc ${verb}\` takes no --cursor: the API gives this list whole, in one answer; give --all to list every one (or a larger --limit)\n`,
+    ]);
+  });
+
+  it('a cursor past the end, on a terminal, never says the tenant has no clients (review27a F6)', async () => {
+    const r = await svc.run(['oauth', 'ls', '--cursor', 'svc-page:cursor=#skip=99'], {
+      tty: { stdout: true, stderr: true },
+      columns: 200,
+    });
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).not.toContain('No OAuth clients');
+  });
+
+  it('oauth ls refuses any --cursor before a request', async () => {
+    const r = await svc.run(['oauth', 'ls', '--cursor', 'eyJ2IjoxfQ']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      'error: `svc oauth ls` takes no --cursor: the API gives this list whole, in one answer; give --all to list every one (or a larger --limit)\n',
+    ]);
+  });
+});
+
+describe('a server that pages its key list (review27a F2)', () => {
+  const pageByTwo = () =>
+    proxy().set({
+      // The sandbox gives the list whole: the proxy pages it, by a cursor of its own.
+      path: (_method, asked) => asked.replace(/\?cursor=page2$/, ''),
+      reshape(x) {
+        if (x.method !== 'GET' || !/\/api-keys(\?|$)/.test(x.path)) return;
+        const body = x.body as { items: unknown[]; next_cursor?: string | null };
+        const second = x.path.includes('cursor=page2');
+        x.body = second
+          ? { ...body, items: body.items.slice(2), next_cursor: null }
+          : { ...body, items: body.items.slice(0, 2), next_cursor: 'page2' };
+      },
+    });
+
+  it('is followed by its cursor: every key, one GET a page, exit 0', async () => {
+    pageByTwo();
+    const r = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    expect([r.code, r.stderr, names(r.stdout)]).toEqual([0, '', ['k3', 'k2', 'k1']]);
+    expect(proxy().seen.filter((line) => line.includes('/api-keys'))).toEqual([
+      expect.stringMatching(/^GET \/v1\/tenants\/[\w-]+\/api-keys$/),
+      expect.stringMatching(/^GET \/v1\/tenants\/[\w-]+\/api-keys\?cursor=page2$/),
+    ]);
+  });
+
+  it("a continuation takes the server cursor, in svc's own form, and goes on there", async () => {
+    pageByTwo();
+    const env = { SVC_BASE_URL: proxy().url };
+    const first = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--limit', '2', '--json'], {
+      env,
+    });
+    expect([first.code, names(first.stdout), first.stderr]).toEqual([
+      0,
+      ['k3', 'k2'],
+      '2 shown; more with: svc tenants api-keys ls acme-treasury --json --cursor svc-page:cursor=page2  (or --all)\n',
+    ]);
+    const rest = await svc.run(
+      ['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', 'svc-page:cursor=page2', '--json'],
+      { env },
+    );
+    expect([rest.code, names(rest.stdout), rest.stderr]).toEqual([0, ['k1'], '']);
+  });
+});
