@@ -16,8 +16,13 @@ const MASK = /^[*•●·.…#xX-]+$/u;
 /** Or a word in its place: `REDACTED`, `[redacted]`, `<hidden>`. */
 const MASK_WORD =
   /^[[<({]?(redacted|masked|hidden|secret|omitted|removed|none|null|undefined|n\/?a)[\]>)}]?$/iu;
-/** A prefix that names a secret's kind (`whsec_`, `svc_cs_`, `sk_live_`): the rest is the secret. */
-const PREFIX = /^((?:[A-Za-z][A-Za-z0-9]*_)+)(.*)$/su;
+/**
+ * A prefix that names a secret's kind (`whsec_`, `svc_cs_`, `sk_live_`): the rest is the secret. At
+ * most three short words: the random part after it is often base64url, whose alphabet holds `_`, and
+ * a prefix of any length took `svc_pk_Ab_Cd_` whole (or left `x`, `na` after it), so a key the
+ * platform had just made was refused as a bare prefix or a mask, about one in a few hundred.
+ */
+const PREFIX = /^((?:[A-Za-z][A-Za-z0-9]{0,7}_){1,3})(.*)$/su;
 
 /**
  * Why a value the server answered as a one-time secret is not one svc can use, or undefined when it

@@ -51,25 +51,45 @@ describe('a webhook URL as a row shows it and as its secret file is named', () =
 describe('SecretDir: two webhooks that read alike', () => {
   it('get two files when their masked URLs are equal (the id tells them apart)', async () => {
     const dir = SecretDir.prepare(join(tempDir('svc-secret-alike-'), 's'));
-    const a = await dir.write('t', 'webhook', 'https://r.example/in?token=AAAA1111', 'wh_a', 'whsec_a');
-    const b = await dir.write('t', 'webhook', 'https://r.example/in?token=BBBB2222', 'wh_b', 'whsec_b');
+    const a = await dir.write(
+      't',
+      'webhook',
+      'https://r.example/in?token=AAAA1111',
+      'wh_a',
+      'whsec_a_abcdefghijklmnop',
+    );
+    const b = await dir.write(
+      't',
+      'webhook',
+      'https://r.example/in?token=BBBB2222',
+      'wh_b',
+      'whsec_b_abcdefghijklmnop',
+    );
     expect([a, b]).toEqual([
       join(dir.path, 't.webhook.r.example_in.wh_a.secret'),
       join(dir.path, 't.webhook.r.example_in.wh_b.secret'),
     ]);
-    expect([readFileSync(a, 'utf8'), readFileSync(b, 'utf8')]).toEqual(['whsec_a', 'whsec_b']);
+    expect([readFileSync(a, 'utf8'), readFileSync(b, 'utf8')]).toEqual([
+      'whsec_a_abcdefghijklmnop',
+      'whsec_b_abcdefghijklmnop',
+    ]);
   });
 
   it("get two files when a platform's ids read alike once made safe (`wh/1`, `wh:1`, a long id cut)", async () => {
     const dir = SecretDir.prepare(join(tempDir('svc-secret-alike-'), 's'));
     const long = `wh_${'0'.repeat(70)}`;
     const paths = [
-      await dir.write('t', 'webhook', 'https://r.example/in', 'wh/1', 'whsec_1'),
-      await dir.write('t', 'webhook', 'https://r.example/in', 'wh:1', 'whsec_2'),
-      await dir.write('t', 'webhook', 'https://r.example/in', `${long}a`, 'whsec_3'),
-      await dir.write('t', 'webhook', 'https://r.example/in', `${long}b`, 'whsec_4'),
+      await dir.write('t', 'webhook', 'https://r.example/in', 'wh/1', 'whsec_1_abcdefghijklmnop'),
+      await dir.write('t', 'webhook', 'https://r.example/in', 'wh:1', 'whsec_2_abcdefghijklmnop'),
+      await dir.write('t', 'webhook', 'https://r.example/in', `${long}a`, 'whsec_3_abcdefghijklmnop'),
+      await dir.write('t', 'webhook', 'https://r.example/in', `${long}b`, 'whsec_4_abcdefghijklmnop'),
     ];
     expect(new Set(paths).size).toBe(4);
-    expect(paths.map((p) => readFileSync(p, 'utf8'))).toEqual(['whsec_1', 'whsec_2', 'whsec_3', 'whsec_4']);
+    expect(paths.map((p) => readFileSync(p, 'utf8'))).toEqual([
+      'whsec_1_abcdefghijklmnop',
+      'whsec_2_abcdefghijklmnop',
+      'whsec_3_abcdefghijklmnop',
+      'whsec_4_abcdefghijklmnop',
+    ]);
   });
 });
