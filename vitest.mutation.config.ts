@@ -118,5 +118,9 @@ export default defineConfig({
     // Stryker runs one vitest per worker and one test file at a time inside it.
     maxWorkers: 1,
     fileParallelism: false,
+    // No V8 flags: Stryker's vitest runner runs the tests in worker threads, and a Worker refuses
+    // the base's --interrupt-budget (ERR_WORKER_INVALID_EXEC_ARGV), so every run failed its initial
+    // test run (session 27, after 3c761974).
+    execArgv: [],
   },
 });

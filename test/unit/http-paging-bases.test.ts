@@ -110,6 +110,12 @@ describe('CursorTrail.read: a numbered page repeating the page before (fix-list2
       'svc-page:starting_after=it_2',
       'the page after it_2 (starting_after) repeats the whole page before it (it_0): the server ignores starting_after',
     ],
+    // The server's cursor in one of svc's own (a page asked again after a cut): the line names
+    // the server's cursor, not svc's (session 27's Stryker run of lines 319-440: 395 survived).
+    [
+      'svc-page:cursor=c2#skip=1',
+      'the page at the server\'s cursor "c2" repeats the whole page before it (it_0): the server ignores the cursor asked for',
+    ],
   ])('a page of the cursor %s repeating the whole page before stops, cursor_loop', (cursor, words) => {
     const trail = new CursorTrail();
     trail.read(items(3), undefined);

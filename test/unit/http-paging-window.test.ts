@@ -133,6 +133,14 @@ describe('CursorTrail.read: empty pages in a row, each under a new cursor, are b
     expect(caught(() => trail.read([], 'c3'))?.message).toMatch(/^the server sent 3 empty pages in a row, /);
   });
 
+  it('one item before the empty pages is said as one: "after 1 item", "only the 1 item before them"', () => {
+    // Session 27's Stryker run of lines 319-440: the plural of emptyPages' count survived.
+    const trail = new CursorTrail(undefined, 'stop', SEEN_MAX_TEST, 2);
+    expect(caught(() => serve(trail, [[it_(0)], [], [], []]))?.message).toBe(
+      'the server sent 2 empty pages in a row, each with a new cursor, after 1 item; svc stopped rather than read empty pages for ever, so the listing is incomplete: it holds only the 1 item before them',
+    );
+  });
+
   it('a dead-letter drain (repeats counted once) is stopped the same; the bound is 1,000 unless a test lowers it', () => {
     const drain = new CursorTrail(undefined, 'counted once', SEEN_MAX_TEST, 3);
     expect(caught(() => serve(drain, [[], [], [], []]))?.code).toBe('paging_empty');
