@@ -183,7 +183,15 @@ const ESCAPE_SEQUENCE =
  * spaces and separators, marks with nothing to mark, and the blanks that are letters or symbols
  * to Unicode (U+2800 BRAILLE PATTERN BLANK, the Hangul fillers U+115F U+1160 U+3164 U+FFA0).
  */
-const DRAWN_AS_NOTHING = /[\p{C}\p{Z}\p{M}\s\u2800\u115f\u1160\u3164\uffa0]/u;
+const NOTHING_CLASS = '\\p{C}\\p{Z}\\p{M}\\s\\u2800\\u115f\\u1160\\u3164\\uffa0';
+const DRAWN_AS_NOTHING = new RegExp(`[${NOTHING_CLASS}]`, 'u');
+
+/**
+ * A regex (with the `u` flag) matching a character a reader sees: the JSON Schema `pattern` of a
+ * text that must show something (the file's justification). It cannot take escape sequences out
+ * first, as nothingVisible does: svc refuses `\u001b[0m` alone, a schema passes it.
+ */
+export const SHOWS_SOMETHING_PATTERN = `[^${NOTHING_CLASS}]`;
 
 /**
  * Undefined when a text shows something (a character a reader sees, once escape sequences are

@@ -123,7 +123,8 @@ const n = (count: number) => count.toLocaleString('en');
 const rowName = (row: Row): string =>
   row.kind === 'webhook' && typeof row.id === 'string' ? `${row.id} (${row.name})` : row.name;
 /** Where a removal svc refuses (your own administration, the last tenant_admin…) is explained. */
-const REFUSED_WHY = 'svc plan says why; keep them in the file';
+/** Why removals svc refuses are not made, of `count` of them. */
+const refusedWhy = (count: number) => `svc plan says why; keep ${count === 1 ? 'it' : 'them'} in the file`;
 
 export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<void> {
   const platform = await ctx.platform();
@@ -336,17 +337,23 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       const names = doc!.tenants
         .filter((t) => steps.some((s) => s.data.tenant.id === t.id))
         .map((t) => t.display_name);
-      await options.confirm(`Apply ${n(count ?? 0)} change(s) to ${names.join(', ')}?`, `applying ${label}`);
+      await options.confirm(
+        `Apply ${counted(count ?? 0, 'change')} to ${names.join(', ')}?`,
+        `applying ${label}`,
+      );
     },
     get empty() {
       const { made, refused } = leftForPrune;
       if (made + refused === 0) return `No changes to apply: the live state matches ${label}`;
       // The live state differs: only by removals, which are not made without --prune (or at all).
       const parts = [
-        ...(made > 0 ? [`${n(made)} removal(s), made only with --prune`] : []),
-        ...(refused > 0 ? [`${n(refused)} removal(s) svc refuses to make (${REFUSED_WHY})`] : []),
+        ...(made > 0 ? [`${counted(made, 'removal')}, made only with --prune`] : []),
+        ...(refused > 0
+          ? [`${counted(refused, 'removal')} svc refuses to make (${refusedWhy(refused)})`]
+          : []),
       ];
-      return `Nothing applied: the only differences from ${label} are ${parts.join(', and ')}`;
+      const are = made + refused === 1 ? `difference from ${label} is` : `differences from ${label} are`;
+      return `Nothing applied: the only ${are} ${parts.join(', and ')}`;
     },
   };
   let summary: Awaited<ReturnType<typeof runBulkOperation>>;
@@ -363,11 +370,12 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   }
   const { made, refused } = leftForPrune;
   if (summary && made + refused > 0) {
-    const refusedToo = `${n(refused)} removal(s) svc refuses to make (${REFUSED_WHY})`;
+    const refusedToo = `${counted(refused, 'removal')} svc refuses to make (${refusedWhy(refused)})`;
+    const were = (count: number) => (count === 1 ? 'was' : 'were');
     ctx.out.info(
       made > 0
-        ? `${n(made)} removal(s) were not applied: run svc apply with --prune to make them${refused > 0 ? `; ${refusedToo} even then` : ''}`
-        : `${refusedToo} were not applied`,
+        ? `${counted(made, 'removal')} ${were(made)} not applied: run svc apply with --prune to make ${made === 1 ? 'it' : 'them'}${refused > 0 ? `; ${refusedToo} even then` : ''}`
+        : `${refusedToo} ${were(refused)} not applied`,
     );
   }
 }
@@ -439,7 +447,7 @@ async function unchangedSince(
     const { details, where } = reasonLines(ctx, ended);
     throw new SvcError(
       'conflict',
-      `${stale.what} has aged out: ${n(ended.length)} of its grant(s) would end at or before the platform's time now, ${isoSeconds(now)} (${where}); nothing was applied`,
+      `${stale.what} has aged out: ${n(ended.length)} of its grants would end at or before the platform's time now, ${isoSeconds(now)} (${where}); nothing was applied`,
       { code: 'plan_expired', hint: stale.hint, details },
     );
   }
@@ -452,7 +460,7 @@ async function unchangedSince(
   const refused = refusedNow(doc, live, pending, me);
   if (refused.length > 0) {
     const { details, where } = reasonLines(ctx, refused);
-    const count = `${n(refused.length)} of its change(s) (${where})`;
+    const count = `${n(refused.length)} of its changes (${where})`;
     const why = REFUSAL_REASONS;
     // The planner applying through a third-party client's token: not their grants, the credential.
     const client = thirdPartyClientOf(me);

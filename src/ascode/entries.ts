@@ -1,3 +1,4 @@
+import { saysNothing } from '../api/characters.js';
 import { type Expiry, parseAt, parseDuration } from '../api/expiry.js';
 import { redirectUriProblem, repeatedRedirectUris } from '../api/redirect-uris.js';
 import { isBuiltinPrefix, RESERVED_ROLE_PREFIXES, reservedFor, reservedNameRule } from '../api/roles.js';
@@ -172,6 +173,10 @@ function readGrants(source: Source, raw: Raw, path: Path, times: FileTime[], at:
     if (parsed.ok) expiry = parsed.value;
     else at([...path, 'expires_in'], `"expires_in" ${parsed.message}`);
   }
+  // Only invisible characters (U+200B, a braille blank) say nothing, as with --justification (saysNothing).
+  const nothing =
+    typeof raw.justification === 'string' ? saysNothing('"justification"', raw.justification) : undefined;
+  if (nothing !== undefined) at([...path, 'justification'], `${nothing}; write the reason in words`);
   const line = source.line(path);
   const users = raw.users === undefined ? [raw.user as string] : (raw.users as string[]);
   return users.map((user) => ({

@@ -1,3 +1,4 @@
+import { SHOWS_SOMETHING_PATTERN } from '../api/characters.js';
 import { EVENT_TYPES, OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES } from '../api/constants.js';
 import { DURATION_PATTERN, MAX_DURATION_DAYS } from '../api/expiry.js';
 import {
@@ -127,7 +128,7 @@ const GRANT = {
     justification: text('Why (kept in the audit trail); needed when an expiry is changed', {
       minLength: 1,
       maxLength: JUSTIFICATION_MAX,
-      ...alsoRefused({ pattern: '\\S' }),
+      ...alsoRefused({ pattern: SHOWS_SOMETHING_PATTERN }),
     }),
   },
 };

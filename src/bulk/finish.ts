@@ -349,8 +349,8 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
               : settle
             : (hint ?? 'nothing is left to resume');
     const message = summary.failed
-      ? `${failed(summary.failed, summary.total, verb, end.failures)}${summary.unknown ? `; ${n(summary.unknown)} ended ${UNKNOWN}${named(summary.unknown, verb, end.unknowns)}` : ''}`
-      : failed(summary.unknown, summary.total, verb, end.unknowns, `ended ${UNKNOWN}`);
+      ? `${failed(summary.failed, summary.total, verb, end.failures)}${summary.unknown ? `; ${n(summary.unknown)} ended ${unknownWords(summary.unknown)}${named(summary.unknown, verb, end.unknowns)}` : ''}`
+      : failed(summary.unknown, summary.total, verb, end.unknowns, `ended ${unknownWords(summary.unknown)}`);
     throw failedItems(summary, message, {
       made: verb.madeThoughFailed?.(),
       // With --json/--ndjson every result is on stdout already.
@@ -422,8 +422,9 @@ function unjournaled(
   );
 }
 
-const UNKNOWN =
-  'with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did)';
+/** How `count` items of an unknown outcome end: "may have made it" of one, "them" of more. */
+const unknownWords = (count: number) =>
+  `with an unknown outcome (the platform may have made ${count === 1 ? 'it' : 'them'}; no answer svc could believe said whether it did)`;
 
 /**
  * The error of a run halted because no later item could succeed (the credential is gone, rejected

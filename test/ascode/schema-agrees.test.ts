@@ -69,6 +69,11 @@ describe('the schema and svc plan agree', () => {
       '"expires_at" "2027-06-30T23:59:60Z" is a leap second (second 60), which the platform does not take; give 2027-06-30T23:59:59Z or the next second',
     ],
     ['a justification of spaces', grant({ justification: '   ' }), 'must not be empty'],
+    [
+      'a justification of invisible characters',
+      grant({ justification: '\u200b \u2800' }),
+      '"justification" must say why: it holds only invisible characters (U+200B, U+0020, U+2800); write the reason in words',
+    ],
     ['an ftp webhook URL', webhook({ url: 'ftp://h.example.com/x' }), 'must use http or https'],
     [
       'a webhook URL with a password',

@@ -162,7 +162,7 @@ describe('a run whose answer said "deleted": false: the summary does not say no 
     const r = await svc.run(['roles', 'revoke', '--file', path, '--yes'], via());
     expect(r.code).toBe(7);
     expect(r.stderr).toContain(
-      '1 of 1 item ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did)',
+      '1 of 1 item ended with an unknown outcome (the platform may have made it; no answer svc could believe said whether it did)',
     );
   });
 });

@@ -372,7 +372,7 @@ describe('finishRun: a closed or failed stdout', () => {
     expect(finish(run)).toEqual({
       stderr: '1,499 granted, 1 with an unknown outcome (2.3 s)\n',
       error: {
-        message: `1 of 1,500 items ended ${UNKNOWN}: line 9: why 9`,
+        message: `1 of 1,500 items ended ${UNKNOWN.replace('made them', 'made it')}: line 9: why 9`,
         hint: `${AGAIN} to settle them (journal /state/j.ndjson)${NDJSON}`,
         exit: 7,
       },

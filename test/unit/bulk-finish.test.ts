@@ -83,7 +83,7 @@ describe('finishRun', () => {
       stderr: '1,498 granted, 1 failed, 1 with an unknown outcome (2.3 s)\n',
       error: {
         message:
-          '1 of 1,500 items failed: line 4: no such user; 1 ended with an unknown outcome (the platform may have made them; no answer svc could believe said whether it did): line 9: other side closed',
+          '1 of 1,500 items failed: line 4: no such user; 1 ended with an unknown outcome (the platform may have made it; no answer svc could believe said whether it did): line 9: other side closed',
         hint: 'fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson); --ndjson prints one result per item',
         exit: 7,
       },

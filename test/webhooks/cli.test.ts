@@ -327,9 +327,7 @@ describe('svc webhooks listen', () => {
     expect(listen.stderr()).toContain(
       'warning: event evt_L1 was received before (a retry or a replay): receivers must handle it once\n',
     );
-    expect(listen.stderr()).toMatch(
-      /stopped after 6 request\(s\): 2 valid, 4 invalid, 1 repeated event\(s\)\n$/,
-    );
+    expect(listen.stderr()).toMatch(/stopped after 6 requests: 2 valid, 4 invalid, 1 repeated event\n$/);
   });
 
   it('its 400 is classified by the platform as invalid_signature', async () => {

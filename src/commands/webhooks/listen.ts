@@ -9,7 +9,7 @@ import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { ClosedPipeError, StdoutClosedError, StdoutFailedError, SvcError, UsageError } from '../../errors.js';
 import { renderError } from '../../output/errors.js';
-import { cellText, quoted } from '../../output/format.js';
+import { cellText, counted, quoted } from '../../output/format.js';
 import { urlInWords } from '../../output/hosts.js';
 import { sym } from '../../output/symbols.js';
 import { unabandoned } from '../../system/interrupts.js';
@@ -495,7 +495,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     : '';
   const early = notReady ? `, ${notReady} answered 503 before the secret was known` : '';
   const loops = looped
-    ? `; ${looped} of its own forward(s) came back and were refused (508 Loop Detected: check --forward-to)`
+    ? `; ${counted(looped, 'request')} it forwarded came back and ${looped === 1 ? 'was' : 'were'} refused (508 Loop Detected: check --forward-to)`
     : '';
   // A delivery whose line was taken late hears it was not answered only after its line: once more round.
   await new Promise((resolve) => setImmediate(resolve));
@@ -504,7 +504,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     : '';
   const unsaved = notSaved ? `, ${notSaved} not saved (answered 503: the platform retries them)` : '';
   ctx.out.info(
-    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${early}${unsaved}${noAnswer}${repeated ? `, ${repeated} repeated event(s)` : ''}${loops}`,
+    `stopped after ${counted(received, 'request')}: ${valid} valid, ${invalid} invalid${tooLarge}${early}${unsaved}${noAnswer}${repeated ? `, ${counted(repeated, 'repeated event')}` : ''}${loops}`,
   );
   if (notBack !== undefined) throw notBack;
   if (unprinted.length > 0) {
@@ -568,7 +568,7 @@ function unprintedError(
         ...deliveries.map((r) => shellWord(r.delivery_id ?? '')),
       ].join(' '),
     );
-  const count = `${unprinted.length} request(s) answered were not printed (${requestList(unprinted)})`;
+  const count = `${counted(unprinted.length, 'request')} answered ${unprinted.length === 1 ? 'was' : 'were'} not printed (${requestList(unprinted)})`;
   const acknowledged = unprinted.filter((r) => r.status >= 200 && r.status < 300 && r.delivery_id);
   const one = acknowledged.length === 1;
   // A valid delivery whose line could not be written was answered 503 (lineFirst), not acknowledged.

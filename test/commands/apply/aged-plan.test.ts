@@ -55,7 +55,7 @@ describe('svc apply of a plan whose expiries have passed', () => {
     );
     expect(lines.at(-1)).toMatch(
       new RegExp(
-        `^error: ${literal(plan)} has aged out: 1 of its grant\\(s\\) would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; run \`svc plan -f ${literal(file)} --out ${literal(plan)}\` again and review the new plan$`,
+        `^error: ${literal(plan)} has aged out: 1 of its grants would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; run \`svc plan -f ${literal(file)} --out ${literal(plan)}\` again and review the new plan$`,
       ),
     );
     expect(await writes(svc.sandbox())).toBe(before);
@@ -84,7 +84,7 @@ describe('svc apply of a plan whose expiries have passed', () => {
     expect(r.code, r.stderr).toBe(6);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(
       new RegExp(
-        `^error: the plan of the run of ${literal(file)} that finished at ${TIME} with failures \\(its journal kept to re-run them\\) has aged out: 1 of its grant\\(s\\) would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; remove its journal \\(${literal(join(state, 'journals', journal!))}\\) and run svc apply again to plan anew$`,
+        `^error: the plan of the run of ${literal(file)} that finished at ${TIME} with failures \\(its journal kept to re-run them\\) has aged out: 1 of its grants would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; remove its journal \\(${literal(join(state, 'journals', journal!))}\\) and run svc apply again to plan anew$`,
       ),
     );
     expect(await writes(svc.sandbox())).toBe(before);
@@ -118,7 +118,7 @@ describe('svc apply of a plan whose expiries have passed', () => {
     expect(r.code, r.stderr).toBe(6);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(
       new RegExp(
-        `^error: the plan of the earlier run of ${literal(file)} has aged out: 1 of its grant\\(s\\) would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; remove its journal \\(${literal(journal)}\\) and run svc apply again to plan anew$`,
+        `^error: the plan of the earlier run of ${literal(file)} has aged out: 1 of its grants would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; remove its journal \\(${literal(journal)}\\) and run svc apply again to plan anew$`,
       ),
     );
   });

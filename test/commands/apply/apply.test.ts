@@ -184,7 +184,7 @@ blocks:
       code: 0,
       stdout: '',
       // Not "the live state matches": it differs, by removals only (svc plan says so, exit 10).
-      stderr: `Nothing applied: the only differences from ${file} are 5 removal(s), made only with --prune\n`,
+      stderr: `Nothing applied: the only differences from ${file} are 5 removals, made only with --prune\n`,
     });
     expect(await writes(svc.sandbox())).toBe(before);
 
@@ -214,7 +214,7 @@ blocks:
     expect(await svc.run(['apply', '-f', file, '--yes'], real)).toEqual({
       code: 0,
       stdout: '',
-      stderr: `Nothing applied: the only differences from ${file} are 1 removal(s), made only with --prune, and 1 removal(s) svc refuses to make (svc plan says why; keep them in the file)\n`,
+      stderr: `Nothing applied: the only differences from ${file} are 1 removal, made only with --prune, and 1 removal svc refuses to make (svc plan says why; keep it in the file)\n`,
     });
     const refused = await svc.run(['apply', '-f', file, '--yes', '--prune'], real);
     expect(refused).toEqual({

@@ -394,7 +394,7 @@ describe('svc apply without --prune, removals --prune would refuse', () => {
     const r = await svc.run(['apply', '-f', file, '--yes'], real);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.trim().split('\n').at(-1)).toBe(
-      `${made} removal(s) were not applied: run svc apply with --prune to make them; 1 removal(s) svc refuses to make (svc plan says why; keep them in the file) even then`,
+      `${made === 1 ? '1 removal was' : `${made} removals were`} not applied: run svc apply with --prune to make ${made === 1 ? 'it' : 'them'}; 1 removal svc refuses to make (svc plan says why; keep it in the file) even then`,
     );
   });
 });

@@ -29,7 +29,7 @@ async function shortGrant(role: string, n: number): Promise<string> {
   return ends;
 }
 
-// No drift, and no "removal(s) were not applied: run svc apply with --prune" (there is none to make).
+// No drift, and no "removals were not applied: run svc apply with --prune" (there is none to make).
 const SUMMARY = /^✓ 1 applied \([\d.]+ s\)\n$/;
 
 describe('a saved plan whose removals expired since, as it showed', () => {

@@ -190,7 +190,7 @@ describe('a saved plan refused at apply time', () => {
     const lines = r.stderr.split('\n');
     expect(lines[0]).toMatch(/^acme-labs: role view-only: the platform refuses it \(insufficient_role\): /);
     expect(lines.slice(1)).toEqual([
-      `error: ${saved} was planned by usr_admin, and you (${user(20)}) may not make 1 of its change(s) (each on a line above): they would change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key or a third-party client's token (only a user with their own login may); nothing was applied; have someone who may make them apply the plan, or plan again as yourself`,
+      `error: ${saved} was planned by usr_admin, and you (${user(20)}) may not make 1 of its changes (each on a line above): they would change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key or a third-party client's token (only a user with their own login may); nothing was applied; have someone who may make them apply the plan, or plan again as yourself`,
       '',
     ]);
     const json = await svc.run(['apply', saved, '--yes', '--json'], { ...real, env: delegate });

@@ -63,7 +63,7 @@ describe('svc apply and the caller', () => {
     expect(applied.stdout).toBe('');
     expect(applied.stderr).toBe(
       `acme-ledger-uk: role superadmin2 (${role.id}): it would take away your own administration of acme-ledger-uk (role.manage, role.assign, webhook.read, webhook.manage, oauth_client.manage); keep it in the file, or have another administrator make this change\n` +
-        `error: your own grants changed since ${saved} was computed, and 1 of its change(s) (each on a line above) would now change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key or a third-party client's token (only a user with their own login may); nothing was applied; run \`svc plan -f ${file} --out ${saved}\` again and review the new plan\n`,
+        `error: your own grants changed since ${saved} was computed, and 1 of its changes (each on a line above) would now change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key or a third-party client's token (only a user with their own login may); nothing was applied; run \`svc plan -f ${file} --out ${saved}\` again and review the new plan\n`,
     );
     expect(await writes(sandbox)).toBe(before);
     const held = await call(sandbox, 'GET', `/v1/roles/${role.id}`, {
@@ -170,7 +170,7 @@ describe('svc apply and the caller', () => {
     expect([appliedSaved.code, appliedSaved.stdout]).toEqual([6, '']);
     expect(appliedSaved.stderr).toBe(
       `acme-labs: grant tenant_viewer to ${ADMIN}: this API key was issued by ${ADMIN}, and nobody grants themselves a role (tenant_viewer): the platform refuses it (self_assignment); have another administrator make this change, or leave it out of the file\n` +
-        `error: ${saved} was planned by ${user(13)}, and you (${issued.id}) may not make 1 of its change(s) (each on a line above): they would change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key or a third-party client's token (only a user with their own login may); nothing was applied; have someone who may make them apply the plan, or plan again as yourself\n`,
+        `error: ${saved} was planned by ${user(13)}, and you (${issued.id}) may not make 1 of its changes (each on a line above): they would change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key or a third-party client's token (only a user with their own login may); nothing was applied; have someone who may make them apply the plan, or plan again as yourself\n`,
     );
     expect(await writes(sandbox)).toBe(later);
   });

@@ -141,7 +141,7 @@ describe('svc plan as a delegated admin', () => {
     const r = await svc.run(['apply', saved, '--yes'], { env: delegate, clock });
     expect([r.code, r.stdout]).toEqual([6, '']);
     expect(r.stderr.split('\n').slice(-2)).toEqual([
-      `error: your own grants changed since ${saved} was computed, and 1 of its change(s) (each on a line above) would now change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key or a third-party client's token (only a user with their own login may); nothing was applied; run \`svc plan -f ${file} --out ${saved}\` again and review the new plan`,
+      `error: your own grants changed since ${saved} was computed, and 1 of its changes (each on a line above) would now change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key or a third-party client's token (only a user with their own login may); nothing was applied; run \`svc plan -f ${file} --out ${saved}\` again and review the new plan`,
       '',
     ]);
     expect(r.stderr).toContain(

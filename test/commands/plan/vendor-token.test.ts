@@ -113,7 +113,7 @@ describe("svc plan and apply with a third-party OAuth client's token", () => {
     expect(r.stderr).toBe(
       `acme-treasury: OAuth client kept-portal (${keptId}): ${userRequired('changing OAuth clients', "a client's settings (where its codes go, what its tokens reach, how long they last)")}\n` +
         `acme-treasury: OAuth client new-portal: ${userRequired('creating OAuth clients', 'an OAuth client and its secret')}\n` +
-        `error: ${saved} was planned by you (usr_admin), and through OAuth client ${vendor.client_id}'s token you may not make 2 of its change(s) (each on a line above): they would ${REASONS}; nothing was applied; apply it with your own login (svc login), not a third-party client's token\n`,
+        `error: ${saved} was planned by you (usr_admin), and through OAuth client ${vendor.client_id}'s token you may not make 2 of its changes (each on a line above): they would ${REASONS}; nothing was applied; apply it with your own login (svc login), not a third-party client's token\n`,
     );
     expect(await writes(svc.sandbox())).toBe(before);
   });

@@ -152,7 +152,7 @@ describe('a change whose every attempt lost its answer', () => {
     expect(error.code).toBe('partial_failure');
     expect(error.exit_code).toBe(7);
     expect(error.message).toMatch(
-      /^1 of 3 items ended with an unknown outcome \(the platform may have made them; no answer svc could believe said whether it did\): line 4: /,
+      /^1 of 3 items ended with an unknown outcome \(the platform may have made it; no answer svc could believe said whether it did\): line 4: /,
     );
     expect(error.hint).toMatch(
       /^run the same command again with the same profile, logged in as the same user or with the same API key, to settle them \(journal .+\)$/,

@@ -54,6 +54,23 @@ describe('a justification of only invisible characters', () => {
     },
   );
 
+  it.each(CASES)('svc apply -f with justification %j: refused on its line, exit 2', async (text, what) => {
+    const before = await held(sandbox(), bulkUser(2));
+    const grant = `{ user: ${bulkUser(2)}, role: tenant_viewer, expires_in: 1h, justification: ${JSON.stringify(text)} }`;
+    const path = svc.file(
+      'access.yaml',
+      `version: 1\nblocks:\n  - tenants: ${ACME}\n    grants:\n      - ${grant}\n`,
+    );
+    const result = await svc.run(['apply', '-f', path, '--yes']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `${path}:5: "justification" must say why: it holds only invisible characters (${what}); write the reason in words\n` +
+        `error: 1 problem in ${path}; nothing was compared or changed; fix them and run the command again\n`,
+    );
+    expect(await held(sandbox(), bulkUser(2))).toEqual(before);
+  });
+
   it('tenants api-keys create: ten U+200B are not ten characters of reason', async () => {
     const result = await svc.run([
       'tenants',

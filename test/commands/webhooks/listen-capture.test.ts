@@ -117,7 +117,7 @@ describe('a delivery --capture could not save', () => {
     ]);
     expect(readFileSync(join(dir, '0002-dlv_2-2.body'), 'utf8')).toBe(BODY);
     expect(run.stderr()).toContain(
-      'stopped after 3 request(s): 3 valid, 0 invalid, 1 not saved (answered 503: the platform retries them), 2 repeated event(s)\n',
+      'stopped after 3 requests: 3 valid, 0 invalid, 1 not saved (answered 503: the platform retries them), 2 repeated events\n',
     );
   }, 30_000);
 
@@ -136,7 +136,7 @@ describe('a delivery --capture could not save', () => {
     expect(run.stdout()).not.toContain('repeated');
     expect(run.stderr()).not.toContain('received before');
     expect(run.stderr()).toContain(
-      'stopped after 2 request(s): 2 valid, 0 invalid, 1 not saved (answered 503: the platform retries them)\n',
+      'stopped after 2 requests: 2 valid, 0 invalid, 1 not saved (answered 503: the platform retries them)\n',
     );
   }, 30_000);
 

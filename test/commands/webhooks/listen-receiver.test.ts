@@ -148,13 +148,13 @@ describe('listen: the body size limit', () => {
     run.interrupt();
     const done = await run.done;
     expect(done.stderr).toContain(
-      'stopped after 1 request(s): 0 valid, 0 invalid, 1 refused as too large (over 5 MiB: see --max-body)',
+      'stopped after 1 request: 0 valid, 0 invalid, 1 refused as too large (over 5 MiB: see --max-body)',
     );
 
     const roomy = listen(['--max-body', '6']);
     expect(await post(await address(roomy), { body: big })).toBe(200);
     roomy.interrupt();
-    expect((await roomy.done).stderr).toContain('stopped after 1 request(s): 1 valid, 0 invalid\n');
+    expect((await roomy.done).stderr).toContain('stopped after 1 request: 1 valid, 0 invalid\n');
 
     // --ndjson: the body was not read to its end, so no sha256 is claimed for it (review s10 b, 3).
     const lines = listen(['--ndjson']);

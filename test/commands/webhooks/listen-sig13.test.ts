@@ -139,7 +139,7 @@ describe('nothing is judged before the secret is known (finding 0)', () => {
       /^\S+ {2}✗ not ready {2}webhook\.test {2}evt_s13 {2}- {2}\d+ B {2}→ 503 {2}\(not_ready: the listener does not know its secret yet \(setting the webhook up\): try again\)\n$/,
     );
     expect(stderr()).toContain(
-      'stopped after 1 request(s): 0 valid, 0 invalid, 1 answered 503 before the secret was known',
+      'stopped after 1 request: 0 valid, 0 invalid, 1 answered 503 before the secret was known',
     );
   }, 40_000);
 });
@@ -261,7 +261,7 @@ describe('--forward-to the listener itself (finding 7)', () => {
       expect.objectContaining({ valid: true, status: 508, forwarded: { status: 508 } }),
     ]);
     expect(stderr).toContain(
-      'stopped after 1 request(s): 1 valid, 0 invalid; 1 of its own forward(s) came back and were refused (508 Loop Detected: check --forward-to)',
+      'stopped after 1 request: 1 valid, 0 invalid; 1 request it forwarded came back and was refused (508 Loop Detected: check --forward-to)',
     );
   });
 });

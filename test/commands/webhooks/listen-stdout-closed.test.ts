@@ -43,11 +43,11 @@ describe('svc webhooks listen --webhook W | head -1', () => {
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines.slice(-3, -1)).toEqual([
       `✓ webhook ${id} is back: ${original}, signing with the secret it had before this session (the session's secret no longer works)`,
-      'stopped after 2 request(s): 2 valid, 0 invalid',
+      'stopped after 2 requests: 2 valid, 0 invalid',
     ]);
     expect(JSON.parse(lines.at(-1)!).error).toEqual({
       code: 'stdout_closed',
-      message: `stdout closed, so the listener stopped (later deliveries fail and the platform retries them): 1 request(s) answered were not printed (${second}#1)`,
+      message: `stdout closed, so the listener stopped (later deliveries fail and the platform retries them): 1 request answered was not printed (${second}#1)`,
       exit_code: 141,
       // Its line could not be written, so it was not acknowledged (s16: it was answered 200 first,
       // then lost, with only a replay command to show for it).
@@ -138,7 +138,7 @@ describe('svc webhooks listen --webhook W | head -1', () => {
       const warning = `warning: stdout closed: deliveries are no longer printed, but still saved in ${dir}; Ctrl-C stops`;
       expect(r.stderr.split('\n').filter((l) => l.startsWith('warning: stdout'))).toEqual([warning]);
       expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
-        `error: stdout closed while listening: 2 request(s) answered were not printed (${ids[1]}#1, ${ids[2]}#1); each was still saved in ${dir}`,
+        `error: stdout closed while listening: 2 requests answered were not printed (${ids[1]}#1, ${ids[2]}#1); each was still saved in ${dir}`,
       );
     },
     30_000,
@@ -175,7 +175,7 @@ describe('svc webhooks listen --webhook W with a stalled reader, then Ctrl-C (re
       `warning: ${first}#1 (event ${event.id}) was printed → 200 but got no answer: the listener stopped before stdout took its line; the platform retries it`,
     );
     expect(lines.at(-1)).toBe(
-      'stopped after 1 request(s): 1 valid, 0 invalid, 1 printed but not answered (the sender gave up or the listener stopped first: the platform retries them)',
+      'stopped after 1 request: 1 valid, 0 invalid, 1 printed but not answered (the sender gave up or the listener stopped first: the platform retries them)',
     );
     await expect
       .poll(async () => (await delivery(svc.sandbox(), id, first)).attempt_count, { timeout: 10_000 })
@@ -220,6 +220,6 @@ describe('svc webhooks listen --capture with a stalled reader, then Ctrl-C (revi
     expect(
       lines.indexOf("waiting for stdout's reader to take 1 line (Ctrl-C again to exit without it)"),
     ).toBeGreaterThan(lines.findIndex((l) => l.includes(`webhook ${id} is back`)));
-    expect(lines.at(-1)).toMatch(/^stopped after 1 request\(s\): 1 valid, 0 invalid/);
+    expect(lines.at(-1)).toMatch(/^stopped after 1 request: 1 valid, 0 invalid/);
   });
 });

@@ -105,7 +105,7 @@ describe('listen --webhook W: one session at a time, and W put back only as it w
     const error = done.stderr.slice(done.stderr.indexOf('error:'));
     expect(error).toBe(
       `error: webhook ${id} was deleted while this session ran (webhook ${id} not found); there is nothing to put back\n` +
-        'stopped after 0 request(s): 0 valid, 0 invalid\n',
+        'stopped after 0 requests: 0 valid, 0 invalid\n',
     );
   }, 30_000);
 

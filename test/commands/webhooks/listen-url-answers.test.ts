@@ -52,7 +52,7 @@ describe('listen --webhook W: the put-back answered with W elsewhere', () => {
       1,
       `error: webhook ${id} was NOT put back (the server answered the change of its URL with its URL ${session}, not ${original}); ` +
         `put it back with: svc api PATCH /v1/webhooks/${id} -f url=${original} && svc api POST /v1/webhooks/${id}/restore-secret\n` +
-        'stopped after 0 request(s): 0 valid, 0 invalid\n',
+        'stopped after 0 requests: 0 valid, 0 invalid\n',
     ]);
   }, 30_000);
 
@@ -74,7 +74,7 @@ describe('listen --webhook W: the put-back answered with W elsewhere', () => {
       1,
       `error: webhook ${id} was NOT put back (the server answered the undoing of its rotation with its URL https://elsewhere.example/hook, not ${original}; its secret's rotation was undone); ` +
         `put its URL back with: svc api PATCH /v1/webhooks/${id} -f url=${original}\n` +
-        'stopped after 0 request(s): 0 valid, 0 invalid\n',
+        'stopped after 0 requests: 0 valid, 0 invalid\n',
     ]);
   }, 30_000);
 

@@ -58,7 +58,7 @@ describe('listen --webhook W: a restore-secret whose outcome is unknown', () => 
           `before this session is not known (${why}); see \`svc webhooks get ${id}\`: its secret_rotated_at is null once the ` +
           `rotation is undone; only while it is still ${session}, undo it with: svc api POST /v1/webhooks/${id}/restore-secret ` +
           '(once it is undone, that would undo an earlier rotation too)\n' +
-          'stopped after 0 request(s): 0 valid, 0 invalid\n',
+          'stopped after 0 requests: 0 valid, 0 invalid\n',
       ]);
     },
     30_000,
