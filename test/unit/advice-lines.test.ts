@@ -39,6 +39,7 @@ const ALLOWED: ReadonlyArray<[file: string, piece: string, why: string]> = [
     'names the profile itself; acts on no tenant',
   ],
   ['src/ascode/apply.ts', 'run svc apply with --prune', PROSE],
+  ['src/ascode/apply.ts', 'svc plan says why; keep ${count', PROSE],
   ['src/ascode/drift.ts', 'is not a plan saved by svc plan --out', PROSE],
   ['src/ascode/lockout.ts', '`svc apply refuses ${refused[0]}`', PROSE],
   ['src/ascode/lockout.ts', '`svc apply refuses ${refused.length', PROSE],
