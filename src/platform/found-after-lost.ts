@@ -16,7 +16,7 @@
  * on the evidence: a 2xx is the grant unless the answer shows strongly that it is an older one.
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
-import { serverTime } from '../api/time.js';
+import { isoSeconds, serverTime } from '../api/time.js';
 import { SvcError } from '../errors.js';
 import { doubtAfterLostAnswer, OutcomeUnknownError } from '../http/errors.js';
 import { CLOCK_SKEW_MS, serverClockTime } from './clock.js';
@@ -74,13 +74,19 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
  * Date header (serverClockTime: the retry's own answer at the latest), server time beside the
  * platform's own times. roles assign and roles create, a --file row and an apply step all judge by
  * it, each by its own attempt's start (a resumed run's lost attempt is this process's: the retry
- * that saw the loss is). No Date header at all: no time shows anything (before undefined), as ever.
+ * that saw the loss is). No usable Date header at all (none, or only ones svc cannot read): the
+ * start on this machine's clock, not the platform's (onServerClock false), so only a thing made
+ * more than the minute two clocks may differ before it shows (clearlyBefore) — never nothing, which
+ * would call a grant made 10 minutes before this run's (review27b M1).
  */
 export function attemptStart(
   platform: Platform,
   machineMs: number,
 ): Pick<SentChange, 'before' | 'onServerClock'> {
-  return { before: serverClockTime(platform, machineMs), onServerClock: true };
+  const onServer = serverClockTime(platform, machineMs);
+  return onServer === undefined
+    ? { before: isoSeconds(machineMs), onServerClock: false }
+    : { before: onServer, onServerClock: true };
 }
 
 /** The Date header's second and the made time's own: what a time on one clock may be early by. */

@@ -29,10 +29,13 @@ let seen = 0;
 /** A platform that keeps no stored answers: each grant attempt passed on with a fresh key. */
 let forget = false;
 let fresh = 0;
+/** A server that sends no Date header on any answer. */
+let undated = false;
 afterEach(() => {
   theirs = undefined;
   seen = 0;
   forget = false;
+  undated = false;
   proxy().reset();
 });
 const proxy = useLossyProxy(sandbox, {
@@ -53,6 +56,7 @@ const proxy = useLossyProxy(sandbox, {
     forget && method === 'POST' && GRANT.test(path)
       ? JSON.stringify({ ...JSON.parse(body), idempotency_key: `fresh-${++fresh}` })
       : body,
+  sendDate: () => !undated,
 });
 
 describe("another admin's grant just before a lost attempt (review25a H1)", () => {
@@ -182,6 +186,41 @@ describe('a grant made clearly before the run, as sent, after a lost answer (rev
     forget = true;
     const path = svc.file('l2.csv', `user,role\n${bulkUser(7)},l2-before\n`);
     await expectSkippedAlreadyAssigned(path);
+  });
+
+  // review27b M1: with no Date header at all, the row's start on this machine's clock, with the
+  // minute two clocks may differ, still shows a grant 10 minutes old is not this run's.
+  it('no Date header: roles assign --file: still skipped already_assigned', async () => {
+    const role = await customRole(sandbox(), 'l2-undated');
+    theirs = { tenant: ACME, role, justification: 'mine', agoMs: 600_000 };
+    forget = true;
+    undated = true;
+    const path = svc.file('l2-undated.csv', `user,role\n${bulkUser(6)},l2-undated\n`);
+    await expectSkippedAlreadyAssigned(path);
+  });
+
+  it('no Date header: svc apply: the grant step skipped already assigned, not found_after_lost_answer', async () => {
+    const name = 'l2-undated-apply';
+    const role = (await as(sandbox(), LABS, 'POST', '/v1/roles', { name, permissions: ['exception.read'] }))
+      .id as string;
+    const file = writeFile(
+      dir,
+      `${name}.yaml`,
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - { name: ${name}, permissions: [exception.read] }\n    grants:\n      - { user: ${user(3)}, role: ${name}, justification: mine }\n`,
+    );
+    theirs = { tenant: LABS, role, justification: 'mine', agoMs: 600_000 };
+    forget = true;
+    undated = true;
+    const r = await svc.run(['apply', '-f', file, '--yes', '--journal', join(dir, `${name}.j`), '--ndjson'], {
+      env: { SVC_BASE_URL: proxy().url, SVC_TENANT: '' },
+    });
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.kind, row.status, row.reason], r.stdout).toEqual([
+      0,
+      'grant',
+      'skipped',
+      'already_assigned',
+    ]);
   });
 });
 
