@@ -199,7 +199,7 @@ export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerI
  * answered) cannot be "this request made it" nor "nothing changed": thrown, an unknown outcome
  * (`answer.refuse`). The caller is any form /v1/me gives of it (its id, its e-mail, a key's
  * issuer; `user:ID`), read once when an answer names a granter (callerIdsOnce); a read that fails
- * is no evidence either way (review26b H1: the reference gives no form for assigned_by).
+ * leaves it unknown too (review27b M2; review26b H1: the reference gives no form for assigned_by).
  */
 export async function grantAnswerNotMade(
   answer: AnsweredGrant,
@@ -213,7 +213,13 @@ export async function grantAnswerNotMade(
   const by = held.assigned_by;
   if (typeof by !== 'string' || by.trim() === '') return undefined;
   const ids = await callers();
-  if (ids === undefined || ids.length === 0 || ids.some((id) => namesCaller(by, id))) return undefined;
+  // Who the caller is unread (the read failed, or named nobody): neither "made" nor "nothing
+  // changed" is shown (review27b M2: it was ✓ granted).
+  if (ids === undefined || ids.length === 0)
+    throw answer.refuse(
+      `says it was assigned by ${by}, and svc could not read who you are (GET /v1/me), so svc cannot tell whether this request made it`,
+    );
+  if (ids.some((id) => namesCaller(by, id))) return undefined;
   const other = `it was assigned by ${by}, not by you (${ids[0]})`;
   const answered = held.justification;
   if (
