@@ -33,6 +33,11 @@ export interface SentChange {
    * by the run, on one clock, and within the minute svc lets two clocks differ, svc cannot tell.
    */
   onServerClock?: boolean;
+  /**
+   * The command that shows who made the thing found (`svc roles holders ROLE`, `svc roles get
+   * NAME`, in the run's profile and tenant), named by an unknown outcome's hint (review27b L1).
+   */
+  check?: string | undefined;
   /** When the thing found was made, as the platform says (a grant's assigned_at, a role's created_at). */
   madeAt?: string | null | undefined;
   /**
@@ -60,9 +65,10 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
   const undecided = madeJustBefore(sent);
   if (undecided !== undefined) {
     const said = `${undecided}, and the answer to the first attempt was lost (${lost}): made by that attempt or before it, svc cannot tell`;
+    // Its own code, not the refusal's (assignment_exists reads "nothing changed"; review27b L1).
     throw new OutcomeUnknownError(
-      new SvcError('failure', said, { code: (error as SvcError).code }),
-      'check who made it before running the command again',
+      new SvcError('failure', said, { code: 'outcome_unknown' }),
+      `check who made it before running the command again${sent.check ? ` (\`${sent.check}\` shows it)` : ''}`,
     );
   }
   return lost;

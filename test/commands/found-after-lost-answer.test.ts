@@ -387,6 +387,27 @@ describe("a grant found after a lost answer, svc's clock 50 s off the platform's
     );
   });
 
+  // review27b L1: its own code (a script keying on assignment_exists read "nothing changed"), and
+  // a hint naming the command that shows who holds the role.
+  it("another admin's grant, 30 s before, --json: outcome_unknown, the hint names roles holders", async () => {
+    const role = await customRole(sandbox(), 'skew-theirs-json');
+    theirs = { tenant: ACME, role, justification: 'mine', agoMs: 30_000 };
+    forget = true;
+    const r = await svc.run([...assign(bulkUser(7), 'skew-theirs-json'), '--json'], {
+      env: { SVC_BASE_URL: proxy().url },
+      clock: together(-50_000),
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    const { error } = JSON.parse(r.stderr);
+    expect([error.code, error.outcome, error.exit_code, error.hint]).toEqual([
+      'outcome_unknown',
+      'unknown',
+      1,
+      'check who made it before running the command again (`svc roles holders skew-theirs-json` shows it)',
+    ]);
+  });
+
   it("the lost attempt's own grant, svc 50 s ahead: granted by that attempt, exit 0", async () => {
     await customRole(sandbox(), 'skew-mine');
     forget = true;
@@ -493,6 +514,7 @@ describe("a bulk or apply grant found after a lost answer, svc's clock 50 s off 
     forget = true;
     const r = await file('skew-file-theirs', bulkUser(1), -50_000);
     const row = rowOf(r.stdout);
+    expect(row.error.code, r.stdout).toBe('outcome_unknown');
     expect([r.code, row.status, row.outcome, row.reason], r.stdout).toEqual([
       7,
       'failed',

@@ -11,7 +11,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
 import { platformTime } from '../../platform/clock.js';
-import { AssignmentExistsError } from '../../platform/errors.js';
+import { AssignmentExistsError, shownBy } from '../../platform/errors.js';
 import {
   attemptStart,
   callerIdsOnce,
@@ -220,6 +220,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
     }
     const lost = foundAfterLostAnswer(error, {
       ...attemptStart(platform, startMs),
+      check: shownBy('roles holders', role.name)(platform.svc),
       grant: { justification, expiresAt: expires, held: error.assignment },
     });
     return alreadyAssigned(ctx, error.assignment, user, role, lost);
