@@ -17,7 +17,7 @@
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { isoSeconds, serverTime } from '../api/time.js';
-import { SvcError } from '../errors.js';
+import { InterruptedError, SvcError } from '../errors.js';
 import { doubtAfterLostAnswer, OutcomeUnknownError } from '../http/errors.js';
 import { CLOCK_SKEW_MS, serverClockTime } from './clock.js';
 import type { Platform } from './index.js';
@@ -188,7 +188,11 @@ export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerI
         [me.id, me.email, me.credential?.issued_by].filter(
           (id): id is string => typeof id === 'string' && id !== '',
         ),
-      () => undefined,
+      // A stop cuts the read: the run's interruption, not an answer svc could not read.
+      (error: unknown) => {
+        if (error instanceof InterruptedError) throw error;
+        return undefined;
+      },
     );
     return read;
   };
