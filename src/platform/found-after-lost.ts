@@ -222,6 +222,8 @@ export async function grantAnswerNotMade(
     return `it was assigned ${held.assigned_at}, days before this run`;
   const by = held.assigned_by;
   if (typeof by !== 'string' || by.trim() === '') return undefined;
+  // A stop that cuts the read is thrown as it is (the run's interruption: a row's exit 130; the
+  // single verb says the outcome unknown, interruptedReadingCaller).
   const ids = await callers();
   // Who the caller is unread (the read failed, or named nobody): neither "made" nor "nothing
   // changed" is shown (review27b M2: it was ✓ granted).
@@ -239,6 +241,20 @@ export async function grantAnswerNotMade(
   )
     return other;
   throw answer.refuse(`says ${other}, so svc cannot tell whether this request made it`);
+}
+
+/**
+ * The single verb's error when a stop cut the read of who the caller is after the server answered
+ * the grant 2xx: interrupted (exit 130) with its outcome unknown, never a bare "interrupted" that
+ * hides a change the server said it made (cut-sweep). Other errors are given back as they are.
+ */
+export function interruptedReadingCaller(error: unknown): unknown {
+  if (!(error instanceof InterruptedError)) return error;
+  return new OutcomeUnknownError(
+    new InterruptedError(
+      "interrupted while svc read who you are (GET /v1/me) to judge the server's answer to the grant",
+    ),
+  );
 }
 
 /** assigned_by names the caller by `id`: the same, up to case, or `KIND:id` / `KIND/id`. */

@@ -17,6 +17,7 @@ import {
   callerIdsOnce,
   foundAfterLostAnswer,
   grantAnswerNotMade,
+  interruptedReadingCaller,
 } from '../../platform/found-after-lost.js';
 import type { ResponseMeta } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -235,7 +236,9 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       refuse: (problem) => platform.roles.assignAnswerRefused(user, body, problem, response),
     },
     callerIdsOnce(platform, ctx.signal),
-  );
+  ).catch((error: unknown) => {
+    throw interruptedReadingCaller(error);
+  });
   if (other !== undefined && options.extend)
     return moveExpiry(ctx, user, role, { expires, justification, counted }, data);
   if (other !== undefined) return alreadyAssigned(ctx, data, user, role, undefined, other);
