@@ -111,7 +111,10 @@ function numberProblem(schema: Schema, value: unknown, path: Path): string | und
   const written = writtenNow(path);
   if (written === undefined) return undefined;
   if (!DECIMAL.test(written))
-    return `${named(path)} is ${written}, which is not a decimal number; write it in decimal (${value})`;
+    // 0x1000, 0o7000: another base; 5., .5, 05 (YAML 1.2 decimals): another way to write it (review27b L3).
+    return /^[-+]?0[xob]/i.test(written)
+      ? `${named(path)} is ${written}, which is not a decimal number; write it in decimal (${value})`
+      : `${named(path)} is ${written}, which is not how access files write a number (as JSON does); write it as ${value}`;
   if (schema.type === 'integer' && !isWholeDecimal(written))
     return `${named(path)} must be a whole number, not ${written} (a double would read it as ${value})`;
   return undefined;

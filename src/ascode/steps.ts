@@ -15,6 +15,7 @@ import {
   RoleDeletedError,
   RoleNameTakenError,
   RoleNotFoundError,
+  shownBy,
   WebhookNotFoundError,
 } from '../platform/errors.js';
 import {
@@ -166,6 +167,7 @@ async function roleMadeMeanwhile(
   read: { tenant: string; signal: AbortSignal },
   error: RoleNameTakenError,
   startMs: number,
+  svc: CommandLine,
 ): Promise<Record<string, unknown> | undefined> {
   const live = await liveRoleNamed(platform, change.name, read);
   if (live === undefined) return undefined; // deleted again since: the platform's answer stands
@@ -174,6 +176,7 @@ async function roleMadeMeanwhile(
   if (more.length === 0 && fewer.length === 0) {
     const lost = foundAfterLostAnswer(error, {
       ...attemptStart(platform, startMs),
+      check: shownBy('roles get', live.name)(svc),
       madeAt: live.created_at,
     });
     return lost === undefined
@@ -391,7 +394,7 @@ export function stepWorker(
       return { id: change.id };
     } catch (error) {
       if (error instanceof RoleNameTakenError && change.kind === 'role' && change.action === 'create') {
-        const made = await roleMadeMeanwhile(platform, change, read, error, startMs);
+        const made = await roleMadeMeanwhile(platform, change, read, error, startMs, run.svcIn(tenant.slug));
         if (made !== undefined) return made;
       }
       // The platform's own answer that it is so already: reported as skipped, never as done. The
@@ -407,6 +410,7 @@ export function stepWorker(
         const lost = as
           ? foundAfterLostAnswer(error, {
               ...attemptStart(platform, startMs),
+              check: shownBy('roles holders', change.grant.role)(run.svcIn(tenant.slug)),
               grant: { justification: change.grant.justification, expiresAt: change.grant.expires_at, held },
             })
           : undefined;

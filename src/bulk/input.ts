@@ -226,9 +226,10 @@ const COPY_PREFIX = 'svc-input-';
  * of the user's own with no access for group or others (0700 as made); another user's directory
  * of that name, a symlink or an open mode there is not touched: the copy's directory is then made
  * in TMPDIR itself, as before session 27 (private as ever, but not swept). The last run to remove
- * its copy removes it when it is empty, so a run leaves nothing in TMPDIR.
+ * its copy removes it when it is empty, so a run leaves nothing in TMPDIR. `null`: it was gone
+ * when looked at (another run's leaveHome between its making and the look): to be made again.
  */
-function copiesHome(temporary: string): string | undefined {
+function copiesHome(temporary: string): string | undefined | null {
   const me = uid();
   const home = join(temporary, `svc-inputs-${me ?? 'user'}`);
   try {
@@ -240,8 +241,9 @@ function copiesHome(temporary: string): string | undefined {
     const stat = lstatSync(home);
     const own = stat.isDirectory() && (me === undefined || stat.uid === me);
     return own && (stat.mode & 0o077) === 0 ? home : undefined;
-  } catch {
-    return undefined;
+  } catch (error) {
+    // Removed by another run since made (review27b L2): tried again, as a mkdtemp's ENOENT is.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
   }
 }
 
@@ -252,6 +254,7 @@ function makeCopyDir(temporary: string): { dir: string; home: string | undefined
   for (let attempt = 1; attempt <= 3; attempt++) {
     const home = copiesHome(temporary);
     if (home === undefined) break;
+    if (home === null) continue;
     try {
       removeStaleCopies(home);
       return { dir: mkdtempSync(join(home, name)), home };

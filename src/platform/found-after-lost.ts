@@ -16,8 +16,8 @@
  * on the evidence: a 2xx is the grant unless the answer shows strongly that it is an older one.
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
-import { serverTime } from '../api/time.js';
-import { SvcError } from '../errors.js';
+import { isoSeconds, serverTime } from '../api/time.js';
+import { InterruptedError, SvcError } from '../errors.js';
 import { doubtAfterLostAnswer, OutcomeUnknownError } from '../http/errors.js';
 import { CLOCK_SKEW_MS, serverClockTime } from './clock.js';
 import type { Platform } from './index.js';
@@ -33,6 +33,11 @@ export interface SentChange {
    * by the run, on one clock, and within the minute svc lets two clocks differ, svc cannot tell.
    */
   onServerClock?: boolean;
+  /**
+   * The command that shows who made the thing found (`svc roles holders ROLE`, `svc roles get
+   * NAME`, in the run's profile and tenant), named by an unknown outcome's hint (review27b L1).
+   */
+  check?: string | undefined;
   /** When the thing found was made, as the platform says (a grant's assigned_at, a role's created_at). */
   madeAt?: string | null | undefined;
   /**
@@ -60,9 +65,10 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
   const undecided = madeJustBefore(sent);
   if (undecided !== undefined) {
     const said = `${undecided}, and the answer to the first attempt was lost (${lost}): made by that attempt or before it, svc cannot tell`;
+    // Its own code, not the refusal's (assignment_exists reads "nothing changed"; review27b L1).
     throw new OutcomeUnknownError(
-      new SvcError('failure', said, { code: (error as SvcError).code }),
-      'check who made it before running the command again',
+      new SvcError('failure', said, { code: 'outcome_unknown' }),
+      `check who made it before running the command again${sent.check ? ` (\`${sent.check}\` shows it)` : ''}`,
     );
   }
   return lost;
@@ -74,13 +80,19 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
  * Date header (serverClockTime: the retry's own answer at the latest), server time beside the
  * platform's own times. roles assign and roles create, a --file row and an apply step all judge by
  * it, each by its own attempt's start (a resumed run's lost attempt is this process's: the retry
- * that saw the loss is). No Date header at all: no time shows anything (before undefined), as ever.
+ * that saw the loss is). No usable Date header at all (none, or only ones svc cannot read): the
+ * start on this machine's clock, not the platform's (onServerClock false), so only a thing made
+ * more than the minute two clocks may differ before it shows (clearlyBefore) — never nothing, which
+ * would call a grant made 10 minutes before this run's (review27b M1).
  */
 export function attemptStart(
   platform: Platform,
   machineMs: number,
 ): Pick<SentChange, 'before' | 'onServerClock'> {
-  return { before: serverClockTime(platform, machineMs), onServerClock: true };
+  const onServer = serverClockTime(platform, machineMs);
+  return onServer === undefined
+    ? { before: isoSeconds(machineMs), onServerClock: false }
+    : { before: onServer, onServerClock: true };
 }
 
 /** The Date header's second and the made time's own: what a time on one clock may be early by. */
@@ -176,7 +188,11 @@ export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerI
         [me.id, me.email, me.credential?.issued_by].filter(
           (id): id is string => typeof id === 'string' && id !== '',
         ),
-      () => undefined,
+      // A stop cuts the read: the run's interruption, not an answer svc could not read.
+      (error: unknown) => {
+        if (error instanceof InterruptedError) throw error;
+        return undefined;
+      },
     );
     return read;
   };
@@ -193,7 +209,7 @@ export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerI
  * answered) cannot be "this request made it" nor "nothing changed": thrown, an unknown outcome
  * (`answer.refuse`). The caller is any form /v1/me gives of it (its id, its e-mail, a key's
  * issuer; `user:ID`), read once when an answer names a granter (callerIdsOnce); a read that fails
- * is no evidence either way (review26b H1: the reference gives no form for assigned_by).
+ * leaves it unknown too (review27b M2; review26b H1: the reference gives no form for assigned_by).
  */
 export async function grantAnswerNotMade(
   answer: AnsweredGrant,
@@ -206,8 +222,16 @@ export async function grantAnswerNotMade(
     return `it was assigned ${held.assigned_at}, days before this run`;
   const by = held.assigned_by;
   if (typeof by !== 'string' || by.trim() === '') return undefined;
+  // A stop that cuts the read is thrown as it is (the run's interruption: a row's exit 130; the
+  // single verb says the outcome unknown, interruptedReadingCaller).
   const ids = await callers();
-  if (ids === undefined || ids.length === 0 || ids.some((id) => namesCaller(by, id))) return undefined;
+  // Who the caller is unread (the read failed, or named nobody): neither "made" nor "nothing
+  // changed" is shown (review27b M2: it was ✓ granted).
+  if (ids === undefined || ids.length === 0)
+    throw answer.refuse(
+      `says it was assigned by ${by}, and svc could not read who you are (GET /v1/me), so svc cannot tell whether this request made it`,
+    );
+  if (ids.some((id) => namesCaller(by, id))) return undefined;
   const other = `it was assigned by ${by}, not by you (${ids[0]})`;
   const answered = held.justification;
   if (
@@ -217,6 +241,20 @@ export async function grantAnswerNotMade(
   )
     return other;
   throw answer.refuse(`says ${other}, so svc cannot tell whether this request made it`);
+}
+
+/**
+ * The single verb's error when a stop cut the read of who the caller is after the server answered
+ * the grant 2xx: interrupted (exit 130) with its outcome unknown, never a bare "interrupted" that
+ * hides a change the server said it made (cut-sweep). Other errors are given back as they are.
+ */
+export function interruptedReadingCaller(error: unknown): unknown {
+  if (!(error instanceof InterruptedError)) return error;
+  return new OutcomeUnknownError(
+    new InterruptedError(
+      "interrupted while svc read who you are (GET /v1/me) to judge the server's answer to the grant",
+    ),
+  );
 }
 
 /** assigned_by names the caller by `id`: the same, up to case, or `KIND:id` / `KIND/id`. */

@@ -1,15 +1,21 @@
 import { isoSeconds } from '../api/time.js';
 
 /**
- * The sandbox's clock: real time plus an offset that tests (and `POST /_sandbox/clock`) can move
- * forward, so expiries, purges and retry schedules can be observed without waiting.
+ * The sandbox's clock: real time (or a base a test gives and moves itself) plus an offset that
+ * tests (and `POST /_sandbox/clock`) can move forward, so expiries, purges and retry schedules can
+ * be observed without waiting.
  */
 export class SandboxClock {
   static readonly LIMIT_MS = Date.parse('9999-01-01T00:00:00Z');
   #offsetMs = 0;
+  readonly #base: () => number;
+
+  constructor(base: () => number = Date.now) {
+    this.#base = base;
+  }
 
   now(): number {
-    return Date.now() + this.#offsetMs;
+    return this.#base() + this.#offsetMs;
   }
 
   /** ISO 8601 UTC with second precision, the API's timestamp format. */

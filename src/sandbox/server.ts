@@ -11,6 +11,7 @@ import { PermissionEntry, Role, RoleAssignment } from '../api/schemas/roles.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
 import { User } from '../api/schemas/users.js';
 import { DlqEntry, Webhook, WebhookDelivery, WebhookEventPayload } from '../api/schemas/webhooks.js';
+import { SandboxClock } from './clock.js';
 import { SHARED_COMPILERS } from './compilers.js';
 import type { DeliverySettings } from './delivery/engine.js';
 import { seedWebhooks } from './delivery/events.js';
@@ -57,6 +58,12 @@ export interface SandboxOptions {
    * POST /_sandbox/clock: tests inject one to know each signature's t.
    */
   wallClock?: () => number;
+  /**
+   * The time the sandbox's clock runs on before POST /_sandbox/clock moves it (Unix ms; default
+   * Date.now): a test gives one it moves itself, so svc's virtual clock and the platform's move
+   * together and a stall of the machine moves neither (review27b M3).
+   */
+  baseClock?: () => number;
   /** Where the sandbox reports its own problems (default: nowhere). */
   log?: (line: string) => void;
 }
@@ -98,6 +105,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     ...(options.jwtSecret ? { jwtSecret: options.jwtSecret } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.wallClock ? { wallClock: options.wallClock } : {}),
+    ...(options.baseClock ? { clock: new SandboxClock(options.baseClock) } : {}),
   });
   if ((options.seed ?? 'demo') === 'demo') {
     seedDemo(state, options.tenants ?? 0, options.users ?? 0);

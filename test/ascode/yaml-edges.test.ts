@@ -135,6 +135,10 @@ describe('YAML edge cases', () => {
     expect(said('0o7000')).toEqual([
       '8: "token_lifetime_seconds" is 0o7000, which is not a decimal number; write it in decimal (3584)',
     ]);
+    // review27b L3: YAML 1.2's 3600. is decimal: said as "write it as", not "in decimal".
+    expect(said('3600.')).toEqual([
+      '8: "token_lifetime_seconds" is 3600., which is not how access files write a number (as JSON does); write it as 3600',
+    ]);
     expect(said('3600')).toEqual([]);
     expect(said('3600.0')).toEqual([]);
     expect(said('36e2')).toEqual([]);

@@ -10,6 +10,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/system/clock.js';
 import { as, LABS, user, writeFile } from '../helpers/ascode.js';
 import { ACME, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { virtualClock } from '../helpers/context.js';
@@ -17,7 +18,33 @@ import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { useTempDir } from '../helpers/temp.js';
 
-const sandbox = useSandbox({ users: 10 });
+/**
+ * The time the sandbox's clock runs on while a test holds it (review27b M3): svc's clock is then
+ * that time and an offset (together), and only svc's waits move it, so a stall of the machine
+ * moves neither clock and each verdict is the same however long a request takes (checked with a
+ * 5 s stall before the retry; the old frozen svc clock against the sandbox's real one failed all
+ * eight). The seconds said are 29 or 30: the Date header's whole second beside a wait svc played.
+ */
+let frozen: number | undefined;
+const sandbox = useSandbox({ users: 10, baseClock: () => frozen ?? Date.now() });
+/** svc's clock `offMs` off the sandbox's, both on the one held time, which svc's waits move. */
+const together = (offMs: number): Required<Clock> => {
+  frozen ??= Date.now();
+  const shift = sandbox().state.clock.offsetMs + offMs;
+  const move = (ms: number) => {
+    frozen = (frozen ?? Date.now()) + ms;
+  };
+  return {
+    ...virtualClock(),
+    now: () => (frozen ?? Date.now()) + shift,
+    async sleep(ms, signal) {
+      signal?.throwIfAborted();
+      move(ms);
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+    sleepSync: move,
+  };
+};
 const svc = bulkRunner(sandbox);
 const dir = useTempDir('svc-found-after-lost-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,10 +56,14 @@ let seen = 0;
 /** A platform that keeps no stored answers: each grant attempt passed on with a fresh key. */
 let forget = false;
 let fresh = 0;
+/** A server that sends no Date header on any answer. */
+let undated = false;
 afterEach(() => {
   theirs = undefined;
   seen = 0;
   forget = false;
+  undated = false;
+  frozen = undefined;
   proxy().reset();
 });
 const proxy = useLossyProxy(sandbox, {
@@ -53,6 +84,7 @@ const proxy = useLossyProxy(sandbox, {
     forget && method === 'POST' && GRANT.test(path)
       ? JSON.stringify({ ...JSON.parse(body), idempotency_key: `fresh-${++fresh}` })
       : body,
+  sendDate: () => !undated,
 });
 
 describe("another admin's grant just before a lost attempt (review25a H1)", () => {
@@ -183,6 +215,41 @@ describe('a grant made clearly before the run, as sent, after a lost answer (rev
     const path = svc.file('l2.csv', `user,role\n${bulkUser(7)},l2-before\n`);
     await expectSkippedAlreadyAssigned(path);
   });
+
+  // review27b M1: with no Date header at all, the row's start on this machine's clock, with the
+  // minute two clocks may differ, still shows a grant 10 minutes old is not this run's.
+  it('no Date header: roles assign --file: still skipped already_assigned', async () => {
+    const role = await customRole(sandbox(), 'l2-undated');
+    theirs = { tenant: ACME, role, justification: 'mine', agoMs: 600_000 };
+    forget = true;
+    undated = true;
+    const path = svc.file('l2-undated.csv', `user,role\n${bulkUser(6)},l2-undated\n`);
+    await expectSkippedAlreadyAssigned(path);
+  });
+
+  it('no Date header: svc apply: the grant step skipped already assigned, not found_after_lost_answer', async () => {
+    const name = 'l2-undated-apply';
+    const role = (await as(sandbox(), LABS, 'POST', '/v1/roles', { name, permissions: ['exception.read'] }))
+      .id as string;
+    const file = writeFile(
+      dir,
+      `${name}.yaml`,
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - { name: ${name}, permissions: [exception.read] }\n    grants:\n      - { user: ${user(3)}, role: ${name}, justification: mine }\n`,
+    );
+    theirs = { tenant: LABS, role, justification: 'mine', agoMs: 600_000 };
+    forget = true;
+    undated = true;
+    const r = await svc.run(['apply', '-f', file, '--yes', '--journal', join(dir, `${name}.j`), '--ndjson'], {
+      env: { SVC_BASE_URL: proxy().url, SVC_TENANT: '' },
+    });
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.kind, row.status, row.reason], r.stdout).toEqual([
+      0,
+      'grant',
+      'skipped',
+      'already_assigned',
+    ]);
+  });
 });
 
 // review25a L1: the refusal to the retry is marked as the platform's stored answer to the lost
@@ -294,7 +361,7 @@ describe("a grant found after a lost answer, svc's clock 50 s off the platform's
   const mine = (u: string, role: string, offMs: number) =>
     svc.run(assign(u, role), {
       env: { SVC_BASE_URL: proxy().url },
-      clock: virtualClock(sandbox().state.clock.now() + offMs),
+      clock: together(offMs),
     });
   const assign = (u: string, role: string) => [
     'roles',
@@ -316,8 +383,29 @@ describe("a grant found after a lost answer, svc's clock 50 s off the platform's
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).not.toContain('✓');
     expect(r.stderr).toMatch(
-      /^error: the grant found in place was assigned \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown: the platform may have made this change; /,
+      /^error: the grant found in place was assigned \S+Z, (29|30) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown: the platform may have made this change; /,
     );
+  });
+
+  // review27b L1: its own code (a script keying on assignment_exists read "nothing changed"), and
+  // a hint naming the command that shows who holds the role.
+  it("another admin's grant, 30 s before, --json: outcome_unknown, the hint names roles holders", async () => {
+    const role = await customRole(sandbox(), 'skew-theirs-json');
+    theirs = { tenant: ACME, role, justification: 'mine', agoMs: 30_000 };
+    forget = true;
+    const r = await svc.run([...assign(bulkUser(7), 'skew-theirs-json'), '--json'], {
+      env: { SVC_BASE_URL: proxy().url },
+      clock: together(-50_000),
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    const { error } = JSON.parse(r.stderr);
+    expect([error.code, error.outcome, error.exit_code, error.hint]).toEqual([
+      'outcome_unknown',
+      'unknown',
+      1,
+      'check who made it before running the command again (`svc roles holders skew-theirs-json` shows it)',
+    ]);
   });
 
   it("the lost attempt's own grant, svc 50 s ahead: granted by that attempt, exit 0", async () => {
@@ -364,12 +452,12 @@ describe("a role found after a lost answer, svc's clock 50 s off the platform's"
     made = 'skew-role';
     const r = await svc.run(['roles', 'create', '--name', 'skew-role', '--permission', 'exception.read'], {
       env: { SVC_BASE_URL: roles().url },
-      clock: virtualClock(sandbox().state.clock.now() - 50_000),
+      clock: together(-50_000),
     });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).not.toContain('✓');
     expect(r.stderr).toMatch(
-      /^error: the role found was made \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown/,
+      /^error: the role found was made \S+Z, (29|30) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown/,
     );
   });
 
@@ -384,7 +472,7 @@ describe("a role found after a lost answer, svc's clock 50 s off the platform's"
       ['apply', '-f', path, '--yes', '--journal', join(dir, 'skew-apply-role.j'), '--ndjson'],
       {
         env: { SVC_BASE_URL: roles().url, SVC_TENANT: '' },
-        clock: virtualClock(sandbox().state.clock.now() - 50_000),
+        clock: together(-50_000),
       },
     );
     const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
@@ -396,7 +484,7 @@ describe("a role found after a lost answer, svc's clock 50 s off the platform's"
       undefined,
     ]);
     expect(row.error.message).toMatch(
-      /^the role found was made \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost/,
+      /^the role found was made \S+Z, (29|30) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost/,
     );
   });
 });
@@ -408,7 +496,7 @@ describe("a role found after a lost answer, svc's clock 50 s off the platform's"
 // failed, outcome unknown, exit 7), never found_after_lost_answer; the lost attempt's own grant,
 // svc 50 s ahead, is still found done by that attempt.
 describe("a bulk or apply grant found after a lost answer, svc's clock 50 s off the platform's", () => {
-  const at = (offMs: number) => virtualClock(sandbox().state.clock.now() + offMs);
+  const at = (offMs: number) => together(offMs);
   const file = (name: string, u: string, offMs: number) =>
     svc.run(
       [
@@ -426,6 +514,7 @@ describe("a bulk or apply grant found after a lost answer, svc's clock 50 s off 
     forget = true;
     const r = await file('skew-file-theirs', bulkUser(1), -50_000);
     const row = rowOf(r.stdout);
+    expect(row.error.code, r.stdout).toBe('outcome_unknown');
     expect([r.code, row.status, row.outcome, row.reason], r.stdout).toEqual([
       7,
       'failed',
@@ -433,7 +522,7 @@ describe("a bulk or apply grant found after a lost answer, svc's clock 50 s off 
       undefined,
     ]);
     expect(row.error.message).toMatch(
-      /^the grant found in place was assigned \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell/,
+      /^the grant found in place was assigned \S+Z, (29|30) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell/,
     );
     expect(r.stderr).not.toContain('✓');
   });
@@ -478,7 +567,7 @@ describe("a bulk or apply grant found after a lost answer, svc's clock 50 s off 
       undefined,
     ]);
     expect(row.error.message).toMatch(
-      /^the grant found in place was assigned \S+Z, (2[89]|3[01]) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost/,
+      /^the grant found in place was assigned \S+Z, (29|30) s before the first attempt was sent, on the platform's clock, and the answer to the first attempt was lost/,
     );
     expect(r.stderr).not.toContain('✓');
   });

@@ -32,6 +32,8 @@ export interface LossyProxyOptions {
   body?: (method: string, path: string, body: string) => string;
   /** The path (with its query) passed on in place of the one asked: a platform that ignores a parameter. */
   rewrite?: (method: string, path: string) => string;
+  /** false: no answer carries a Date header (a server that sends none); asked at each request. */
+  sendDate?: () => boolean;
 }
 
 /** What `reshape` sends instead of the sandbox's answer: `body` as is (none: an empty body). */
@@ -76,6 +78,8 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
     seen.set(`${method} ${path}`, count);
     if (method === 'DELETE' && options.ignoreDeleteKeys) delete headers['idempotency-key'];
     await options.before?.(method, path);
+    // Node adds a Date to every answer unless told not to.
+    if (options.sendDate?.() === false) response.sendDate = false;
     if (method === 'DELETE') deletes.push({ path, key: headers['idempotency-key'] });
     const refusal = options.refuse?.(method, path, request.body.toString('utf8'));
     if (refusal) {
@@ -122,7 +126,8 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       response.end(reshaped.body ?? '');
       return;
     }
-    response.writeHead(upstream.status, upstream.headers);
+    const { date, ...undated } = upstream.headers;
+    response.writeHead(upstream.status, options.sendDate?.() === false ? undated : upstream.headers);
     response.end(upstream.text);
   });
   return () => ({

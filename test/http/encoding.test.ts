@@ -141,7 +141,14 @@ describe('a compressed answer to a verb', () => {
       expires_at: '2099-01-15T13:00:00Z',
       audit_trail_id: 'aud_gz1',
     };
-    const t = await target((_req, res) => compressed(res, 201, 'gzip', assignment));
+    // The answer names its granter: svc reads who the caller is (GET /v1/me), and a read that
+    // fails would leave the grant unknown (review27b M2).
+    const me = { id: 'usr_admin', type: 'user', name: 'Admin', email: null, tenant_id: null, tenants: [] };
+    const t = await target((req, res) =>
+      req.url?.startsWith('/v1/me')
+        ? compressed(res, 200, 'gzip', me)
+        : compressed(res, 201, 'gzip', assignment),
+    );
     const r = await runInProcess(
       ['roles', 'assign', 'usr_x', 'tenant_viewer', '--expires-in', '1h', '--justification', 't', '--debug'],
       {

@@ -16,6 +16,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -297,6 +298,32 @@ describe('svc’s own directory in TMPDIR (session 27): a run lists only it, not
     expect(lstatSync(join(temporary, OWN)).mode & 0o777).toBe(0o700);
     expect(one.remove()).toBeUndefined();
     expect(readdirSync(temporary)).toEqual([]);
+  });
+
+  it('removed by another run between its making and its look: made again, the copy in it (review27b L2)', async () => {
+    const temporary = ownTmpdir();
+    const fs = (await import('node:fs')).default;
+    const real = fs.lstatSync;
+    let raced = false;
+    // Another run's leaveHome removes the empty directory just before this run looks at it.
+    const look = vi.spyOn(fs, 'lstatSync').mockImplementation(((path: string, ...more: never[]) => {
+      if (!raced && path === join(temporary, OWN)) {
+        raced = true;
+        rmSync(path, { recursive: true });
+      }
+      return (real as (...args: unknown[]) => unknown)(path, ...more);
+    }) as typeof fs.lstatSync);
+    syncBuiltinESMExports();
+    try {
+      const one = await snapshotInput('-', Readable.from(['a\n']), '--file');
+      expect(raced).toBe(true);
+      expect(dirname(dirname(one.path))).toBe(join(temporary, OWN));
+      expect(one.remove()).toBeUndefined();
+      expect(readdirSync(temporary)).toEqual([]);
+    } finally {
+      look.mockRestore();
+      syncBuiltinESMExports();
+    }
   });
 
   it('a marked copy of a gone run in TMPDIR itself (where svc before session 27 made them) is not listed, nor removed', async () => {

@@ -11,12 +11,13 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
 import { platformTime } from '../../platform/clock.js';
-import { AssignmentExistsError } from '../../platform/errors.js';
+import { AssignmentExistsError, shownBy } from '../../platform/errors.js';
 import {
   attemptStart,
   callerIdsOnce,
   foundAfterLostAnswer,
   grantAnswerNotMade,
+  interruptedReadingCaller,
 } from '../../platform/found-after-lost.js';
 import type { ResponseMeta } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -220,6 +221,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
     }
     const lost = foundAfterLostAnswer(error, {
       ...attemptStart(platform, startMs),
+      check: shownBy('roles holders', role.name)(platform.svc),
       grant: { justification, expiresAt: expires, held: error.assignment },
     });
     return alreadyAssigned(ctx, error.assignment, user, role, lost);
@@ -234,7 +236,9 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       refuse: (problem) => platform.roles.assignAnswerRefused(user, body, problem, response),
     },
     callerIdsOnce(platform, ctx.signal),
-  );
+  ).catch((error: unknown) => {
+    throw interruptedReadingCaller(error);
+  });
   if (other !== undefined && options.extend)
     return moveExpiry(ctx, user, role, { expires, justification, counted }, data);
   if (other !== undefined) return alreadyAssigned(ctx, data, user, role, undefined, other);

@@ -25,6 +25,7 @@ import {
   AssignmentNotFoundError,
   doneUnread,
   GoneAfterLostAnswerError,
+  shownBy,
 } from '../../platform/errors.js';
 import {
   attemptStart,
@@ -168,6 +169,7 @@ async function alreadyHeld(
     ? undefined
     : foundAfterLostAnswer(error, {
         ...attemptStart(platform, startMs),
+        check: shownBy('roles holders', row.role.name)(platform.svc),
         grant: { justification: row.justification, expiresAt: row.expiresAt, held },
       });
   if (lost !== undefined) {

@@ -4,7 +4,7 @@ import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { doubtAfterLostAnswer } from '../../http/errors.js';
-import { RoleNameTakenError } from '../../platform/errors.js';
+import { RoleNameTakenError, shownBy } from '../../platform/errors.js';
 import { attemptStart, foundAfterLostAnswer } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import { liveRoleNamed, permissionDifference } from '../../platform/role-ref.js';
@@ -100,6 +100,7 @@ async function madeByLostAttempt(
   if (options.description !== undefined && role.description !== options.description) return undefined;
   const lost = foundAfterLostAnswer(error, {
     ...attemptStart(platform, startMs),
+    check: shownBy('roles get', role.name)(platform.svc),
     madeAt: role.created_at,
   });
   return lost === undefined ? undefined : { role, lost };

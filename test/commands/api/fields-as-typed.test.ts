@@ -56,12 +56,24 @@ it('-F numbers in a query string are sent as typed', async () => {
 
 describe('a negative zero in a body is sent as typed, never as 0 (attack27b F3)', () => {
   it.each([
-    [['api', 'POST', '/v1/reconciliations', '-f', 'name=n', '-F', 'amount=-0'], '"amount":-0'],
-    [['records', 'create', 'reconciliations', '--data', '{"name":"a","amount":-0.0}'], '"amount":-0.0'],
-  ])('%j', async (argv, sent) => {
-    const { s, env } = await server();
-    await runInProcess(argv, env);
-    expect(s.seen.find((r) => r.method === 'POST')!.body).toContain(sent);
+    [
+      ['api', 'POST', '/v1/reconciliations', '-f', 'name=n', '-F', 'amount=-0'],
+      '{"name":"n","amount":-0,',
+      '',
+    ],
+    [
+      ['records', 'create', 'reconciliations', '--data', '{"name":"a","amount":-0.0}'],
+      '{"name":"a","amount":-0.0,',
+      '✓ created reconciliations record rec_1 in 00000000-0000-4000-8000-000000000001\n',
+    ],
+  ])('%j: exit 0, the body exactly', async (argv, sent, said) => {
+    // review27b L4: the exit code and the whole body, so a warning or a refusal after sending shows.
+    const { s, env } = await server(answers.json(201, { id: 'rec_1', name: 'n', amount: 0 }));
+    const r = await runInProcess(argv, env);
+    expect([r.code, r.stderr], r.stderr).toEqual([0, said]);
+    const posts = s.seen.filter((x) => x.method === 'POST').map((x) => x.body);
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.replace(/"idempotency_key":"svc_[0-9a-f-]{36}"}$/, '')).toBe(sent);
   });
 });
 

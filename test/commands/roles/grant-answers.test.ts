@@ -431,6 +431,52 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
     expect(r.stderr).not.toContain('✓');
   });
 
+  // review27b M2: who the caller is cannot be read (GET /v1/me refused): the granter named may be
+  // the caller in another form or someone else; neither ✓ nor "nothing changed".
+  const meRefused = (answer: Reshaped): void => {
+    if (answer.method === 'GET' && answer.path === '/v1/me') {
+      answer.status = 403;
+      answer.body = { error: { code: 'forbidden', message: 'refused by the test proxy' } };
+    }
+  };
+  const notRead =
+    'says it was assigned by usr_someone, and svc could not read who you are (GET /v1/me), so svc cannot tell whether this request made it';
+  it('assigned by someone else, /v1/me refused: exit 1, outcome unknown, no ✓', async () => {
+    const user = bulkUser(33);
+    const other = otherGranter('x');
+    proxy().set({ reshape: (answer) => (other(answer), meRefused(answer)) });
+    const r = await viaProxy(grant(user));
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: the server's answer to POST /v1/users/${user}/roles ${notRead.replace(/[()]/g, '\\$&')}; ${unknownHint(201)}\n$`,
+      ),
+    );
+  });
+
+  it('assigned by someone else, /v1/me refused: roles assign --file, every row unknown; exit 7', async () => {
+    const other = otherGranter('bulk');
+    proxy().set({ reshape: (answer) => (other(answer), meRefused(answer)) });
+    const r = await viaProxy(
+      [
+        ...['roles', 'assign', '--file', '-', '--expires-in', '1d', '--justification', 'bulk'],
+        ...['--yes', '--ndjson'],
+      ],
+      `user,role\n${bulkUser(34)},tenant_viewer\n${bulkUser(35)},tenant_viewer\n`,
+    );
+    expect(r.code, r.stderr).toBe(7);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.status, row.outcome, (row.error as { message: string }).message])).toEqual(
+      [34, 35].map((n) => [
+        'failed',
+        'unknown',
+        `the server accepted the request (HTTP 201) but the server's answer to POST /v1/users/${bulkUser(n)}/roles ${notRead}, so the outcome is unknown: check on the platform whether it was made`,
+      ]),
+    );
+    expect(r.stderr).not.toContain('✓');
+  });
+
   it('another justification answered, assigned by someone else: already_assigned', async () => {
     const user = bulkUser(26);
     proxy().set({ reshape: madeSaying({ justification: 'their own', assigned_by: 'usr_someone' }) });
