@@ -20,6 +20,11 @@ export function unicodeEscape(char: string): string {
   return `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`;
 }
 
+/** A character's Unicode name form, `U+200B` (upper-case hex, at least four digits): how svc's words name one. */
+export function codePoint(char: string): string {
+  return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 /** Names of the invisible (format, Unicode Cf) characters copying text out of chat, wikis and web pages adds. */
 const INVISIBLE_NAMES: Record<number, string> = {
   173: 'SOFT HYPHEN',
@@ -42,10 +47,8 @@ export function invisibleCharacter(text: string): { name: string; at: number } |
   for (const char of text) {
     at++;
     if (!/\p{Cf}/u.test(char)) continue;
-    const code = char.codePointAt(0)!;
-    const hex = code.toString(16).toUpperCase().padStart(4, '0');
-    const name = INVISIBLE_NAMES[code];
-    return { name: name === undefined ? `U+${hex}` : `U+${hex} ${name}`, at };
+    const name = INVISIBLE_NAMES[char.codePointAt(0)!];
+    return { name: name === undefined ? codePoint(char) : `${codePoint(char)} ${name}`, at };
   }
   return undefined;
 }
@@ -76,7 +79,7 @@ export function controlCharacter(
   for (const char of text) {
     at++;
     if (!/\p{Cc}/u.test(char) || (options.tab === true && char === '\t')) continue;
-    return { name: `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`, at };
+    return { name: codePoint(char), at };
   }
   return undefined;
 }
@@ -105,7 +108,7 @@ export function nonAsciiCharacter(text: string): { name: string; at: number; why
     at++;
     const code = char.codePointAt(0)!;
     if (code <= 0x7f) continue;
-    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    const hex = codePoint(char);
     const why = headerCannot(code);
     // Shown itself only when a terminal draws it as itself (not a space, mark or format character).
     const named = INVISIBLE_NAMES[code];
@@ -153,8 +156,7 @@ export function nonAsciiIn(
     const code = char.codePointAt(0)!;
     if (code <= 0x7f) continue;
     const why = headerCannot(code);
-    const hex = code.toString(16).toUpperCase().padStart(4, '0');
-    return `${what} ${shown ?? escapedQuote(value)} holds ${char} (U+${hex}) at ${at}, ${why}: ${fix}`;
+    return `${what} ${shown ?? escapedQuote(value)} holds ${char} (${codePoint(char)}) at ${at}, ${why}: ${fix}`;
   }
   return undefined;
 }
@@ -205,7 +207,7 @@ export function nothingVisible(text: string): string | undefined {
   for (const char of bare) if (!DRAWN_AS_NOTHING.test(char)) return undefined;
   const kinds = [
     ...(bare === text ? [] : ['a terminal escape sequence']),
-    ...[...new Set(bare)].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`),
+    ...[...new Set(bare)].map(codePoint),
   ];
   if (kinds.length === 0) return 'nothing';
   return `${kinds.slice(0, 3).join(', ')}${kinds.length > 3 ? ' …' : ''}`;

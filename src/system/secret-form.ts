@@ -1,4 +1,4 @@
-import { characters, controlCharacter, invisibleCharacter } from '../api/characters.js';
+import { characters, codePoint, controlCharacter, invisibleCharacter } from '../api/characters.js';
 import { SvcError } from '../errors.js';
 
 /**
@@ -46,8 +46,7 @@ export function secretProblem(secret: unknown): string | undefined {
   let at = 0;
   for (const char of secret) {
     at++;
-    if (/\p{Z}/u.test(char))
-      return `it holds a space (U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) at ${at}`;
+    if (/\p{Z}/u.test(char)) return `it holds a space (${codePoint(char)}) at ${at}`;
   }
   const [, prefix = '', rest = secret] = PREFIX.exec(secret) ?? [];
   if (prefix !== '' && rest === '') return 'it is a prefix with nothing after it';

@@ -1,4 +1,5 @@
 /** The path `svc api` sends, checked so that it names the endpoint it reads as. */
+import { codePoint } from '../../api/characters.js';
 import { OPERATIONS, operationIdOf } from '../../api/operations.js';
 import { isTenantId } from '../../api/tenant-id.js';
 import { UsageError } from '../../errors.js';
@@ -18,9 +19,8 @@ import { UsageError } from '../../errors.js';
 export function withoutDotSegments(path: string): string {
   const control = /[\u0000-\u001f\u007f]/.exec(path)?.[0];
   if (control !== undefined) {
-    const code = `U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
     throw new UsageError(
-      `the path has a control character (${code}), which a URL drops or changes; remove it`,
+      `the path has a control character (${codePoint(control)}), which a URL drops or changes; remove it`,
     );
   }
   const bare = path.split('?')[0]!;
