@@ -253,7 +253,8 @@ function parseYaml(label: string, sha256: string, text: string): Parsed {
         const node = doc?.getIn(path, true);
         if (!isScalar(node) || typeof node.value !== 'number' || !node.range) return undefined;
         const raw = text.slice(node.range[0], node.range[1]).trim();
-        return /^[-+]?[0-9]/.test(raw) && doubleOf(raw.replace(/^\+/, '')) !== undefined ? raw : undefined;
+        // A numeral, even one YAML 1.2 begins with a dot (.36e4, not JSON's: fixnum2); not .inf or .nan.
+        return /^[-+]?\.?[0-9]/.test(raw) && doubleOf(raw.replace(/^\+/, '')) !== undefined ? raw : undefined;
       },
       release() {
         doc = undefined;

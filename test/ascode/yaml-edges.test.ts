@@ -142,6 +142,19 @@ describe('YAML edge cases', () => {
     expect(said('3600')).toEqual([]);
     expect(said('3600.0')).toEqual([]);
     expect(said('36e2')).toEqual([]);
+    // fixnum2: JSON's numerals are how access files write a number (the schema's type integer
+    // takes 36e2 and 3600.0, as a JSON file has them); YAML 1.2's leading dot is not one: .36e4
+    // was read as 3600 without a word, and .5 was named 0.5.
+    expect(said('.36e4')).toEqual([
+      '8: "token_lifetime_seconds" is .36e4, which is not how access files write a number (as JSON does); write it as 3600',
+    ]);
+    expect(said('-.36e4')).toEqual([
+      '8: "token_lifetime_seconds" is -.36e4, which is not how access files write a number (as JSON does); write it as -3600',
+    ]);
+    expect(said('.5')).toEqual([
+      '8: "token_lifetime_seconds" is .5, which is not how access files write a number (as JSON does); write it as 0.5',
+    ]);
+    expect(said('-.inf')).toEqual(['8: "token_lifetime_seconds" must be a whole number, not -.inf']);
     const json = `{"version": 1, "blocks": [{"tenants": "acme-labs", "oauth_clients": [{"name": "big",
  "redirect_uris": ["https://x.example/cb"], "scopes": ["read:tenants"],
  "token_lifetime_seconds": 3599.9999999999999}]}]}`;
