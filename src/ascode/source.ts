@@ -18,6 +18,7 @@ import {
 import { doubleOf, scanJson } from '../api/json-text.js';
 import { textProblem } from '../system/input.js';
 import { type Anchors, documentValue, readAliases } from './yaml-aliases.js';
+import { unresolvedTags } from './yaml-tags.js';
 
 /** Where a value sits in the file: keys of maps and indices of lists. */
 export type Path = ReadonlyArray<string | number>;
@@ -214,7 +215,7 @@ function parseYaml(label: string, sha256: string, text: string): Parsed {
     };
   }
   const aliases = readAliases(doc, counter);
-  const before = [...yamlVersion(doc, text), ...aliases.problems];
+  const before = [...yamlVersion(doc, text), ...aliases.problems, ...unresolvedTags(doc, text, counter)];
   if (before.length > 0) return { ok: false, problems: before };
   writtenKeys(doc, text, aliases.anchors);
   let value: unknown;

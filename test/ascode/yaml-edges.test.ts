@@ -163,6 +163,27 @@ describe('YAML edge cases', () => {
     ]);
   });
 
+  it('a tag the YAML reader leaves unread is named, with the fix (fixnum2)', () => {
+    const client = (lifetime: string) =>
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    oauth_clients:\n      - name: big\n        redirect_uris: [https://x.example/cb]\n        scopes: [read:tenants]\n        token_lifetime_seconds: ${lifetime}\n`;
+    // It said `"token_lifetime_seconds" must be a whole number, not text`.
+    expect(problemsOf(client('!!float 3600'))).toEqual([
+      '8: "token_lifetime_seconds" is 3600 tagged !!float, which YAML takes only on a number written with a fraction (it read 3600 as text, not a number); remove the tag: 3600',
+    ]);
+    expect(problemsOf(client('!<tag:yaml.org,2002:float> 3600'))).toEqual([
+      '8: "token_lifetime_seconds" is 3600 tagged !<tag:yaml.org,2002:float>, which YAML takes only on a number written with a fraction (it read 3600 as text, not a number); remove the tag: 3600',
+    ]);
+    // A tag the reader resolves is read (the value is a number): the number rules apply as ever.
+    expect(problemsOf(client('!!int 3600'))).toEqual([]);
+    // A tag svc does not know was read as the text after it, without a word.
+    const role =
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - name: ci-role\n        description: !note hello\n        permissions: [!perm exception.read]\n';
+    expect(problemsOf(role)).toEqual([
+      '6: "description" has the tag !note, which svc does not read (the value would be taken as text); remove the tag',
+      '7: an item of "permissions" has the tag !perm, which svc does not read (the value would be taken as text); remove the tag',
+    ]);
+  });
+
   it('a %YAML 1.1 directive is refused in one line', () => {
     expect(problemsOf('%YAML 1.1\n---\nversion: 1\nblocks: []\n')).toEqual([
       '1: "%YAML 1.1" is not read: svc reads YAML 1.2 only; remove the line (and check values such as 010, 1:00:00, yes)',
