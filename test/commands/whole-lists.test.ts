@@ -136,3 +136,41 @@ describe('a server that pages its key list (review27a F2)', () => {
     expect([rest.code, names(rest.stdout), rest.stderr]).toEqual([0, ['k1'], '']);
   });
 });
+
+describe('a cursor sent to a server that answers the key list whole (fixnum2)', () => {
+  it('is refused when the answer starts as the list does: it would be the first keys again, said as the next', async () => {
+    // A server that ignores ?cursor= and answers whole (the sandbox refuses the parameter): the
+    // keys "after the cursor" were k3, k2, k1, the first again, exit 0.
+    proxy().set({ path: (_method, asked) => asked.replace(/\?cursor=[^&]*$/, '') });
+    const r = await svc.run(
+      ['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', 'svc-page:cursor=page2'],
+      {
+        env: { SVC_BASE_URL: proxy().url },
+      },
+    );
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      'error: the server answered `svc tenants api-keys ls` with the whole list for --cursor svc-page:cursor=page2, starting with the same row as without a cursor: it ignores the cursor, so these would be the first rows again, not the ones after it; nothing was printed; give --all to list every one (or a larger --limit)\n',
+    ]);
+  });
+
+  it("a paging server's last page without any paging field is still printed: it does not start as the list does", async () => {
+    proxy().set({
+      path: (_method, asked) => asked.replace(/\?cursor=page2$/, ''),
+      reshape(x) {
+        if (x.method !== 'GET' || !/\/api-keys(\?|$)/.test(x.path)) return;
+        const body = x.body as { items: unknown[]; next_cursor?: string | null };
+        const { next_cursor: _, ...rest } = body;
+        x.body = x.path.includes('cursor=page2')
+          ? { ...rest, items: body.items.slice(2) }
+          : { ...rest, items: body.items.slice(0, 2), next_cursor: 'page2' };
+      },
+    });
+    const r = await svc.run(
+      ['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', 'svc-page:cursor=page2', '--json'],
+      { env: { SVC_BASE_URL: proxy().url } },
+    );
+    expect([r.code, names(r.stdout), r.stderr]).toEqual([0, ['k1'], '']);
+  });
+});
