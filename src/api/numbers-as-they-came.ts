@@ -78,6 +78,39 @@ export function withNumbersOf<T extends object>(from: object, copy: T): T {
   return copy;
 }
 
+type Spread<A, B> = Omit<A, keyof B> & B;
+
+/**
+ * `{ ...a, ...b }`, the one way svc spreads an answer into an object of its own (a verdict's
+ * fields at the top, `"replayed": true`, a key's state now over the answer of the day it was made):
+ * each member keeps its number's text from the part it came from, the last that has its key
+ * (`{...answer}` alone would print 9007199254740993 as …992 and 1.10 as 1.1: fixnum2).
+ */
+export function spreadAsTheyCame<A extends object, B extends object>(a: A, b: B): Spread<A, B>;
+export function spreadAsTheyCame<A extends object, B extends object, C extends object>(
+  a: A,
+  b: B,
+  c: C,
+): Spread<Spread<A, B>, C>;
+export function spreadAsTheyCame(...parts: object[]): object {
+  const copy: Record<string, unknown> = Object.assign({}, ...parts);
+  let notes: Notes | undefined;
+  for (const part of parts) {
+    const own = (part as Holder)[AS_THEY_CAME];
+    // Marked even with no note of its own, as its answer was: a number below it is looked for.
+    if (own) notes ??= Object.create(null) as Notes;
+    for (const key of Object.keys(part)) {
+      const raw = own?.[key];
+      if (raw !== undefined) {
+        notes ??= Object.create(null) as Notes;
+        notes[key] = raw;
+      } else if (notes) delete notes[key];
+    }
+  }
+  if (notes) Object.defineProperty(copy, AS_THEY_CAME, { value: notes, enumerable: false });
+  return copy;
+}
+
 /**
  * Whether `value` or anything under it is marked: an answer svc wraps (`{outcome, record}`, an
  * array of answers) is not marked itself, its parts are (attack27b F2: `records delete --json`

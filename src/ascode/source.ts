@@ -18,6 +18,7 @@ import {
 import { doubleOf, scanJson } from '../api/json-text.js';
 import { textProblem } from '../system/input.js';
 import { type Anchors, documentValue, readAliases } from './yaml-aliases.js';
+import { unresolvedTags } from './yaml-tags.js';
 
 /** Where a value sits in the file: keys of maps and indices of lists. */
 export type Path = ReadonlyArray<string | number>;
@@ -214,7 +215,7 @@ function parseYaml(label: string, sha256: string, text: string): Parsed {
     };
   }
   const aliases = readAliases(doc, counter);
-  const before = [...yamlVersion(doc, text), ...aliases.problems];
+  const before = [...yamlVersion(doc, text), ...aliases.problems, ...unresolvedTags(doc, text, counter)];
   if (before.length > 0) return { ok: false, problems: before };
   writtenKeys(doc, text, aliases.anchors);
   let value: unknown;
@@ -253,7 +254,8 @@ function parseYaml(label: string, sha256: string, text: string): Parsed {
         const node = doc?.getIn(path, true);
         if (!isScalar(node) || typeof node.value !== 'number' || !node.range) return undefined;
         const raw = text.slice(node.range[0], node.range[1]).trim();
-        return /^[-+]?[0-9]/.test(raw) && doubleOf(raw.replace(/^\+/, '')) !== undefined ? raw : undefined;
+        // A numeral, even one YAML 1.2 begins with a dot (.36e4, not JSON's: fixnum2); not .inf or .nan.
+        return /^[-+]?\.?[0-9]/.test(raw) && doubleOf(raw.replace(/^\+/, '')) !== undefined ? raw : undefined;
       },
       release() {
         doc = undefined;

@@ -9,6 +9,7 @@
 import { Option } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { itemKey } from '../http/item-key.js';
 import {
   CursorTrail,
   cursorAfter,
@@ -167,6 +168,9 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       const items = rest.filter((item) => !twice.has(item));
       const whole = this.wholeOf !== undefined && !page.next_cursor;
       if (whole && asked !== undefined && isWholeListCursor(asked)) throw wholeCursorError(this.wholeOf!);
+      // A page of the server's own cursor within this run is checked by the trail (a whole page repeated).
+      if (whole && asked !== undefined && asked === this.options.cursor && this.shown === 0)
+        await this.#cursorIgnored(fetchPage, page.items, asked);
       if (whole && asked === undefined) {
         this.next = null;
         const shown = limit === undefined ? items : items.slice(0, left);
@@ -203,6 +207,29 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       // items counted are the ones printed (not those of a #skip page printed before).
       if (limit === undefined || this.shown < limit) trail.next(items.length, this.next);
     } while (this.next && (limit === undefined || this.shown < limit));
+  }
+
+  /**
+   * A list the API may give whole, answered without a next cursor to a request with one (fixnum2):
+   * the last page of a server that pages, or the whole list from a server that ignores the cursor,
+   * which printed as the rows after it were the first rows again. svc cannot tell them from the
+   * answer (a server may leave `next_cursor` out of its last page), so it asks the list's first
+   * page: an answer starting with the same row is the list from its start, refused before a row
+   * of it is printed.
+   */
+  async #cursorIgnored(
+    fetchPage: (page: { limit: number; cursor?: string }) => Promise<P>,
+    items: readonly T[],
+    asked: string,
+  ): Promise<void> {
+    const first = items.length > 0 ? itemKey(items[0]) : undefined;
+    if (first === undefined) return;
+    const start = await fetchPage({ limit: this.pageMax });
+    if (start.items.length === 0 || itemKey(start.items[0]) !== first) return;
+    throw new UsageError(
+      `the server answered \`svc ${this.wholeOf}\` with the whole list for --cursor ${shellWord(asked)}, starting with the same row as without a cursor: it ignores the cursor, so these would be the first rows again, not the ones after it; nothing was printed`,
+      { hint: 'give --all to list every one (or a larger --limit)' },
+    );
   }
 
   /**

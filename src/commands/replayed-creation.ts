@@ -9,6 +9,7 @@
  * the words are here.
  */
 import { join } from 'node:path';
+import { spreadAsTheyCame, withNumbersOf } from '../api/numbers-as-they-came.js';
 import { serverTime } from '../api/time.js';
 import { stateDir } from '../config/paths.js';
 import { heirOf } from '../config/store-directory.js';
@@ -361,7 +362,8 @@ export async function asItIsNow<T extends { secret_rotated_at?: string | null; c
   if (!sameRotation(now.secret_rotated_at, made.secret_rotated_at, made.created_at)) {
     throw rotatedSince(created, key, now.secret_rotated_at ?? '', remedy);
   }
-  return { ...made, ...now, ...Object.fromEntries(kept.map((field) => [field, made[field]])) };
+  const keptFields = Object.fromEntries(kept.map((field) => [field, made[field]]));
+  return spreadAsTheyCame(made, now, withNumbersOf(made, keptFields)) as unknown as T;
 }
 
 /** Said on stderr before a replayed creation's object, shown as it is now. */
@@ -447,5 +449,7 @@ export function earlierRotationNote(what: string): string {
  * overwrite it), so `records create` says it on stderr only (README, attack26a F6).
  */
 export function asReplayed<T extends object>(data: T, byEarlierRun: boolean): T & { replayed?: true } {
-  return byEarlierRun ? { ...data, replayed: true } : data;
+  return byEarlierRun
+    ? (spreadAsTheyCame(data, { replayed: true as const }) as T & { replayed: true })
+    : data;
 }

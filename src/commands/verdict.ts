@@ -1,3 +1,5 @@
+import { spreadAsTheyCame } from '../api/numbers-as-they-came.js';
+
 /**
  * The noun under which a verdict carries its object: `record`, `role`, `webhook`, `client` (OAuth),
  * `api_key` (not `key`: that is the bearer secret of a created key), `assignment` (a role held),
@@ -47,5 +49,6 @@ export function verdict(
   object: unknown,
   also: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  return { ...also, outcome, [noun]: object ?? null };
+  // The fields at the top keep their numbers' text, as the object under its noun does (fixnum2).
+  return spreadAsTheyCame(also, { outcome, [noun]: object ?? null });
 }

@@ -6,9 +6,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  hasNumbersAsTheyCame,
   jsonAsTheyCame,
   keepNumbersAsTheyCame,
   numbersAsTheyCame,
+  spreadAsTheyCame,
 } from '../../src/api/numbers-as-they-came.js';
 
 function parsed(text: string): unknown {
@@ -94,5 +96,33 @@ describe('the scan only where numbers are printed as values (review s13 http #2)
     expect(jsonAsTheyCame(parsed('{"r":0.0000001,"s":[0.00000012]}'))).toBe(
       '{"r":0.0000001,"s":[0.00000012]}',
     );
+  });
+});
+
+describe('spreadAsTheyCame: a copy of answers into svc object keeps their numbers (fixnum2)', () => {
+  const answer = (text: string) => {
+    const value = JSON.parse(text) as Record<string, unknown>;
+    keepNumbersAsTheyCame(text, value);
+    return value;
+  };
+
+  it('each member as its part wrote it; a later part without a note wins over an earlier note', () => {
+    const made = answer('{"big":9007199254740993,"rate":1.10,"over":2.50}');
+    const now = answer('{"over":2.5,"nested":{"x":1.10}}');
+    const copy = spreadAsTheyCame(made, now, { outcome: 'revoked' });
+    expect(jsonAsTheyCame(copy)).toBe(
+      '{"big":9007199254740993,"rate":1.10,"over":2.5,"nested":{"x":1.10},"outcome":"revoked"}',
+    );
+  });
+
+  it('a plain spread loses them (why the rule exists)', () => {
+    const made = answer('{"big":9007199254740993,"rate":1.10}');
+    expect(jsonAsTheyCame({ ...made, outcome: 'revoked' })).toBe(
+      '{"big":9007199254740992,"rate":1.1,"outcome":"revoked"}',
+    );
+  });
+
+  it('an unmarked part leaves the copy unmarked', () => {
+    expect(hasNumbersAsTheyCame(spreadAsTheyCame({ a: 1 }, { b: 2 }))).toBe(false);
   });
 });

@@ -142,11 +142,45 @@ describe('YAML edge cases', () => {
     expect(said('3600')).toEqual([]);
     expect(said('3600.0')).toEqual([]);
     expect(said('36e2')).toEqual([]);
+    // fixnum2: JSON's numerals are how access files write a number (the schema's type integer
+    // takes 36e2 and 3600.0, as a JSON file has them); YAML 1.2's leading dot is not one: .36e4
+    // was read as 3600 without a word, and .5 was named 0.5.
+    expect(said('.36e4')).toEqual([
+      '8: "token_lifetime_seconds" is .36e4, which is not how access files write a number (as JSON does); write it as 3600',
+    ]);
+    expect(said('-.36e4')).toEqual([
+      '8: "token_lifetime_seconds" is -.36e4, which is not how access files write a number (as JSON does); write it as -3600',
+    ]);
+    expect(said('.5')).toEqual([
+      '8: "token_lifetime_seconds" is .5, which is not how access files write a number (as JSON does); write it as 0.5',
+    ]);
+    expect(said('-.inf')).toEqual(['8: "token_lifetime_seconds" must be a whole number, not -.inf']);
     const json = `{"version": 1, "blocks": [{"tenants": "acme-labs", "oauth_clients": [{"name": "big",
  "redirect_uris": ["https://x.example/cb"], "scopes": ["read:tenants"],
  "token_lifetime_seconds": 3599.9999999999999}]}]}`;
     expect(problemsOf(json, 'a.json')).toEqual([
       '3: "token_lifetime_seconds" must be a whole number, not 3599.9999999999999 (a double would read it as 3600)',
+    ]);
+  });
+
+  it('a tag the YAML reader leaves unread is named, with the fix (fixnum2)', () => {
+    const client = (lifetime: string) =>
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    oauth_clients:\n      - name: big\n        redirect_uris: [https://x.example/cb]\n        scopes: [read:tenants]\n        token_lifetime_seconds: ${lifetime}\n`;
+    // It said `"token_lifetime_seconds" must be a whole number, not text`.
+    expect(problemsOf(client('!!float 3600'))).toEqual([
+      '8: "token_lifetime_seconds" is 3600 tagged !!float, which YAML takes only on a number written with a fraction (it read 3600 as text, not a number); remove the tag: 3600',
+    ]);
+    expect(problemsOf(client('!<tag:yaml.org,2002:float> 3600'))).toEqual([
+      '8: "token_lifetime_seconds" is 3600 tagged !<tag:yaml.org,2002:float>, which YAML takes only on a number written with a fraction (it read 3600 as text, not a number); remove the tag: 3600',
+    ]);
+    // A tag the reader resolves is read (the value is a number): the number rules apply as ever.
+    expect(problemsOf(client('!!int 3600'))).toEqual([]);
+    // A tag svc does not know was read as the text after it, without a word.
+    const role =
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - name: ci-role\n        description: !note hello\n        permissions: [!perm exception.read]\n';
+    expect(problemsOf(role)).toEqual([
+      '6: "description" has the tag !note, which svc does not read (the value would be taken as text); remove the tag',
+      '7: an item of "permissions" has the tag !perm, which svc does not read (the value would be taken as text); remove the tag',
     ]);
   });
 

@@ -136,3 +136,87 @@ describe('a server that pages its key list (review27a F2)', () => {
     expect([rest.code, names(rest.stdout), rest.stderr]).toEqual([0, ['k1'], '']);
   });
 });
+
+describe('keys withheld, counted on every page (fixnum2)', () => {
+  /** Pages of two, the first withholding one key and the second two (only the first's was said). */
+  const pageByTwoWithheld = () =>
+    proxy().set({
+      path: (_method, asked) => asked.replace(/\?cursor=page2$/, ''),
+      reshape(x) {
+        if (x.method !== 'GET' || !/\/api-keys(\?|$)/.test(x.path)) return;
+        const body = x.body as { items: unknown[] };
+        x.body = x.path.includes('cursor=page2')
+          ? { ...body, items: body.items.slice(2), next_cursor: null, withheld: 2 }
+          : { ...body, items: body.items.slice(0, 2), next_cursor: 'page2', withheld: 1 };
+      },
+    });
+  const warning = (n: number, read = '') =>
+    `warning: ${n} more key${n === 1 ? '' : 's'} of Acme Treasury (acme-treasury) not listed${read}: ${n === 1 ? 'its role grants' : 'their roles grant'} permissions you do not hold (a service-role key acts as tenant_admin); an administrator who holds them sees ${n === 1 ? 'it' : 'them'}\n`;
+
+  it('every page read: the sum, after the list', async () => {
+    pageByTwoWithheld();
+    const r = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    expect([r.code, names(r.stdout), r.stderr]).toEqual([0, ['k3', 'k2', 'k1'], warning(3)]);
+  });
+
+  it('--limit stops after the first page: its count, said as of the pages read, then the continuation', async () => {
+    pageByTwoWithheld();
+    const r = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--limit', '2', '--json'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    expect([r.code, names(r.stdout), r.stderr]).toEqual([
+      0,
+      ['k3', 'k2'],
+      `${warning(1, ' on the pages read')}2 shown; more with: svc tenants api-keys ls acme-treasury --json --cursor svc-page:cursor=page2  (or --all)\n`,
+    ]);
+  });
+
+  it("from the continuation: that page's count only (the look at the list's start is not counted)", async () => {
+    pageByTwoWithheld();
+    const r = await svc.run(
+      ['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', 'svc-page:cursor=page2', '--json'],
+      { env: { SVC_BASE_URL: proxy().url } },
+    );
+    expect([r.code, names(r.stdout), r.stderr]).toEqual([0, ['k1'], warning(2)]);
+  });
+});
+
+describe('a cursor sent to a server that answers the key list whole (fixnum2)', () => {
+  it('is refused when the answer starts as the list does: it would be the first keys again, said as the next', async () => {
+    // A server that ignores ?cursor= and answers whole (the sandbox refuses the parameter): the
+    // keys "after the cursor" were k3, k2, k1, the first again, exit 0.
+    proxy().set({ path: (_method, asked) => asked.replace(/\?cursor=[^&]*$/, '') });
+    const r = await svc.run(
+      ['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', 'svc-page:cursor=page2'],
+      {
+        env: { SVC_BASE_URL: proxy().url },
+      },
+    );
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      'error: the server answered `svc tenants api-keys ls` with the whole list for --cursor svc-page:cursor=page2, starting with the same row as without a cursor: it ignores the cursor, so these would be the first rows again, not the ones after it; nothing was printed; give --all to list every one (or a larger --limit)\n',
+    ]);
+  });
+
+  it("a paging server's last page without any paging field is still printed: it does not start as the list does", async () => {
+    proxy().set({
+      path: (_method, asked) => asked.replace(/\?cursor=page2$/, ''),
+      reshape(x) {
+        if (x.method !== 'GET' || !/\/api-keys(\?|$)/.test(x.path)) return;
+        const body = x.body as { items: unknown[]; next_cursor?: string | null };
+        const { next_cursor: _, ...rest } = body;
+        x.body = x.path.includes('cursor=page2')
+          ? { ...rest, items: body.items.slice(2) }
+          : { ...rest, items: body.items.slice(0, 2), next_cursor: 'page2' };
+      },
+    });
+    const r = await svc.run(
+      ['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', 'svc-page:cursor=page2', '--json'],
+      { env: { SVC_BASE_URL: proxy().url } },
+    );
+    expect([r.code, names(r.stdout), r.stderr]).toEqual([0, ['k1'], '']);
+  });
+});

@@ -1,4 +1,5 @@
 import { type HeldGrant, heldUntil, missingPermissions } from '../../api/holds.js';
+import { spreadAsTheyCame } from '../../api/numbers-as-they-came.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
 import { assignmentInForce, oddGrantStatus } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
@@ -111,7 +112,7 @@ export async function alreadyAssigned(
     // Not the attempt's own stored refusal, and the grant is the one it sent: most likely its own.
     if (held)
       await ctx.out.record(
-        { ...held, found_after_lost_answer: true },
+        spreadAsTheyCame(held, { found_after_lost_answer: true }),
         assignmentFields(held, tenantChanged(ctx.settings())),
       );
     if (!ctx.out.isMachine) {
@@ -124,7 +125,7 @@ export async function alreadyAssigned(
   // Machines get the assignment in place marked, so nothing granted never reads as a fresh grant.
   if (held)
     await ctx.out.record(
-      { ...held, already_assigned: true },
+      spreadAsTheyCame(held, { already_assigned: true }),
       assignmentFields(held, tenantChanged(ctx.settings())),
     );
   // Said by a 2xx (attack26b F6): its grant, who made it and why it is not this request's.

@@ -1,3 +1,4 @@
+import { spreadAsTheyCame } from '../../api/numbers-as-they-came.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import { type CommandLine, profileFlag, TENANT_PLACEHOLDER } from '../../config/settings.js';
@@ -61,7 +62,7 @@ export async function sayRoleFoundAfterLost(
   how: string,
 ): Promise<void> {
   const { role, lost } = found;
-  await ctx.out.record({ ...role, found_after_lost_answer: true }, roleFields(role));
+  await ctx.out.record(spreadAsTheyCame(role, { found_after_lost_answer: true }), roleFields(role));
   if (ctx.out.isMachine) return;
   ctx.out.success(
     `${verb} role ${role.name} (${role.id})${changedIn(ctx.settings())}: most likely by this command's attempt whose answer was lost (${lost}); ${how}`,

@@ -3,6 +3,7 @@
 import { Command, Option } from 'commander';
 import { characters } from '../../../api/characters.js';
 import { API_KEY_LIMITS } from '../../../api/constants.js';
+import { spreadAsTheyCame, withNumbersOf } from '../../../api/numbers-as-they-came.js';
 import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
 import { staticCredentials } from '../../../auth/credentials.js';
 import { askAboutKey } from '../../../auth/key-state.js';
@@ -188,7 +189,9 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   }
   if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(data.id)));
   const fresh = asReplayed(data, creation.byEarlierRun);
-  const shown = options.secretFile ? { ...fresh, key: null, key_file: options.secretFile } : fresh;
+  const shown = options.secretFile
+    ? spreadAsTheyCame(fresh, { key: null, key_file: options.secretFile })
+    : fresh;
   if (!options.secretFile) {
     ctx.outputIsOnlyCopyOf(`API key ${data.id}`, keyLost(data));
   }
@@ -254,7 +257,7 @@ async function keyNow(
   );
   if (ctx.signal.aborted) throw interrupted();
   if (state?.state === 'stopped') throw stoppedSince(ctx, made, key, state.reason);
-  return { ...made, ...now, key: made.key, warning: made.warning };
+  return spreadAsTheyCame(made, now, withNumbersOf(made, { key: made.key, warning: made.warning }));
 }
 
 /** A replayed key that does not act now (its issuer's hold has an end): exit 4, the key not written. */

@@ -35,22 +35,21 @@ export async function runApiKeyList(
     'tenants api-keys ls',
   );
   // Keys whose role grants something the caller lacks are left out (the sandbox counts them).
-  const withheld = data.withheld ?? 0;
-  const mine = withheld > 0 ? ' you may manage' : '';
+  const mine = (data.withheld ?? 0) > 0 ? ' you may manage' : '';
   // A page after a cursor that holds no key says nothing of the tenant's keys.
   const empty =
     data.items.length === 0 && options.cursor === undefined && !ctx.out.isMachine
       ? `No API keys${mine} in ${await tenant.label()}.`
       : '';
-  if (withheld > 0) {
-    ctx.out.warn(
-      `${withheld} more key${withheld === 1 ? '' : 's'} of ${await tenant.label()} not listed: ${withheld === 1 ? 'its role grants' : 'their roles grant'} permissions you do not hold (a service-role key acts as tenant_admin); an administrator who holds them sees ${withheld === 1 ? 'it' : 'them'}`,
-    );
-  }
+  // Every page's count, said once the pages are read (fixnum2: only the first page's was said).
+  let withheld = 0;
   await ctx.out.list(
     listing.items(async ({ cursor }) => {
       const page = first ?? (await keys.list(tenant.id, cursor));
       first = undefined;
+      // From a --cursor, a page asked without one is the listing's look at the list's start
+      // (Listing: a server ignoring the cursor), not a page of this listing.
+      if (cursor !== undefined || options.cursor === undefined) withheld += page.withheld ?? 0;
       return page;
     }),
     [
@@ -66,6 +65,13 @@ export async function runApiKeyList(
     ],
     { empty },
   );
+  if (withheld > 0) {
+    // A listing that stopped before the end (--limit) counts the pages it read only.
+    const read = listing.next ? ' on the pages read' : '';
+    ctx.out.warn(
+      `${withheld} more key${withheld === 1 ? '' : 's'} of ${await tenant.label()} not listed${read}: ${withheld === 1 ? 'its role grants' : 'their roles grant'} permissions you do not hold (a service-role key acts as tenant_admin); an administrator who holds them sees ${withheld === 1 ? 'it' : 'them'}`,
+    );
+  }
   // The continuation names the tenant listed.
   listing.hintMore(
     ctx,
