@@ -21,6 +21,7 @@ import { examples, type MakeContext, nonEmpty, refuseJoinedValues } from '../kit
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from './caller.js';
 import { deliveryState } from './delivery-state.js';
+import { attemptShared } from './dlq/attempt-shared.js';
 import {
   type DlqFilterFlags,
   dlqRunScope,
@@ -258,7 +259,7 @@ async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
     const { data: made, response } = answer;
     queue?.ours.add(made.id);
     // The stored answer of a request of this item's key, which is this run's alone (a --dlq run's
-    // too: QueueSnapshot.shared): its own replay, made by an attempt whose answer was lost or by
+    // too: attemptShared): its own replay, made by an attempt whose answer was lost or by
     // the run it resumes; followed and counted like any other, `replayed: true`.
     const detail = {
       delivery_id: original,
@@ -511,7 +512,7 @@ async function* entries(
       key: e.id,
       data: { ref: e.id, is_entry: true, ...entryFields(e) },
       // This run's own key (its retries and its resumes share it), never another run's.
-      shared: QueueSnapshot.shared('replay', e, journal.run.runId),
+      shared: attemptShared('replay', e, journal.run.runId),
     };
   }
 }
