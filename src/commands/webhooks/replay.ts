@@ -3,7 +3,7 @@
 // rows (replay-rows.ts), following (follow.ts) and the queue (dlq/queue.ts, dlq/left.ts) live apart.
 
 import { Command, Option } from 'commander';
-import type { CallerAuthority } from '../../api/holds.js';
+import type { CallerAuthority } from '../../api/caller-authority.js';
 import type { Journal } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';

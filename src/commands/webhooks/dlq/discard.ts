@@ -2,7 +2,7 @@
 // --all under filters, a snapshot of the queue), the question naming what goes and in which tenant,
 // and the run's summary — and each part reads the others' state; split, each would pass it around.
 import { Command, Option } from 'commander';
-import type { CallerAuthority } from '../../../api/holds.js';
+import type { CallerAuthority } from '../../../api/caller-authority.js';
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
 import type { Journal } from '../../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
