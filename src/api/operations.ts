@@ -386,7 +386,7 @@ export function operationsByScope(scopes: readonly string[]): Record<string, str
  * approving user's roles, from this table — `admin` every tenant permission of the catalog (a
  * full tenant admin's; not the organisation's, which no tenant role holds), another scope the permissions of the operations it allows (`read:exceptions`:
  * exception.read; `read:tenants`: none, its listing needs only a membership). Putting a scope into
- * an OAuth client hands out what it reaches (src/api/holds.ts, clientReachRefusal).
+ * an OAuth client hands out what it reaches (src/api/client-reach.ts, clientReachRefusal).
  */
 export function scopePermissions(scopes: readonly string[]): string[] {
   if (scopes.includes(OAUTH_FULL_ACCESS_SCOPE)) return [...TENANT_PERMISSIONS].sort();

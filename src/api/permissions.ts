@@ -109,7 +109,7 @@ export const API_KEY_ROLES = { publishable: 'tenant_viewer', service_role: 'tena
  * The permission that reads the data each event kind carries (null: the kind carries no tenant
  * data). A webhook sends its kinds' data to its URL, so choosing that URL or those kinds, replaying
  * a stored delivery, or reading a delivery's payload takes this permission, as reading the records
- * does (src/api/holds.ts, channelRefusal): webhook.manage and webhook.read alone read no data.
+ * does (src/api/channel-holds.ts, channelRefusal): webhook.manage and webhook.read alone read no data.
  */
 export const EVENT_READ_PERMISSIONS: Readonly<Record<EventType, string | null>> = {
   'exception.sla.breached': 'exception.read',

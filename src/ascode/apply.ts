@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { Chalk } from 'chalk';
+import { thirdPartyClientOf } from '../api/caller-authority.js';
 import type { Anchor } from '../api/expiry.js';
-import { thirdPartyClientOf } from '../api/holds.js';
 import { isoSeconds, serverTime } from '../api/time.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';

@@ -1,4 +1,4 @@
-import { isStopped } from '../api/holds.js';
+import { isStopped } from '../api/channel-holds.js';
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
 import { base, sameSet } from './changes.js';

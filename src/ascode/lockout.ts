@@ -3,13 +3,11 @@
 import {
   authorityFrom,
   type CallerAuthority,
-  CHANNEL_CHOICE,
-  clientArming,
   type Refusal,
   thirdPartyClientOf,
-  WEBHOOK_SECRET,
-  type WebhookChoice,
-} from '../api/holds.js';
+} from '../api/caller-authority.js';
+import { CHANNEL_CHOICE, WEBHOOK_SECRET, type WebhookChoice } from '../api/channel-holds.js';
+import { clientArming } from '../api/client-reach.js';
 import { AdministrationForecast, TENANT_ADMIN } from '../api/last-admin.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -69,7 +67,7 @@ export function refuseOwnGrants(changes: PlanChange[], caller: string, throughKe
 /**
  * Marks the role changes the platform refuses for the caller whatever they hold (403
  * `self_assignment`): putting permissions into a role they hold live (just in time too), which is
- * granting them to themselves (src/api/holds.ts). Narrowing it is left to refuseLockout.
+ * granting them to themselves (src/api/self-assignment.ts). Narrowing it is left to refuseLockout.
  * `throughKey`: as refuseOwnGrants.
  */
 export function refuseOwnWidens(
@@ -163,7 +161,7 @@ export function refuseLastAdmin(live: LiveTenant, changes: PlanChange[], now: nu
 
 /**
  * Who makes the changes: GET /v1/me's id and type; for an API key who issued it, and for a
- * person's OAuth token whether its client is a third party's (src/api/holds.ts thirdPartyClientOf),
+ * person's OAuth token whether its client is a third party's (src/api/caller-authority.ts thirdPartyClientOf),
  * when the server says so.
  */
 export interface Caller {
@@ -302,7 +300,7 @@ export function stopOnRefused(ctx: Context, doc: PlanDocument, prune: boolean): 
 }
 
 /**
- * What a webhook change chooses of where event data goes (src/api/holds.ts choiceRefusal: a
+ * What a webhook change chooses of where event data goes (src/api/channel-holds.ts choiceRefusal: a
  * creation hands out the signing secret too), or
  * undefined when it chooses nothing: a deletion, or a change of description, max_attempts, or
  * removed kinds only. As the sandbox judges it; a key is judged by its role here, by its issuer there.
@@ -322,7 +320,7 @@ function webhookChannel(live: LiveTenant, change: PlanChange): WebhookChoice | u
 }
 
 /**
- * What an OAuth client change arms the client with (src/api/holds.ts clientArming: scopes added,
+ * What an OAuth client change arms the client with (src/api/client-reach.ts clientArming: scopes added,
  * a redirect URI added or changed, every scope of a new client), as the sandbox judges it; none
  * for a deletion.
  */

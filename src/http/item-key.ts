@@ -2,7 +2,7 @@
  * A listed item's identity: what tells two rows of a list apart, for every kind svc lists. The one
  * rule shared by the repeated-page check (paging.ts `CursorTrail.read`: a listing that prints or is
  * judged prints a repeated item once, and stops on a whole page repeated) and the dead-letter drains' "an entry a page repeats counts once"
- * (platform/webhooks.ts `DeadLetters.count`, commands/webhooks/dlq/queue.ts `QueueSnapshot`).
+ * (platform/webhooks.ts `DeadLetters.count`, commands/webhooks/dlq/run-entries.ts `RunEntries`).
  *
  * - `id`: tenants, users, roles, records, audit entries, webhooks, deliveries, dead-letter
  *   entries, API keys (the reference's and src/api/schemas' lists);

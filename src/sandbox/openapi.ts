@@ -241,7 +241,7 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       'x-oauth-scopes': Object.fromEntries(
         Object.entries(OAUTH_SCOPES).map(([scope, description]) => [
           scope,
-          // permissions: what putting the scope into a client takes (src/api/holds.ts, clientReachRefusal).
+          // permissions: what putting the scope into a client takes (src/api/client-reach.ts, clientReachRefusal).
           { description, operations: scopeOperations[scope], permissions: scopePermissions([scope]) },
         ]),
       ),

@@ -1,4 +1,4 @@
-import { SELF_CHANGES_SAID } from '../api/holds.js';
+import { SELF_CHANGES_SAID } from '../api/self-assignment.js';
 import type { DomainError, ErrorDetail } from './domain/errors.js';
 
 /**

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SELF_CHANGES } from '../../src/api/holds.js';
 import { OPERATIONS } from '../../src/api/operations.js';
+import { SELF_CHANGES } from '../../src/api/self-assignment.js';
 import { ROOT } from '../helpers/paths.js';
 
 // What generated clients and mocks need from docs/openapi.json (issue 10), checked on the file.

@@ -2,16 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   authorityFrom,
   CallerAuthority,
-  CHANNEL_CHOICE,
-  CLIENT_REACH,
-  clientArming,
-  HANDS_OUT,
-  heldUntil,
   thirdPartyClientOf,
   usersOnlyRefusal,
-} from '../../src/api/holds.js';
+} from '../../src/api/caller-authority.js';
+import { CHANNEL_CHOICE } from '../../src/api/channel-holds.js';
+import { CLIENT_REACH, clientArming } from '../../src/api/client-reach.js';
+import { heldUntil } from '../../src/api/holds.js';
 import { scopePermissions } from '../../src/api/operations.js';
 import { TENANT_PERMISSIONS } from '../../src/api/permissions.js';
+import { HANDS_OUT } from '../../src/api/standing-credentials.js';
 
 // The rule both the sandbox and svc's predictions apply (src/api/holds.ts), on its own: the
 // cases the in-process tests of the dry runs and plans do not reach (API keys, narrowing).

@@ -1,6 +1,7 @@
-import { authorityFrom, type CallerAuthority, type Refusal, selfAssignmentRefusal } from '../../api/holds.js';
+import { authorityFrom, type CallerAuthority, type Refusal } from '../../api/caller-authority.js';
 import { assignmentInForce, unknownStatusWords } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
+import { selfAssignmentRefusal } from '../../api/self-assignment.js';
 import { tenantByRef } from '../../api/tenant-id.js';
 import { notChecked as isUnanswered, UnknownWordsError } from '../../bulk/judge.js';
 import type { Context } from '../../context.js';

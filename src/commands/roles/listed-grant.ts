@@ -15,7 +15,7 @@
  * extension, so it is refused too, in words that say so and how to put the expiry back (review21
  * F1: it was called "another grant … made since", and its advice ended the older grant).
  */
-import type { Refusal } from '../../api/holds.js';
+import type { Refusal } from '../../api/caller-authority.js';
 import { assignmentInForce } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { CommandLine } from '../../config/settings.js';

@@ -1,4 +1,4 @@
-import { CallerAuthority, type Refusal } from '../../api/holds.js';
+import { CallerAuthority, type Refusal } from '../../api/caller-authority.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { tenantByRef } from '../../api/tenant-id.js';
 import { notChecked as isUnanswered } from '../../bulk/judge.js';

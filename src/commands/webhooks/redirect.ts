@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: a session's set-up and its restore share what W was and what the
 // session made of it, and every way W can be found on exit is said here, in one place.
 import { randomBytes } from 'node:crypto';
-import { thirdPartyClientOf, usersOnlyRefusal } from '../../api/holds.js';
+import { thirdPartyClientOf, usersOnlyRefusal } from '../../api/caller-authority.js';
 import { eventReadPermissions } from '../../api/permissions.js';
 import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import { serverTime } from '../../api/time.js';
@@ -104,7 +104,7 @@ export function sessionUrl(base: string): string {
 
 /**
  * A session rotates W's signing secret, which only a user with their own login may do (403
- * user_required to an API key or a third-party OAuth client's token: src/api/holds.ts
+ * user_required to an API key or a third-party OAuth client's token: src/api/caller-authority.ts
  * usersOnlyRefusal): refused before anything starts (no listener, no capture directory, nothing
  * printed to put back) when GET /v1/me says the caller is one; a server that does not say is left
  * to answer the rotation itself.

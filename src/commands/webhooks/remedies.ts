@@ -1,5 +1,5 @@
+import { isStopped } from '../../api/channel-holds.js';
 import { type DeliveryFailureCause, SANDBOX_INJECTED } from '../../api/constants.js';
-import { isStopped } from '../../api/holds.js';
 import type { Webhook } from '../../api/schemas/webhooks.js';
 import type { CommandLine } from '../../config/settings.js';
 import { lookupMayFail } from '../../errors.js';

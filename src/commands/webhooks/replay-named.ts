@@ -10,8 +10,8 @@ import { DlqEntryNotQueuedError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { deliveryState, deliveryWord } from './delivery-state.js';
-import type { LeftQueue } from './dlq/left.js';
-import { QueueSnapshot, refusesEntryField } from './dlq/queue.js';
+import { refusesEntryField } from './dlq/entry-replay.js';
+import { type LeftQueue, whereNow } from './dlq/left.js';
 
 /**
  * Said of a named delivery or entry whose event was delivered or replayed before, or whose status
@@ -113,9 +113,7 @@ export async function replayNamed(
     const leftBefore = read !== undefined && read.status !== 'queued';
     if (leftBefore) return plain(deriveIdempotencyKey(idempotencyKey, 'as its delivery'));
     // Queued when read, gone since: another run (or a discard) came first.
-    const { gone } = await QueueSnapshot.whereNow(error, () =>
-      platform.webhooks.dlq.get(webhook, entry, { signal }),
-    );
+    const { gone } = await whereNow(error, () => platform.webhooks.dlq.get(webhook, entry, { signal }));
     return { left: gone };
   }
 }

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { changedBetween, changedFields } from '../../api/changed-fields.js';
+import { isStopped } from '../../api/channel-holds.js';
 import type { EventType } from '../../api/constants.js';
-import { isStopped } from '../../api/holds.js';
 import { normalHttpUrl } from '../../api/loopback.js';
 import type { Webhook, WebhookUpdateBody } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';

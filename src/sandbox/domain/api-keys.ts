@@ -1,11 +1,6 @@
-import {
-  HANDS_OUT,
-  heldUntil as heldUntilOf,
-  missingPermissions,
-  STANDING_CREDENTIAL,
-  standingRefusal,
-} from '../../api/holds.js';
+import { heldUntil as heldUntilOf, missingPermissions } from '../../api/holds.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
+import { HANDS_OUT, STANDING_CREDENTIAL, standingRefusal } from '../../api/standing-credentials.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
@@ -80,7 +75,7 @@ export function issueApiKey(
         'a key cannot outlive your own access: ask someone who holds them without an end date to issue it',
     );
   }
-  // The one standing-credential rule (holds.ts): api_key.manage itself held without an end date.
+  // The one standing-credential rule (standing-credentials.ts): api_key.manage itself held without an end date.
   const standing = standingRefusal(
     STANDING_CREDENTIAL.apiKey,
     HANDS_OUT.apiKey,

@@ -1,13 +1,9 @@
 // Over 300 lines: the sandbox's rules for role grants (who may grant what, for how long, to whom,
 // the last administrator), one list read top to bottom as the platform checks them.
-import {
-  HANDING_OUT,
-  keyMinterRefusal,
-  mintsKeys,
-  outlivesRefusal,
-  selfAssignmentRefusal,
-} from '../../api/holds.js';
+import { HANDING_OUT, outlivesRefusal } from '../../api/holds.js';
+import { keyMinterRefusal, mintsKeys } from '../../api/key-minting.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
+import { selfAssignmentRefusal } from '../../api/self-assignment.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';

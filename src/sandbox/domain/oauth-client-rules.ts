@@ -1,5 +1,5 @@
+import { type ClientArming, clientArmingRefusal } from '../../api/client-reach.js';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
-import { type ClientArming, clientArmingRefusal } from '../../api/holds.js';
 import { redirectUriProblem, repeatedRedirectUris } from '../../api/redirect-uris.js';
 import type { OAuthClientCreateBody, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import type { SandboxState } from '../state.js';
@@ -99,7 +99,7 @@ function checkClient(input: ClientInput): ClientInput {
 }
 
 /**
- * No one hands out more than they hold, nor for longer (src/api/holds.ts, clientArmingRefusal): 403
+ * No one hands out more than they hold, nor for longer (src/api/client-reach.ts, clientArmingRefusal): 403
  * insufficient_permission unless the caller holds in the tenant, without an end date (a client and
  * its secret outlast a just-in-time grant), every permission the scopes of each arming reach — a
  * creation or an update (`clientArming(before, after)`: every scope of a new client, scopes added,

@@ -1,13 +1,8 @@
 import { changedFields } from '../../api/changed-fields.js';
-import {
-  HANDING_OUT,
-  heldUntil,
-  keyMinterRefusal,
-  makesKeyMinter,
-  selfAssignmentRefusal,
-  widenOutlivesRefusal,
-} from '../../api/holds.js';
+import { HANDING_OUT, heldUntil, widenOutlivesRefusal } from '../../api/holds.js';
+import { keyMinterRefusal, makesKeyMinter } from '../../api/key-minting.js';
 import type { RoleUpdateBody } from '../../api/schemas/roles.js';
+import { selfAssignmentRefusal } from '../../api/self-assignment.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
@@ -29,7 +24,7 @@ import type { Role } from './roles.js';
  * issuer) — and an audit entry for every change (a deletion: one for the role and one
  * role.revoked, reason role_deleted, per grant it ends). A widen is a grant to every live holder
  * of the role: refused when one would hold an added permission longer than the caller holds it.
- * API keys do not create a role that mints keys, nor put api_key.manage into one (holds.ts).
+ * API keys do not create a role that mints keys, nor put api_key.manage into one (key-minting.ts).
  */
 const { widen: WIDEN, change: CHANGE, delete: DELETE } = HANDING_OUT;
 

@@ -1,11 +1,5 @@
-import {
-  choiceRefusal,
-  type HeldGrant,
-  missingPermissions,
-  readRefusal,
-  secretRefusal,
-  type WebhookChoice,
-} from '../../api/holds.js';
+import { choiceRefusal, readRefusal, secretRefusal, type WebhookChoice } from '../../api/channel-holds.js';
+import { type HeldGrant, missingPermissions } from '../../api/holds.js';
 import { EVENT_READ_PERMISSIONS, eventReadPermissions } from '../../api/permissions.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
@@ -55,7 +49,7 @@ function choiceGrants(state: SandboxState, principal: Principal, tenantId: strin
 /**
  * 403 insufficient_permission unless the caller holds the read permission of every kind without
  * an end date, and, for a choice that hands out the signing secret (a creation), webhook.manage so
- * held (src/api/holds.ts choiceRefusal).
+ * held (src/api/channel-holds.ts choiceRefusal).
  */
 export function requireChannel(
   state: SandboxState,
@@ -68,7 +62,7 @@ export function requireChannel(
 
 /**
  * 403 insufficient_permission unless the caller holds webhook.manage and the read permission of
- * every kind without an end date (src/api/holds.ts secretRefusal): a rotation or restore of the
+ * every kind without an end date (src/api/channel-holds.ts secretRefusal): a rotation or restore of the
  * signing secret, a standing credential.
  */
 export function requireSecret(

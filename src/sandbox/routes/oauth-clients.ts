@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { clientArming, rotationArming } from '../../api/client-reach.js';
 import { OAUTH_FULL_ACCESS_SCOPE, OAUTH_SCOPES } from '../../api/constants.js';
-import { clientArming, rotationArming } from '../../api/holds.js';
 import { scopePermissions } from '../../api/operations.js';
 import {
   OAuthClientCreateBody,
@@ -20,7 +20,7 @@ import type { SandboxState } from '../state.js';
 import { auditChange } from './audit.js';
 import { errorResponses, type RouteContext } from './context.js';
 
-/** The rule of a client's reach (src/api/holds.ts clientReachRefusal), as the OpenAPI document says it. */
+/** The rule of a client's reach (src/api/client-reach.ts clientReachRefusal), as the OpenAPI document says it. */
 const REACH_RULE =
   'No one hands out more than they hold, nor for longer: a client is created only with scopes whose permissions ' +
   `(${Object.keys(OAUTH_SCOPES)

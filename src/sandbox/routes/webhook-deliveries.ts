@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { REPLAY_READ } from '../../api/channel-holds.js';
 import { DELIVERY_PAGE, DLQ_PAGE } from '../../api/constants.js';
-import { REPLAY_READ } from '../../api/holds.js';
 import { IdempotencyKey } from '../../api/schemas/common.js';
 import {
   DeliveryList,

@@ -2,8 +2,8 @@
 // reads as one; who owns a webhook and why it stops live in domain/webhook-owner.ts.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { CHANNEL_CHOICE, WEBHOOK_SECRET } from '../../api/channel-holds.js';
 import type { EventType } from '../../api/constants.js';
-import { CHANNEL_CHOICE, WEBHOOK_SECRET } from '../../api/holds.js';
 import { IdempotencyKey } from '../../api/schemas/common.js';
 import {
   TestEventBody,

@@ -2,7 +2,7 @@
 // --all under filters, a snapshot of the queue), the question naming what goes and in which tenant,
 // and the run's summary — and each part reads the others' state; split, each would pass it around.
 import { Command, Option } from 'commander';
-import type { CallerAuthority } from '../../../api/holds.js';
+import type { CallerAuthority } from '../../../api/caller-authority.js';
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
 import type { Journal } from '../../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
@@ -18,6 +18,7 @@ import { confirmDestructive, examples, type MakeContext, nonEmpty, tenantLabel }
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from '../caller.js';
 import { webhookArg } from '../shared.js';
+import { attemptShared } from './attempt-shared.js';
 import {
   type DlqFilterFlags,
   dlqRunScope,
@@ -26,7 +27,7 @@ import {
   refuseUnknownKind,
   unsubscribedNote,
 } from './filters.js';
-import { entryFields, type LeftQueue, leftText, type Planned } from './left.js';
+import { entryFields, type LeftQueue, leftText, type Planned, whereNow, whyGone } from './left.js';
 import { QueueSnapshot, withLaterNoted } from './queue.js';
 
 export interface DiscardOptions extends BulkFlags {
@@ -129,7 +130,7 @@ async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
    */
   const seen = async ({ id, listed }: Target, signal: AbortSignal) => {
     const entry = listed ?? (await platform.webhooks.dlq.get(webhook, id, { signal }));
-    const gone = listed ? undefined : QueueSnapshot.gone(entry);
+    const gone = listed ? undefined : whyGone(entry);
     return { entry, gone, row: gone ? { ...entryFields(entry), ...skip(gone) } : entryFields(entry) };
   };
   /** A dry run's view of what the caller holds (prepare): a discard the platform refuses them fails its row. */
@@ -159,11 +160,11 @@ async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
     try {
       // The platform's discard answers alike whether it discarded the entry then or before, so
       // every run (named or --all, of this principal) sends the key all share for the entry as
-      // it saw it queued (QueueSnapshot.shared): the run whose discard came second is answered
+      // it saw it queued (attemptShared): the run whose discard came second is answered
       // from the record. A named entry's key is known once it is looked at.
       const idempotencyKey = item.shared
         ? context.idempotencyKey
-        : context.keyFor(QueueSnapshot.shared('discard', entry));
+        : context.keyFor(attemptShared('discard', entry));
       const { data: done, response } = await platform.webhooks.dlq
         .discard(webhook, item.data.id, { signal: context.signal, idempotencyKey })
         .withResponse();
@@ -177,7 +178,7 @@ async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
         : { ...detail, discarded_at: done.discarded_at };
     } catch (error) {
       // Replayed (its event was sent) or delivered since it was listed or looked at: not discarded.
-      const { entry, gone } = await QueueSnapshot.whereNow(error, () =>
+      const { entry, gone } = await whereNow(error, () =>
         platform.webhooks.dlq.get(webhook, item.data.id, { signal: context.signal }),
       );
       return { ...entryFields(entry), ...skip(gone) };
@@ -265,7 +266,7 @@ async function* entries(
     yield {
       key: entry.id,
       data: { id: entry.id, listed: entry },
-      shared: QueueSnapshot.shared('discard', entry),
+      shared: attemptShared('discard', entry),
     };
   }
 }

@@ -1,8 +1,10 @@
 /**
  * An entry that left the dead-letter queue, as a row of `replay --dlq` or `dlq discard --all` says
- * it: what became of it (LeftQueue), an entry a stopped run had taken (Planned), and their words.
+ * it: what became of it (LeftQueue, whyGone, whereNow), an entry a stopped run had taken (Planned),
+ * and their words.
  */
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
+import { DlqEntryNotQueuedError } from '../../../platform/errors.js';
 
 /** What a row of `replay --dlq` or `dlq discard` says of an entry: the delivery and event it holds. */
 export const entryFields = (entry: DlqEntry) => ({
@@ -16,6 +18,40 @@ export type LeftQueue =
   | { reason: 'already_replayed'; replayed_as?: string }
   | { reason: 'already_discarded'; discarded_at?: string | null }
   | { reason: 'already_delivered'; delivered_by?: string };
+
+/**
+ * The entry a refusal of a replay or discard was about (409 dlq_entry_not_queued: it left the
+ * queue first), as the refusal carries it or as it is now, with what happened to it; anything
+ * else, or an entry that is queued after all, is thrown again.
+ */
+export async function whereNow(
+  error: unknown,
+  lookUp: () => Promise<DlqEntry>,
+): Promise<{ entry: DlqEntry; gone: LeftQueue }> {
+  if (!(error instanceof DlqEntryNotQueuedError)) throw error;
+  const entry = error.entry ?? (await lookUp());
+  const gone = whyGone(entry);
+  if (!gone) throw error;
+  return { entry, gone };
+}
+
+/** The entry's state as a reason; undefined while it is still queued. */
+export function whyGone(entry: DlqEntry): LeftQueue | undefined {
+  if (entry.status === 'replayed') {
+    return {
+      reason: 'already_replayed',
+      ...(entry.last_replay_delivery_id ? { replayed_as: entry.last_replay_delivery_id } : {}),
+    };
+  }
+  if (entry.status === 'discarded') return { reason: 'already_discarded', discarded_at: entry.discarded_at };
+  if (entry.status === 'recovered') {
+    return {
+      reason: 'already_delivered',
+      ...(entry.recovered_by ? { delivered_by: entry.recovered_by } : {}),
+    };
+  }
+  return undefined;
+}
 
 /** An entry the run a resumed run resumes took, gone from the queue (or its look-up's error). */
 export type Planned = { id: string; entry?: DlqEntry } & (
