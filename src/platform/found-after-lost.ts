@@ -81,9 +81,11 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
  * platform's own times. roles assign and roles create, a --file row and an apply step all judge by
  * it, each by its own attempt's start (a resumed run's lost attempt is this process's: the retry
  * that saw the loss is). No usable Date header at all (none, or only ones svc cannot read): the
- * start on this machine's clock, not the platform's (onServerClock false), so only a thing made
- * more than the minute two clocks may differ before it shows (clearlyBefore) — never nothing, which
- * would call a grant made 10 minutes before this run's (review27b M1).
+ * start on this machine's clock, not the platform's (onServerClock false), which may be off the
+ * platform's by any amount: only a thing made more than OLD_GRANT_MS before it shows it is not the
+ * attempt's (clearlyBefore), and one made since is an unknown outcome (madeJustBefore) — never "this
+ * run's" (review27b M1: a grant made 10 minutes before) nor "already so" (brief fixgrant4 item 1:
+ * the attempt's own grant, this machine a minute ahead).
  */
 export function attemptStart(
   platform: Platform,
@@ -102,15 +104,25 @@ const ONE_CLOCK_MS = 2000;
  * A thing found made after `before` on the platform's clock by less than the minute two clocks
  * may differ (CLOCK_SKEW_MS) and more than the Date header's precision (ONE_CLOCK_MS), when
  * `before` is the Date header's own reading: someone else's just before the run, or the lost
- * attempt's on an objects' clock a little behind the Date's. In words, or undefined.
+ * attempt's on an objects' clock a little behind the Date's. With no Date header (`before` this
+ * machine's clock, onServerClock false) svc has no reading of the platform's clock, and its own may
+ * be off by any amount (a minute ahead made the attempt's own grant "before this run": brief
+ * fixgrant4 item 1): a thing made at any time not clearly older than the clocks' widest gap
+ * (clearlyBefore: OLD_GRANT_MS) is the attempt's or someone else's, svc cannot tell. In words, or
+ * undefined.
  */
 function madeJustBefore(sent: SentChange): string | undefined {
-  if (!sent.onServerClock || !sent.before) return undefined;
+  if (!sent.before) return undefined;
   const [what, at] =
     sent.grant?.held !== undefined
       ? ['the grant found in place was assigned', sent.grant.held.assigned_at]
       : ['the role found was made', sent.madeAt];
   if (typeof at !== 'string') return undefined;
+  if (sent.onServerClock === false)
+    return clearlyBefore(at, sent.before, true)
+      ? undefined
+      : `${what} ${at}, and no answer of the platform's carried a Date header to set that beside the first attempt's start`;
+  if (!sent.onServerClock) return undefined;
   const early = serverTime(sent.before) - serverTime(at);
   if (!(early > ONE_CLOCK_MS) || early > CLOCK_SKEW_MS + 1000) return undefined;
   return `${what} ${at}, ${Math.round(early / 1000)} s before the first attempt was sent, on the platform's clock`;
@@ -123,11 +135,12 @@ function madeJustBefore(sent: SentChange): string | undefined {
  * (foundAfterLostAnswer) and of a grant's 2xx answering with a grant in place (attack26b F6).
  */
 export function notSent(sent: SentChange): string | undefined {
-  if (sent.before && sent.madeAt && clearlyBefore(sent.madeAt, sent.before))
+  const undated = sent.onServerClock === false;
+  if (sent.before && sent.madeAt && clearlyBefore(sent.madeAt, sent.before, undated))
     return `made ${sent.madeAt}, before this run`;
   const held = sent.grant?.held;
   if (!sent.grant || !held) return undefined;
-  if (sent.before && clearlyBefore(held.assigned_at, sent.before))
+  if (sent.before && clearlyBefore(held.assigned_at, sent.before, undated))
     return `assigned ${held.assigned_at}, before this run`;
   // A field the answer leaves out (a server without it) shows nothing.
   if (held.justification !== undefined && (held.justification || null) !== (sent.grant.justification || null))
@@ -138,10 +151,14 @@ export function notSent(sent: SentChange): string | undefined {
   return undefined;
 }
 
-/** `a` is before `b` by more than the clocks' allowed difference and a second's precision. */
-function clearlyBefore(a: string, b: string): boolean {
+/**
+ * `a` is before `b` by more than the clocks' allowed difference and a second's precision; when `b`
+ * is this machine's clock, no Date header read (`undated`), by more than OLD_GRANT_MS, the gap two
+ * clocks may have that the 2xx rule allows too (a clock in another time zone: up to 26 h).
+ */
+function clearlyBefore(a: string, b: string, undated = false): boolean {
   const [x, y] = [serverTime(a), serverTime(b)];
-  return Number.isFinite(x) && Number.isFinite(y) && y - x > CLOCK_SKEW_MS + 1000;
+  return Number.isFinite(x) && Number.isFinite(y) && y - x > (undated ? OLD_GRANT_MS : CLOCK_SKEW_MS + 1000);
 }
 
 /** The expiry held is the one sent, within a second (a server that keeps whole seconds). */
