@@ -18,10 +18,11 @@
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { isoSeconds, serverTime } from '../api/time.js';
 import { InterruptedError, SvcError } from '../errors.js';
-import { doubtAfterLostAnswer, OutcomeUnknownError } from '../http/errors.js';
+import { ApiError, doubtAfterLostAnswer, OutcomeUnknownError } from '../http/errors.js';
 import { CLOCK_SKEW_MS, serverClockTime } from './clock.js';
 import type { Platform } from './index.js';
 import type { CallerIdentity } from './me.js';
+import { markedReplayed } from './stored-answer.js';
 
 /** What the run sent and knows, against which the thing found is judged. */
 export interface SentChange {
@@ -38,6 +39,12 @@ export interface SentChange {
    * NAME`, in the run's profile and tenant), named by an unknown outcome's hint (review27b L1).
    */
   check?: string | undefined;
+  /**
+   * The change's first attempt was sent by the run this one resumes, which ended before its
+   * answer (its journal's mark, Journal.sentEarlier; `before` and `onServerClock` that attempt's,
+   * sentStart): a refusal this run is given is judged as after a lost answer (brief fixgrant4 item 2).
+   */
+  sentByCutRun?: boolean;
   /** When the thing found was made, as the platform says (a grant's assigned_at, a role's created_at). */
   madeAt?: string | null | undefined;
   /**
@@ -59,7 +66,11 @@ export interface SentChange {
  */
 export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): string | undefined {
   // None lost, or the refusal is that attempt's own stored answer (it made nothing).
-  const lost = doubtAfterLostAnswer(error);
+  const lost =
+    doubtAfterLostAnswer(error) ??
+    (sent.sentByCutRun && error instanceof ApiError && !markedReplayed(error.headers)
+      ? CUT_RUN_SENT
+      : undefined);
   if (lost === undefined) return undefined;
   if (notSent(sent) !== undefined) return undefined;
   const undecided = madeJustBefore(sent);
@@ -95,6 +106,28 @@ export function attemptStart(
   return onServer === undefined
     ? { before: isoSeconds(machineMs), onServerClock: false }
     : { before: onServer, onServerClock: true };
+}
+
+/** The lost answer's words for an attempt the run this one resumes sent (SentChange.sentByCutRun). */
+export const CUT_RUN_SENT = 'the run this one resumes sent it and ended before its answer';
+
+/** What a journal notes of a change's start before its first attempt is sent (Journal.markSent). */
+export function startMark(start: Pick<SentChange, 'before' | 'onServerClock'>): Record<string, unknown> {
+  return { before: start.before, on_server_clock: start.onServerClock === true };
+}
+
+/**
+ * The start an earlier run noted (startMark) of a change it sent and did not finish
+ * (WorkCall.sentEarlier), as a SentChange's, or undefined: no mark, or one svc cannot read (then
+ * the change is judged as one not sent before: a plain refusal, as before brief fixgrant4).
+ */
+export function sentStart(
+  mark: Record<string, unknown> | undefined,
+): Pick<SentChange, 'before' | 'onServerClock' | 'sentByCutRun'> | undefined {
+  const before = mark?.before;
+  if (typeof before !== 'string' || !Number.isFinite(serverTime(before))) return undefined;
+  if (typeof mark?.on_server_clock !== 'boolean') return undefined;
+  return { before, onServerClock: mark.on_server_clock, sentByCutRun: true };
 }
 
 /** The Date header's second and the made time's own: what a time on one clock may be early by. */

@@ -22,7 +22,7 @@ import { answerOf } from '../../http/errors.js';
 import { counted as countedNoun } from '../../output/format.js';
 import { platformTime, shortenedSpans } from '../../platform/clock.js';
 import { InvalidExpiryError } from '../../platform/errors.js';
-import { callerIdsOnce } from '../../platform/found-after-lost.js';
+import { attemptStart, callerIdsOnce, startMark } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import { withConcurrency } from '../../system/command-scope.js';
 import { sayReadingTerminal } from '../../system/input.js';
@@ -225,6 +225,9 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
               callerIdsOnce(platform, ctx.signal),
             )
           : revoke(platform, ctx.clock.sleep),
+      // A grant row is noted in flight before it is sent: a resumed run that finds the grant made
+      // judges it as the cut run's attempt (foundAfterLostAnswer's sentByCutRun), from its start.
+      ...(kind === 'assign' ? { markSent: () => startMark(attemptStart(platform, ctx.clock.now())) } : {}),
       // The platform refused a row's duration, counted from the run's start, as past: every later
       // row counts from that start too, so the run stops rather than send them all to be refused.
       halts: (error, { data }) => {
