@@ -1,3 +1,6 @@
+// Over 300 lines: the one rule for what a run finds after it lost an answer (a refusal "already
+// so", a grant's 2xx) and the evidence it weighs (the attempt's start, a cut run's mark, who the
+// caller is) are read together; apart, each caller would judge with half of it.
 /**
  * The one rule for a refusal that says a change is so already (409 role_name_taken,
  * assignment_exists, role_deleted) when it came to the retry of an attempt whose answer was lost
@@ -227,17 +230,16 @@ export type CallerIds = (signal?: AbortSignal) => Promise<readonly string[] | un
 
 /**
  * The ids the platform may name the caller by in assigned_by (a user; a key and its issuer), read
- * once from /v1/me on first use; undefined when that read fails (no evidence either way).
+ * once from /v1/me on first use; undefined when that read fails (no evidence either way). The
+ * single `roles assign`'s, which reads it only when its one answer names a granter; a run of many
+ * grants reads it at its start (callerIdsAtStart).
  */
 export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerIds {
   let read: Promise<readonly string[] | undefined> | undefined;
   return (step) => {
     const cut = signal ?? step;
     read ??= platform.me.evidence({ tenant: null, ...(cut ? { signal: cut } : {}) }).then(
-      (me: CallerIdentity) =>
-        [me.id, me.email, me.credential?.issued_by].filter(
-          (id): id is string => typeof id === 'string' && id !== '',
-        ),
+      (me: CallerIdentity) => idsOf(me),
       // A stop cuts the read: the run's interruption, not an answer svc could not read.
       (error: unknown) => {
         if (error instanceof InterruptedError) throw error;
@@ -246,6 +248,55 @@ export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerI
     );
     return read;
   };
+}
+
+/** The caller's forms in /v1/me's answer: its id, its e-mail, a key's issuer. */
+function idsOf(me: CallerIdentity): readonly string[] {
+  return [me.id, me.email, me.credential?.issued_by].filter(
+    (id): id is string => typeof id === 'string' && id !== '',
+  );
+}
+
+/**
+ * Who the caller is, read once at the start of a run of grants (`roles assign --file`, `svc
+ * apply`), before any grant is sent, for every answer of the run to be judged by
+ * (grantAnswerNotMade): a read made when the first answer named a granter could fail mid-run (a
+ * 429 with a long Retry-After, a re-login) and make every grant made after it an unknown outcome
+ * (brief fixgrant4 item 3). The credential alone does not say it in /v1/me's forms (a token's
+ * subject need not be its id; an API key says nothing), so it is read. A read that fails, or names
+ * no id, stops the run before anything is sent: one line, the read's own exit code, `nothing`
+ * ("nothing was granted") said.
+ */
+export async function callerIdsAtStart(
+  platform: Platform,
+  signal: AbortSignal | undefined,
+  nothing: string,
+): Promise<CallerIds> {
+  const why =
+    "which svc needs before it sends a grant, to tell a grant the platform answers with from someone else's";
+  let me: CallerIdentity;
+  try {
+    me = await platform.me.evidence({ tenant: null, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if (error instanceof InterruptedError || !(error instanceof SvcError)) throw error;
+    throw new SvcError(
+      error.category,
+      `svc could not read who you are (GET /v1/me: ${error.message}), ${why}; ${nothing}`,
+      {
+        code: error.code ?? 'identity_unknown',
+        hint: error.hint ?? 'run the same command again once `svc me` answers',
+        cause: error,
+      },
+    );
+  }
+  const ids = idsOf(me);
+  if (ids.length === 0)
+    throw new SvcError('failure', `GET /v1/me named no id of yours, ${why}; ${nothing}`, {
+      code: 'identity_unknown',
+      hint: 'run the same command again; if it says the same, the server does not say who you are',
+    });
+  const read = Promise.resolve(ids);
+  return () => read;
 }
 
 /**
