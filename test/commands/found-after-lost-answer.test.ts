@@ -462,11 +462,32 @@ describe("a role found after a lost answer, svc's clock 50 s off the platform's"
       method === 'POST' && path === '/v1/roles'
         ? JSON.stringify({ ...JSON.parse(body), idempotency_key: `fresh-role-${++keys}` })
         : body,
+    sendDate: () => !undatedRoles,
   });
+  /** No answer carries a Date header. */
+  let undatedRoles = false;
   afterEach(() => {
     made = '';
     tries = 0;
+    undatedRoles = false;
     roles().reset();
+  });
+
+  // Brief fixgrant4 item 1, a role: no Date header, svc's clock 90 s ahead; the lost attempt's own
+  // role read as made 90 s before the start was "not the attempt's" (the plain refusal, exit 6).
+  it("no Date header, svc 90 s ahead: the lost attempt's own role: unknown, exit 1, never the refusal", async () => {
+    undatedRoles = true;
+    const r = await svc.run(
+      ['roles', 'create', '--name', 'undated-own-role', '--permission', 'exception.read'],
+      {
+        env: { SVC_BASE_URL: roles().url },
+        clock: together(90_000),
+      },
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(
+      /^error: the role found was made \S+Z, and no answer of the platform's carried a Date header to set that beside the first attempt's start, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown/,
+    );
   });
 
   it('roles create: unknown, exit 1, no ✓', async () => {
