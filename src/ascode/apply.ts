@@ -18,6 +18,7 @@ import type { Column } from '../output/output.js';
 import { reasonLines } from '../output/problems.js';
 import { escapeForTerminal } from '../output/sanitize.js';
 import { platformTime, shortenedSpans } from '../platform/clock.js';
+import { type CallerIds, callerIdsAtStart, callerIdsOnce } from '../platform/found-after-lost.js';
 import type { Platform } from '../platform/index.js';
 import { fromPipe } from '../system/cut-short.js';
 import { PLAN_INPUT_LIMIT, readInputBytes, sayReadingTerminal } from '../system/input.js';
@@ -178,6 +179,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   const unsaved = new Map<string, Unsaved>();
   // The run's command lines in one of its tenants: what a line about a creation there names.
   const svcIn = (tenant: string) => commandLine(inTenant(ctx.settings(), tenant));
+  /** Who the caller is: read at the start of a run with grants to send (prepare), else on first need. */
+  let callers: CallerIds = callerIdsOnce(platform);
   const work = stepWorker(platform, () => secrets, {
     resumed: () => resumed,
     unsaved: (key, created) => unsaved.set(key, created),
@@ -186,6 +189,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     now: () => platformTime(platform, ctx.clock.now()),
     machineNow: () => ctx.clock.now(),
     plannedAt: () => doc!.anchor,
+    callers: (signal) => callers(signal),
   });
 
   const verb: BulkVerb<Step, Row> = {
@@ -284,6 +288,13 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
         }
         secrets = SecretDir.prepare(options.secretDir);
       }
+      // Who the caller is, for every grant's answer, read before the first is sent: a read that
+      // fails stops the run here, nothing applied (brief fixgrant4 item 3; callerIdsAtStart).
+      const grantsToSend = steps.some(
+        (s) =>
+          !s.data.done && !journal.has(s.key) && s.data.change.grant && s.data.change.action === 'create',
+      );
+      if (grantsToSend) callers = await callerIdsAtStart(platform, ctx.signal, 'nothing was applied');
       return steps.length;
     },
     items: () => steps,

@@ -20,7 +20,7 @@ import {
 } from '../platform/errors.js';
 import {
   attemptStart,
-  callerIdsOnce,
+  type CallerIds,
   foundAfterLostAnswer,
   grantAnswerNotMade,
 } from '../platform/found-after-lost.js';
@@ -243,11 +243,12 @@ export function stepWorker(
     machineNow: () => number;
     /** The plan's anchor (its time on the platform's clock): a grant made after it was made meanwhile. */
     plannedAt: () => string;
+    /** Who the caller is, for a grant's 2xx (grantAnswerNotMade): read at the run's start (apply.ts). */
+    callers: CallerIds;
   },
 ) {
   const roleIds = new Map<string, Promise<Map<string, string>>>();
-  /** Who the caller is, read once when a grant's 2xx needs it (grantAnswerNotMade). */
-  const callers = callerIdsOnce(platform);
+  const { callers } = run;
   /** A role's id by name, for grants of roles this run created (read once per tenant, after they exist). */
   const roleId = async (tenant: string, name: string, signal: AbortSignal): Promise<string> => {
     let ids = roleIds.get(tenant);

@@ -76,6 +76,12 @@ export class Journal {
   /** Keys finished by this process: only the key is kept (a 10,000-row run keeps no entries). */
   readonly #recorded = new Set<string>();
   readonly #failures = new Map<string, number>();
+  /**
+   * Items an earlier run marked sent (markSent) and did not finish, each its mark: that run may have
+   * made its change, its answer lost with the run (a kill). Read back only; a journal an earlier
+   * svc wrote has none.
+   */
+  readonly #sent = new Map<string, Record<string, unknown>>();
   /** Keys the run took from its source (BulkVerb.fromJournal), in order: see plan(). */
   readonly #planned = new Set<string>();
   readonly #now: () => number;
@@ -184,6 +190,7 @@ export class Journal {
           finished?: unknown;
           all_done?: unknown;
           resumed?: unknown;
+          sent?: unknown;
         };
         // A file kept beside the journal after its first line was written (keepBeside).
         journal.#kept.note(entry.kept);
@@ -210,7 +217,10 @@ export class Journal {
         if (Array.isArray(entry.planned)) {
           for (const key of entry.planned) if (typeof key === 'string') journal.#planned.add(key);
         }
+        // An item's request about to go (markSent): in flight until its own line says how it ended.
+        if (typeof entry.sent === 'string') journal.#sent.set(entry.sent, { ...entry });
         if (typeof entry.key !== 'string') continue;
+        journal.#sent.delete(entry.key);
         if (entry.status === 'failed') journal.#failures.set(entry.key, journal.attempts(entry.key) + 1);
         else journal.#done.set(entry.key, entry);
       } catch {
@@ -363,6 +373,23 @@ export class Journal {
     return this.#failures.get(key) ?? 0;
   }
 
+  /**
+   * Notes, before an item's request is sent, that it is in flight (`{"sent": KEY, ...mark}`): a
+   * run cut before the item's own line (a kill, a crash, a stop before its answer) leaves the mark,
+   * and the resumed run knows that run may have made the change (sentEarlier), judged like an
+   * attempt whose answer was lost, never "already so, nothing changed" (brief fixgrant4 item 2).
+   * One write(2) of a short line, as record()'s (no fsync: a kill cannot lose it, a power cut may).
+   * An earlier svc's load() passes the line over (it has no `key`). Throws JournalWriteError.
+   */
+  markSent(key: string, mark: Record<string, unknown>): void {
+    this.#append({ sent: key, ...mark });
+  }
+
+  /** The mark of `key` an earlier run left (markSent) without finishing it, or undefined. */
+  sentEarlier(key: string): Record<string, unknown> | undefined {
+    return this.#done.has(key) ? undefined : this.#sent.get(key);
+  }
+
   record(key: string, detail?: Record<string, unknown>): void {
     this.#append({ key, status: 'ok', at: isoSeconds(this.#now()), ...(detail ? { detail } : {}) });
     this.#recorded.add(key);
@@ -401,6 +428,8 @@ export class Journal {
   recordFailure(key: string): void {
     this.#append({ key, status: 'failed', at: isoSeconds(this.#now()) });
     this.#failures.set(key, this.attempts(key) + 1);
+    // The next attempt has a key of its own: the earlier run's attempt was refused, it made nothing.
+    this.#sent.delete(key);
   }
 
   /**

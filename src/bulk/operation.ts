@@ -88,6 +88,8 @@ export interface BulkVerb<T, R extends Row> {
     settled: () => Promise<void>,
   ): Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
   work: Worker<T>;
+  /** What the journal notes of an item before its request is sent (RunOptions.markSent); none if undefined. */
+  markSent?: ((item: BulkItem<T>) => Record<string, unknown>) | undefined;
   /** --dry-run: what would happen to one item (reads only); `status: 'skipped'` for nothing to do. */
   plan: Worker<T>;
   /** One output row; `result.plan` is set in a dry run. */
@@ -373,6 +375,7 @@ async function runLocked<T, R extends Row>(
     dryRun: verb.dryRun,
     journaled: verb.journaled,
     halts: verb.dryRun ? undefined : verb.halts,
+    markSent: verb.dryRun ? undefined : verb.markSent,
     runId: journal.run.runId,
     stop,
     requests: requests.signal,

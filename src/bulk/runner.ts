@@ -214,6 +214,12 @@ export interface WorkCall {
    */
   resumed: boolean;
   /**
+   * The mark an earlier run of this journal wrote before it sent this item's request (RunOptions.
+   * markSent, Journal.sentEarlier), when that run ended without the item's own line (killed, or
+   * stopped before its answer): its request may have made the change. Undefined otherwise.
+   */
+  sentEarlier?: Record<string, unknown> | undefined;
+  /**
    * The item's change was made, but what followed it (a read of what it made) met an error that
    * no later item can get past (haltsTheRun: the platform refuses the connection, the caller's
    * role or credential is gone): the row stands as the worker returns it (made, never failed:
@@ -260,6 +266,12 @@ export interface RunOptions<T> {
   journaled?: Journaled<T> | undefined;
   /** See BulkVerb.halts: an item's error that shows no later item can succeed, as the run's error. */
   halts?: ((error: unknown, item: BulkItem<T>) => unknown) | undefined;
+  /**
+   * What the journal notes of an item right before its first request is sent (Journal.markSent:
+   * its start on the platform's clock, say), so a resumed run knows it was in flight; undefined:
+   * no mark (a verb whose resumed items need none). Not in a dry run.
+   */
+  markSent?: ((item: BulkItem<T>) => Record<string, unknown>) | undefined;
   /** The run's order, when its source waits on it (RunOrder.settled); a new one otherwise. */
   order?: RunOrder | undefined;
 }
@@ -373,6 +385,19 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     }
   };
 
+  /** Notes the item in flight (RunOptions.markSent); the journal's error when it cannot. */
+  const markSending = (item: BulkItem<T>): JournalWriteError | undefined => {
+    if (recording === undefined || options.markSent === undefined) return undefined;
+    try {
+      recording.markSent(item.key, options.markSent(item));
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof JournalWriteError)) throw error;
+      halting(error);
+      return error;
+    }
+  };
+
   const worker = async () => {
     for (;;) {
       if (stop.aborted) return;
@@ -409,6 +434,10 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       let result: BulkResult;
       let thrown: unknown;
       const failedDependency = journal?.has(item.key) ? undefined : await order.failedDependency(item.after);
+      // Noted in flight before its request goes (markSent); a journal that cannot take the note
+      // halts the run, and the item is not sent.
+      const unmarked =
+        journal?.has(item.key) || failedDependency !== undefined ? undefined : markSending(item);
       if (journal?.has(item.key)) {
         const detail = journal.get(item.key) ?? {};
         // Nothing is sent for it again; only how it is doing now is read (never recorded).
@@ -441,6 +470,12 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             depends_on: failedDependency,
           },
         };
+      } else if (unmarked !== undefined) {
+        // Not sent, as a stop before its first request: the resumed run tries it.
+        thrown = unmarked;
+        left = true;
+        summary.stoppedRows = (summary.stoppedRows ?? 0) + 1;
+        result = { ...base, status: 'failed', error: failure(unmarked) };
       } else {
         const attempt = journal?.attempts(item.key) ?? 0;
         let firstReplayed = false;
@@ -458,6 +493,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             return { replayed: true };
           },
           resumed: journal?.run.resumed === true,
+          sentEarlier: journal?.sentEarlier(item.key),
           halt: (error) => {
             haltAfter ??= { error };
           },

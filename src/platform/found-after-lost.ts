@@ -1,3 +1,6 @@
+// Over 300 lines: the one rule for what a run finds after it lost an answer (a refusal "already
+// so", a grant's 2xx) and the evidence it weighs (the attempt's start, a cut run's mark, who the
+// caller is) are read together; apart, each caller would judge with half of it.
 /**
  * The one rule for a refusal that says a change is so already (409 role_name_taken,
  * assignment_exists, role_deleted) when it came to the retry of an attempt whose answer was lost
@@ -18,10 +21,11 @@
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { isoSeconds, serverTime } from '../api/time.js';
 import { InterruptedError, SvcError } from '../errors.js';
-import { doubtAfterLostAnswer, OutcomeUnknownError } from '../http/errors.js';
+import { ApiError, doubtAfterLostAnswer, OutcomeUnknownError } from '../http/errors.js';
 import { CLOCK_SKEW_MS, serverClockTime } from './clock.js';
 import type { Platform } from './index.js';
 import type { CallerIdentity } from './me.js';
+import { markedReplayed } from './stored-answer.js';
 
 /** What the run sent and knows, against which the thing found is judged. */
 export interface SentChange {
@@ -38,6 +42,12 @@ export interface SentChange {
    * NAME`, in the run's profile and tenant), named by an unknown outcome's hint (review27b L1).
    */
   check?: string | undefined;
+  /**
+   * The change's first attempt was sent by the run this one resumes, which ended before its
+   * answer (its journal's mark, Journal.sentEarlier; `before` and `onServerClock` that attempt's,
+   * sentStart): a refusal this run is given is judged as after a lost answer (brief fixgrant4 item 2).
+   */
+  sentByCutRun?: boolean;
   /** When the thing found was made, as the platform says (a grant's assigned_at, a role's created_at). */
   madeAt?: string | null | undefined;
   /**
@@ -59,7 +69,11 @@ export interface SentChange {
  */
 export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): string | undefined {
   // None lost, or the refusal is that attempt's own stored answer (it made nothing).
-  const lost = doubtAfterLostAnswer(error);
+  const lost =
+    doubtAfterLostAnswer(error) ??
+    (sent.sentByCutRun && error instanceof ApiError && !markedReplayed(error.headers)
+      ? CUT_RUN_SENT
+      : undefined);
   if (lost === undefined) return undefined;
   if (notSent(sent) !== undefined) return undefined;
   const undecided = madeJustBefore(sent);
@@ -81,9 +95,11 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
  * platform's own times. roles assign and roles create, a --file row and an apply step all judge by
  * it, each by its own attempt's start (a resumed run's lost attempt is this process's: the retry
  * that saw the loss is). No usable Date header at all (none, or only ones svc cannot read): the
- * start on this machine's clock, not the platform's (onServerClock false), so only a thing made
- * more than the minute two clocks may differ before it shows (clearlyBefore) — never nothing, which
- * would call a grant made 10 minutes before this run's (review27b M1).
+ * start on this machine's clock, not the platform's (onServerClock false), which may be off the
+ * platform's by any amount: only a thing made more than OLD_GRANT_MS before it shows it is not the
+ * attempt's (clearlyBefore), and one made since is an unknown outcome (madeJustBefore) — never "this
+ * run's" (review27b M1: a grant made 10 minutes before) nor "already so" (brief fixgrant4 item 1:
+ * the attempt's own grant, this machine a minute ahead).
  */
 export function attemptStart(
   platform: Platform,
@@ -95,6 +111,28 @@ export function attemptStart(
     : { before: onServer, onServerClock: true };
 }
 
+/** The lost answer's words for an attempt the run this one resumes sent (SentChange.sentByCutRun). */
+export const CUT_RUN_SENT = 'the run this one resumes sent it and ended before its answer';
+
+/** What a journal notes of a change's start before its first attempt is sent (Journal.markSent). */
+export function startMark(start: Pick<SentChange, 'before' | 'onServerClock'>): Record<string, unknown> {
+  return { before: start.before, on_server_clock: start.onServerClock === true };
+}
+
+/**
+ * The start an earlier run noted (startMark) of a change it sent and did not finish
+ * (WorkCall.sentEarlier), as a SentChange's, or undefined: no mark, or one svc cannot read (then
+ * the change is judged as one not sent before: a plain refusal, as before brief fixgrant4).
+ */
+export function sentStart(
+  mark: Record<string, unknown> | undefined,
+): Pick<SentChange, 'before' | 'onServerClock' | 'sentByCutRun'> | undefined {
+  const before = mark?.before;
+  if (typeof before !== 'string' || !Number.isFinite(serverTime(before))) return undefined;
+  if (typeof mark?.on_server_clock !== 'boolean') return undefined;
+  return { before, onServerClock: mark.on_server_clock, sentByCutRun: true };
+}
+
 /** The Date header's second and the made time's own: what a time on one clock may be early by. */
 const ONE_CLOCK_MS = 2000;
 
@@ -102,15 +140,25 @@ const ONE_CLOCK_MS = 2000;
  * A thing found made after `before` on the platform's clock by less than the minute two clocks
  * may differ (CLOCK_SKEW_MS) and more than the Date header's precision (ONE_CLOCK_MS), when
  * `before` is the Date header's own reading: someone else's just before the run, or the lost
- * attempt's on an objects' clock a little behind the Date's. In words, or undefined.
+ * attempt's on an objects' clock a little behind the Date's. With no Date header (`before` this
+ * machine's clock, onServerClock false) svc has no reading of the platform's clock, and its own may
+ * be off by any amount (a minute ahead made the attempt's own grant "before this run": brief
+ * fixgrant4 item 1): a thing made at any time not clearly older than the clocks' widest gap
+ * (clearlyBefore: OLD_GRANT_MS) is the attempt's or someone else's, svc cannot tell. In words, or
+ * undefined.
  */
 function madeJustBefore(sent: SentChange): string | undefined {
-  if (!sent.onServerClock || !sent.before) return undefined;
+  if (!sent.before) return undefined;
   const [what, at] =
     sent.grant?.held !== undefined
       ? ['the grant found in place was assigned', sent.grant.held.assigned_at]
       : ['the role found was made', sent.madeAt];
   if (typeof at !== 'string') return undefined;
+  if (sent.onServerClock === false)
+    return clearlyBefore(at, sent.before, true)
+      ? undefined
+      : `${what} ${at}, and no answer of the platform's carried a Date header to set that beside the first attempt's start`;
+  if (!sent.onServerClock) return undefined;
   const early = serverTime(sent.before) - serverTime(at);
   if (!(early > ONE_CLOCK_MS) || early > CLOCK_SKEW_MS + 1000) return undefined;
   return `${what} ${at}, ${Math.round(early / 1000)} s before the first attempt was sent, on the platform's clock`;
@@ -123,11 +171,12 @@ function madeJustBefore(sent: SentChange): string | undefined {
  * (foundAfterLostAnswer) and of a grant's 2xx answering with a grant in place (attack26b F6).
  */
 export function notSent(sent: SentChange): string | undefined {
-  if (sent.before && sent.madeAt && clearlyBefore(sent.madeAt, sent.before))
+  const undated = sent.onServerClock === false;
+  if (sent.before && sent.madeAt && clearlyBefore(sent.madeAt, sent.before, undated))
     return `made ${sent.madeAt}, before this run`;
   const held = sent.grant?.held;
   if (!sent.grant || !held) return undefined;
-  if (sent.before && clearlyBefore(held.assigned_at, sent.before))
+  if (sent.before && clearlyBefore(held.assigned_at, sent.before, undated))
     return `assigned ${held.assigned_at}, before this run`;
   // A field the answer leaves out (a server without it) shows nothing.
   if (held.justification !== undefined && (held.justification || null) !== (sent.grant.justification || null))
@@ -138,10 +187,14 @@ export function notSent(sent: SentChange): string | undefined {
   return undefined;
 }
 
-/** `a` is before `b` by more than the clocks' allowed difference and a second's precision. */
-function clearlyBefore(a: string, b: string): boolean {
+/**
+ * `a` is before `b` by more than the clocks' allowed difference and a second's precision; when `b`
+ * is this machine's clock, no Date header read (`undated`), by more than OLD_GRANT_MS, the gap two
+ * clocks may have that the 2xx rule allows too (a clock in another time zone: up to 26 h).
+ */
+function clearlyBefore(a: string, b: string, undated = false): boolean {
   const [x, y] = [serverTime(a), serverTime(b)];
-  return Number.isFinite(x) && Number.isFinite(y) && y - x > CLOCK_SKEW_MS + 1000;
+  return Number.isFinite(x) && Number.isFinite(y) && y - x > (undated ? OLD_GRANT_MS : CLOCK_SKEW_MS + 1000);
 }
 
 /** The expiry held is the one sent, within a second (a server that keeps whole seconds). */
@@ -177,17 +230,16 @@ export type CallerIds = (signal?: AbortSignal) => Promise<readonly string[] | un
 
 /**
  * The ids the platform may name the caller by in assigned_by (a user; a key and its issuer), read
- * once from /v1/me on first use; undefined when that read fails (no evidence either way).
+ * once from /v1/me on first use; undefined when that read fails (no evidence either way). The
+ * single `roles assign`'s, which reads it only when its one answer names a granter; a run of many
+ * grants reads it at its start (callerIdsAtStart).
  */
 export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerIds {
   let read: Promise<readonly string[] | undefined> | undefined;
   return (step) => {
     const cut = signal ?? step;
     read ??= platform.me.evidence({ tenant: null, ...(cut ? { signal: cut } : {}) }).then(
-      (me: CallerIdentity) =>
-        [me.id, me.email, me.credential?.issued_by].filter(
-          (id): id is string => typeof id === 'string' && id !== '',
-        ),
+      (me: CallerIdentity) => idsOf(me),
       // A stop cuts the read: the run's interruption, not an answer svc could not read.
       (error: unknown) => {
         if (error instanceof InterruptedError) throw error;
@@ -196,6 +248,55 @@ export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerI
     );
     return read;
   };
+}
+
+/** The caller's forms in /v1/me's answer: its id, its e-mail, a key's issuer. */
+function idsOf(me: CallerIdentity): readonly string[] {
+  return [me.id, me.email, me.credential?.issued_by].filter(
+    (id): id is string => typeof id === 'string' && id !== '',
+  );
+}
+
+/**
+ * Who the caller is, read once at the start of a run of grants (`roles assign --file`, `svc
+ * apply`), before any grant is sent, for every answer of the run to be judged by
+ * (grantAnswerNotMade): a read made when the first answer named a granter could fail mid-run (a
+ * 429 with a long Retry-After, a re-login) and make every grant made after it an unknown outcome
+ * (brief fixgrant4 item 3). The credential alone does not say it in /v1/me's forms (a token's
+ * subject need not be its id; an API key says nothing), so it is read. A read that fails, or names
+ * no id, stops the run before anything is sent: one line, the read's own exit code, `nothing`
+ * ("nothing was granted") said.
+ */
+export async function callerIdsAtStart(
+  platform: Platform,
+  signal: AbortSignal | undefined,
+  nothing: string,
+): Promise<CallerIds> {
+  const why =
+    "which svc needs before it sends a grant, to tell a grant the platform answers with from someone else's";
+  let me: CallerIdentity;
+  try {
+    me = await platform.me.evidence({ tenant: null, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if (error instanceof InterruptedError || !(error instanceof SvcError)) throw error;
+    throw new SvcError(
+      error.category,
+      `svc could not read who you are (GET /v1/me: ${error.message}), ${why}; ${nothing}`,
+      {
+        code: error.code ?? 'identity_unknown',
+        hint: error.hint ?? 'run the same command again once `svc me` answers',
+        cause: error,
+      },
+    );
+  }
+  const ids = idsOf(me);
+  if (ids.length === 0)
+    throw new SvcError('failure', `GET /v1/me named no id of yours, ${why}; ${nothing}`, {
+      code: 'identity_unknown',
+      hint: 'run the same command again; if it says the same, the server does not say who you are',
+    });
+  const read = Promise.resolve(ids);
+  return () => read;
 }
 
 /**

@@ -51,8 +51,9 @@ describe('a finished run whose journal could not take the finished line (a full 
       'end-full.csv',
       `user,role,expires_in,justification\n${bulkUser(1)},${role},never,x\nusr_nobody,${role},never,x\n`,
     );
-    // Room for the two locks, the first line, the granted row and the refused row: not the finish.
-    const { disk, full } = fillableJournalDisk(5);
+    // Room for the two locks, the first line, the granted row and the refused row (each its
+    // in-flight mark and its line): not the finish.
+    const { disk, full } = fillableJournalDisk(7);
     const argv = ['roles', 'assign', '--file', file, '--concurrency', '1', '--ndjson'];
     const r = await svc.run(argv, { journalDisk: disk });
     expect(r.code, r.stderr).toBe(7);
@@ -64,7 +65,9 @@ describe('a finished run whose journal could not take the finished line (a full 
     );
     expect(JSON.parse(error!).error.exit_code).toBe(7);
     expect(marks(journal).map((line) => Object.keys(line))).toEqual([
+      ['sent', 'before', 'on_server_clock'],
       ['key', 'status', 'at', 'detail'],
+      ['sent', 'before', 'on_server_clock'],
       ['key', 'status', 'at'],
     ]);
 

@@ -41,9 +41,9 @@ async function grantsFile(from: number, count: number) {
 describe('svc roles assign --file on a journal disk that fills up', () => {
   it('stops at the first failed write: rows made are ok (not_journaled), exit 1 with the path, the re-run finishes', async () => {
     const { id, path } = await grantsFile(1, 10);
-    // Room for the two locks (the journal's and the older path's), the first line and 3 rows: the
-    // 4th row is granted, then its line fails.
-    const { disk, full } = fillableJournalDisk(6);
+    // Room for the two locks (the journal's and the older path's), the first line, 3 rows (each
+    // its in-flight mark and its line) and the 4th row's mark: it is granted, then its line fails.
+    const { disk, full } = fillableJournalDisk(10);
     const argv = ['roles', 'assign', '--file', path, '--concurrency', '1', '--ndjson'];
     const r = await svc.run(argv, { journalDisk: disk });
     const journal = join(svc.journals, readdirSync(svc.journals).find((f) => f.endsWith('.ndjson'))!);
@@ -88,7 +88,8 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
     '%s: the row says not_journaled and the error is the same',
     async (mode) => {
       const { path } = await grantsFile(mode === 'table' ? 34 : mode === 'plain' ? 11 : 15, 4);
-      const { disk } = fillableJournalDisk(4);
+      // The locks, the first line, row 1's mark and line, row 2's mark: row 2's line fails.
+      const { disk } = fillableJournalDisk(6);
       const flags = mode === 'json' ? ['--json'] : [];
       const r = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1', ...flags], {
         journalDisk: disk,
@@ -136,6 +137,38 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
       }
     },
   );
+
+  // Brief fixgrant4 item 2: a row is noted in flight before its grant is sent; a disk full at that
+  // note stops the run before the row is sent (it is not granted, so nothing is left unjournaled).
+  it("full at a row's in-flight mark: that row is not sent, exit 1, the re-run grants it", async () => {
+    const { id, path } = await grantsFile(24, 3);
+    // The locks, the first line, row 1's mark and line: row 2's mark fails.
+    const { disk, full } = fillableJournalDisk(5);
+    const argv = ['roles', 'assign', '--file', path, '--concurrency', '1', '--ndjson'];
+    const r = await svc.run(argv, { journalDisk: disk });
+    expect(r.code, r.stderr).toBe(1);
+    expect(ndjson(r.stdout).map((row) => [row.user, row.status, row.error?.code])).toEqual([
+      [bulkUser(24), 'ok', undefined],
+      [bulkUser(25), 'failed', 'journal_unwritable'],
+    ]);
+    expect((await assignments(sandbox(), id)).total).toBe(1);
+    const journal = /the journal (\S+) could not/.exec(r.stderr)?.[1];
+    expect(timeless(r.stderr)).toBe(
+      '1 granted, 1 failed (1 stopped before its next request was sent), 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
+        `${JSON.stringify({
+          error: {
+            code: 'journal_unwritable',
+            message: `the journal ${journal} could not be written: no space left on device; stopped after 2 of 3`,
+            exit_code: 1,
+            hint: `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal})`,
+          },
+        })}\n`,
+    );
+    full.room = Number.POSITIVE_INFINITY;
+    const again = await svc.run(argv, { journalDisk: disk });
+    expect(again.code, again.stderr).toBe(0);
+    expect(await assignments(sandbox(), id)).toMatchObject({ total: 3, active: 3, duplicates: 0 });
+  });
 
   it('with no room for the lock: nothing is granted, no lock is left, and no "bug in svc"', async () => {
     const { id, path } = await grantsFile(38, 2);

@@ -216,18 +216,44 @@ describe('a grant made clearly before the run, as sent, after a lost answer (rev
     await expectSkippedAlreadyAssigned(path);
   });
 
-  // review27b M1: with no Date header at all, the row's start on this machine's clock, with the
-  // minute two clocks may differ, still shows a grant 10 minutes old is not this run's.
-  it('no Date header: roles assign --file: still skipped already_assigned', async () => {
+  // review27b M1 (was `ok found_after_lost_answer`), brief fixgrant4 item 1 (then `skipped
+  // already_assigned`): with no Date header at all, this machine's clock may be off the platform's
+  // by any amount, so a grant as sent made 10 minutes before the row's start may be the lost
+  // attempt's own: an unknown outcome, neither "granted" nor "nothing changed".
+  it('no Date header: roles assign --file: a grant 10 minutes before: failed, unknown, exit 7', async () => {
     const role = await customRole(sandbox(), 'l2-undated');
     theirs = { tenant: ACME, role, justification: 'mine', agoMs: 600_000 };
     forget = true;
     undated = true;
     const path = svc.file('l2-undated.csv', `user,role\n${bulkUser(6)},l2-undated\n`);
+    const r = await svc.run(
+      [
+        ...['roles', 'assign', '--file', path, '--expires-in', 'never', '--justification', 'mine'],
+        ...['--yes', '--ndjson'],
+      ],
+      { env: { SVC_BASE_URL: proxy().url } },
+    );
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.status, row.outcome, row.error?.code], r.stdout).toEqual([
+      7,
+      'failed',
+      'unknown',
+      'outcome_unknown',
+    ]);
+  });
+
+  // Only a grant older than OLD_GRANT_MS (48 h, the clocks' widest gap svc allows) is shown not
+  // the run's without a Date header.
+  it('no Date header: roles assign --file: a grant 49 h before: skipped already_assigned', async () => {
+    const role = await customRole(sandbox(), 'l2-undated-old');
+    theirs = { tenant: ACME, role, justification: 'mine', agoMs: 49 * 3_600_000 };
+    forget = true;
+    undated = true;
+    const path = svc.file('l2-undated-old.csv', `user,role\n${bulkUser(8)},l2-undated-old\n`);
     await expectSkippedAlreadyAssigned(path);
   });
 
-  it('no Date header: svc apply: the grant step skipped already assigned, not found_after_lost_answer', async () => {
+  it('no Date header: svc apply: a grant 10 minutes before: the step failed, unknown, exit 7', async () => {
     const name = 'l2-undated-apply';
     const role = (await as(sandbox(), LABS, 'POST', '/v1/roles', { name, permissions: ['exception.read'] }))
       .id as string;
@@ -243,12 +269,7 @@ describe('a grant made clearly before the run, as sent, after a lost answer (rev
       env: { SVC_BASE_URL: proxy().url, SVC_TENANT: '' },
     });
     const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
-    expect([r.code, row.kind, row.status, row.reason], r.stdout).toEqual([
-      0,
-      'grant',
-      'skipped',
-      'already_assigned',
-    ]);
+    expect([r.code, row.kind, row.status, row.outcome], r.stdout).toEqual([7, 'grant', 'failed', 'unknown']);
   });
 });
 
@@ -441,11 +462,32 @@ describe("a role found after a lost answer, svc's clock 50 s off the platform's"
       method === 'POST' && path === '/v1/roles'
         ? JSON.stringify({ ...JSON.parse(body), idempotency_key: `fresh-role-${++keys}` })
         : body,
+    sendDate: () => !undatedRoles,
   });
+  /** No answer carries a Date header. */
+  let undatedRoles = false;
   afterEach(() => {
     made = '';
     tries = 0;
+    undatedRoles = false;
     roles().reset();
+  });
+
+  // Brief fixgrant4 item 1, a role: no Date header, svc's clock 90 s ahead; the lost attempt's own
+  // role read as made 90 s before the start was "not the attempt's" (the plain refusal, exit 6).
+  it("no Date header, svc 90 s ahead: the lost attempt's own role: unknown, exit 1, never the refusal", async () => {
+    undatedRoles = true;
+    const r = await svc.run(
+      ['roles', 'create', '--name', 'undated-own-role', '--permission', 'exception.read'],
+      {
+        env: { SVC_BASE_URL: roles().url },
+        clock: together(90_000),
+      },
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(
+      /^error: the role found was made \S+Z, and no answer of the platform's carried a Date header to set that beside the first attempt's start, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell, so the outcome is unknown/,
+    );
   });
 
   it('roles create: unknown, exit 1, no ✓', async () => {
@@ -578,5 +620,83 @@ describe("a bulk or apply grant found after a lost answer, svc's clock 50 s off 
     const r = await run();
     const row = rowOf(r.stdout);
     expect([r.code, row.status, row.reason], r.stdout).toEqual([0, 'ok', 'found_after_lost_answer']);
+  });
+});
+
+// s28 (brief fixgrant4 item 1): with no Date header svc has no reading of the platform's clock, so
+// its own clock, which may be off by any amount, cannot tell the lost attempt's grant from another
+// admin's made a minute (or ten) before it. svc's clock 90 s ahead of the sandbox's: the lost
+// attempt's own grant reads as assigned 90 s before the start. It was `skipped already_assigned`
+// ("nothing changed", of a grant this run made); now an unknown outcome, the hint naming
+// `svc roles holders ROLE`. Only a grant older than OLD_GRANT_MS (48 h) is shown not this run's.
+describe("no Date header, svc's clock 90 s ahead: the lost attempt's own grant", () => {
+  const args = (u: string, role: string) => [
+    ...['roles', 'assign', u, role, '--justification', 'mine', '--expires-in', 'never', '--yes'],
+  ];
+
+  it('roles assign --json: outcome_unknown, exit 1, the hint names roles holders, never already_assigned', async () => {
+    await customRole(sandbox(), 'undated-ahead');
+    forget = true;
+    undated = true;
+    const r = await svc.run([...args(bulkUser(10), 'undated-ahead'), '--json'], {
+      env: { SVC_BASE_URL: proxy().url },
+      clock: together(90_000),
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    const { error } = JSON.parse(r.stderr);
+    expect([error.code, error.outcome, error.hint]).toEqual([
+      'outcome_unknown',
+      'unknown',
+      'check who made it before running the command again (`svc roles holders undated-ahead` shows it)',
+    ]);
+    expect(error.message).toMatch(
+      /^the grant found in place was assigned \S+Z, and no answer of the platform's carried a Date header to set that beside the first attempt's start, and the answer to the first attempt was lost \(the connection dropped\): made by that attempt or before it, svc cannot tell/,
+    );
+  });
+
+  it('roles assign --file: the row failed, outcome unknown, exit 7, not skipped already_assigned', async () => {
+    await customRole(sandbox(), 'undated-ahead-file');
+    forget = true;
+    undated = true;
+    const r = await svc.run(
+      [
+        ...[
+          'roles',
+          'assign',
+          '--file',
+          svc.file('undated-ahead.csv', `user,role\n${bulkUser(1)},undated-ahead-file\n`),
+        ],
+        ...['--expires-in', 'never', '--justification', 'mine', '--yes', '--ndjson'],
+        ...['--journal', join(dir, 'undated-ahead-file.j')],
+      ],
+      { env: { SVC_BASE_URL: proxy().url }, clock: together(90_000) },
+    );
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.status, row.outcome, row.reason, row.error?.code], r.stdout).toEqual([
+      7,
+      'failed',
+      'unknown',
+      undefined,
+      'outcome_unknown',
+    ]);
+  });
+
+  it('svc apply: the grant step failed, outcome unknown, exit 7', async () => {
+    const name = 'undated-ahead-apply';
+    await as(sandbox(), LABS, 'POST', '/v1/roles', { name, permissions: ['exception.read'] });
+    const file = writeFile(
+      dir,
+      `${name}.yaml`,
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - { name: ${name}, permissions: [exception.read] }\n    grants:\n      - { user: ${user(4)}, role: ${name}, justification: mine }\n`,
+    );
+    forget = true;
+    undated = true;
+    const r = await svc.run(['apply', '-f', file, '--yes', '--journal', join(dir, `${name}.j`), '--ndjson'], {
+      env: { SVC_BASE_URL: proxy().url, SVC_TENANT: '' },
+      clock: together(90_000),
+    });
+    const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
+    expect([r.code, row.kind, row.status, row.outcome], r.stdout).toEqual([7, 'grant', 'failed', 'unknown']);
   });
 });

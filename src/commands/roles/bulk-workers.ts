@@ -32,6 +32,8 @@ import {
   type CallerIds,
   foundAfterLostAnswer,
   grantAnswerNotMade,
+  type SentChange,
+  sentStart,
 } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import type { Sleep } from '../../system/clock.js';
@@ -74,7 +76,7 @@ export const grant =
     /** Who the caller is, read once when an answer needs it (grantAnswerNotMade). */
     callers: CallerIds = async () => undefined,
   ): Worker<Row> =>
-  async ({ data }, { signal, idempotencyKey, replayed, resumed }) => {
+  async ({ data }, { signal, idempotencyKey, replayed, resumed, sentEarlier }) => {
     const row = data as GrantRow;
     const body = {
       role_id: row.role.id,
@@ -86,7 +88,9 @@ export const grant =
     try {
       answer = await platform.roles.assign(row.user, body, { signal, idempotencyKey }).withResponse();
     } catch (error) {
-      return alreadyHeld(platform, extend, permissions, row, error, signal, startMs);
+      // The run this one resumes sent it first (its journal's mark): judged from that attempt.
+      const start = sentStart(sentEarlier) ?? attemptStart(platform, startMs);
+      return alreadyHeld(platform, extend, permissions, row, error, signal, start);
     }
     const { data: made, response } = answer;
     // A 2xx carrying a grant this request clearly did not make (by someone else, or days before
@@ -150,8 +154,8 @@ async function alreadyHeld(
   row: GrantRow,
   error: unknown,
   signal: AbortSignal,
-  /** The row's start on this machine's clock, before its first attempt (attemptStart). */
-  startMs: number,
+  /** The row's first attempt's start on the platform's clock (attemptStart), or the cut run's (sentStart). */
+  start: Pick<SentChange, 'before' | 'onServerClock' | 'sentByCutRun'>,
 ): Promise<Record<string, unknown>> {
   // --extend of a role the caller holds is a change of its own expiry: asked as such.
   const self = extend
@@ -168,7 +172,7 @@ async function alreadyHeld(
   const lost = self
     ? undefined
     : foundAfterLostAnswer(error, {
-        ...attemptStart(platform, startMs),
+        ...start,
         check: shownBy('roles holders', row.role.name)(platform.svc),
         grant: { justification: row.justification, expiresAt: row.expiresAt, held },
       });

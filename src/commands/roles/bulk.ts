@@ -22,7 +22,13 @@ import { answerOf } from '../../http/errors.js';
 import { counted as countedNoun } from '../../output/format.js';
 import { platformTime, shortenedSpans } from '../../platform/clock.js';
 import { InvalidExpiryError } from '../../platform/errors.js';
-import { callerIdsOnce } from '../../platform/found-after-lost.js';
+import {
+  attemptStart,
+  type CallerIds,
+  callerIdsAtStart,
+  callerIdsOnce,
+  startMark,
+} from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import { withConcurrency } from '../../system/command-scope.js';
 import { sayReadingTerminal } from '../../system/input.js';
@@ -152,6 +158,8 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
     /** Rows granted with another expiry than the one asked for (attack18b 15). */
     const notKept: Array<{ line: number; user: string }> = [];
     const permissions = new Map(roles.map((r) => [r.id, r.permissions] as const));
+    /** Who the caller is (grantAnswerNotMade): read at the run's start, in prepare. */
+    let callers: CallerIds = callerIdsOnce(platform, ctx.signal);
     const verb: BulkVerb<Row, RowOutput> = {
       kind: `roles-${kind}`,
       identity: [
@@ -196,6 +204,10 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
         }
         // Before the question and the first row: the caller's own rows must be told apart.
         await caller.require(kind, options.dryRun);
+        // Who the caller is, for every grant's answer, read before the first is sent (a read that
+        // fails stops the run here, nothing granted; brief fixgrant4 item 3).
+        if (kind === 'assign' && !options.dryRun)
+          callers = await callerIdsAtStart(platform, ctx.signal, 'nothing was granted');
         return left;
       },
       ...(stdin ? { empty: `Nothing to ${WORDS[kind].act}: standard input has no rows.` } : {}),
@@ -222,9 +234,12 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
               permissions,
               ctx.clock,
               () => (anchor === undefined ? undefined : isoSeconds(anchor.ms)),
-              callerIdsOnce(platform, ctx.signal),
+              (step) => callers(step),
             )
           : revoke(platform, ctx.clock.sleep),
+      // A grant row is noted in flight before it is sent: a resumed run that finds the grant made
+      // judges it as the cut run's attempt (foundAfterLostAnswer's sentByCutRun), from its start.
+      ...(kind === 'assign' ? { markSent: () => startMark(attemptStart(platform, ctx.clock.now())) } : {}),
       // The platform refused a row's duration, counted from the run's start, as past: every later
       // row counts from that start too, so the run stops rather than send them all to be refused.
       halts: (error, { data }) => {

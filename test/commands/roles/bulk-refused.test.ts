@@ -50,12 +50,13 @@ describe('svc roles assign --file, a row whose connection is refused', () => {
     const role = await customRole(sandbox(), 'refused-row');
     const user = bulkUser(20);
     const path = svc.file('g.csv', `user,role,expires_in,justification\n${user},refused-row,never,t\n`);
-    const { url, seen } = await refusingAfter('GET /v1/roles?limit=200');
+    const { url, seen } = await refusingAfter('GET /v1/me');
     const r = await svc.run(['roles', 'assign', '--file', path, '--ndjson'], {
       env: { SVC_BASE_URL: url, SVC_MAX_RETRIES: '0' },
     });
     // The read went through; the grant never reached the forwarder.
-    expect(seen).toEqual(['GET /v1/roles?limit=200']);
+    // The reads went through (who the caller is last, before any grant: brief fixgrant4 item 3).
+    expect(seen).toEqual(['GET /v1/roles?limit=200', 'GET /v1/me']);
     const rows = ndjson(r.stdout);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ line: 2, status: 'failed', user, role: 'refused-row' });
@@ -76,10 +77,11 @@ describe('svc roles assign --file, a row whose connection is refused', () => {
       'h.csv',
       `user,role,expires_in,justification\n${users.map((u) => `${u},refused-run,never,t`).join('\n')}\n`,
     );
-    const { url, seen } = await refusingAfter('GET /v1/roles?limit=200');
+    const { url, seen } = await refusingAfter('GET /v1/me');
     const env = { SVC_BASE_URL: url, SVC_MAX_RETRIES: '0' };
     const r = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1', '--json'], { env });
-    expect(seen).toEqual(['GET /v1/roles?limit=200']);
+    // The reads went through (who the caller is last, before any grant: brief fixgrant4 item 3).
+    expect(seen).toEqual(['GET /v1/roles?limit=200', 'GET /v1/me']);
     expect(r.code, r.stderr).toBe(1);
     const error = lastJson(r.stderr).error;
     expect(error).toMatchObject({ code: 'connection_refused', exit_code: 1 });

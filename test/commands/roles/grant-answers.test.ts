@@ -455,7 +455,10 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
     );
   });
 
-  it('assigned by someone else, /v1/me refused: roles assign --file, every row unknown; exit 7', async () => {
+  // Since brief fixgrant4 item 3 a --file run reads who the caller is before its first grant: a
+  // read refused there stops the run with nothing sent (it was every row unknown, exit 7, each
+  // grant made): test/commands/roles/caller-at-start.test.ts.
+  it('/v1/me refused: roles assign --file stops before any grant, exit 4 (was: every row unknown, exit 7)', async () => {
     const other = otherGranter('bulk');
     proxy().set({ reshape: (answer) => (other(answer), meRefused(answer)) });
     const r = await viaProxy(
@@ -465,15 +468,11 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
       ],
       `user,role\n${bulkUser(34)},tenant_viewer\n${bulkUser(35)},tenant_viewer\n`,
     );
-    expect(r.code, r.stderr).toBe(7);
-    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
-    expect(rows.map((row) => [row.status, row.outcome, (row.error as { message: string }).message])).toEqual(
-      [34, 35].map((n) => [
-        'failed',
-        'unknown',
-        `the server accepted the request (HTTP 201) but the server's answer to POST /v1/users/${bulkUser(n)}/roles ${notRead}, so the outcome is unknown: check on the platform whether it was made`,
-      ]),
+    expect([r.code, r.stdout], r.stderr).toEqual([4, '']);
+    expect(JSON.parse(r.stderr).error.message).toMatch(
+      /^svc could not read who you are \(GET \/v1\/me: .*; nothing was granted$/,
     );
+    expect(proxy().seen.filter((line) => line.startsWith('POST '))).toEqual([]);
     expect(r.stderr).not.toContain('✓');
   });
 
