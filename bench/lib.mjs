@@ -7,6 +7,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// Every svc a benchmark starts keeps its code caches and journals in this run's own directory unless
+// the benchmark names others: a sandbox or `svc roles` started without them wrote the user's
+// ~/.cache/svc (session 28). Removed when the benchmark ends.
+const OWN = mkdtempSync(join(tmpdir(), 'svc-bench-own-'));
+process.env.SVC_CACHE_DIR ??= join(OWN, 'cache');
+process.env.SVC_STATE_DIR ??= join(OWN, 'state');
+process.on('exit', () => rmSync(OWN, { recursive: true, force: true }));
 export const SVC = [process.execPath, join(ROOT, 'bin', 'svc.js')];
 
 export function median(values) {
