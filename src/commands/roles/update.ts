@@ -50,7 +50,7 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   const unchanged = refused ? undefined : unchangedBy(role, options);
   if (unchanged) {
     await ctx.out.record(role, roleFields(role));
-    if (!ctx.out.isMachine) ctx.out.info(`Nothing changed: role ${role.name} (${role.id}) ${unchanged}.`);
+    if (!ctx.out.isMachine) ctx.out.info(`nothing changed: role ${role.name} (${role.id}) ${unchanged}`);
     return;
   }
   // This machine's time before the first attempt, put on the platform's clock when a rename is
@@ -87,7 +87,7 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   if (ctx.out.isMachine) return;
   // The answer says what changed: a server may keep a value svc sent as one it already had.
   if (sameRole(role, data)) {
-    ctx.out.info(`Nothing changed: role ${data.name} (${data.id}) ${already(data, options)}.`);
+    ctx.out.info(`nothing changed: role ${data.name} (${data.id}) ${already(data, options)}`);
     return;
   }
   const said = changesHolders(role, data) ? changeSaid(role, data, await readHolders(platform, data.id)) : '';

@@ -81,7 +81,7 @@ describe('a login whose token response has no refresh token', () => {
     await browser.settled();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
-      /\nStored in profile "default"; there is no refresh token: run the command again when the access token expires \(in 60 minutes\)\.\n$/,
+      /\nstored in profile "default"; there is no refresh token: run the command again when the access token expires \(in 60 minutes\)\n$/,
     );
   });
 });

@@ -88,7 +88,7 @@ describe('svc oauth authorize', () => {
       `access_token\t${access}\ntoken_type\tBearer\nexpires_in\t3600\nscope\tread:exceptions\nrefresh_token\t${refresh}\n`,
     );
     expect(r.stderr).toBe(
-      `${waiting(browser.opened[0])}Nothing was stored (pass --save to keep these tokens in the profile).\n`,
+      `${waiting(browser.opened[0])}nothing was stored (pass --save to keep these tokens in the profile)\n`,
     );
     expect(r.stderr).not.toContain(client.client_secret);
     expect(existsSync(join(files, 'pipe', 'credentials.json'))).toBe(false);

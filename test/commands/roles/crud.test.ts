@@ -72,7 +72,7 @@ describe('svc roles ls / get', () => {
     expect([empty.code, empty.stdout, empty.stderr]).toEqual([
       0,
       '',
-      'No custom roles yet: create one with `svc roles create`.\n',
+      'no custom roles yet: create one with `svc roles create`\n',
     ]);
   });
 
@@ -171,7 +171,7 @@ describe('custom roles', () => {
     );
     expect([same.code, same.stderr]).toEqual([
       0,
-      `Nothing changed: role fx-ops (${id}) already has rule.write.fx and does not have exception.read.\n`,
+      `nothing changed: role fx-ops (${id}) already has rule.write.fx and does not have exception.read\n`,
     ]);
     expect(same.stdout).toContain('permissions\texception.resolve.fx_difference, rule.write.fx\n');
     expect((await svc(['roles', 'get', id!, '--json'], { env })).stdout).toBe(byId.stdout);
@@ -320,7 +320,7 @@ describe('svc roles assign / revoke', () => {
     ).toEqual([true]);
     expect(again.stderr).toBe(
       `skipped: already_assigned — usr_lead already holds tenant_reviewer until ${expires} (audit trail ${audit}); nothing changed\n` +
-        'To move its expiry: svc roles assign usr_lead tenant_reviewer --extend --expires-in DURATION --justification TEXT\n',
+        'to move its expiry: svc roles assign usr_lead tenant_reviewer --extend --expires-in DURATION --justification TEXT\n',
     );
 
     // --extend moves the expiry through the API, audited with the previous one.

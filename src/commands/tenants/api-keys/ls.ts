@@ -40,7 +40,7 @@ export async function runApiKeyList(
   // A page after a cursor that holds no key says nothing of the tenant's keys.
   const empty =
     data.items.length === 0 && options.cursor === undefined && !ctx.out.isMachine
-      ? `No API keys${mine} in ${await tenant.label()}.`
+      ? `no API keys${mine} in ${await tenant.label()}`
       : '';
   if (withheld > 0) {
     ctx.out.warn(
