@@ -106,7 +106,7 @@ describe('a client id the tenant does not know', () => {
     expect(browser.opened).toHaveLength(1);
     expect([r.code, r.stdout]).toEqual([3, '']);
     expect(r.stderr.startsWith(unknownClient)).toBe(true);
-    expect(r.stderr.indexOf('Opening the login page')).toBeGreaterThan(0);
+    expect(r.stderr.indexOf('opening the login page')).toBeGreaterThan(0);
     expect(r.stderr.endsWith(timedOut)).toBe(true);
   });
 });

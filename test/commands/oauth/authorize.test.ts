@@ -26,8 +26,8 @@ const anonymous = (config: string) => ({
 function waiting(url: string | undefined): string {
   const redirect = new URL(url ?? '').searchParams.get('redirect_uri');
   return (
-    `Opening the login page in your browser. If it does not open, visit:\n  ${url}\n` +
-    `Waiting for the browser on ${redirect} (up to 5 minutes; Ctrl-C to cancel)…\n`
+    `opening the login page in your browser; if it does not open, visit:\n  ${url}\n` +
+    `waiting for the browser on ${redirect} (up to 5 minutes; Ctrl-C to cancel)…\n`
   );
 }
 
