@@ -266,7 +266,7 @@ describe('svc roles assign / revoke', () => {
       `user\tusr_lead\nrole\ttenant_reviewer\ntenant\t8ab23c1d-a27b-565a-ad8f-983ecf5fe016\nstatus\tactive\nassigned by\tusr_admin\n`,
     );
     expect(r.stderr).toBe(
-      `✓ granted tenant_reviewer to usr_lead in acme-treasury until ${expires} (audit trail ${audit})\n`,
+      `✓ granted tenant_reviewer to usr_lead in Acme Treasury (acme-treasury) until ${expires} (audit trail ${audit})\n`,
     );
     const trail = await call(sandbox(), 'GET', '/_sandbox/audit-trail?user_id=usr_lead&action=role.assigned');
     expect(trail.body.items.at(-1)).toMatchObject({
@@ -343,7 +343,7 @@ describe('svc roles assign / revoke', () => {
     expect(update).toBeDefined();
     expect(extended.stdout).toMatch(/^expires\t2099-01-01T00:00:00Z$/m);
     expect(extended.stderr).toBe(
-      `✓ usr_lead holds tenant_reviewer in acme-treasury until 2099-01-01T00:00:00Z now (was until ${expires}; audit trail ${update})\n`,
+      `✓ usr_lead holds tenant_reviewer in Acme Treasury (acme-treasury) until 2099-01-01T00:00:00Z now (was until ${expires}; audit trail ${update})\n`,
     );
     const entry = json((await svc(['audit', 'get', update!, '--json'], { env })).stdout);
     expect(entry).toMatchObject({
