@@ -128,12 +128,12 @@ export async function authorizeWithDevice(
     );
   }
   ctx.secrets.add(codes.device_code);
-  ctx.out.info('To log in, open this page in a browser on any device (your laptop, your phone):');
+  ctx.out.info('to log in, open this page in a browser on any device (your laptop, your phone):');
   ctx.out.info(`  ${codes.verification_uri}`);
   ctx.out.info(`and enter the code  ${codes.user_code}`);
   if (codes.verification_uri_complete) ctx.out.info(`(or open ${codes.verification_uri_complete})`);
   ctx.out.info(
-    `Waiting for approval (the code expires in ${describeSeconds(codes.expires_in)}; Ctrl-C to cancel)${sym.ellipsis}`,
+    `waiting for approval (the code expires in ${describeSeconds(codes.expires_in)}; Ctrl-C to cancel)${sym.ellipsis}`,
   );
 
   const deadline = ctx.clock.now() + codes.expires_in * 1000;

@@ -295,7 +295,7 @@ export function warnAboutKey(
   const facts = forgottenKey(ctx, key, origin);
   if (facts.state === 'revoked_or_unknown') {
     ctx.out.info(
-      `The platform no longer accepts ${what} (it was revoked, or is unknown there): nothing is left to revoke.`,
+      `the platform no longer accepts ${what} (it was revoked, or is unknown there): nothing is left to revoke`,
     );
     return;
   }
@@ -474,7 +474,7 @@ export async function endReplacedSession(
     return kept ? { outcome: 'kept', profile: kept } : { outcome: 'unreachable' };
   }
   if (revocation.outcome === 'revoked') {
-    ctx.out.info(`Revoked ${what} at ${new URL(revocation.endpoint).origin}`);
+    ctx.out.info(`revoked ${what} at ${new URL(revocation.endpoint).origin}`);
     return { outcome: 'revoked' };
   }
   if (revocation.outcome === 'unsupported') {

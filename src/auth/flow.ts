@@ -185,7 +185,7 @@ export async function authorizeWithBrowser<T>(
       if (value !== undefined) url.searchParams.set(name, value);
     const link = url.toString();
     if (openBrowser) {
-      ctx.out.info('Opening the login page in your browser. If it does not open, visit:');
+      ctx.out.info('opening the login page in your browser; if it does not open, visit:');
       ctx.out.info(`  ${link}`);
       try {
         await ctx.browser.open(link);
@@ -194,20 +194,20 @@ export async function authorizeWithBrowser<T>(
       }
     } else {
       if (ssh && options.openBrowser) {
-        ctx.out.info(`An SSH session (${ssh} is set): svc does not open a browser on this machine.`);
+        ctx.out.info(`an SSH session (${ssh} is set): svc does not open a browser on this machine`);
       }
-      ctx.out.info('Open this URL in a browser, on this machine or any other, to log in:');
+      ctx.out.info('open this URL in a browser, on this machine or any other, to log in:');
       ctx.out.info(`  ${link}`);
     }
     const wait = `up to ${describeWait(options.timeoutSeconds)}; Ctrl-C to cancel`;
     if (openBrowser || !ctx.io.stdinIsTTY) {
-      ctx.out.info(`Waiting for the browser on ${receiver.redirectUri} (${wait})${sym.ellipsis}`);
+      ctx.out.info(`waiting for the browser on ${receiver.redirectUri} (${wait})${sym.ellipsis}`);
       code = await receiver.code();
     } else {
       ctx.out.info(
-        `When you approve, the browser goes to ${receiver.redirectUri}?${sym.ellipsis}: on this machine that finishes the login; ` +
+        `when you approve, the browser goes to ${receiver.redirectUri}?${sym.ellipsis}: on this machine that finishes the login; ` +
           `on another one the page cannot be reached ${sym.dash} copy its address from the address bar and paste it here ` +
-          `(${wait}).`,
+          `(${wait})`,
       );
       code = await codeFromEither(ctx, receiver, state, issuers);
     }

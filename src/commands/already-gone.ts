@@ -27,6 +27,6 @@ export async function alreadyGone(ctx: Context, gone: AlreadyGone): Promise<void
   if (ctx.out.isMachine) return ctx.out.json(gone.json);
   const thing = typeof gone.thing === 'string' ? gone.thing : await gone.thing();
   ctx.out.info(
-    `Nothing changed: ${thing} was ${gone.done} already, at ${gone.at ?? 'an unknown time'}${gone.more ?? ''}.`,
+    `nothing changed: ${thing} was ${gone.done} already, at ${gone.at ?? 'an unknown time'}${gone.more ?? ''}`,
   );
 }

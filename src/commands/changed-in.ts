@@ -1,6 +1,6 @@
-import { canonicalTenantRef, isTenantId } from '../api/tenant-id.js';
+import { canonicalTenantRef } from '../api/tenant-id.js';
 import type { Settings } from '../config/settings.js';
-import { slugSaid } from '../platform/tenants-said.js';
+import { tenantSaid } from '../platform/tenants-said.js';
 
 /**
  * The tenant a change was made in, as its ✓ line and single-item table name it (attack23 F5): an
@@ -29,18 +29,19 @@ export function tenantAsked(settings: Settings, words: string): void {
 }
 
 /**
- * ` in acme-payments-eu`, the words every such ✓ line (and bulk summary) puts after what it
- * changed; '' for none. One rule: the words of the command's own question when it asked one
- * (tenantAsked); else, for a tenant the run named by its id (a login stores the id), its slug as
- * the platform gave it in this run's own answers (a GET /v1/me the command read before the
- * change: platform/tenants-said.ts), never a slug stored earlier, which a rename may have made
- * untrue; else the tenant as the run named it (tenantChanged), the id when no answer of the run
- * named it. Read when the line is printed (a bulk summary's at the end), so an answer read during
- * the run counts.
+ * ` in Acme Treasury (acme-treasury)`, the words every such ✓ line (and bulk summary) puts after
+ * what it changed; '' for none. One rule (fixout3), the API keys' lines' too (pick.ts): the
+ * words of the command's own question when it asked one (tenantAsked); else, for the tenant the
+ * run named by its id or slug, `Display Name (slug)` as the platform gave them in this run's own
+ * answers (a GET /v1/me the command read before the change: tenantWords,
+ * platform/tenants-said.ts), never a slug stored earlier, which a rename may have made untrue;
+ * else the tenant as the run named it (tenantChanged), the id or slug, when no answer of the run
+ * named it (no request of its own for the words). Read when the line is printed (a bulk
+ * summary's at the end), so an answer read during the run counts.
  */
 export function changedIn(settings: Settings): string {
   const named = tenantChanged(settings);
-  const said = named !== undefined && isTenantId(named) ? slugSaid(settings, named) : undefined;
-  const tenant = asked.get(settings) ?? said ?? named;
+  const tenant =
+    asked.get(settings) ?? (named === undefined ? undefined : (tenantSaid(settings, named) ?? named));
   return tenant === undefined ? '' : ` in ${tenant}`;
 }

@@ -12,6 +12,7 @@ import { UsageError } from '../errors.js';
 import { refuseCredentialAsId } from '../http/path.js';
 import { maskSecret, quoted } from '../output/format.js';
 import { doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
+import { tenantWords } from '../platform/tenants-said.js';
 import { shellWord } from '../system/shell-words.js';
 import { discardTypeAhead } from '../system/type-ahead.js';
 import { tenantAsked } from './changed-in.js';
@@ -312,7 +313,7 @@ export async function tenantLabel(ctx: Context): Promise<string> {
   const tenant = id == null ? undefined : tenantByRef(me.tenants, id);
   if (tenant === undefined) return `tenant ${id ?? "(the credential's)"}`;
   // The ✓ line after the question names the tenant in these words too (changed-in.ts).
-  const words = `${tenant.display_name} (${tenant.slug})`;
+  const words = tenantWords(tenant);
   tenantAsked(ctx.settings(), words);
   return words;
 }

@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { rfc3339 } from '../output/format.js';
 import { urlInWords } from '../output/hosts.js';
 import { callerTenants, findTenant, type KnownTenant } from '../platform/tenant-ref.js';
+import { tenantWords } from '../platform/tenants-said.js';
 import type { Choice } from '../system/prompter.js';
 import { nonEmpty } from './kit.js';
 import { missingArgument } from './missing-argument.js';
@@ -17,7 +18,8 @@ export interface NamedTenant {
   label: () => Promise<string>;
 }
 
-const labelOf = (t: KnownTenant) => `${t.display_name} (${t.slug})`;
+/** A known tenant's words, as every ✓ line naming a tenant says it (tenantWords, changed-in.ts). */
+const labelOf = (t: KnownTenant) => tenantWords(t);
 
 /**
  * The most choices a picker offers. Past it a list is no longer a way to choose, so the picker

@@ -368,7 +368,7 @@ export async function asItIsNow<T extends { secret_rotated_at?: string | null; c
 
 /** Said on stderr before a replayed creation's object, shown as it is now. */
 export function earlierRunNote(created: Created): string {
-  return `${created.what} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the ${created.noun} as it is now.`;
+  return `${created.what} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the ${created.noun} as it is now`;
 }
 
 export const idempotencyKeyHelp = (noun: string) =>
@@ -438,7 +438,7 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
 
 /** Said on stderr before a replayed rotation's answer. */
 export function earlierRotationNote(what: string): string {
-  return `${what}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one.`;
+  return `${what}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one`;
 }
 
 /**

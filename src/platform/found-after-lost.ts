@@ -369,3 +369,19 @@ function sameJustification(held: string | null | undefined, sent: string | null)
   const tidy = (text: string | null | undefined) => (text ?? '').trim().replace(/\s+/g, ' ');
   return tidy(held) === tidy(sent);
 }
+
+/**
+ * A change found after a lost answer whose own time (`changedAt`: a renamed role's updated_at) is
+ * this attempt's as far as the clocks tell: not before its start (attemptStart) by more than the
+ * Date header's second, on the platform's clock, or than the minute two clocks may differ, on this
+ * machine's. false when it is earlier or unreadable: svc cannot tell whose change it is (fixout3).
+ */
+export function changedByAttempt(
+  changedAt: string | null | undefined,
+  start: Pick<SentChange, 'before' | 'onServerClock'>,
+): boolean {
+  if (typeof changedAt !== 'string' || !start.before) return false;
+  const early = serverTime(start.before) - serverTime(changedAt);
+  if (!Number.isFinite(early)) return false;
+  return early <= (start.onServerClock ? ONE_CLOCK_MS : CLOCK_SKEW_MS + 1000);
+}

@@ -232,7 +232,7 @@ describe('svc logout of a stored API key', () => {
       stdout: '',
       stderr:
         `✓ logged out of profile "default" (${sandbox().url}): removed the credential\n` +
-        'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.\n',
+        'the platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke\n',
     });
   });
 

@@ -215,7 +215,7 @@ describe('svc logout', () => {
       stdout: '',
       stderr:
         `✓ logged out of profile "default" (${sandbox().url}): removed the credential\n` +
-        'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.\n',
+        'the platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke\n',
     });
   });
 });

@@ -60,7 +60,7 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
         status_code: 204,
       })),
     );
-    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in acme-treasury (T)\n']);
+    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in Acme Treasury (acme-treasury) (T)\n']);
     // Done and journaled: the same command finds nothing owed and sends nothing again.
     const again = await svc.run(['roles', 'revoke', '--file', path, '--yes'], via(noContent().url));
     expect(again.code, again.stderr).toBe(0);

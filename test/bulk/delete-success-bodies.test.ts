@@ -52,7 +52,7 @@ describe('roles revoke --file: a DELETE answered 200 with a success body is done
       ['ok', 'answered_without_record', 200],
       ['ok', 'answered_without_record', 200],
     ]);
-    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in acme-treasury (T)\n']);
+    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in Acme Treasury (acme-treasury) (T)\n']);
   });
 
   it.each([
@@ -139,7 +139,7 @@ describe('a DELETE answered 200 with no bytes at all is "no body": done (review1
       ['ok', 'answered_without_body', 200],
       ['ok', 'answered_without_body', 200],
     ]);
-    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in acme-treasury (T)\n']);
+    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in Acme Treasury (acme-treasury) (T)\n']);
   });
 
   it('roles delete (single): ✓ without a body, exit 0', async () => {

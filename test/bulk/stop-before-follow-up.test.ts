@@ -151,7 +151,7 @@ describe('a stop before a bulk row’s follow-up request', () => {
       },
     ]);
     expect(r.stderr.split('\n')[1]).toMatch(
-      /^0 revoked, 1 failed \(1 stopped before its next request was sent\) in acme-treasury \(\d+\.\d s\)$/,
+      /^0 revoked, 1 failed \(1 stopped before its next request was sent\) in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)$/,
     );
   });
 

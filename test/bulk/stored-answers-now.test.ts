@@ -101,7 +101,7 @@ describe('a resumed bulk row answered from the platform’s record is checked ag
     const [note, counts, error] = timeless(afterResuming(again.stderr)).split('\n');
     expect([note, counts]).toEqual([
       '1 of these was done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then',
-      '1 revoked, 1 failed in acme-treasury (T)',
+      '1 revoked, 1 failed in Acme Treasury (acme-treasury) (T)',
     ]);
     expect(JSON.parse(error ?? '').error.message).toBe(`1 of 2 items failed: line 2: ${one.error.message}`);
     // review20 F5: nothing in the file is wrong; the run's hint is the row's (the same command).
@@ -119,7 +119,7 @@ describe('a resumed bulk row answered from the platform’s record is checked ag
     ]);
     expect([third.code, timeless(afterResuming(third.stderr))]).toEqual([
       0,
-      '✓ 1 revoked, 1 skipped in acme-treasury (T)\n',
+      '✓ 1 revoked, 1 skipped in Acme Treasury (acme-treasury) (T)\n',
     ]);
     expect(reads.splice(0)).toEqual([]);
     expect((await assignments(sandbox(), id)).active).toBe(0);
@@ -137,7 +137,7 @@ describe('a resumed bulk row answered from the platform’s record is checked ag
     expect(reads).toEqual([bulkUser(3)]);
     expect([again.code, timeless(again.stderr).split('\n').at(-2)]).toEqual([
       0,
-      '✓ 1 revoked in acme-treasury (T)',
+      '✓ 1 revoked in Acme Treasury (acme-treasury) (T)',
     ]);
     expect((await assignments(sandbox(), id)).active).toBe(0);
   });

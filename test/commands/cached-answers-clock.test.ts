@@ -70,7 +70,7 @@ describe('answers a cache held are not the platform’s clock', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
       new RegExp(
-        `^warning: the platform's clock is 3 h ahead of this machine's; --expires-in was counted from the platform's time\n✓ granted tenant_viewer to ${bulkUser(2)} in acme-treasury until ${TIME} `,
+        `^warning: the platform's clock is 3 h ahead of this machine's; --expires-in was counted from the platform's time\n✓ granted tenant_viewer to ${bulkUser(2)} in Acme Treasury \\(acme-treasury\\) until ${TIME} `,
       ),
     );
   });

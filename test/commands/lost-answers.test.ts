@@ -136,7 +136,7 @@ describe('svc roles revoke --file, answers lost', () => {
     }
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
-      /^\d+ of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 60 revoked in acme-treasury \(0\.0 s\)\n$/,
+      /^\d+ of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 60 revoked in Acme Treasury \(acme-treasury\) \(0\.0 s\)\n$/,
     );
     const rows = ndjson(r.stdout);
     expect(rows.filter((row) => row.status === 'ok')).toHaveLength(60);
@@ -156,7 +156,7 @@ describe('svc roles revoke --file, answers lost', () => {
     );
     expect([r.code, r.stderr]).toEqual([
       0,
-      '✓ 2 revoked (2 found done by a retry after the answer to the first attempt was lost) in acme-treasury (0.0 s)\n',
+      '✓ 2 revoked (2 found done by a retry after the answer to the first attempt was lost) in Acme Treasury (acme-treasury) (0.0 s)\n',
     ]);
     expect(ndjson(r.stdout)).toEqual(
       users.map((user, i) => ({

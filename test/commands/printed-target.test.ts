@@ -1,6 +1,6 @@
 /**
  * The command lines svc prints for a person to run (the commands that put a webhook back after a
- * killed `webhooks listen --webhook`, a listing's continuation, oauth create's "Try it") carry the
+ * killed `webhooks listen --webhook`, a listing's continuation, oauth create's "try it") carry the
  * global options the run was given as flags (`targetOptions`): pasted into a fresh
  * shell (no SVC_TENANT, no SVC_BASE_URL), they act on the tenant, base URL and profile the run did, not on the
  * profile's default tenant (s11 review-b 1 and 3). Pasted into a real bash to prove it.
@@ -145,7 +145,7 @@ needs('bash').describe('printed command lines pasted into a fresh shell act wher
     expect(pasted.stdout).toBe(`${all.stdout.split('\n')[1]}\n`);
   }, 60_000);
 
-  it('oauth create --tenant of a second tenant: "Try it" names that tenant', async () => {
+  it('oauth create --tenant of a second tenant: "try it" names that tenant', async () => {
     const made = await svc.run(
       [
         ...flags(),
@@ -165,7 +165,7 @@ needs('bash').describe('printed command lines pasted into a fresh shell act wher
     expect(made.code, made.stderr).toBe(0);
     const id = /--client-id (cli_\w+)/.exec(made.stderr)?.[1];
     expect(made.stderr).toContain(
-      `Try it: svc ${flags().join(' ')} oauth authorize --client-id ${id} --client-secret-file ${join(tmp, 'client.secret')}\n`,
+      `try it: svc ${flags().join(' ')} oauth authorize --client-id ${id} --client-secret-file ${join(tmp, 'client.secret')}\n`,
     );
     // The client it names is the second tenant's.
     const got = await call(svc.sandbox(), 'GET', `/v1/oauth/clients/${id}`, {

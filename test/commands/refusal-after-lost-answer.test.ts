@@ -50,6 +50,20 @@ const forgetful = useLossyProxy(sandbox, {
 });
 afterEach(() => forgetful().reset());
 
+// The same platform, where the roles cannot be read back after the retry (fixout3): the name may
+// be the lost attempt's own role, so svc cannot tell, never "pick another --name".
+let blindFresh = 0;
+const blind = useLossyProxy(sandbox, {
+  lose: (method, path, seen) => (method === 'POST' && path === ROLES && seen === 1 ? 'drop' : false),
+  body: (method, path, body) =>
+    method === 'POST' && path === ROLES
+      ? JSON.stringify({ ...JSON.parse(body), idempotency_key: `blind-${++blindFresh}` })
+      : body,
+  refuse: (method, path) =>
+    method === 'GET' && path.startsWith(`${ROLES}?`) ? refusal(403, 'forbidden', 'not allowed') : undefined,
+});
+afterEach(() => blind().reset());
+
 const grant = (user: string, role: string) => [
   'roles',
   'assign',
@@ -92,6 +106,17 @@ describe('a refusal to the retry of an attempt whose answer was lost (review24f 
         permissions: ['exception.read'],
         found_after_lost_answer: true,
       }),
+    ]);
+  });
+
+  it('roles create answered 409 role_name_taken, the roles unreadable: unknown (exit 1), not "pick another --name"', async () => {
+    const r = await svc.run(['roles', 'create', '--name', 'lost-blind', '--permission', 'exception.read'], {
+      env: { SVC_BASE_URL: blind().url },
+    });
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      1,
+      '',
+      "error: the retry was told the name lost-blind is taken, and the answer to the first attempt was lost (the connection dropped): the role may be this command's own, made by that attempt, and svc could not read the roles back to tell (not allowed), so the outcome is unknown: the platform may have made this change; check who made the role before running the command again (`svc roles get lost-blind` shows it)\n",
     ]);
   });
 

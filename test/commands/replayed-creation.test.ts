@@ -86,8 +86,8 @@ describe('svc webhooks create --idempotency-key K, run again', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\nurl\thttps:\/\/h\.example\/moved\n/);
     expect(r.stderr).toBe(
-      `webhook ${made.id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the webhook as it is now.\n` +
-        `The signing secret is in ${file}; it is not shown again.\nTry it: svc webhooks test ${made.id}\n`,
+      `webhook ${made.id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the webhook as it is now\n` +
+        `the signing secret is in ${file}; it is not shown again\ntry it: svc webhooks test ${made.id}\n`,
     );
     expect(readFileSync(file, 'utf8').trim()).toBe(made.secret);
     const json = JSON.parse((await svc.run([...webhook(key), '--show-secret', '--json'])).stdout);
@@ -109,14 +109,14 @@ describe('svc tenants api-keys create --idempotency-key K, run again', () => {
     expect(JSON.parse(again.stdout)).toEqual({ ...made, replayed: true });
     const shown = await svc.run(apiKey(key));
     expect(shown.stderr.split('\n')[0]).toBe(
-      `API key ${made.id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the API key as it is now.`,
+      `API key ${made.id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the API key as it is now`,
     );
     // Not "✓ created" (this run made nothing, attack26a F9): only the file it wrote is its doing.
     const file = join(files, `${key}.again.key`);
     const written = await svc.run([...apiKey(key), '--secret-file', file]);
     expect(written.code, written.stderr).toBe(0);
     expect(written.stderr).toBe(
-      `API key ${made.id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the API key as it is now.\n` +
+      `API key ${made.id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the API key as it is now\n` +
         `✓ wrote the key of API key ${made.id} to ${file} (mode 0600)\n`,
     );
   });

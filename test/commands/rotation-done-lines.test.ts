@@ -47,7 +47,7 @@ describe('svc webhooks rotate-secret', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toContain('✓');
     expect(again.stderr.split('\n')[0]).toBe(
-      `webhook ${id}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one.`,
+      `webhook ${id}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one`,
     );
   });
 });

@@ -68,7 +68,7 @@ describe('a rotation whose every answer is lost', () => {
     ]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr.split('\n')[0]).toBe(
-      `OAuth client ${id}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one.`,
+      `OAuth client ${id}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one`,
     );
     // The rotation was not made twice: the client's rotation time is the lost one's.
     expect(JSON.parse((await svc.run(['oauth', 'get', id, '--json'])).stdout).secret_rotated_at).toBe(

@@ -1,7 +1,7 @@
 /**
  * `--secret-file -` to a command that returns a secret once (review16 R2): svc's readers of a
  * secret take `-` as standard input, so a file named `-` would be read back as stdin by the very
- * "Try it" line svc printed. Refused before anything is sent, naming --show-secret; a path that
+ * "try it" line svc printed. Refused before anything is sent, naming --show-secret; a path that
  * starts with `-` is printed as `./-…` in the lines svc gives to run. And `oauth create
  * --secret-file F --json` drops the server's "store it now" warning: svc stored it.
  */
@@ -56,7 +56,7 @@ describe('--secret-file - on a command that returns a secret once', () => {
     expect(pathWord('/tmp/x.secret')).toBe('/tmp/x.secret');
   });
 
-  it('oauth create --secret-file F --json: no "store it now" warning, the file named; the Try it line quotes it', async () => {
+  it('oauth create --secret-file F --json: no "store it now" warning, the file named; the try it line quotes it', async () => {
     const file = join(files, 'with space.secret');
     const argv = [
       ...['oauth', 'create', '--name', 'dash-json', '--redirect-uri', 'http://127.0.0.1/callback'],
@@ -74,7 +74,7 @@ describe('--secret-file - on a command that returns a secret once', () => {
     expect(again.code, again.stderr).toBe(0);
     const id = /client_id\s+(cli_\w+)/.exec(again.stdout)?.[1] ?? /(cli_\w+)/.exec(again.stderr)?.[1];
     expect(again.stderr).toContain(
-      `Try it: svc oauth authorize --client-id ${id} --client-secret-file '${spaced}'\n`,
+      `try it: svc oauth authorize --client-id ${id} --client-secret-file '${spaced}'\n`,
     );
   });
 });

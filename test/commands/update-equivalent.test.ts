@@ -3,7 +3,7 @@
  * platform changes nothing, so svc must not say "✓ updated". svc compares URLs as WHATWG URL
  * writes them (what the sandbox stores) before sending, and in any case compares the answer with
  * the record it read before: a server that normalises in a way svc does not know still gets a
- * true "Nothing changed". Webhooks, OAuth clients and roles alike.
+ * true "nothing changed". Webhooks, OAuth clients and roles alike.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -34,7 +34,7 @@ async function unchanging(record: unknown): Promise<{
 
 describe('svc webhooks update with another spelling of the stored URL', () => {
   it.each([['http://127.0.0.1:80/w3'], ['HTTP://127.0.0.1/w3'], ['http://127.0.0.1/./w3']])(
-    '%s: "Nothing changed … already points at http://127.0.0.1/w3", exit 0, nothing sent',
+    '%s: "nothing changed … already points at http://127.0.0.1/w3", exit 0, nothing sent',
     async (url) => {
       const made = await admin(svc.sandbox(), 'POST', '/v1/webhooks', {
         url: 'http://127.0.0.1:9/w3',
@@ -48,13 +48,13 @@ describe('svc webhooks update with another spelling of the stored URL', () => {
       const r = await svc.run(['webhooks', 'update', id, '--url', url]);
       expect([r.code, r.stderr]).toEqual([
         0,
-        `Nothing changed: webhook ${id} already points at http://127.0.0.1/w3.\n`,
+        `nothing changed: webhook ${id} already points at http://127.0.0.1/w3\n`,
       ]);
       expect(await audit(id)).toBe(entries);
     },
   );
 
-  it('a server that normalises otherwise (a trailing slash) answers the record unchanged: "Nothing changed"', async () => {
+  it('a server that normalises otherwise (a trailing slash) answers the record unchanged: "nothing changed"', async () => {
     const made = await admin(svc.sandbox(), 'POST', '/v1/webhooks', {
       url: 'https://h.example/a',
       event_types: ['exception.created'],
@@ -64,7 +64,7 @@ describe('svc webhooks update with another spelling of the stored URL', () => {
     expect(s.seen.map((q) => q.method)).toEqual(['GET', 'PATCH']);
     expect([r.code, r.stderr]).toEqual([
       0,
-      `Nothing changed: webhook ${made.body.id} already points at https://h.example/a.\n`,
+      `nothing changed: webhook ${made.body.id} already points at https://h.example/a\n`,
     ]);
     expect(r.stdout).toMatch(new RegExp(`^id\\t${made.body.id}\\n`));
   });
@@ -94,11 +94,11 @@ describe('svc oauth update that changes nothing', () => {
       ['--token-lifetime', '600', '--pkce'],
       'already has a token lifetime of 600 s and already requires PKCE',
     ],
-  ])('%j: "Nothing changed", exit 0, no audit entry', async (flags, said) => {
+  ])('%j: "nothing changed", exit 0, no audit entry', async (flags, said) => {
     const { client_id: id } = (await client()) as { client_id: string };
     const entries = await audit(id);
     const r = await svc.run(['oauth', 'update', id, ...flags]);
-    expect([r.code, r.stderr]).toEqual([0, `Nothing changed: OAuth client ${id} ${said}.\n`]);
+    expect([r.code, r.stderr]).toEqual([0, `nothing changed: OAuth client ${id} ${said}\n`]);
     expect(r.stdout).toMatch(new RegExp(`^client id\\t${id}\\n`));
     expect(await audit(id)).toBe(entries);
   });
@@ -132,20 +132,20 @@ describe('svc oauth update that changes nothing', () => {
     },
   );
 
-  it('a server that answers the client unchanged: "Nothing changed", not "✓ updated"', async () => {
+  it('a server that answers the client unchanged: "nothing changed", not "✓ updated"', async () => {
     const record = await client();
     const { s, run } = await unchanging(record);
     const r = await run(['oauth', 'update', record.client_id as string, '--name', 'vendor']);
     expect(s.seen.map((q) => q.method)).toEqual(['GET', 'PATCH']);
     expect([r.code, r.stderr]).toEqual([
       0,
-      `Nothing changed: OAuth client ${record.client_id} is already named Vendor.\n`,
+      `nothing changed: OAuth client ${record.client_id} is already named Vendor\n`,
     ]);
   });
 });
 
 describe('svc roles update that a server answers unchanged', () => {
-  it('says "Nothing changed", not "✓ updated"', async () => {
+  it('says "nothing changed", not "✓ updated"', async () => {
     const made = await admin(svc.sandbox(), 'POST', '/v1/roles', {
       name: 'fx-equivalent',
       permissions: ['exception.read'],
@@ -156,7 +156,7 @@ describe('svc roles update that a server answers unchanged', () => {
     expect(s.seen.map((q) => q.method)).toEqual(['GET', 'PATCH']);
     expect([r.code, r.stderr]).toEqual([
       0,
-      `Nothing changed: role fx-equivalent (${made.body.id}) already is named fx-equivalent.\n`,
+      `nothing changed: role fx-equivalent (${made.body.id}) already is named fx-equivalent\n`,
     ]);
   });
 });

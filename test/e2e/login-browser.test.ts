@@ -30,8 +30,8 @@ needs('chromium').describe('svc login with a real browser', () => {
       SVC_BROWSER: `"${process.execPath}" -e "require('fs').writeFileSync(process.env.URL_FILE, process.argv[1])"`,
     };
     const live = spawnSvc(['login'], env);
-    await live.waitForStderr(/Waiting for the browser/);
-    expect(live.stderr()).toContain('Opening the login page in your browser. If it does not open, visit:');
+    await live.waitForStderr(/waiting for the browser/);
+    expect(live.stderr()).toContain('opening the login page in your browser; if it does not open, visit:');
     // The "browser" is a process of its own: read what it wrote once it has written it (the file
     // exists, empty, before its one write), with a bound far above need.
     const written = () => (existsSync(urlFile) ? readFileSync(urlFile, 'utf8') : '');

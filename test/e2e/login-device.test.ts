@@ -23,7 +23,7 @@ needs('chromium').describe('svc login --device', () => {
     const [, page, code] = await live.waitForStderr(
       /^ {2}(http\S+\/oauth\/device)\nand enter the code {2}([A-Z]{4}-[A-Z]{4})$/m,
     );
-    await live.waitForStderr(/Waiting for approval \(the code expires in 10 minutes; Ctrl-C to cancel\)…/);
+    await live.waitForStderr(/waiting for approval \(the code expires in 10 minutes; Ctrl-C to cancel\)…/);
 
     const tab = await browser().newPage();
     await tab.goto(page!);

@@ -44,7 +44,7 @@ needs('tmux').describe('svc login over SSH', () => {
     term = await Terminal.svc(['login'], env);
     const screen = await term.waitFor(/Paste the address here: /, undefined, { joined: true });
     expect(screen).toContain(
-      'An SSH session (SSH_CONNECTION is set): svc does not open a browser on this machine.',
+      'an SSH session (SSH_CONNECTION is set): svc does not open a browser on this machine',
     );
     const url = /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(screen)![1]!;
 

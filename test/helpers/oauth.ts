@@ -263,7 +263,7 @@ export async function printedLogin(
   live: Pick<LiveSvc, 'waitForStderr'>,
 ): Promise<{ url: string; redirectUri: URL; state: string }> {
   const [, url] = await live.waitForStderr(AUTHORIZE_LINE);
-  await live.waitForStderr(/Waiting for the browser/);
+  await live.waitForStderr(/waiting for the browser/);
   const parsed = new URL(url!);
   return {
     url: url!,

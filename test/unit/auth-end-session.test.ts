@@ -168,7 +168,7 @@ describe('warnAboutKey and warnAboutSession: the lines', () => {
     const run = context();
     warnAboutKey(run.ctx, KEY, { state: 'rejected' });
     expect(run.stderr()).toBe(
-      'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.\n',
+      'the platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke\n',
     );
   });
   it('a live key, named as the caller says', () => {
@@ -238,7 +238,7 @@ describe('warnAboutKey and warnAboutSession: the lines', () => {
         token: KEY,
         key: { state: 'rejected' },
       }),
-      'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.\n',
+      'the platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke\n',
     ],
     [
       'a token not removed',
@@ -377,7 +377,7 @@ describe('endReplacedSession: what the server answered to revoking a replaced OA
     status = 200;
     const r = run();
     expect(await endReplacedSession(r.ctx, 'default', replaced())).toEqual({ outcome: 'revoked' });
-    expect(r.stderr()).toBe(`Revoked ${what} at ${origin}\n`);
+    expect(r.stderr()).toBe(`revoked ${what} at ${origin}\n`);
   });
 
   it('refused (a 4xx): said as it is, nothing kept', async () => {
@@ -490,7 +490,7 @@ describe('endReplacedSession: what the server answered to revoking a replaced OA
         obtained_at: '2026-01-15T12:00:00.000Z',
       }) as const;
     const refused =
-      'The platform no longer accepts the replaced API key (it was revoked, or is unknown there): nothing is left to revoke.\n';
+      'the platform no longer accepts the replaced API key (it was revoked, or is unknown there): nothing is left to revoke\n';
 
     it('stored for this run’s platform: asked there', async () => {
       const r = run();

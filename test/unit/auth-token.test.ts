@@ -404,11 +404,11 @@ describe('authorizeWithDevice', () => {
     });
     expect(t.stderr()).toBe(
       [
-        'To log in, open this page in a browser on any device (your laptop, your phone):',
+        'to log in, open this page in a browser on any device (your laptop, your phone):',
         `  ${base}/oauth/device`,
         'and enter the code  ABCD-EFGH',
         '(or open http://x/complete?c=ABCD)',
-        'Waiting for approval (the code expires in 15 minutes; Ctrl-C to cancel)…',
+        'waiting for approval (the code expires in 15 minutes; Ctrl-C to cancel)…',
         '',
       ].join('\n'),
     );
@@ -522,7 +522,7 @@ describe('authorizeWithDevice', () => {
     const { base } = await authServer({ codes, token: [issued] });
     const { t, error } = await login(base);
     expect(error).toBeUndefined();
-    expect(t.stderr()).toContain(`Waiting for approval (${words}; Ctrl-C to cancel)…`);
+    expect(t.stderr()).toContain(`waiting for approval (${words}; Ctrl-C to cancel)…`);
     expect(t.stderr()).not.toContain('(or open');
   });
 

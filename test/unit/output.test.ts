@@ -74,9 +74,9 @@ describe('Output.list', () => {
 
   it('says so on stderr when a table is empty', async () => {
     const { out, fake } = render('table', true);
-    await out.list([], columns, { empty: 'No tenants match.' });
+    await out.list([], columns, { empty: 'no tenants match' });
     expect(fake.stdout()).toBe('');
-    expect(fake.stderr()).toBe('No tenants match.\n');
+    expect(fake.stderr()).toBe('no tenants match\n');
   });
 
   it('drops optional columns, then shortens ids to a unique prefix and says so, then cuts text', async () => {

@@ -68,7 +68,7 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
   };
   const listing = new Listing<AuditTrailEntry>(options, AUDIT_PAGE.max);
   const entries = listing.items((page) => platform.audit.list({ ...query, ...page }));
-  const count = await ctx.out.list(entries, AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
+  const count = await ctx.out.list(entries, AUDIT_COLUMNS, { empty: 'no audit-trail entries match' });
   listing.hintMore(ctx, svcCommand(ctx.settings(), `audit ls${continuation(query)}`));
   if (count === 0) await noteUnknownUsers(ctx, platform, query);
 }

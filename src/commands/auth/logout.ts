@@ -72,7 +72,7 @@ async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: strin
   } else if (end.removed) {
     ctx.out.success(`logged out of ${of}: removed the credential`);
   } else {
-    ctx.out.info(`Profile "${shown}" has no stored credential; nothing to do`);
+    ctx.out.info(`profile "${shown}" has no stored credential; nothing to do`);
   }
   warnAboutSession(ctx, end);
   if (shown !== profile) {

@@ -20,7 +20,7 @@ export async function runConfigLs(ctx: Context): Promise<void> {
     source: settings.sources[key] ?? null,
   }));
   if (!ctx.out.isMachine)
-    ctx.out.info(`Profile "${settings.profile}" (${PROFILE_FROM[settings.profileSource]})`);
+    ctx.out.info(`profile "${settings.profile}" (${PROFILE_FROM[settings.profileSource]})`);
   await ctx.out.list(rows, [
     { header: 'key', value: (r) => r.key },
     { header: 'value', value: (r) => r.value },

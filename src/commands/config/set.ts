@@ -100,7 +100,7 @@ async function appUrlAfter(
   if (before?.base_url !== undefined && sameUrl(app, before.base_url)) {
     await ctx.store().unsetProfileValue(settings.profile, 'app_url');
     ctx.out.info(
-      `Removed app_url (${shownSetting('app_url', app)}, the old base URL): the browser app is now found at the base URL, ${shownSetting('base_url', baseUrl)}`,
+      `removed app_url (${shownSetting('app_url', app)}, the old base URL): the browser app is now found at the base URL, ${shownSetting('base_url', baseUrl)}`,
     );
     return;
   }

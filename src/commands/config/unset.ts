@@ -13,7 +13,7 @@ export async function runConfigUnset(ctx: Context, rawKey: string): Promise<void
   const was = await ctx.store().unsetProfileValue(profile, key);
   if (ctx.out.isMachine) return ctx.out.json({ profile, key, value: null, changed: was });
   if (was) ctx.out.success(`unset ${key} for ${profileAt(profile, stored, key === 'base_url')}`);
-  else ctx.out.info(`Nothing changed: ${key} was not set in profile "${profile}".`);
+  else ctx.out.info(`nothing changed: ${key} was not set in profile "${profile}"`);
   const shadow = settings.sources[key];
   if (shadow === 'env' || shadow === 'flag') {
     ctx.out.warn(`${shadow === 'env' ? ENV_FOR[key] : 'a flag'} still sets ${key} right now`);
@@ -24,7 +24,7 @@ export function unsetCommand(make: MakeContext): Command {
   return new Command('unset')
     .argument('<key>', KEYS)
     .description(
-      'Remove a setting from the profile (a key that was not set: "Nothing changed", exit 0). An environment\n' +
+      'Remove a setting from the profile (a key that was not set: "nothing changed", exit 0). An environment\n' +
         'variable or flag that sets it still does, with a warning.',
     )
     .addHelpText('after', examples(['svc config unset org', 'stop sending X-SVC-Org-Id']))

@@ -130,11 +130,11 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
 
 /** What became of the tokens: not stored, stored and refreshed by svc, or stored until they expire. */
 function storedNote(ctx: Context, stored: StoredLogin | undefined): string {
-  if (!stored) return 'Nothing was stored (pass --save to keep these tokens in the profile).';
-  const where = `Stored in profile "${ctx.settings().profile}"`;
-  if (stored.refreshable) return `${where}; svc refreshes the tokens as it needs.`;
+  if (!stored) return 'nothing was stored (pass --save to keep these tokens in the profile)';
+  const where = `stored in profile "${ctx.settings().profile}"`;
+  if (stored.refreshable) return `${where}; svc refreshes the tokens as it needs`;
   const when = stored.expiresAt ? ` (${relativeTime(stored.expiresAt, ctx.clock.now())})` : '';
-  return `${where}; there is no refresh token: run the command again when the access token expires${when}.`;
+  return `${where}; there is no refresh token: run the command again when the access token expires${when}`;
 }
 
 export function authorizeCommand(make: MakeContext): Command {

@@ -152,7 +152,7 @@ export async function printClientWithSecret(
   ]);
   if (secretFile) {
     if (done) ctx.out.success(`${done}; its client secret is in ${secretFile} (mode 0600), not shown again`);
-    else ctx.out.info(`The client secret is in ${secretFile}; it is not shown again.`);
+    else ctx.out.info(`the client secret is in ${secretFile}; it is not shown again`);
   } else {
     if (done) ctx.out.success(done);
     ctx.out.warn(afterLabel(data.warning || 'store the client secret now: it is not shown again'));
@@ -241,7 +241,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
     const secret = file === undefined ? '' : ` --client-secret-file ${pathWord(file)}`;
     const asks = file === undefined ? ' (it asks for the client secret)' : '';
     ctx.out.info(
-      `Try it${asks}: ${svcCommand(ctx.settings(), `oauth authorize --client-id ${shellWord(data.client_id)}${secret}`)}`,
+      `try it${asks}: ${svcCommand(ctx.settings(), `oauth authorize --client-id ${shellWord(data.client_id)}${secret}`)}`,
     );
   }
 }

@@ -23,7 +23,7 @@ export async function runOAuthLs(ctx: Context, options: ListingOptions = parseOA
   await ctx.out.list(
     listing.items(() => platform.oauth.clients.list()),
     CLIENT_COLUMNS,
-    { empty: 'No OAuth clients in this tenant.' },
+    { empty: 'no OAuth clients in this tenant' },
   );
   listing.hintMore(ctx, svcCommand(ctx.settings(), 'oauth ls'));
 }

@@ -56,7 +56,7 @@ export async function runOAuthUpdate(ctx: Context, options: OAuthUpdateOptions):
     // As `webhooks update`: nothing is sent, so no audit entry says a change that did not happen.
     await ctx.out.record(before, clientFields(before));
     if (!ctx.out.isMachine)
-      ctx.out.info(`Nothing changed: OAuth client ${before.client_id} ${unchanged(options.change, before)}.`);
+      ctx.out.info(`nothing changed: OAuth client ${before.client_id} ${unchanged(options.change, before)}`);
     return;
   }
   const client = await platform.oauth.clients.update(options.clientId, options.change);
@@ -65,7 +65,7 @@ export async function runOAuthUpdate(ctx: Context, options: OAuthUpdateOptions):
   // What changed is what the answer shows changed: a server may keep a value svc sent as one it had.
   const changed = changedBetween(before, client, options.change);
   if (changed.length === 0) {
-    ctx.out.info(`Nothing changed: OAuth client ${client.client_id} ${unchanged(options.change, client)}.`);
+    ctx.out.info(`nothing changed: OAuth client ${client.client_id} ${unchanged(options.change, client)}`);
   } else {
     ctx.out.success(
       `updated OAuth client ${client.client_id}${changedIn(ctx.settings())} (${changed.join(', ')})${removedFrom(before, client, LISTS)}`,

@@ -18,7 +18,7 @@ export async function runProfilesLs(ctx: Context): Promise<void> {
       { header: 'tenant', value: (r) => r.tenant },
       { header: 'credential', value: (r) => r.credential },
     ],
-    { empty: 'No profiles yet. Run `svc sandbox start`, or `svc config set base_url URL`.' },
+    { empty: 'no profiles yet: run `svc sandbox start`, or `svc config set base_url URL`' },
   );
 }
 

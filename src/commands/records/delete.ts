@@ -113,7 +113,7 @@ export function deleteCommand(make: MakeContext): Command {
     )
     .description(
       'Soft-delete a record: hidden from lists now, purged after 30 days (asks first; --yes when not on\n' +
-        'a terminal). A record deleted already is left as it is ("Nothing changed", exit 0). To a caller\n' +
+        'a terminal). A record deleted already is left as it is ("nothing changed", exit 0). To a caller\n' +
         'who may delete the record but not read it (write without read) the DELETE is sent without a\n' +
         'look first, and the platform refuses a missing or deleted id with the one refusal of its read\n' +
         '(exit 4); the answer holds only what the delete did. Such a delete whose answer was lost, and whose\n' +

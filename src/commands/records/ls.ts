@@ -35,7 +35,7 @@ export async function runRecordsLs(
   );
   try {
     await onSurface(ctx, surface, () =>
-      ctx.out.list(records, COLUMNS, { empty: `No records in ${surface}.` }),
+      ctx.out.list(records, COLUMNS, { empty: `no records in ${surface}` }),
     );
   } catch (error) {
     throw withCursorHint(error, surface, line, command, options.cursor);

@@ -36,7 +36,7 @@ export async function runRecordsUpdate(
   // answers only what was sent.
   if (before === undefined) return sendUnread(ctx, surface, id, patch);
   // The platform refuses any PATCH of a soft-deleted record (409 record_deleted), no-ops too:
-  // "Nothing changed" would tell a script its fields are in place on a record that is gone.
+  // "nothing changed" would tell a script its fields are in place on a record that is gone.
   if (before.soft_delete || before.deleted_at) {
     const since = before.deleted_at ? ` (since ${before.deleted_at})` : '';
     throw new SvcError('conflict', `${surface} record ${before.id} is deleted${since}; nothing was sent`, {
@@ -214,8 +214,8 @@ function sameFields(a: RecordData, b: RecordData): boolean {
 
 function nothingChanged(surface: string, id: string, patch: Record<string, unknown>): string {
   return Object.keys(patch).length === 0
-    ? `Nothing changed: the patch {} names no field; ${surface} record ${id} is as it was.`
-    : `Nothing changed: ${surface} record ${id} already has those fields.`;
+    ? `nothing changed: the patch {} names no field; ${surface} record ${id} is as it was`
+    : `nothing changed: ${surface} record ${id} already has those fields`;
 }
 
 export function updateCommand(make: MakeContext): Command {
@@ -225,7 +225,7 @@ export function updateCommand(make: MakeContext): Command {
       .argument('<id>', 'record id')
       .description(
         'Update a record with a JSON Merge Patch (RFC 7396): fields merge, null removes one; a patch that\n' +
-          'changes nothing is not sent ("Nothing changed"; numbers are compared by the exact value the\n' +
+          'changes nothing is not sent ("nothing changed"; numbers are compared by the exact value the\n' +
           'platform wrote: 100.50 is 100.5, 1.000000000000000001 is not 1); an answer that does not hold the patch gets a warning; a soft-deleted record\n' +
           'cannot be changed (exit 6). To a caller who may change the record but not read it (e.g. exception.assign\n' +
           'alone) the patch is sent as it is and the platform answers only what was sent; it judges such a patch\n' +

@@ -66,7 +66,7 @@ export async function runRolesAssignments(ctx: Context, options: RolesAssignment
     },
     {
       columns: TENANT_COLUMNS,
-      empty: 'No role assignments match.',
+      empty: 'no role assignments match',
       command: svcCommand(ctx.settings(), `roles assignments${user}${flagWords([['--role', options.role]])}`),
     },
   );
@@ -85,7 +85,7 @@ async function listUserAssignments(
   const { items } = await platform.roles.listAssignments(user, inactiveQuery(options));
   const shown = options.limit === undefined ? items : items.slice(0, options.limit);
   await ctx.out.list(shown, ASSIGNMENT_COLUMNS, {
-    empty: `${user} holds no role in this tenant${options.includeEnded ? '' : ' (--include-ended shows expired and revoked ones)'}.`,
+    empty: `${user} holds no role in this tenant${options.includeEnded ? '' : ' (--include-ended shows expired and revoked ones)'}`,
   });
   if (shown.length < items.length) {
     const mode = ctx.out.isMachine ? ` --${ctx.out.mode}` : '';

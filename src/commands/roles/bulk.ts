@@ -210,7 +210,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
           callers = await callerIdsAtStart(platform, ctx.signal, 'nothing was granted');
         return left;
       },
-      ...(stdin ? { empty: `Nothing to ${WORDS[kind].act}: standard input has no rows.` } : {}),
+      ...(stdin ? { empty: `nothing to ${WORDS[kind].act}: standard input has no rows` } : {}),
       // A resumed run's rows still to send count their spans from its first start (the journal's).
       resumeNote: () =>
         spansToSend && anchor

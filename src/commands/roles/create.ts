@@ -2,8 +2,8 @@ import { Command, Option } from 'commander';
 import type { Role } from '../../api/schemas/roles.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { doubtAfterLostAnswer } from '../../http/errors.js';
+import { SvcError, UsageError } from '../../errors.js';
+import { doubtAfterLostAnswer, OutcomeUnknownError } from '../../http/errors.js';
 import { RoleNameTakenError, shownBy } from '../../platform/errors.js';
 import { attemptStart, foundAfterLostAnswer } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
@@ -78,8 +78,11 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
  * `roles assign` says a grant so found is granted and `svc apply` counts such a role
  * found_after_lost_answer (session 25); `--json` says how it was found. A refusal marked as the
  * lost attempt's own stored answer, a role made clearly before this command, any other role of that
- * name, none any more, or a read that fails: undefined (foundAfterLostAnswer's rule, shared with
- * roles assign and apply), and the refusal stands as refusalAfterLostAnswer says it.
+ * name: undefined (foundAfterLostAnswer's rule, shared with roles assign and apply), and the
+ * refusal stands as refusalAfterLostAnswer says it. A read that fails, or no live role of that
+ * name any more, cannot tell the lost attempt's role from another's: an unknown outcome
+ * (outcome_unknown, exit 1) naming `svc roles get NAME`, never "pick another --name" for a name
+ * that may be this command's own (fixout3).
  */
 async function madeByLostAttempt(
   platform: Platform,
@@ -88,19 +91,35 @@ async function madeByLostAttempt(
   startMs: number,
 ): Promise<{ role: Role; lost: string } | undefined> {
   if (!(error instanceof RoleNameTakenError) || doubtAfterLostAnswer(error) === undefined) return undefined;
+  const check = shownBy('roles get', options.name)(platform.svc);
+  const unknown = (found: string) =>
+    new OutcomeUnknownError(
+      new SvcError(
+        'failure',
+        `the retry was told the name ${options.name} is taken, and the answer to the first attempt was lost (${doubtAfterLostAnswer(error)}): ${found}`,
+        { code: 'outcome_unknown' },
+      ),
+      `check who made the role before running the command again (\`${check}\` shows it)`,
+    );
   let role: Role | undefined;
   try {
     role = await liveRoleNamed(platform, options.name);
-  } catch {
-    return undefined;
+  } catch (read) {
+    const why = read instanceof Error ? ` (${read.message})` : '';
+    throw unknown(
+      `the role may be this command's own, made by that attempt, and svc could not read the roles back to tell${why}`,
+    );
   }
-  if (role === undefined) return undefined;
+  if (role === undefined)
+    throw unknown(
+      'no live role has that name now: made by that attempt and deleted since, or not, svc cannot tell',
+    );
   const { more, fewer } = permissionDifference(role.permissions, options.permissions);
   if (more.length > 0 || fewer.length > 0) return undefined;
   if (options.description !== undefined && role.description !== options.description) return undefined;
   const lost = foundAfterLostAnswer(error, {
     ...attemptStart(platform, startMs),
-    check: shownBy('roles get', role.name)(platform.svc),
+    check,
     madeAt: role.created_at,
   });
   return lost === undefined ? undefined : { role, lost };

@@ -83,7 +83,7 @@ export function deleteCommand(make: MakeContext): Command {
       'Soft-delete a custom role: it disappears from lists and stops granting access at once; ' +
         'the record stays (with deleted_at) for the audit trail. Asks first on a terminal, saying how ' +
         'many users hold it and in which tenant; needs --yes otherwise. A role deleted already (by id, ' +
-        'or by the name it had) is left as it is: "Nothing changed", exit 0, nothing asked. With --json: ' +
+        'or by the name it had) is left as it is: "nothing changed", exit 0, nothing asked. With --json: ' +
         'svc\'s verdict, {"outcome": "deleted" | "already_deleted" | "gone_after_lost_answer", "role": {…}} ' +
         "(the role's fields also at the top, as before).",
     )

@@ -135,7 +135,7 @@ export async function alreadyAssigned(
     `skipped: already_assigned ${sym.dash} ${user} already holds ${name}${since} ${until(held?.expires_at)}${audit}; nothing changed${why}`,
   );
   ctx.out.info(
-    `To move its expiry: ${svcCommand(ctx.settings(), `roles assign ${shellWord(user)} ${shellWord(name)} --extend --expires-in DURATION --justification TEXT`)}`,
+    `to move its expiry: ${svcCommand(ctx.settings(), `roles assign ${shellWord(user)} ${shellWord(name)} --extend --expires-in DURATION --justification TEXT`)}`,
   );
 }
 

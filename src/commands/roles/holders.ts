@@ -45,7 +45,7 @@ export async function runRolesHolders(ctx: Context, options: RolesHoldersOptions
     { role_id: role.id },
     {
       columns: HOLDER_COLUMNS,
-      empty: `Nobody holds ${role.name} in this tenant${options.includeEnded ? '' : ' (--include-ended shows expired and revoked grants)'}.`,
+      empty: `nobody holds ${role.name} in this tenant${options.includeEnded ? '' : ' (--include-ended shows expired and revoked grants)'}`,
       command: svcCommand(ctx.settings(), `roles holders ${shellWord(options.role)}`),
     },
   );

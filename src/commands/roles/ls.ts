@@ -42,7 +42,7 @@ export async function runRolesLs(ctx: Context, options: RolesLsOptions): Promise
     columns,
     {
       empty:
-        options.kind === 'custom' ? 'No custom roles yet: create one with `svc roles create`.' : 'No roles.',
+        options.kind === 'custom' ? 'no custom roles yet: create one with `svc roles create`' : 'no roles',
     },
   );
   // A cursor is bound to the filters that made it: the continuation repeats them.

@@ -14,7 +14,7 @@ const PERMISSION_COLUMNS: Array<Column<PermissionEntry>> = [
 
 export async function runRolesPermissions(ctx: Context): Promise<void> {
   const data = await (await ctx.platform()).roles.permissions();
-  await ctx.out.list(data.items, PERMISSION_COLUMNS, { empty: 'The platform lists no permissions.' });
+  await ctx.out.list(data.items, PERMISSION_COLUMNS, { empty: 'the platform lists no permissions' });
 }
 
 export function permissionsCommand(make: MakeContext): Command {

@@ -3,10 +3,11 @@ import { addedAndRemoved } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
+import { OutcomeUnknownError } from '../../http/errors.js';
 import { andList } from '../../output/format.js';
-import { RoleNameTakenError, retyped } from '../../platform/errors.js';
-import { foundAfterLostAnswer } from '../../platform/found-after-lost.js';
+import { RoleNameTakenError } from '../../platform/errors.js';
+import { attemptStart, changedByAttempt, foundAfterLostAnswer } from '../../platform/found-after-lost.js';
 import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
@@ -49,9 +50,12 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   const unchanged = refused ? undefined : unchangedBy(role, options);
   if (unchanged) {
     await ctx.out.record(role, roleFields(role));
-    if (!ctx.out.isMachine) ctx.out.info(`Nothing changed: role ${role.name} (${role.id}) ${unchanged}.`);
+    if (!ctx.out.isMachine) ctx.out.info(`nothing changed: role ${role.name} (${role.id}) ${unchanged}`);
     return;
   }
+  // This machine's time before the first attempt, put on the platform's clock when a rename is
+  // found after a lost answer: the role's updated_at says whether it is that attempt's (attemptStart).
+  const startMs = ctx.clock.now();
   // add/remove are applied by the server, so two admins editing at once do not undo each other.
   const sent = withNameTakenHint(
     commandLine(ctx.settings()),
@@ -70,7 +74,7 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   try {
     data = await sent;
   } catch (error) {
-    const found = await renamedByLostAttempt(ctx, role, options, error);
+    const found = await renamedByLostAttempt(ctx, role, options, error, startMs);
     if (found === undefined) throw error;
     return sayRoleFoundAfterLost(
       ctx,
@@ -83,7 +87,7 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   if (ctx.out.isMachine) return;
   // The answer says what changed: a server may keep a value svc sent as one it already had.
   if (sameRole(role, data)) {
-    ctx.out.info(`Nothing changed: role ${data.name} (${data.id}) ${already(data, options)}.`);
+    ctx.out.info(`nothing changed: role ${data.name} (${data.id}) ${already(data, options)}`);
     return;
   }
   const said = changesHolders(role, data) ? changeSaid(role, data, await readHolders(platform, data.id)) : '';
@@ -92,12 +96,15 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
 
 /**
  * A 409 role_name_taken to the retry of a rename whose answer was lost: the name may be this
- * role's own, given by that attempt (a platform that keeps no stored answers). Names are unique in
- * a tenant, so the role read back by its id decides it: named as asked, the name is its own, and
- * when all else is as asked too the change is done, most likely by that attempt (returned: exit 0,
- * as `roles create` says of a role so found); named so but not all as asked, the refusal stands
- * with a hint saying so; named otherwise, the name is another role's and "pick another --name"
- * is true. A read that fails leaves it undecided: the refusal, with a hint saying how to look.
+ * role's own, given by that attempt (a platform that keeps no stored answers). Names are unique
+ * among a tenant's live roles, so the role read back by its id decides it: named otherwise, the
+ * name is another role's and "pick another --name" is true (undefined: the refusal stands); named
+ * as asked, all else as asked and its updated_at this attempt's (changedByAttempt, on the
+ * attempt's start: attemptStart), the change is done, most likely by that attempt (returned: exit
+ * 0, as `roles create` says of a role so found). Anything else — a read that fails, the rest not
+ * as asked, an updated_at before the attempt — cannot tell the lost attempt's rename from
+ * another's: an unknown outcome (outcome_unknown, exit 1) whose hint names `svc roles get ID`,
+ * never "pick another --name" for a name that may be the role's own (fixout3).
  * A refusal marked as the lost attempt's own stored answer is a plain one (foundAfterLostAnswer).
  */
 async function renamedByLostAttempt(
@@ -105,29 +112,43 @@ async function renamedByLostAttempt(
   role: Role,
   options: RolesUpdateOptions,
   error: unknown,
+  startMs: number,
 ): Promise<{ role: Role; lost: string } | undefined> {
   if (!(error instanceof RoleNameTakenError) || options.name === undefined) return undefined;
   const lost = foundAfterLostAnswer(error);
   if (lost === undefined) return undefined;
-  const line = commandLine(ctx.settings());
-  const look = line(`roles get ${shellWord(role.id)}`);
+  const platform = await ctx.platform();
+  const look = commandLine(ctx.settings())(`roles get ${shellWord(role.id)}`);
+  const unknown = (found: string) =>
+    new OutcomeUnknownError(
+      new SvcError(
+        'failure',
+        `the retry was told the name ${options.name} is taken, and the answer to the first attempt was lost (${lost}): ${found}`,
+        { code: 'outcome_unknown' },
+      ),
+      `check the role's name before running the command again (\`${look}\` shows it)`,
+    );
   let now: Role;
   try {
-    now = await (await ctx.platform()).roles.get(role.id);
-  } catch {
-    throw retyped(
-      error,
-      RoleNameTakenError,
-      `the name may be this role's own, given by the attempt whose answer was lost, and svc could not read the role back to tell: see \`${look}\`; if another role has it, pick another --name`,
+    now = await platform.roles.get(role.id);
+  } catch (read) {
+    const why = read instanceof Error ? ` (${read.message})` : '';
+    throw unknown(
+      `the name may be this role's own, given by that attempt, and svc could not read the role back to tell${why}`,
     );
   }
-  if (now.name !== options.name || now.deleted_at) return undefined;
-  if (unchangedBy(now, options) !== undefined) return { role: now, lost };
-  throw retyped(
-    error,
-    RoleNameTakenError,
-    `role ${role.id} is named ${now.name} now (most likely by the attempt whose answer was lost), but the rest of the change is not as asked: see \`${look}\``,
-  );
+  if (now.name !== options.name && !now.deleted_at) return undefined;
+  if (now.deleted_at)
+    throw unknown(`role ${role.id} was deleted since (${now.deleted_at}), named ${now.name}`);
+  if (unchangedBy(now, options) === undefined)
+    throw unknown(
+      `role ${role.id} is named ${now.name} now, but the rest of the change is not as asked: renamed by that attempt or by someone else, svc cannot tell`,
+    );
+  if (!changedByAttempt(now.updated_at, attemptStart(platform, startMs)))
+    throw unknown(
+      `role ${role.id} is named ${now.name} now, last updated ${now.updated_at}, before the first attempt was sent: renamed by that attempt or by someone else, svc cannot tell`,
+    );
+  return { role: now, lost };
 }
 
 /** How the role already is as asked (words for "nothing changed"), or undefined when it is not. */

@@ -90,8 +90,8 @@ export async function runTenantsLs(ctx: Context, options: TenantsLsOptions): Pro
   const custom = options.role !== undefined && !NAMED_ROLES.includes(options.role);
   await ctx.out.list(tenants, TENANT_COLUMNS, {
     empty: custom
-      ? `No tenants match: ${options.role} is not a built-in role, so it matched custom role names exactly, and you hold none by that name.`
-      : 'No tenants match.',
+      ? `no tenants match: ${options.role} is not a built-in role, so it matched custom role names exactly, and you hold none by that name`
+      : 'no tenants match',
   });
   const filters = flagWords([
     ['--role', options.role],

@@ -63,7 +63,7 @@ export async function runUsersLs(ctx: Context, options: UsersLsOptions): Promise
     }
   }
   await ctx.out.list(users(), COLUMNS, {
-    empty: options.ids.length > 0 ? 'None of these ids is a user of the tenant.' : 'The tenant has no users.',
+    empty: options.ids.length > 0 ? 'none of these ids is a user of the tenant' : 'the tenant has no users',
   });
   // Named on stderr in every mode (stdout keeps its shape); only once the answer is whole: ids a
   // --limit left unread are not known to be missing.

@@ -130,7 +130,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
     (webhook) => (byEarlierRun ? undefined : `created webhook ${webhook.id}${changedIn(ctx.settings())}`),
   );
   if (!ctx.out.isMachine)
-    ctx.out.info(`Try it: ${svcCommand(ctx.settings(), `webhooks test ${shellWord(data.id)}`)}`);
+    ctx.out.info(`try it: ${svcCommand(ctx.settings(), `webhooks test ${shellWord(data.id)}`)}`);
 }
 
 const created = (id: string) => ({ what: `webhook ${id}`, noun: 'webhook', secret: 'signing secret' });

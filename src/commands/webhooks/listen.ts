@@ -426,7 +426,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
         ? 'checking the signature only: the timestamp is NOT checked (--tolerance 0), so a delivery of any age, a replayed one too, is accepted'
         : `verifying the signature and the timestamp (tolerance ${sym.plusMinus}${options.toleranceSeconds} s)`) +
       `${options.forwardTo ? `, forwarding valid deliveries to ${redactUrlText(options.forwardTo.href)}` : ''}` +
-      `${capture ? `, saving each request in ${capture.dir}` : ''}. Ctrl-C stops.`,
+      `${capture ? `, saving each request in ${capture.dir}` : ''}; Ctrl-C stops`,
   );
   // Linked, not AbortSignal.any, which Node 20 keeps listed on ctx.signal for good; unlinked as
   // it stops (src/system/linked-signal.ts).

@@ -19,7 +19,7 @@ export async function runWebhooksLs(ctx: Context, options: ListingOptions = pars
   await ctx.out.list(
     listing.items((page) => platform.webhooks.list(page)),
     WEBHOOK_COLUMNS,
-    { empty: 'No webhooks in this tenant.' },
+    { empty: 'no webhooks in this tenant' },
   );
   listing.hintMore(ctx, svcCommand(ctx.settings(), 'webhooks ls'));
 }

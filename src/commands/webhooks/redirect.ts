@@ -163,8 +163,8 @@ export async function redirectWebhook(
   // URL holding a secret is kept in a file of the user's for that (kept-url.ts), never printed.
   const kept = keepUrl(ctx, webhook, original.url);
   ctx.out.info(
-    `Webhook ${webhook}'s URL is ${urlInWords(original.url)}; for this session svc rotates its secret (deliveries carry the old ` +
-      'one too) and points it at the listener. Ctrl-C puts both back; if svc is killed instead, put them back with:',
+    `webhook ${webhook}'s URL is ${urlInWords(original.url)}; for this session svc rotates its secret (deliveries carry the old ` +
+      'one too) and points it at the listener; Ctrl-C puts both back; if svc is killed instead, put them back with:',
   );
   ctx.out.info(`  ${restoreCommands(ctx.settings(), webhook, original.url, true, kept?.path)}`);
   if (kept !== undefined) {

@@ -333,7 +333,7 @@ async function replay(ctx: Context, options: ReplayOptions): Promise<void> {
     // Replays made but not followed to their end (Ctrl-C, no answer, --wait-timeout): the journal
     // stays, so the same command says how they went instead of replaying them again.
     keepJournal: () => words.notFollowed > 0 || earlierOwed() > 0,
-    empty: `Nothing to replay: no queued dead-letter entry matches${unsubscribed(hook, options.filters.eventType)}.`,
+    empty: `nothing to replay: no queued dead-letter entry matches${unsubscribed(hook, options.filters.eventType)}`,
   };
   // Replays made with --no-wait: said after the run, also when only its output was cut (141).
   const notFollowedNote = (made: number) => {

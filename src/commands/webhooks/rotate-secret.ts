@@ -84,18 +84,18 @@ export async function runWebhooksRotateSecret(
   );
   if (!ctx.out.isMachine && data.previous_secret_expires_at) {
     ctx.out.info(
-      `Deliveries carry a signature with the previous secret too until ${data.previous_secret_expires_at}: switch the receiver before then.`,
+      `deliveries carry a signature with the previous secret too until ${data.previous_secret_expires_at}: switch the receiver before then`,
     );
     // A rotation within 24 h of another: the secrets rotated out before keep their own times.
     const earlier = (data.previous_secrets ?? []).slice(1);
     if (earlier.length === 1) {
       ctx.out.info(
-        `The secret rotated out before it (at ${earlier[0]!.rotated_out_at}) still signs until ${earlier[0]!.expires_at}, as its rotation said.`,
+        `the secret rotated out before it (at ${earlier[0]!.rotated_out_at}) still signs until ${earlier[0]!.expires_at}, as its rotation said`,
       );
     } else if (earlier.length > 1) {
       ctx.out.info(
-        `The ${earlier.length} secrets rotated out before it still sign until the times their rotations said: ` +
-          `${earlier.map((e) => `the one rotated out at ${e.rotated_out_at} until ${e.expires_at}`).join(', ')}.`,
+        `the ${earlier.length} secrets rotated out before it still sign until the times their rotations said: ` +
+          `${earlier.map((e) => `the one rotated out at ${e.rotated_out_at} until ${e.expires_at}`).join(', ')}`,
       );
     }
   }

@@ -72,7 +72,7 @@ export async function withSecretOutput(
   if (destination.file) {
     if (head)
       ctx.out.success(`${head}; its signing secret is in ${destination.file} (mode 0600), not shown again`);
-    else ctx.out.info(`The signing secret is in ${destination.file}; it is not shown again.`);
+    else ctx.out.info(`the signing secret is in ${destination.file}; it is not shown again`);
   } else {
     if (head) ctx.out.success(head);
     ctx.out.warn(afterLabel(data.warning || 'store the signing secret now: it is not shown again'));

@@ -54,7 +54,7 @@ export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOpt
     // As `roles update`: nothing is sent, so no audit entry says a change that did not happen.
     await ctx.out.record(before, webhookFields(before));
     if (!ctx.out.isMachine)
-      ctx.out.info(`Nothing changed: webhook ${before.id} ${unchanged(options.change, before)}.`);
+      ctx.out.info(`nothing changed: webhook ${before.id} ${unchanged(options.change, before)}`);
     return;
   }
   const webhook = await platform.webhooks.update(options.webhook, options.change);
@@ -77,7 +77,7 @@ function said(ctx: Context, before: Webhook, webhook: Webhook, options: Webhooks
         'it is now disabled on request, and stays disabled until someone enables it',
     );
   } else if (changed.length === 0) {
-    ctx.out.info(`Nothing changed: webhook ${webhook.id} ${unchanged(options.change, webhook)}.`);
+    ctx.out.info(`nothing changed: webhook ${webhook.id} ${unchanged(options.change, webhook)}`);
   } else {
     ctx.out.success(
       `updated webhook ${webhook.id}${changedIn(ctx.settings())} (${changed.join(', ')})${removedFrom(before, webhook, LISTS)}`,

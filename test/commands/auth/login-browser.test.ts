@@ -46,7 +46,7 @@ function loggedIn(): string {
 }
 
 /** Said after a login into the profile that held a session already (the earlier tests' logins). */
-const revokedPrevious = () => `Revoked the previous session of profile "default" at ${sandbox().url}\n`;
+const revokedPrevious = () => `revoked the previous session of profile "default" at ${sandbox().url}\n`;
 
 describe('svc login: the browser', () => {
   it('opens the login page, says where it waits, and logs in once the browser comes back', async () => {
@@ -62,8 +62,8 @@ describe('svc login: the browser', () => {
       code: 0,
       stdout: '',
       stderr:
-        `Opening the login page in your browser. If it does not open, visit:\n  ${url}\n` +
-        `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n${loggedIn()}`,
+        `opening the login page in your browser; if it does not open, visit:\n  ${url}\n` +
+        `waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n${loggedIn()}`,
     });
   });
 
@@ -79,7 +79,7 @@ describe('svc login: the browser', () => {
     expect(result.code, result.stderr).toBe(0);
     const warning =
       'warning: SVC_TOKEN is set and overrides the stored credential: this shell goes on using it after the login (unset SVC_TOKEN to use the login)\n';
-    expect(result.stderr.startsWith(`${warning}Opening the login page`), result.stderr).toBe(true);
+    expect(result.stderr.startsWith(`${warning}opening the login page`), result.stderr).toBe(true);
     expect(result.stderr.split(warning)).toHaveLength(2);
   });
 
@@ -110,9 +110,9 @@ describe('svc login: the browser', () => {
       code: 0,
       stdout: '',
       stderr:
-        `Opening the login page in your browser. If it does not open, visit:\n  ${url}\n` +
+        `opening the login page in your browser; if it does not open, visit:\n  ${url}\n` +
         'warning: could not open a browser (no display); open the URL above yourself\n' +
-        `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n${loggedIn()}${revokedPrevious()}`,
+        `waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n${loggedIn()}${revokedPrevious()}`,
     });
   });
 
@@ -128,9 +128,9 @@ describe('svc login: the browser', () => {
       const { url } = await printedLogin(live);
       expect(browser.opened).toEqual([]);
       expect(live.stderr()).toBe(
-        `An SSH session (${name} is set): svc does not open a browser on this machine.\n` +
-          `Open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
-          `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n`,
+        `an SSH session (${name} is set): svc does not open a browser on this machine\n` +
+          `open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
+          `waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n`,
       );
       live.interrupt();
       expect((await live.done).code).toBe(130);
@@ -165,8 +165,8 @@ describe('svc login: the browser', () => {
     });
     const { url } = await printedLogin(live);
     expect(live.stderr()).toBe(
-      `Open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
-        `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n`,
+      `open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
+        `waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n`,
     );
     expect(browser.opened).toEqual([]);
     live.interrupt();
@@ -182,9 +182,9 @@ describe('svc login: the browser', () => {
     const live = startInProcess(['login', '--no-browser', '--browser-timeout', seconds], env(), {
       now: Date.now(),
     });
-    const [line] = await live.waitForStderr(/^Waiting for the browser on .*$/m);
+    const [line] = await live.waitForStderr(/^waiting for the browser on .*$/m);
     expect(line).toMatch(
-      new RegExp(`^Waiting for the browser on \\S+ \\(up to ${said}; Ctrl-C to cancel\\)…$`),
+      new RegExp(`^waiting for the browser on \\S+ \\(up to ${said}; Ctrl-C to cancel\\)…$`),
     );
     live.interrupt();
     expect((await live.done).code).toBe(130);
@@ -210,10 +210,10 @@ describe('svc login: the address pasted into the terminal', () => {
     const url = printedUrl(live.stderr());
     const redirect = redirectOf(url);
     expect(live.stderr()).toBe(
-      `Open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
-        `When you approve, the browser goes to ${redirect}?…: on this machine that finishes the login; ` +
+      `open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
+        `when you approve, the browser goes to ${redirect}?…: on this machine that finishes the login; ` +
         'on another one the page cannot be reached — copy its address from the address bar and paste it here ' +
-        '(up to 5 minutes; Ctrl-C to cancel).\nPaste the address here: ',
+        '(up to 5 minutes; Ctrl-C to cancel)\nPaste the address here: ',
     );
     const { location } = await consent(url);
     stdin.write('not an address\n');

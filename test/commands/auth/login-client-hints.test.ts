@@ -81,7 +81,7 @@ describe('a login whose token response has no refresh token', () => {
     await browser.settled();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
-      /\nStored in profile "default"; there is no refresh token: run the command again when the access token expires \(in 60 minutes\)\.\n$/,
+      /\nstored in profile "default"; there is no refresh token: run the command again when the access token expires \(in 60 minutes\)\n$/,
     );
   });
 });
@@ -106,7 +106,7 @@ describe('a client id the tenant does not know', () => {
     expect(browser.opened).toHaveLength(1);
     expect([r.code, r.stdout]).toEqual([3, '']);
     expect(r.stderr.startsWith(unknownClient)).toBe(true);
-    expect(r.stderr.indexOf('Opening the login page')).toBeGreaterThan(0);
+    expect(r.stderr.indexOf('opening the login page')).toBeGreaterThan(0);
     expect(r.stderr.endsWith(timedOut)).toBe(true);
   });
 });

@@ -58,7 +58,7 @@ describe('svc login over an OAuth session', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
       new RegExp(
-        `\\n✓ logged in to .+\\n.+\\nRevoked the previous session of profile "default" at ${sandbox().url}\\n$`,
+        `\\n✓ logged in to .+\\n.+\\nrevoked the previous session of profile "default" at ${sandbox().url}\\n$`,
       ),
     );
     expect((await refresh(old)).body.error_description).toBe('the refresh token was revoked');

@@ -73,7 +73,7 @@ describe('profile names that every object has', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      'Profile "constructor" has no stored credential; nothing to do\n',
+      'profile "constructor" has no stored credential; nothing to do\n',
     ]);
   });
 });

@@ -209,7 +209,7 @@ describe('svc login --with-token --tenant: the tenant is found with the token gi
       stdout: '',
       stderr:
         loggedIn('old-slug') +
-        'The platform no longer accepts the replaced API key (it was revoked, or is unknown there): nothing is left to revoke.\n',
+        'the platform no longer accepts the replaced API key (it was revoked, or is unknown there): nothing is left to revoke\n',
     });
     expect(store.credential('old-slug')?.access_token).toBe(svc.sandbox().adminToken);
   });
@@ -227,7 +227,7 @@ describe('svc logout', () => {
     expect(await svc.run(['logout'], { env: stored })).toEqual({
       code: 0,
       stdout: '',
-      stderr: 'Profile "default" has no stored credential; nothing to do\n',
+      stderr: 'profile "default" has no stored credential; nothing to do\n',
     });
     expect(await svc.run(['me'], { env: stored })).toEqual({
       code: 3,

@@ -18,7 +18,7 @@ describe('svc config set base_url with an app_url in the profile', () => {
       stdout: '',
       stderr:
         '✓ set base_url for profile "staging"\n' +
-        'Removed app_url (https://staging.example, the old base URL): the browser app is now found at the base URL, https://api.other.example\n',
+        'removed app_url (https://staging.example, the old base URL): the browser app is now found at the base URL, https://api.other.example\n',
     });
     expect(profile('staging')?.app_url).toBeUndefined();
     expect(profile('staging')?.base_url).toBe('https://api.other.example');
@@ -52,7 +52,7 @@ describe('svc config unset', () => {
     expect(await runInProcess(['config', 'unset', 'org'], env())).toEqual({
       code: 0,
       stdout: '',
-      stderr: 'Nothing changed: org was not set in profile "default".\n',
+      stderr: 'nothing changed: org was not set in profile "default"\n',
     });
   });
 

@@ -18,14 +18,14 @@ describe('svc config ls', () => {
         'tenant     from-env                 SVC_TENANT\n' +
         'org        -                        -\n' +
         'client_id  -                        -\n',
-      'Profile "default" (active profile)\n',
+      'profile "default" (active profile)\n',
     ],
     [
       'tab-separated rows in a pipe',
       {},
       'base_url\thttps://api.example.com\tprofile\napp_url\thttps://api.example.com\tdefault\n' +
         'tenant\tfrom-env\tSVC_TENANT\norg\t\t\nclient_id\t\t\n',
-      'Profile "default" (active profile)\n',
+      'profile "default" (active profile)\n',
     ],
     [
       'a JSON array with --json (the source as svc names it)',
@@ -47,7 +47,7 @@ describe('svc config ls', () => {
     ['-p', {}, ['-p', 'staging'], '-p'],
   ])('names where the profile came from: %s', async (_what, extra, argv, source) => {
     const r = await runInProcess([...argv, 'config', 'ls'], { ...env(), ...extra });
-    expect([r.code, r.stderr]).toEqual([0, `Profile "staging" (${source})\n`]);
+    expect([r.code, r.stderr]).toEqual([0, `profile "staging" (${source})\n`]);
   });
 
   it('says when no profile is active and "default" is used', async () => {
@@ -55,7 +55,7 @@ describe('svc config ls', () => {
       ...env(),
       SVC_CONFIG_DIR: `${env().SVC_CONFIG_DIR}/none`,
     });
-    expect([r.code, r.stderr]).toEqual([0, 'Profile "default" (no profile is active)\n']);
+    expect([r.code, r.stderr]).toEqual([0, 'profile "default" (no profile is active)\n']);
   });
 
   it('reports a corrupt config file by name with exit 2 and leaves it alone', async () => {

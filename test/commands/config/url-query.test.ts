@@ -112,7 +112,7 @@ describe('a base or app URL with a query or a fragment is refused, its values no
         stdout: '',
         stderr:
           '✓ set base_url for profile "staging"\n' +
-          'Removed app_url (http://127.0.0.1:4010/?token=[redacted], the old base URL): the browser app is now found at the base URL, https://staging.example\n',
+          'removed app_url (http://127.0.0.1:4010/?token=[redacted], the old base URL): the browser app is now found at the base URL, https://staging.example\n',
       });
     });
   });

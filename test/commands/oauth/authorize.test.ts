@@ -26,8 +26,8 @@ const anonymous = (config: string) => ({
 function waiting(url: string | undefined): string {
   const redirect = new URL(url ?? '').searchParams.get('redirect_uri');
   return (
-    `Opening the login page in your browser. If it does not open, visit:\n  ${url}\n` +
-    `Waiting for the browser on ${redirect} (up to 5 minutes; Ctrl-C to cancel)…\n`
+    `opening the login page in your browser; if it does not open, visit:\n  ${url}\n` +
+    `waiting for the browser on ${redirect} (up to 5 minutes; Ctrl-C to cancel)…\n`
   );
 }
 
@@ -88,7 +88,7 @@ describe('svc oauth authorize', () => {
       `access_token\t${access}\ntoken_type\tBearer\nexpires_in\t3600\nscope\tread:exceptions\nrefresh_token\t${refresh}\n`,
     );
     expect(r.stderr).toBe(
-      `${waiting(browser.opened[0])}Nothing was stored (pass --save to keep these tokens in the profile).\n`,
+      `${waiting(browser.opened[0])}nothing was stored (pass --save to keep these tokens in the profile)\n`,
     );
     expect(r.stderr).not.toContain(client.client_secret);
     expect(existsSync(join(files, 'pipe', 'credentials.json'))).toBe(false);

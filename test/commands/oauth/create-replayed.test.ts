@@ -121,8 +121,8 @@ describe('svc oauth create --idempotency-key K, run again', () => {
     expect(r.stdout).toContain('\nscopes\tread:tenants\n');
     expect(r.stdout).toContain(`\nclient secret\twritten to ${file} (mode 0600)\n`);
     expect(r.stderr).toBe(
-      `OAuth client ${made.client_id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the client as it is now.\n` +
-        `The client secret is in ${file}; it is not shown again.\n`,
+      `OAuth client ${made.client_id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the client as it is now\n` +
+        `the client secret is in ${file}; it is not shown again\n`,
     );
     expect(readFileSync(file, 'utf8')).toBe(made.client_secret);
 

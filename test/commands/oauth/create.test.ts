@@ -62,11 +62,11 @@ describe('svc oauth create', () => {
     );
     expect(r.stderr).toBe(
       `✓ created OAuth client Vendor portal (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\n` +
-        `warning: ${SAID}\nTry it (it asks for the client secret): svc oauth authorize --client-id ${id}\n`,
+        `warning: ${SAID}\ntry it (it asks for the client secret): svc oauth authorize --client-id ${id}\n`,
     );
   });
 
-  it('prints "Try it" only for a client svc oauth authorize can use (a loopback redirect URI)', async () => {
+  it('prints "try it" only for a client svc oauth authorize can use (a loopback redirect URI)', async () => {
     const web = await svc.run([
       ...['oauth', 'create', '--name', 'Web', '--scope', 'read:exceptions'],
       ...['--redirect-uri', 'https://vendor.example/callback', '--show-secret'],
@@ -80,12 +80,12 @@ describe('svc oauth create', () => {
 
   // examples16 E1: the line printed `--client-secret-stdin`, which pasted on the terminal the secret
   // was shown on met a terminal on stdin and was refused (exit 2). Pasted as printed, it works.
-  it('on a terminal: "Try it" works pasted as printed there (it asks for the secret shown)', async () => {
+  it('on a terminal: "try it" works pasted as printed there (it asks for the secret shown)', async () => {
     const terminal = { tty: true, ...realTime };
     const r = await svc.run([...CREATE, '--show-secret'], terminal);
     expect(r.code, r.stderr).toBe(0);
     const { id, secret } = chosen(r.stdout, / +/);
-    const line = /^Try it \(it asks for the client secret\): svc (.*)$/m.exec(r.stderr)?.[1];
+    const line = /^try it \(it asks for the client secret\): svc (.*)$/m.exec(r.stderr)?.[1];
     expect(line, r.stderr).toBe(`oauth authorize --client-id ${id}`);
     const browser = consentBrowser();
     const tried = await svc.run(line!.split(' '), { ...terminal, answers: [secret], browser });
@@ -156,7 +156,7 @@ describe('svc oauth create', () => {
     expect(r.stdout).toMatch(new RegExp(`\\nclient secret\\twritten to ${file} \\(mode 0600\\)\\n$`));
     expect(r.stderr).toBe(
       `✓ created OAuth client Vendor portal (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its client secret is in ${file} (mode 0600), not shown again\n` +
-        `Try it: svc oauth authorize --client-id ${id} --client-secret-file ${file}\n`,
+        `try it: svc oauth authorize --client-id ${id} --client-secret-file ${file}\n`,
     );
     expect(r.stdout + r.stderr).not.toContain('svc_cs_');
 

@@ -31,7 +31,7 @@ describe("a redirect URI's secret", () => {
     ]);
     const again = await svc.run(['oauth', 'update', client.client_id, '--redirect-uri', NEW]);
     expect(again.stderr).toBe(
-      `Nothing changed: OAuth client ${client.client_id} already has exactly the redirect URIs https://app.example/cb2?client_secret=[redacted].\n`,
+      `nothing changed: OAuth client ${client.client_id} already has exactly the redirect URIs https://app.example/cb2?client_secret=[redacted]\n`,
     );
 
     const env = { SVC_TOKEN: await auditorToken() };

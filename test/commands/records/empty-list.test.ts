@@ -12,7 +12,7 @@ describe('svc records ls of an empty surface', () => {
     '%s: one sentence on a terminal, nothing in a pipe',
     async (surface) => {
       const tty = await svc.run(['records', 'ls', surface], { tty: { stdout: true, stderr: true } });
-      expect([tty.code, tty.stdout, tty.stderr]).toEqual([0, '', `No records in ${surface}.\n`]);
+      expect([tty.code, tty.stdout, tty.stderr]).toEqual([0, '', `no records in ${surface}\n`]);
       const piped = await svc.run(['records', 'ls', surface]);
       expect([piped.code, piped.stdout, piped.stderr]).toEqual([0, '', '']);
       const json = await svc.run(['records', 'ls', surface, '--json']);

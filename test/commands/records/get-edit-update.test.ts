@@ -65,7 +65,7 @@ describe('records get --json, edited, as records update --data-file -', () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(
-      `note: left out of the patch the fields the platform owns, which match the record's: ${OWNED}; updated_at is compared to the second: a change made by someone else in the same second as its last one is not seen, and the copy would undo it (every field of it is sent)\nNothing changed: exceptions record ${record.id} already has those fields.\n`,
+      `note: left out of the patch the fields the platform owns, which match the record's: ${OWNED}; updated_at is compared to the second: a change made by someone else in the same second as its last one is not seen, and the copy would undo it (every field of it is sent)\nnothing changed: exceptions record ${record.id} already has those fields\n`,
     );
     expect(await patches()).toBe(before);
   });

@@ -108,7 +108,7 @@ describe('svc records update never decides on a number a double does not hold', 
     );
     expect([r.code, r.stderr]).toEqual([
       0,
-      'Nothing changed: reconciliations record rec_1 already has those fields.\n',
+      'nothing changed: reconciliations record rec_1 already has those fields\n',
     ]);
     expect(server.seen.map((s) => s.method)).toEqual(['GET']);
   });
@@ -156,7 +156,7 @@ describe('svc records update judges the answer by value (review s13 http #1)', (
     );
     expect([r.code, r.stderr]).toEqual([
       0,
-      'Nothing changed: reconciliations record rec_1 already has those fields.\n',
+      'nothing changed: reconciliations record rec_1 already has those fields\n',
     ]);
     expect(server.seen.map((s) => s.method)).toEqual(['GET']);
   });

@@ -54,7 +54,7 @@ describe('svc records', () => {
     expect(await svc(['records', 'delete', 'reconciliations', id, '--yes'], { env })).toEqual({
       code: 0,
       stdout: '',
-      stderr: `Nothing changed: reconciliations record ${id} was deleted already, at ${record.deleted_at}; it is to be purged at ${record.purge_at}.\n`,
+      stderr: `nothing changed: reconciliations record ${id} was deleted already, at ${record.deleted_at}; it is to be purged at ${record.purge_at}\n`,
     });
     expect((await svc(['records', 'ls', 'reconciliations'], { env })).stdout).not.toContain(id);
     expect((await svc(['records', 'ls', 'reconciliations', '--include-deleted'], { env })).stdout).toContain(

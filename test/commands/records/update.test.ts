@@ -40,15 +40,15 @@ describe('svc records update: a patch that changes nothing', () => {
     ['{"name":"Cash"}', 'already has those fields'],
     ['{"limits":{"daily":10},"gone":null,"tags":["a"]}', 'already has those fields'],
     ['{}', 'the patch {} names no field'],
-  ])('%s: "Nothing changed", nothing sent, updated_at kept', async (patch, words) => {
+  ])('%s: "nothing changed", nothing sent, updated_at kept', async (patch, words) => {
     const record = await created();
     const before = await patches();
     const piped = await svc(['records', 'update', 'accounts', record.id, '--data', patch], { env });
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stderr).toBe(
       words === 'already has those fields'
-        ? `Nothing changed: accounts record ${record.id} already has those fields.\n`
-        : `Nothing changed: the patch {} names no field; accounts record ${record.id} is as it was.\n`,
+        ? `nothing changed: accounts record ${record.id} already has those fields\n`
+        : `nothing changed: the patch {} names no field; accounts record ${record.id} is as it was\n`,
     );
     expect(piped.stdout).toContain(`\nupdated\t${record.updated_at}\n`);
     const json = await svc(['records', 'update', 'accounts', record.id, '--data', patch, '--json'], { env });

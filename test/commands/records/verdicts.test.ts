@@ -18,7 +18,7 @@ const create = (data: Record<string, unknown>, ...flags: string[]) => [
   ...['records', 'create', 'reconciliations', '--data', JSON.stringify(data), ...flags],
 ];
 const earlier = (id: string) =>
-  `reconciliations record ${id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the record as it is now.\n`;
+  `reconciliations record ${id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the record as it is now\n`;
 
 async function made(data: Record<string, unknown>) {
   const r = await svc.run(create(data, '--json'));

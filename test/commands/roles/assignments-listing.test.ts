@@ -126,7 +126,7 @@ describe('roles holders and roles assignments: --limit, --cursor, --all, --inclu
     expect([live.code, live.stdout, live.stderr]).toEqual([
       0,
       '',
-      `${user(1)} holds no role in this tenant (--include-ended shows expired and revoked ones).\n`,
+      `${user(1)} holds no role in this tenant (--include-ended shows expired and revoked ones)\n`,
     ]);
     const all = await svc.run(['roles', 'assignments', user(1), '--all']);
     expect([all.code, all.stdout, all.stderr]).toEqual([0, '', NOTE]);

@@ -1,9 +1,11 @@
 /**
  * A change's ✓ line names the tenant it was made in (attack23 F5): an admin of several tenants
  * whose SVC_TENANT differs from the profile's default reads which one was changed, not the
- * default's name nor nothing. Named as the run named it: the slug SVC_TENANT gave; a tenant named
- * by its id (what a login stores) by the slug the platform gave in the run's own GET /v1/me, read
- * before the change, else by its id (no request of its own, and no slug kept from an earlier run).
+ * default's name nor nothing. One rule since session 28 (fixout3; changed-in.ts, tenantWords):
+ * `Display Name (slug)` as the platform gave them in the run's own GET /v1/me, read before the
+ * change, the words an API key's ✓ line says (`of Acme Treasury (acme-treasury)`) and a question
+ * asks in; else as the run named it, its slug or its id (no request of its own, and no slug kept
+ * from an earlier run). It was the slug for a role's line and the display name for a key's.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,7 +40,7 @@ describe('✓ lines of a change in a tenant', () => {
     );
     expect(grant.code, grant.stderr).toBe(0);
     expect(grant.stderr).toMatch(
-      /^✓ granted tenant_viewer to usr_analyst in acme-payments-eu until \S+ \(audit trail \S+\)\n$/,
+      /^✓ granted tenant_viewer to usr_analyst in Acme Payments EU \(acme-payments-eu\) until \S+ \(audit trail \S+\)\n$/,
     );
     expect(grant.stdout).toContain('\ntenant\tacme-payments-eu\n');
     // The line is true: the grant is in acme-payments-eu, and the profile's default has none.
@@ -61,7 +63,9 @@ describe('✓ lines of a change in a tenant', () => {
       ],
       'acme-payments-eu',
     );
-    expect(moved.stderr).toMatch(/^✓ usr_analyst holds tenant_viewer in acme-payments-eu until /);
+    expect(moved.stderr).toMatch(
+      /^✓ usr_analyst holds tenant_viewer in Acme Payments EU \(acme-payments-eu\) until /,
+    );
 
     const revoke = await svc(
       ['roles', 'revoke', 'usr_analyst', 'tenant_viewer', '--yes'],
@@ -69,7 +73,7 @@ describe('✓ lines of a change in a tenant', () => {
     );
     expect(revoke.code, revoke.stderr).toBe(0);
     expect(revoke.stderr).toMatch(
-      /✓ revoked tenant_viewer from usr_analyst in acme-payments-eu \(audit trail \S+\)\n$/,
+      /✓ revoked tenant_viewer from usr_analyst in Acme Payments EU \(acme-payments-eu\) \(audit trail \S+\)\n$/,
     );
 
     const file = join(dir, 'grants.csv');
@@ -79,13 +83,15 @@ describe('✓ lines of a change in a tenant', () => {
       'acme-payments-eu',
     );
     expect(bulk.code, bulk.stderr).toBe(0);
-    expect(bulk.stderr).toMatch(/^✓ 1 granted in acme-payments-eu \(\d+\.\d s\)\n$/m);
+    expect(bulk.stderr).toMatch(/^✓ 1 granted in Acme Payments EU \(acme-payments-eu\) \(\d+\.\d s\)\n$/m);
 
     const role = await svc(
       ['roles', 'create', '--name', 'f5-desk', '--permission', 'account.read'],
       'acme-payments-eu',
     );
-    expect(role.stderr).toMatch(/^✓ created role f5-desk \(\S+\) in acme-payments-eu\n$/);
+    expect(role.stderr).toMatch(
+      /^✓ created role f5-desk \(\S+\) in Acme Payments EU \(acme-payments-eu\)\n$/,
+    );
     // Without SVC_TENANT the profile's default is the one named, as its id was given.
     const other = await svc(
       ['roles', 'create', '--name', 'f5-desk', '--permission', 'account.read'],
@@ -96,7 +102,7 @@ describe('✓ lines of a change in a tenant', () => {
     );
   });
 
-  it('name a tenant the profile holds by id by the slug the platform gave in the run, else by its id', async () => {
+  it('name a tenant the profile holds by id by the names the platform gave in the run, else by its id', async () => {
     const set = await svc(['config', 'set', 'tenant', tenantId('acme-treasury')], undefined);
     expect(set.code, set.stderr).toBe(0);
     // roles assign reads GET /v1/me before it grants: its answer names the tenant acme-treasury.
@@ -106,7 +112,7 @@ describe('✓ lines of a change in a tenant', () => {
     );
     expect(grant.code, grant.stderr).toBe(0);
     expect(grant.stderr).toMatch(
-      /^✓ granted tenant_viewer to usr_analyst in acme-treasury until \S+ \(audit trail \S+\)\n$/,
+      /^✓ granted tenant_viewer to usr_analyst in Acme Treasury \(acme-treasury\) until \S+ \(audit trail \S+\)\n$/,
     );
     const file = join(dir, 'slug-grants.csv');
     writeFileSync(file, 'user,role\nusr_analyst,tenant_lead\n');
@@ -128,5 +134,25 @@ describe('✓ lines of a change in a tenant', () => {
     expect(role.stderr).toMatch(
       new RegExp(`^✓ created role slug-desk \\(\\S+\\) in ${tenantId('acme-treasury')}\\n$`),
     );
+  });
+
+  it("say the tenant in one form: a role's grant and an API key's creation alike (fixout3)", async () => {
+    const set = await svc(['config', 'set', 'tenant', tenantId('acme-treasury')], undefined);
+    expect(set.code, set.stderr).toBe(0);
+    const grant = await svc(
+      ['roles', 'assign', 'usr_analyst', 'tenant_reviewer', '--expires-in', '8h', '--justification', 'one'],
+      undefined,
+    );
+    const key = await svc(
+      ['tenants', 'api-keys', 'create', tenantId('acme-treasury'), '--kind', 'publishable', '--name', 'one'],
+      undefined,
+    );
+    expect([grant.code, key.code], grant.stderr + key.stderr).toEqual([0, 0]);
+    const granted = /^✓ granted tenant_reviewer to usr_analyst in (.+) until /.exec(grant.stderr)?.[1];
+    const created = /^✓ created publishable API key key_\S+ \(one\) of (.+)\n/.exec(key.stderr)?.[1];
+    expect([granted, created], grant.stderr + key.stderr).toEqual([
+      'Acme Treasury (acme-treasury)',
+      'Acme Treasury (acme-treasury)',
+    ]);
   });
 });

@@ -72,7 +72,7 @@ describe('svc roles ls / get', () => {
     expect([empty.code, empty.stdout, empty.stderr]).toEqual([
       0,
       '',
-      'No custom roles yet: create one with `svc roles create`.\n',
+      'no custom roles yet: create one with `svc roles create`\n',
     ]);
   });
 
@@ -171,7 +171,7 @@ describe('custom roles', () => {
     );
     expect([same.code, same.stderr]).toEqual([
       0,
-      `Nothing changed: role fx-ops (${id}) already has rule.write.fx and does not have exception.read.\n`,
+      `nothing changed: role fx-ops (${id}) already has rule.write.fx and does not have exception.read\n`,
     ]);
     expect(same.stdout).toContain('permissions\texception.resolve.fx_difference, rule.write.fx\n');
     expect((await svc(['roles', 'get', id!, '--json'], { env })).stdout).toBe(byId.stdout);
@@ -266,7 +266,7 @@ describe('svc roles assign / revoke', () => {
       `user\tusr_lead\nrole\ttenant_reviewer\ntenant\t8ab23c1d-a27b-565a-ad8f-983ecf5fe016\nstatus\tactive\nassigned by\tusr_admin\n`,
     );
     expect(r.stderr).toBe(
-      `✓ granted tenant_reviewer to usr_lead in acme-treasury until ${expires} (audit trail ${audit})\n`,
+      `✓ granted tenant_reviewer to usr_lead in Acme Treasury (acme-treasury) until ${expires} (audit trail ${audit})\n`,
     );
     const trail = await call(sandbox(), 'GET', '/_sandbox/audit-trail?user_id=usr_lead&action=role.assigned');
     expect(trail.body.items.at(-1)).toMatchObject({
@@ -320,7 +320,7 @@ describe('svc roles assign / revoke', () => {
     ).toEqual([true]);
     expect(again.stderr).toBe(
       `skipped: already_assigned — usr_lead already holds tenant_reviewer until ${expires} (audit trail ${audit}); nothing changed\n` +
-        'To move its expiry: svc roles assign usr_lead tenant_reviewer --extend --expires-in DURATION --justification TEXT\n',
+        'to move its expiry: svc roles assign usr_lead tenant_reviewer --extend --expires-in DURATION --justification TEXT\n',
     );
 
     // --extend moves the expiry through the API, audited with the previous one.
@@ -343,7 +343,7 @@ describe('svc roles assign / revoke', () => {
     expect(update).toBeDefined();
     expect(extended.stdout).toMatch(/^expires\t2099-01-01T00:00:00Z$/m);
     expect(extended.stderr).toBe(
-      `✓ usr_lead holds tenant_reviewer in acme-treasury until 2099-01-01T00:00:00Z now (was until ${expires}; audit trail ${update})\n`,
+      `✓ usr_lead holds tenant_reviewer in Acme Treasury (acme-treasury) until 2099-01-01T00:00:00Z now (was until ${expires}; audit trail ${update})\n`,
     );
     const entry = json((await svc(['audit', 'get', update!, '--json'], { env })).stdout);
     expect(entry).toMatchObject({

@@ -74,7 +74,7 @@ describe('a deleted role named by its name', () => {
 });
 
 // attack26a F2: `roles delete` of a role deleted already asked (on a terminal), then failed 409
-// role_deleted, exit 6; `records delete` and `api-keys revoke` say "Nothing changed", exit 0.
+// role_deleted, exit 6; `records delete` and `api-keys revoke` say "nothing changed", exit 0.
 describe('roles delete of a role deleted already', () => {
   it('says nothing changed, exit 0, by id and by name, without asking or --yes', async () => {
     const id = await role('f2-gone');
@@ -86,7 +86,7 @@ describe('roles delete of a role deleted already', () => {
         0,
         '',
         // The tenant as the ✓ line of a delete names it (the run's SVC_TENANT).
-        `Nothing changed: role f2-gone (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 was deleted already, at ${at}.\n`,
+        `nothing changed: role f2-gone (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 was deleted already, at ${at}\n`,
       ]);
       const piped = await svc.run(['roles', 'delete', ref, '--json']);
       expect([piped.code, piped.stderr]).toEqual([0, '']);

@@ -1,8 +1,8 @@
 /**
  * Standard input with no rows is the empty set (s15 pipes15 F6): `… | jq … | svc roles revoke
  * --file -` failed (exit 2, "the file is empty") on the night the filter selected nothing, while
- * an empty DLQ run says "Nothing to …" (exit 0). Zero rows on stdin (empty, or a CSV header alone)
- * is now "Nothing to grant/revoke" (exit 0; `[]` with --json, nothing with --ndjson), nothing sent;
+ * an empty DLQ run says "nothing to …" (exit 0). Zero rows on stdin (empty, or a CSV header alone)
+ * is now "nothing to grant/revoke" (exit 0; `[]` with --json, nothing with --ndjson), nothing sent;
  * a named file without rows stays an error (likely the wrong file; assign-file.test.ts).
  */
 import { describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ describe('roles assign/revoke --file - with no rows (F6)', () => {
     const r = await svc.run(['roles', verb, '--file', '-', ...flags], { stdin });
     const json = flags.includes('--json');
     expect([r.code, r.stdout]).toEqual([0, json ? '[]\n' : '']);
-    expect(r.stderr).toBe(`Nothing to ${act}: standard input has no rows.\n`);
+    expect(r.stderr).toBe(`nothing to ${act}: standard input has no rows\n`);
     expect(await posts(sandbox(), route)).toBe(before);
   });
 

@@ -44,11 +44,11 @@ describe('roles assign --extend, Ctrl-C after the expiry moved', () => {
     expect(r.stderr.split('\n').map((line) => line.slice(0, 40))).toEqual([
       'warning: this makes a permanent grant en',
       `warning: this may stop API keys: API key`,
-      `✓ ${user} holds tenant_viewer in acme-treasury until ${grant.expires_at}`.slice(0, 40),
+      `✓ ${user} holds tenant_viewer in Acme Treasury (acme-treasury) until ${grant.expires_at}`.slice(0, 40),
       '',
     ]);
     expect(r.stderr).toContain(
-      `✓ ${user} holds tenant_viewer in acme-treasury until ${grant.expires_at} now (was permanently; audit trail aud_`,
+      `✓ ${user} holds tenant_viewer in Acme Treasury (acme-treasury) until ${grant.expires_at} now (was permanently; audit trail aud_`,
     );
   });
 });

@@ -18,7 +18,7 @@ describe('svc roles assign --extend that moves an expiry sooner', () => {
     const shorter = await grant(bulkUser(1), role, '--extend', '--expires-in', '4h');
     expect(shorter.code, shorter.stderr).toBe(0);
     expect(shorter.stderr).toMatch(
-      /^warning: this shortens the grant by 4 h \(--extend sets the expiry given, sooner or later; --expires-in counts from now\)\n✓ usr_bulk_000001 holds oncall-a in acme-treasury until \S+ now \(was until \S+; audit trail aud_\w+\)\n$/,
+      /^warning: this shortens the grant by 4 h \(--extend sets the expiry given, sooner or later; --expires-in counts from now\)\n✓ usr_bulk_000001 holds oncall-a in Acme Treasury \(acme-treasury\) until \S+ now \(was until \S+; audit trail aud_\w+\)\n$/,
     );
     const longer = await grant(bulkUser(1), role, '--extend', '--expires-in', '12h', '--json');
     expect([longer.code, longer.stderr]).toEqual([0, '']);

@@ -221,7 +221,7 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(
       `skipped: already_assigned — ${user} already holds tenant_viewer since 2025-01-01T00:00:00Z by usr_someone until 2027-01-01T00:00:00Z (audit trail aud_old); nothing changed (the server answered with that grant: it was assigned 2025-01-01T00:00:00Z, days before this run)\n` +
-        `To move its expiry: svc roles assign ${user} tenant_viewer --extend --expires-in DURATION --justification TEXT\n`,
+        `to move its expiry: svc roles assign ${user} tenant_viewer --extend --expires-in DURATION --justification TEXT\n`,
     );
   });
 

@@ -89,7 +89,7 @@ describe('svc roles holders', () => {
     expect([none.code, none.stdout, none.stderr]).toEqual([
       0,
       '',
-      'Nobody holds unheld in this tenant (--include-ended shows expired and revoked grants).\n',
+      'nobody holds unheld in this tenant (--include-ended shows expired and revoked grants)\n',
     ]);
     const piped = await svc.run(['roles', 'holders', 'unheld']);
     expect([piped.code, piped.stdout, piped.stderr]).toEqual([0, '', '']);

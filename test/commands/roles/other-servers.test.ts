@@ -135,7 +135,7 @@ describe('an expiry the server did not keep', () => {
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines[0]).toMatch(
       new RegExp(
-        `^✓ granted tenant_viewer to ${user} in acme-treasury permanently \\(audit trail aud_\\w+\\)$`,
+        `^✓ granted tenant_viewer to ${user} in Acme Treasury \\(acme-treasury\\) permanently \\(audit trail aud_\\w+\\)$`,
       ),
     );
     expect(lines.slice(1)).toEqual([

@@ -25,7 +25,7 @@ describe('svc output as bulk input', () => {
       stdin: listing.stdout,
       clock: fixedClock(),
     });
-    expect([run.code, run.stderr]).toEqual([0, '✓ 2 revoked in acme-treasury (0.0 s)\n']);
+    expect([run.code, run.stderr]).toEqual([0, '✓ 2 revoked in Acme Treasury (acme-treasury) (0.0 s)\n']);
     expect((await assignments(sandbox(), id)).active).toBe(0);
   });
 
@@ -36,7 +36,7 @@ describe('svc output as bulk input', () => {
       stdin: listing.stdout,
       clock: fixedClock(),
     });
-    expect([run.code, run.stderr]).toEqual([0, '✓ 1 revoked in acme-treasury (0.0 s)\n']);
+    expect([run.code, run.stderr]).toEqual([0, '✓ 1 revoked in Acme Treasury (acme-treasury) (0.0 s)\n']);
     expect((await assignments(sandbox(), id)).active).toBe(0);
   });
 
@@ -50,7 +50,7 @@ describe('svc output as bulk input', () => {
     const run = await svc.run(['roles', 'revoke', '--file', results, '--yes', '--ndjson'], {
       clock: fixedClock(),
     });
-    expect([run.code, run.stderr]).toEqual([0, '✓ 2 revoked in acme-treasury (0.0 s)\n']);
+    expect([run.code, run.stderr]).toEqual([0, '✓ 2 revoked in Acme Treasury (acme-treasury) (0.0 s)\n']);
     expect((await assignments(sandbox(), id)).active).toBe(0);
     // A revoke's own result rows grant the roles again, given the expiry and justification a grant needs.
     const again = await svc.run(

@@ -27,7 +27,7 @@ describe('relative times on a terminal, with the clocks 3 h apart', () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(
         new RegExp(
-          `^warning: the platform's clock is 3 h ${word} this machine's; --expires-in was counted from the platform's time\n✓ granted tenant_auditor to ${user} in acme-treasury until ${TIME} \\(audit trail aud_\\w+\\)\n$`,
+          `^warning: the platform's clock is 3 h ${word} this machine's; --expires-in was counted from the platform's time\n✓ granted tenant_auditor to ${user} in Acme Treasury \\(acme-treasury\\) until ${TIME} \\(audit trail aud_\\w+\\)\n$`,
         ),
       );
       expect(r.stdout).toMatch(new RegExp(`^assigned +${TIME} \\(now\\)$`, 'm'));

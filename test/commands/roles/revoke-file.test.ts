@@ -42,7 +42,7 @@ describe('svc roles revoke --file', () => {
       clock,
       mode: 'table',
     });
-    expect([r.code, r.stderr]).toEqual([0, '✓ 2 revoked in acme-treasury (0.0 s)\n']);
+    expect([r.code, r.stderr]).toEqual([0, '✓ 2 revoked in Acme Treasury (acme-treasury) (0.0 s)\n']);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(
       `LINE  STATUS  USER             ROLE      REVOKED  AUDIT TRAIL ID                DETAIL`,

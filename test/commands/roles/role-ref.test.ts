@@ -39,7 +39,7 @@ describe('svc roles assign / revoke without role.read', () => {
     expect([builtin.code, builtin.stderr]).toEqual([
       0,
       expect.stringMatching(
-        /^✓ granted tenant_viewer to usr_bulk_000001 in acme-treasury until \S+Z \(audit trail aud_[0-9a-f]{24}\)\n$/,
+        /^✓ granted tenant_viewer to usr_bulk_000001 in Acme Treasury \(acme-treasury\) until \S+Z \(audit trail aud_[0-9a-f]{24}\)\n$/,
       ),
     ]);
     const revoked = await svc.run(['roles', 'revoke', 'usr_bulk_000001', 'tenant_viewer', '--yes'], { env });
@@ -66,7 +66,7 @@ describe('svc roles assign / revoke without role.read', () => {
     expect([byId.code, byId.stderr]).toEqual([
       0,
       expect.stringMatching(
-        /^✓ granted desk to usr_bulk_000002 in acme-treasury until \S+Z \(audit trail aud_[0-9a-f]{24}\)\n$/,
+        /^✓ granted desk to usr_bulk_000002 in Acme Treasury \(acme-treasury\) until \S+Z \(audit trail aud_[0-9a-f]{24}\)\n$/,
       ),
     ]);
     const granted = await svc.run(

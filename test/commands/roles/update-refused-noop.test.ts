@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
-// Finding M5 (review-c, s11): `roles update` that changed nothing said "Nothing changed", exit 0,
+// Finding M5 (review-c, s11): `roles update` that changed nothing said "nothing changed", exit 0,
 // of a deleted or built-in role, which the platform refuses any update of (409 role_deleted,
 // 403 builtin_role_immutable). svc no longer answers for the platform there.
 const svc = useSandboxContext();
@@ -31,7 +31,7 @@ describe('roles update of a role the platform will not change', () => {
       expect(result.stderr).toMatch(
         new RegExp(`^error: role gone-x \\(${id}\\) was deleted at .*role_deleted`),
       );
-      expect(result.stderr).not.toContain('Nothing changed');
+      expect(result.stderr).not.toContain('nothing changed');
     }
   });
 

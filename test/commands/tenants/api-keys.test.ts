@@ -139,7 +139,7 @@ describe('svc tenants api-keys', () => {
     expect(await svc(['tenants', 'api-keys', 'revoke', 'acme-treasury', key.id, '--yes'], { env })).toEqual({
       code: 0,
       stdout: '',
-      stderr: `Nothing changed: API key ${key.id} (${key.name}) of Acme Treasury (acme-treasury) was revoked already, at ${revokedAt}.\n`,
+      stderr: `nothing changed: API key ${key.id} (${key.name}) of Acme Treasury (acme-treasury) was revoked already, at ${revokedAt}\n`,
     });
   });
   it('refuses the key itself where its id belongs, names the id, and sends it nowhere (exit 2)', async () => {

@@ -198,10 +198,10 @@ describe('svc tenants ls', () => {
     },
   );
 
-  it('says "No tenants match." on a terminal when nothing does', async () => {
+  it('says "no tenants match" on a terminal when nothing does', async () => {
     const { ctx, stdout, stderr } = svc.context({ tty: { stdout: true } });
     await runTenantsLs(ctx, parseTenantsLs({ role: 'tenant_viewer' }));
-    expect([stdout(), stderr()]).toEqual(['', 'No tenants match.\n']);
+    expect([stdout(), stderr()]).toEqual(['', 'no tenants match\n']);
   });
 
   it('shows one page and the cursor of the next, which continues where it stopped', async () => {

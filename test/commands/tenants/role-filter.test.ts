@@ -36,7 +36,7 @@ describe('svc tenants ls --role', () => {
     expect([custom.code, custom.stdout, custom.stderr]).toEqual([
       0,
       '',
-      'No tenants match: bogus is not a built-in role, so it matched custom role names exactly, and you hold none by that name.\n',
+      'no tenants match: bogus is not a built-in role, so it matched custom role names exactly, and you hold none by that name\n',
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
-// everyday13 F10: `tenants ls --role org_admin` answered "No tenants match." to usr_admin, org_admin
+// everyday13 F10: `tenants ls --role org_admin` answered "no tenants match" to usr_admin, org_admin
 // of org_demo and a member of each of its tenants: org_admin counted only for tenants seen solely
 // through it. It matches every tenant of the organisation the caller administers.
 const svc = useSandboxContext();

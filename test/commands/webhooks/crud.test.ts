@@ -87,7 +87,7 @@ describe('svc webhooks create', () => {
     expect(r.stdout + r.stderr).not.toContain(secret.trim());
     expect(r.stderr).toMatch(
       new RegExp(
-        `^✓ created webhook wh_\\w+ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its signing secret is in ${file} \\(mode 0600\\), not shown again\\nTry it: svc webhooks test wh_\\w+\\n$`,
+        `^✓ created webhook wh_\\w+ in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its signing secret is in ${file} \\(mode 0600\\), not shown again\\ntry it: svc webhooks test wh_\\w+\\n$`,
       ),
     );
     const id = /^id\t(wh_\w+)$/m.exec(r.stdout)![1]!;
@@ -112,7 +112,7 @@ describe('svc webhooks create', () => {
     const id = /^id\t(wh_\w+)$/m.exec(r.stdout)![1]!;
     expect(r.stderr).toBe(
       `✓ created webhook ${id} in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016\nwarning: store the signing secret now: it is not shown again (rotate it to get a new one)\n` +
-        `Try it: svc webhooks test ${id}\n`,
+        `try it: svc webhooks test ${id}\n`,
     );
   });
 
@@ -255,7 +255,7 @@ describe('svc webhooks update, rotate-secret, delete', () => {
     const secret = readFileSync(file, 'utf8').trim();
     expect(secret).not.toBe(created.secret);
     expect(rotated.stderr).toMatch(
-      /Deliveries carry a signature with the previous secret too until \S+: switch the receiver before then\.\n$/,
+      /deliveries carry a signature with the previous secret too until \S+: switch the receiver before then\n$/,
     );
 
     const refused = await svc.run(['webhooks', 'delete', created.id]);

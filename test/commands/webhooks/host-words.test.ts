@@ -31,7 +31,7 @@ describe('a webhook URL whose host is not ASCII, in words', () => {
   it('webhooks update that changes nothing says where it points with the punycode host beside it', async () => {
     const id = await lookAlikeWebhook();
     const r = await svc.run(['webhooks', 'update', id, '--url', LOOK_ALIKE]);
-    expect([r.code, r.stderr]).toEqual([0, `Nothing changed: webhook ${id} already points at ${SHOWN}.\n`]);
+    expect([r.code, r.stderr]).toEqual([0, `nothing changed: webhook ${id} already points at ${SHOWN}\n`]);
   });
 
   it('webhooks create refusing an empty --secret-file names the webhook it may have made, punycode beside', async () => {

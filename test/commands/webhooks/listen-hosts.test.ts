@@ -22,8 +22,8 @@ describe('svc webhooks listen --webhook W, W with a host that is not ASCII', () 
     const running = runListen(ctx, parseListen({ webhook: id, port: '0' }));
     await expect.poll(stderr, { timeout: 10_000 }).toContain(`webhook ${id} delivers here`);
     expect(stderr()).toContain(
-      `Webhook ${id}'s URL is ${url} (host xn--hoks-55d.example); for this session svc rotates its secret (deliveries carry the old ` +
-        `one too) and points it at the listener. Ctrl-C puts both back; if svc is killed instead, put them back with:\n` +
+      `webhook ${id}'s URL is ${url} (host xn--hoks-55d.example); for this session svc rotates its secret (deliveries carry the old ` +
+        `one too) and points it at the listener; Ctrl-C puts both back; if svc is killed instead, put them back with:\n` +
         `  svc api PATCH /v1/webhooks/${id} -f url='${url}' && svc api POST /v1/webhooks/${id}/restore-secret\n`,
     );
     stop.abort();

@@ -72,7 +72,7 @@ describe('svc webhooks listen: a --forward-to with a secret in its query', () =>
     run.interrupt();
     await run.done;
     expect(run.stderr()).toContain(
-      'forwarding valid deliveries to http://127.0.0.1:47011/in?token=[redacted]&api_key=[redacted]&v=2. Ctrl-C stops.',
+      'forwarding valid deliveries to http://127.0.0.1:47011/in?token=[redacted]&api_key=[redacted]&v=2; Ctrl-C stops',
     );
     expect(run.stderr()).not.toMatch(/FwdTok123456|abcdefgh12345/);
   });

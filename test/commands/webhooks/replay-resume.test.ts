@@ -1,7 +1,7 @@
 /**
  * A resumed queue run (`replay --dlq`, `dlq discard --all`) says it resumes and shows what the
  * earlier run did (review s8, finding 3): the done entries have left the queue, so they were
- * given no row at all; a run whose every entry was done said "Nothing to replay" and kept its
+ * given no row at all; a run whose every entry was done said "nothing to replay" and kept its
  * journal, and a later run adopted that journal, took only the newer entries and said nothing.
  */
 
@@ -135,7 +135,7 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
       const none = await svc.run(argv);
       expect([none.code, none.stderr]).toEqual([
         0,
-        'Nothing to replay: no queued dead-letter entry matches.\n',
+        'nothing to replay: no queued dead-letter entry matches\n',
       ]);
       expect(target.received).toHaveLength(2);
       await target.close();

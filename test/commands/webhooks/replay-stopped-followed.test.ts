@@ -94,7 +94,7 @@ describe('replay --dlq --wait resumed: entries replayed while it was stopped are
 
 describe('replay --dlq resumed when its stopped run journaled nothing and every entry it took left', () => {
   for (const mode of [[], ['--json']]) {
-    it(`${mode.join(' ') || 'text'}: a row for each (its own lost replay followed), not "Nothing to replay"`, async () => {
+    it(`${mode.join(' ') || 'text'}: a row for each (its own lost replay followed), not "nothing to replay"`, async () => {
       const run = await cutRun();
       const { e1, e2, made } = run;
       // As a kill in flight leaves it: the first entry's replay made, its answer lost (not journaled).

@@ -331,7 +331,7 @@ describe('svc webhooks replay --dlq', () => {
     expect([none.code, none.stdout, none.stderr]).toEqual([
       0,
       '[]\n',
-      'Nothing to replay: no queued dead-letter entry matches.\n',
+      'nothing to replay: no queued dead-letter entry matches\n',
     ]);
   });
 

@@ -28,7 +28,7 @@ describe('svc webhooks rotate-secret, again within 24 hours', () => {
     const t1 = (await webhook(id)).previous_secret_expires_at;
     expect(first.stderr).toBe(
       `✓ rotated the signing secret of webhook ${id} in ${ACME}; its signing secret is in ${join(dir, `s${files}`)} (mode 0600), not shown again\n` +
-        `Deliveries carry a signature with the previous secret too until ${t1}: switch the receiver before then.\n`,
+        `deliveries carry a signature with the previous secret too until ${t1}: switch the receiver before then\n`,
     );
     await advance(3600);
     const second = await rotate(id);
@@ -36,16 +36,16 @@ describe('svc webhooks rotate-secret, again within 24 hours', () => {
     const w = await webhook(id);
     expect(second.stderr).toBe(
       `✓ rotated the signing secret of webhook ${id} in ${ACME}; its signing secret is in ${join(dir, `s${files}`)} (mode 0600), not shown again\n` +
-        `Deliveries carry a signature with the previous secret too until ${w.previous_secret_expires_at}: switch the receiver before then.\n` +
-        `The secret rotated out before it (at ${w.previous_secrets[1].rotated_out_at}) still signs until ${t1}, as its rotation said.\n`,
+        `deliveries carry a signature with the previous secret too until ${w.previous_secret_expires_at}: switch the receiver before then\n` +
+        `the secret rotated out before it (at ${w.previous_secrets[1].rotated_out_at}) still signs until ${t1}, as its rotation said\n`,
     );
     await advance(3600);
     const third = await rotate(id);
     const [last, t2] = [(await webhook(id)).previous_secret_expires_at, w.previous_secret_expires_at];
     expect(third.stderr.split('\n').slice(1)).toEqual([
-      `Deliveries carry a signature with the previous secret too until ${last}: switch the receiver before then.`,
-      'The 2 secrets rotated out before it still sign until the times their rotations said: ' +
-        `the one rotated out at ${w.secret_rotated_at} until ${t2}, the one rotated out at ${w.previous_secrets[1].rotated_out_at} until ${t1}.`,
+      `deliveries carry a signature with the previous secret too until ${last}: switch the receiver before then`,
+      'the 2 secrets rotated out before it still sign until the times their rotations said: ' +
+        `the one rotated out at ${w.secret_rotated_at} until ${t2}, the one rotated out at ${w.previous_secrets[1].rotated_out_at} until ${t1}`,
       '',
     ]);
   });

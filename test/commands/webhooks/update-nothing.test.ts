@@ -35,11 +35,11 @@ describe('svc webhooks update that changes nothing', () => {
     ],
     [['--max-attempts', '4'], 'already has max attempts 4'],
     [['--enable', '--max-attempts', '4'], 'already has max attempts 4 and is already enabled'],
-  ])('%j: "Nothing changed", exit 0, no audit entry, updated_at kept', async (flags, said) => {
+  ])('%j: "nothing changed", exit 0, no audit entry, updated_at kept', async (flags, said) => {
     const id = await webhook();
     const [before, entries] = [await read(id), await audit(id)];
     const r = await svc.run(['webhooks', 'update', id, ...flags]);
-    expect([r.code, r.stderr]).toEqual([0, `Nothing changed: webhook ${id} ${said}.\n`]);
+    expect([r.code, r.stderr]).toEqual([0, `nothing changed: webhook ${id} ${said}\n`]);
     expect(r.stdout).toMatch(new RegExp(`^id\\t${id}\\n`));
     expect(await read(id)).toEqual(before);
     expect(await audit(id)).toBe(entries);

@@ -75,7 +75,7 @@ describe('svc webhooks listen --webhook W, W with a token in its URL', () => {
     expect(done.code, done.stderr).toBe(0);
     const masked = 'https://example.com/hooks/x?token=[redacted]&sig=[redacted]';
     expect(done.stderr).toContain(
-      `Webhook ${id}'s URL is ${masked}; for this session svc rotates its secret (deliveries carry the old one too) and points it at the listener. ` +
+      `webhook ${id}'s URL is ${masked}; for this session svc rotates its secret (deliveries carry the old one too) and points it at the listener; ` +
         'Ctrl-C puts both back; if svc is killed instead, put them back with:\n' +
         `  svc api PATCH /v1/webhooks/${id} -F url=@${file} >/dev/null && svc api POST /v1/webhooks/${id}/restore-secret >/dev/null\n` +
         `  (the URL, which holds a secret, is read from ${file}, which only you can read, and not shown; svc removes that file once the webhook is back)\n`,
@@ -192,7 +192,7 @@ describe('other lines that name a webhook by its URL', () => {
     const { id } = await createWebhook(svc.sandbox(), TOKEN_URL);
     const r = await svc.run(['webhooks', 'update', id, '--url', TOKEN_URL]);
     // The webhook as it is follows on stdout, URL whole (webhooks get's view); the line is a label.
-    expect([r.code, r.stderr]).toEqual([0, `Nothing changed: webhook ${id} already points at ${MASKED}.\n`]);
+    expect([r.code, r.stderr]).toEqual([0, `nothing changed: webhook ${id} already points at ${MASKED}\n`]);
     expect(r.stdout).toContain(`url\t${TOKEN_URL}\n`);
   });
 

@@ -39,7 +39,7 @@ export async function runApiKeyList(
   // A page after a cursor that holds no key says nothing of the tenant's keys.
   const empty =
     data.items.length === 0 && options.cursor === undefined && !ctx.out.isMachine
-      ? `No API keys${mine} in ${await tenant.label()}.`
+      ? `no API keys${mine} in ${await tenant.label()}`
       : '';
   // Every page's count, said once the pages are read (fixnum2: only the first page's was said).
   let withheld = 0;

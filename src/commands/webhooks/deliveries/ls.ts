@@ -121,7 +121,7 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
     return data;
   });
   await ctx.out.list(deliveries, DELIVERY_COLUMNS, {
-    empty: options.status ? `No ${options.status} deliveries.` : 'No deliveries yet.',
+    empty: options.status ? `no ${options.status} deliveries` : 'no deliveries yet',
   });
   // Later pages may contradict the counts printed above them: said after the list, without blame
   // (review26a L3): the counts came with the first page, and a delivery may have been made or

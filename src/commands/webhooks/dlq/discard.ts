@@ -227,7 +227,7 @@ async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
       ),
     single: !options.all && options.entries.length === 1,
     empty: async () =>
-      `Nothing to discard: no queued dead-letter entry matches${await unsubscribedNote(platform, webhook, options.filters.eventType)}.`,
+      `nothing to discard: no queued dead-letter entry matches${await unsubscribedNote(platform, webhook, options.filters.eventType)}`,
   };
   await withLaterNoted(
     ctx,

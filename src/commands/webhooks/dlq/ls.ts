@@ -70,7 +70,7 @@ async function saidEmpty(ctx: Context, platform: Platform, options: DlqOptions):
   const status = options.status === 'all' ? '' : `${options.status ?? 'queued'} `;
   if (ctx.out.mode === 'table' || note !== '') {
     ctx.out.info(
-      filtered ? `No ${status}dead-letter entry matches${note}.` : 'The dead-letter queue is empty.',
+      filtered ? `no ${status}dead-letter entry matches${note}` : 'the dead-letter queue is empty',
     );
   }
 }

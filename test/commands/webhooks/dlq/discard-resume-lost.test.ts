@@ -1,6 +1,6 @@
 /**
  * A `dlq discard --all` run whose discards' answers were lost (review13 R5): it ends "run the same
- * command again to settle them", and the same command said only "Nothing to discard: no queued
+ * command again to settle them", and the same command said only "nothing to discard: no queued
  * dead-letter entry matches.", exit 0, and removed the journal: the entries its lost attempts had
  * discarded were never named again. The run now keeps the entries it takes in its journal (as
  * `replay --dlq` does), so the resumed run owes a row for each that left the queue meanwhile.

@@ -134,7 +134,7 @@ describe('svc webhooks dlq discard', () => {
     const none = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--yes']);
     expect([none.code, none.stderr]).toEqual([
       0,
-      'Nothing to discard: no queued dead-letter entry matches.\n',
+      'nothing to discard: no queued dead-letter entry matches\n',
     ]);
   });
 

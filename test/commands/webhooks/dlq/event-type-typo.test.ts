@@ -3,7 +3,7 @@ import { SEEDED_WEBHOOKS } from '../../../../src/sandbox/delivery/events.js';
 import { requestCount, useSandboxContext } from '../../../helpers/sandbox.js';
 
 // A one-letter typo in --event-type on the dead-letter queue read as "the queue holds none of this
-// kind": "Nothing to replay", exit 0, at 3 a.m. A kind a known one is a typo of is refused before
+// kind": "nothing to replay", exit 0, at 3 a.m. A kind a known one is a typo of is refused before
 // anything is read; a kind svc does not know at all is refused unless the webhook subscribes to it
 // (event-type-unknown.test.ts); the "Nothing to" line says when the webhook does not subscribe to a
 // kind svc knows.
@@ -27,11 +27,11 @@ describe('--event-type typos on the dead-letter queue', () => {
 
   // review16 R7: a kind newer than svc, one typo from one it lists, was refused with no way out.
   it.each([
-    [['webhooks', 'replay', WEBHOOK, '--dlq'], 'Nothing to replay: no queued dead-letter entry matches'],
-    [['webhooks', 'dlq', WEBHOOK, '--status', 'all'], 'No dead-letter entry matches'],
+    [['webhooks', 'replay', WEBHOOK, '--dlq'], 'nothing to replay: no queued dead-letter entry matches'],
+    [['webhooks', 'dlq', WEBHOOK, '--status', 'all'], 'no dead-letter entry matches'],
     [
       ['webhooks', 'dlq', 'discard', WEBHOOK, '--all', '--dry-run'],
-      'Nothing to discard: no queued dead-letter entry matches',
+      'nothing to discard: no queued dead-letter entry matches',
     ],
   ])('%j --unlisted-event-type filters by the near miss as given', async (argv, said) => {
     const r = await svc.run([...argv, '--event-type', 'exception.updated', '--unlisted-event-type']);
@@ -44,7 +44,7 @@ describe('--event-type typos on the dead-letter queue', () => {
     expect([r.code, r.stderr]).toEqual([2, 'error: --unlisted-event-type only works with --event-type\n']);
   });
 
-  it('a kind the webhook does not subscribe to is named in the "Nothing to replay" line', async () => {
+  it('a kind the webhook does not subscribe to is named in the "nothing to replay" line', async () => {
     const r = await svc.run([
       'webhooks',
       'replay',
@@ -56,7 +56,7 @@ describe('--event-type typos on the dead-letter queue', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `Nothing to replay: no queued dead-letter entry matches (${WEBHOOK} does not subscribe to reconciliation.failed; it subscribes to exception.sla.breached, exception.created, exception.assigned).\n`,
+      `nothing to replay: no queued dead-letter entry matches (${WEBHOOK} does not subscribe to reconciliation.failed; it subscribes to exception.sla.breached, exception.created, exception.assigned)\n`,
     ]);
   });
 
@@ -70,11 +70,11 @@ describe('--event-type typos on the dead-letter queue', () => {
       [],
       { tty: { stdout: true }, columns: 120 },
       '',
-      `No queued dead-letter entry matches ${NOTE}.\n`,
+      `no queued dead-letter entry matches ${NOTE}\n`,
     ],
-    ['TSV', [], {}, '', `No queued dead-letter entry matches ${NOTE}.\n`],
-    ['--json', ['--json'], {}, '[]\n', `No queued dead-letter entry matches ${NOTE}.\n`],
-    ['--status all', ['--status', 'all'], {}, '', `No dead-letter entry matches ${NOTE}.\n`],
+    ['TSV', [], {}, '', `no queued dead-letter entry matches ${NOTE}\n`],
+    ['--json', ['--json'], {}, '[]\n', `no queued dead-letter entry matches ${NOTE}\n`],
+    ['--status all', ['--status', 'all'], {}, '', `no dead-letter entry matches ${NOTE}\n`],
   ])(
     'dlq ls, %s: a kind the webhook does not subscribe to is named',
     async (_, flags, how, stdout, stderr) => {
@@ -89,7 +89,7 @@ describe('--event-type typos on the dead-letter queue', () => {
     expect([table.code, table.stdout, table.stderr]).toEqual([
       0,
       '',
-      'No queued dead-letter entry matches.\n',
+      'no queued dead-letter entry matches\n',
     ]);
     const tsv = await svc.run(argv);
     expect([tsv.code, tsv.stdout, tsv.stderr]).toEqual([0, '', '']);
@@ -104,7 +104,7 @@ describe('--event-type typos on the dead-letter queue', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       stdout,
-      `Nothing to discard: no queued dead-letter entry matches ${NOTE}.\n`,
+      `nothing to discard: no queued dead-letter entry matches ${NOTE}\n`,
     ]);
   });
 });

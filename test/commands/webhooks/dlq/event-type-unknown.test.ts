@@ -45,7 +45,7 @@ describe('--event-type of a kind that does not exist, on the dead-letter queue',
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `Nothing to replay: no queued dead-letter entry matches (${WEBHOOK} does not subscribe to nope.event; it subscribes to exception.sla.breached, exception.created, exception.assigned).\n`,
+      `nothing to replay: no queued dead-letter entry matches (${WEBHOOK} does not subscribe to nope.event; it subscribes to exception.sla.breached, exception.created, exception.assigned)\n`,
     ]);
   });
 

@@ -79,7 +79,7 @@ describe('svc webhooks dlq [ls]: --limit is a total, pages are internal', () => 
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '[]\n',
-      `No queued dead-letter entry matches (${webhook} does not subscribe to reconciliation.failed; it subscribes to exception.sla.breached, webhook.test).\n`,
+      `no queued dead-letter entry matches (${webhook} does not subscribe to reconciliation.failed; it subscribes to exception.sla.breached, webhook.test)\n`,
     ]);
     const bad = await svc.run(['webhooks', 'dlq', webhook, '--event-type', 'Not A Kind']);
     expect([bad.code, bad.stderr]).toEqual([
