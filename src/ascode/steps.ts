@@ -118,6 +118,48 @@ function body(change: PlanChange, except: string[] = []): Record<string, unknown
 }
 
 /**
+ * A role update sends the plan's own change of its permissions (add_permissions/remove_permissions,
+ * as `roles update` does), never the whole list: another admin's change made since the plan's
+ * check is kept, not undone (attack28b F1). An answer whose permissions are not the plan's target
+ * (someone else added or took out one meanwhile) fails the row, saying its change was made and
+ * what differs: the role is not as planned, and svc does not say it is.
+ */
+async function updateRole(
+  platform: Platform,
+  change: PlanChange,
+  read: { tenant: string; signal: AbortSignal },
+  svc: CommandLine,
+): Promise<Record<string, unknown>> {
+  const field = change.fields.find((f) => f.field === 'permissions');
+  const from = Array.isArray(field?.from) ? (field.from as string[]) : [];
+  const to = Array.isArray(field?.to) ? (field.to as string[]) : undefined;
+  const delta = to === undefined ? undefined : permissionDifference(to, from);
+  const sent = {
+    ...body(change, ['permissions']),
+    ...(delta?.more.length ? { add_permissions: delta.more } : {}),
+    ...(delta?.fewer.length ? { remove_permissions: delta.fewer } : {}),
+  };
+  const role = await platform.roles.update(change.id!, sent as never, read);
+  const held = (role as { permissions?: unknown }).permissions;
+  if (to === undefined || !Array.isArray(held)) return { id: change.id };
+  const other = permissionDifference(held as string[], to);
+  if (!other.more.length && !other.fewer.length) return { id: change.id };
+  const said = [
+    ...(other.more.length ? [`also holds ${other.more.join(', ')}`] : []),
+    ...(other.fewer.length ? [`lacks ${other.fewer.join(', ')}`] : []),
+  ].join(' and ');
+  return {
+    id: change.id,
+    status: 'failed',
+    error: {
+      code: 'role_changed_meanwhile',
+      message: `its change was made, but the role ${said}, which the plan did not set: someone changed it since the plan; see ${shownBy('roles get', role.name)(svc)}`,
+      made: true,
+    },
+  };
+}
+
+/**
  * Deleting a role ends every grant of it, so a role is deleted only while the grants it ends are
  * those the plan showed ending with it (its `grants` field's holders); what the plan revokes
  * itself is revoked before (the deletion needs it). A grant someone made since the plan (the
@@ -308,10 +350,8 @@ export function stepWorker(
           const role = await platform.roles.create(body(change) as never, keyed);
           return { id: role.id };
         }
-        if (change.action === 'update') {
-          await platform.roles.update(change.id!, body(change) as never, read);
-          return { id: change.id };
-        }
+        if (change.action === 'update')
+          return await updateRole(platform, change, read, run.svcIn(tenant.slug));
         await refuseUnendedGrants(platform, change, read, data.ends);
         const role = await platform.roles.delete(change.id!, keyed);
         return { id: role.id, deleted_at: role.deleted_at };
