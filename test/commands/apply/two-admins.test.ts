@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
-import { as, writeFile } from '../../helpers/ascode.js';
+import { as, user, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
@@ -80,4 +80,39 @@ describe('svc apply: a role another admin changed after the plan was checked', (
       );
     },
   );
+});
+
+describe('svc apply --prune: a grant made after its last check, ended by the delete', () => {
+  it('the row says the delete ended a grant the plan did not know, and where to see whose', async () => {
+    const slug = 'acme-ledger-uk';
+    const tenant = tenantId(slug);
+    const env = { SVC_BASE_URL: proxy().url, SVC_TENANT: tenant };
+    const role = await as(svc.sandbox(), tenant, 'POST', '/v1/roles', {
+      name: 'tmp-del',
+      permissions: ['exception.read'],
+    });
+    const file = writeFile(
+      dir,
+      'tmp-del.yaml',
+      `version: 1\nmanage: {roles: all}\nblocks:\n  - tenants: ${slug}\n    roles: []\n`,
+    );
+    // The other admin grants the role after apply's check of its holders, before its DELETE lands.
+    meanwhile = {
+      method: 'DELETE',
+      path: `/v1/roles/${role.id}`,
+      act: () =>
+        as(svc.sandbox(), tenant, 'POST', `/v1/users/${user(5)}/roles`, {
+          role_id: role.id,
+          justification: 'B needs this',
+        }),
+    };
+    const run = await svc.run(['apply', '-f', file, '--prune', '--yes', '--ndjson'], { ...real, env });
+    expect(meanwhile).toBeUndefined();
+    expect(run.code, run.stderr).toBe(7);
+    const row = ndjson(run.stdout).find((r) => r.kind === 'role' && r.name === 'tmp-del');
+    expect(row).toMatchObject({ action: 'delete', status: 'failed', error: { code: 'role_grants_ended' } });
+    expect(row.error.message).toBe(
+      `deleted, but it ended 1 grant made after svc's last check (1 ended, 0 planned): someone granted the role meanwhile; see whose in svc --tenant ${slug} audit ls --action role.revoked --role ${role.id}, and grant what they need again`,
+    );
+  });
 });
