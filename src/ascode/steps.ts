@@ -118,6 +118,48 @@ function body(change: PlanChange, except: string[] = []): Record<string, unknown
 }
 
 /**
+ * A role update sends the plan's own change of its permissions (add_permissions/remove_permissions,
+ * as `roles update` does), never the whole list: another admin's change made since the plan's
+ * check is kept, not undone (attack28b F1). An answer whose permissions are not the plan's target
+ * (someone else added or took out one meanwhile) fails the row, saying its change was made and
+ * what differs: the role is not as planned, and svc does not say it is.
+ */
+async function updateRole(
+  platform: Platform,
+  change: PlanChange,
+  read: { tenant: string; signal: AbortSignal },
+  svc: CommandLine,
+): Promise<Record<string, unknown>> {
+  const field = change.fields.find((f) => f.field === 'permissions');
+  const from = Array.isArray(field?.from) ? (field.from as string[]) : [];
+  const to = Array.isArray(field?.to) ? (field.to as string[]) : undefined;
+  const delta = to === undefined ? undefined : permissionDifference(to, from);
+  const sent = {
+    ...body(change, ['permissions']),
+    ...(delta?.more.length ? { add_permissions: delta.more } : {}),
+    ...(delta?.fewer.length ? { remove_permissions: delta.fewer } : {}),
+  };
+  const role = await platform.roles.update(change.id!, sent as never, read);
+  const held = (role as { permissions?: unknown }).permissions;
+  if (to === undefined || !Array.isArray(held)) return { id: change.id };
+  const other = permissionDifference(held as string[], to);
+  if (!other.more.length && !other.fewer.length) return { id: change.id };
+  const said = [
+    ...(other.more.length ? [`also holds ${other.more.join(', ')}`] : []),
+    ...(other.fewer.length ? [`lacks ${other.fewer.join(', ')}`] : []),
+  ].join(' and ');
+  return {
+    id: change.id,
+    status: 'failed',
+    error: {
+      code: 'role_changed_meanwhile',
+      message: `its change was made, but the role ${said}, which the plan did not set: someone changed it since the plan; see ${shownBy('roles get', role.name)(svc)}`,
+      made: true,
+    },
+  };
+}
+
+/**
  * Deleting a role ends every grant of it, so a role is deleted only while the grants it ends are
  * those the plan showed ending with it (its `grants` field's holders); what the plan revokes
  * itself is revoked before (the deletion needs it). A grant someone made since the plan (the
@@ -129,24 +171,54 @@ async function refuseUnendedGrants(
   change: PlanChange,
   read: { tenant: string; signal: AbortSignal },
   ends: readonly string[] = [],
-): Promise<void> {
+): Promise<number | undefined> {
   const known = new Set([...(change.fields.find((f) => f.field === 'grants')?.holders ?? []), ...ends]);
   const unended: string[] = [];
+  let held = 0;
   try {
     for await (const a of platform.roles.listAllTenantAssignments({ role_id: change.id! }, read)) {
+      held += 1;
       if (!known.has(a.user_id)) unended.push(`${a.user_id}, granted ${a.assigned_at} by ${a.assigned_by}`);
     }
   } catch (error) {
-    if (error instanceof RoleNotFoundError) return; // gone already: the DELETE says so
+    if (error instanceof RoleNotFoundError) return undefined; // gone already: the DELETE says so
     throw error;
   }
-  if (unended.length === 0) return;
+  if (unended.length === 0) return held;
   const one = unended.length === 1;
   throw new SvcError(
     'conflict',
     `not deleted: it has ${unended.length} grant${one ? '' : 's'} the plan did not end (${unended.join('; ')}); nothing was removed; revoke ${one ? 'it' : 'them'} or plan again`,
     { code: 'role_still_granted' },
   );
+}
+
+/**
+ * A role deletion's answer against the check before it (attack28b F3): the platform says how many
+ * grants the delete ended (`revoked_assignments`, the sandbox's field), and more than the check
+ * found (the ones the plan ends) means a grant made in between was ended without a word. The
+ * delete is done, so the row fails saying so, its change made, with where to see whose grants.
+ */
+function endedAsChecked(
+  role: { id: string; name?: string; deleted_at?: string | null },
+  expected: number | undefined,
+  change: PlanChange,
+  svc: CommandLine,
+): Record<string, unknown> {
+  const revoked = (role as { revoked_assignments?: unknown }).revoked_assignments;
+  const done = { id: role.id, deleted_at: role.deleted_at };
+  if (expected === undefined || typeof revoked !== 'number' || revoked <= expected) return done;
+  const more = revoked - expected;
+  const grants = more === 1 ? '1 grant' : `${more} grants`;
+  return {
+    ...done,
+    status: 'failed',
+    error: {
+      code: 'role_grants_ended',
+      message: `deleted, but it ended ${grants} made after svc's last check (${revoked} ended, ${expected} planned): someone granted the role meanwhile; see whose in ${shownBy('audit ls', '--action', 'role.revoked', '--role', role.id)(svc)}, and grant what they need again`,
+      made: true,
+    },
+  };
 }
 
 /**
@@ -309,13 +381,11 @@ export function stepWorker(
           const role = await platform.roles.create(body(change) as never, keyed);
           return { id: role.id };
         }
-        if (change.action === 'update') {
-          await platform.roles.update(change.id!, body(change) as never, read);
-          return { id: change.id };
-        }
-        await refuseUnendedGrants(platform, change, read, data.ends);
+        if (change.action === 'update')
+          return await updateRole(platform, change, read, run.svcIn(tenant.slug));
+        const expected = await refuseUnendedGrants(platform, change, read, data.ends);
         const role = await platform.roles.delete(change.id!, keyed);
-        return { id: role.id, deleted_at: role.deleted_at };
+        return endedAsChecked(role, expected, change, run.svcIn(tenant.slug));
       }
       if (change.kind === 'grant') {
         // The caller's own grant of a role this run deleted (it waited for that): the deletion ended it.

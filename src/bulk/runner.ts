@@ -165,6 +165,8 @@ export interface BulkSummary {
  */
 export function failedButMade(row: BulkResult): boolean {
   if (typeof row.new_delivery_id === 'string') return true;
+  // A worker's failed row whose change was made, not as planned (steps.ts updateRole).
+  if (row.error?.made === true) return true;
   return row.error?.lost_answer !== undefined;
 }
 

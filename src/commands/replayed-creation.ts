@@ -19,7 +19,7 @@ import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
 import { AcceptedUnreadError } from '../platform/errors.js';
-import { sameRotation } from '../platform/stored-answer.js';
+import { provenSameRotation, sameRotation } from '../platform/stored-answer.js';
 import { LAGGING_READ_WAITS_MS, readThroughLag } from '../system/lagging-reads.js';
 import { SecretFile, type SecretIntent } from '../system/secret-file.js';
 import { shellWord } from '../system/shell-words.js';
@@ -383,6 +383,15 @@ export interface Rotated {
   rerun: (key: string) => string;
   /** A new rotation (a new key). */
   again: string;
+  /**
+   * Evidence beyond the rotation times, for when they cannot tell (the answer's and the read's
+   * times one second apart or less, whole seconds): whether the stored answer's secret is still
+   * the current one (true), is not (false), or svc cannot tell (undefined).
+   */
+  stillCurrent?: (
+    stored: Record<string, unknown>,
+    now: Record<string, unknown>,
+  ) => Promise<boolean | undefined>;
 }
 
 /**
@@ -423,7 +432,8 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
       creation.data.secret_rotated_at,
     ),
   );
-  if (!sameRotation(current.secret_rotated_at, creation.data.secret_rotated_at)) {
+  const rotatedAt = creation.data.secret_rotated_at;
+  if (!sameRotation(current.secret_rotated_at, rotatedAt)) {
     const at = current.secret_rotated_at ?? 'unknown';
     throw new SvcError(
       'conflict',
@@ -432,6 +442,29 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
         : `the rotation the platform answered with under idempotency key ${creation.key} (${BY_EITHER_RUN}: ${creation.unmarked === 'unmarked' ? 'the server does not say' : 'svc cannot tell'}) is not the latest: ${rotated.what}'s secret was rotated again since (${at}), so the secret in that answer is not the current one, and svc neither prints nor writes it`,
       { code: 'secret_rotated', hint: `get a new one with: ${rotated.again}` },
     );
+  }
+  // Times that cannot tell the answer's rotation from another in the same second (attack28b F2):
+  // other evidence decides, and none is an unknown outcome, never "still the current one".
+  if (current.secret_rotated_at && rotatedAt && !provenSameRotation(current.secret_rotated_at, rotatedAt)) {
+    const verdict = await rotated.stillCurrent?.(
+      creation.data as Record<string, unknown>,
+      current as Record<string, unknown>,
+    );
+    if (verdict !== true) {
+      const whose = creation.byEarlierRun
+        ? `the rotation with idempotency key ${creation.key} was made by an earlier run`
+        : `the platform answered with a rotation under idempotency key ${creation.key} (${BY_EITHER_RUN})`;
+      throw new SvcError(
+        'conflict',
+        verdict === false
+          ? `${whose}, and ${rotated.what}'s secret was rotated again in the same second (${rotatedAt}): the secret in that answer is not the current one, so svc neither prints nor writes it`
+          : `${whose} at ${rotatedAt}, and svc cannot tell whether another rotation in that same second replaced its secret (the platform gives rotation times in whole seconds), so svc neither prints nor writes it`,
+        {
+          code: verdict === false ? 'secret_rotated' : 'secret_rotation_unknown',
+          hint: `get a working secret with a new rotation (it ends the secret in use, whoever holds it): ${rotated.again}`,
+        },
+      );
+    }
   }
   return creation;
 }

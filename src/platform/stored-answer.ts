@@ -6,7 +6,7 @@
  * this run's creation an earlier run's (review18b R1, review19 F7). A creation under the user's own
  * key is checked whatever the headers say (createOnce's `unmarked`).
  */
-import { clearlyAfter } from '../api/time.js';
+import { clearlyAfter, isoTime } from '../api/time.js';
 
 export { markedReplayed, REPLAYED_HEADERS } from '../http/replayed.js';
 
@@ -29,4 +29,15 @@ export function sameRotation(
   const since = then || createdAt;
   if (!since) return false;
   return !clearlyAfter(now, since);
+}
+
+/**
+ * Whether two rotation times prove one rotation: the same instant written to the millisecond or
+ * finer. In whole seconds (the platform's form) they do not: another rotation in that second reads
+ * back as the same time (attack28b F2), so sameRotation's "no later rotation" is then no proof
+ * that the secret is still the current one.
+ */
+export function provenSameRotation(now: string, then: string): boolean {
+  const [x, y] = [isoTime(now), isoTime(then)];
+  return x !== undefined && y !== undefined && x.precisionMs < 1000 && y.precisionMs < 1000 && x.ms === y.ms;
 }

@@ -16,7 +16,7 @@ import { SHARED_COMPILERS } from './compilers.js';
 import type { DeliverySettings } from './delivery/engine.js';
 import { seedWebhooks } from './delivery/events.js';
 import { swaggerOptions } from './openapi.js';
-import { registerAuth } from './plugins/auth.js';
+import { registerAuth, registerCredentialRecheck } from './plugins/auth.js';
 import { registerConditionalRefusal } from './plugins/conditional.js';
 import { clientError, frameworkError, newRequestId, registerErrorHandling } from './plugins/errors.js';
 import {
@@ -174,6 +174,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   const idempotency = new IdempotencyStore(state.clock);
   registerIdempotency(app, idempotency);
   registerLatency(app, faults);
+  registerCredentialRecheck(app, state, () => baseUrl);
   registerLateFaults(app, faults);
   registerUnmatched(app);
 

@@ -40,6 +40,12 @@ export const ApiKey = Type.Object(
     created_at: Timestamp,
     created_by: Type.String(),
     revoked_at: NullableTimestamp,
+    revoked_by: Type.Optional(
+      Type.String({
+        description:
+          "Who revoked the key (a user id, or the key or client that acted), once revoked: the answer to a second revoke names the first one's revoker, so a caller tells a revocation of its own from one made before. Optional: a server may not show it",
+      }),
+    ),
     stopped_reason: Type.Optional(
       Type.Union([Type.String(), Type.Null()], {
         description:

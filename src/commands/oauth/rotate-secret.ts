@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
+import { oauthErrorCode, requestToken, tokenUrl } from '../../auth/token-endpoint.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
@@ -29,6 +30,37 @@ export function parseRotateSecret(clientId: unknown, flags: Record<string, unkno
     secret: clientSecretDestination(flags, 'svc oauth rotate-secret'),
     idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
   };
+}
+
+/**
+ * Whether a stored rotation's secret still authenticates its client, asked of the token endpoint
+ * when rotation times cannot tell (attack28b F2): a refresh with a token no one holds is refused
+ * invalid_grant once the client is authenticated (true), invalid_client when its secret is not
+ * the current one (false); any other answer cannot tell (undefined). No token is issued.
+ */
+async function secretAuthenticates(
+  ctx: Context,
+  clientId: string,
+  secret: unknown,
+): Promise<boolean | undefined> {
+  if (typeof secret !== 'string' || secret === '') return undefined;
+  try {
+    await requestToken(
+      await ctx.api(),
+      tokenUrl(ctx.settings().values.base_url!),
+      {
+        grant_type: 'refresh_token',
+        refresh_token: 'svc-rotation-check',
+        client_id: clientId,
+        client_secret: secret,
+      },
+      { ownBusiness: true },
+    );
+    return undefined;
+  } catch (error) {
+    const code = oauthErrorCode(error);
+    return code === 'invalid_grant' ? true : code === 'invalid_client' ? false : undefined;
+  }
 }
 
 export async function runRotateSecret(ctx: Context, options: RotateSecretOptions): Promise<void> {
@@ -65,6 +97,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
         old: `${what}'s current secret may already have stopped working`,
         rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
         again: command(to),
+        stillCurrent: (stored) => secretAuthenticates(ctx, options.clientId, stored.client_secret),
       },
       (idempotencyKey) => platform.oauth.clients.rotateSecret(options.clientId, { idempotencyKey }),
       () => platform.oauth.clients.get(options.clientId),
@@ -118,7 +151,8 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'otherwise, exit 4, naming until when you hold them). Only with your own login: with an API key or\n' +
         "a third-party client's token, 403 user_required (exit 4). When the answer is lost (Ctrl-C, a dropped\n" +
         'connection) or unreadable (a 2xx that is not JSON), the error names the idempotency key: run again with --idempotency-key KEY (within 24\n' +
-        'hours) to get the same new secret without rotating again; rotated again since: exit 6, not written.',
+        'hours) to get the same new secret without rotating again; rotated again since (or in the same\n' +
+        'second, when the token endpoint cannot tell): exit 6, not written.',
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))

@@ -47,7 +47,7 @@ export async function runRecordsUpdate(
   patch = withoutOwnFields(ctx, surface, before, patch);
   if (!changes(before, patch)) {
     await show(ctx, before);
-    if (!ctx.out.isMachine) ctx.out.info(nothingChanged(surface, before.id, patch));
+    if (!ctx.out.isMachine) ctx.out.info(nothingChanged(surface, before.id, given));
     return;
   }
   const record: RecordData = await onSurface(ctx, surface, () => platform.records.update(surface, id, patch));
@@ -92,16 +92,25 @@ function withoutOwnFields(
   if (owned.length === 0) return patch;
   const differ = owned.filter((key) => !sameOwnValue(patch[key], record[key] ?? null));
   if (differ.length > 0) throw ownFieldsDiffer(ctx, surface, record, patch, differ);
+  // A copy sends only what it changes from the record as svc just read it: a field it holds as the
+  // record does is left out, so another operator's change to it made after that read (before this
+  // PATCH lands) is not undone by the copy's old value (attack28b F5).
+  const own = ownFields(record);
+  const same = Object.keys(patch).filter(
+    (key) => !owned.includes(key) && !IGNORED.includes(key) && holdsPatchMember(own, patch, key),
+  );
   if (!ctx.out.isMachine)
     ctx.out.info(
       `note: left out of the patch the fields the platform owns, which match the record's: ${owned.join(', ')}${
-        owned.includes('updated_at') ? `; ${SAME_SECOND}` : ''
-      }`,
+        same.length
+          ? `, and the ${same.length === 1 ? 'field' : `${same.length} fields`} the copy holds as the record does`
+          : ''
+      }${owned.includes('updated_at') ? `; ${SAME_SECOND}` : ''}`,
     );
   // The copy keeps its numbers as written (100.50 stays 100.50: attack27b F1).
   return withNumbersOf(
     patch,
-    Object.fromEntries(Object.entries(patch).filter(([key]) => !owned.includes(key))),
+    Object.fromEntries(Object.entries(patch).filter(([key]) => !owned.includes(key) && !same.includes(key))),
   );
 }
 
@@ -116,7 +125,7 @@ function sameOwnValue(copy: unknown, held: unknown): boolean {
 
 /** What a matching updated_at does not tell (review20c F4): said with every copy sent. */
 const SAME_SECOND =
-  'updated_at is compared to the second: a change made by someone else in the same second as its last one is not seen, and the copy would undo it (every field of it is sent)';
+  "updated_at is compared to the second: a change made by someone else in the same second as the record's last one, before svc read it, is not seen, and the copy would undo it (a field whose copy differs from the record is sent)";
 
 /** The refusal of a patch whose platform-owned fields differ from the record's (review20c F6). */
 function ownFieldsDiffer(

@@ -8,6 +8,7 @@ import { OutcomeUnknownError } from '../../http/errors.js';
 import { andList } from '../../output/format.js';
 import { RoleNameTakenError } from '../../platform/errors.js';
 import { attemptStart, changedByAttempt, foundAfterLostAnswer } from '../../platform/found-after-lost.js';
+import { permissionDifference } from '../../platform/role-ref.js';
 import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
@@ -85,13 +86,47 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   }
   await ctx.out.record(data, roleFields(data));
   if (ctx.out.isMachine) return;
-  // The answer says what changed: a server may keep a value svc sent as one it already had.
-  if (sameRole(role, data)) {
+  // The answer says what changed: a server may keep a value svc sent as one it already had. Only
+  // what this request sent is its change; any other difference from svc's read is someone else's,
+  // made meanwhile (attack28b F4), said apart and never credited to this command.
+  const mine = ownChange(role, data, options);
+  const others = othersChange(mine, data);
+  if (sameRole(role, mine)) {
     ctx.out.info(`nothing changed: role ${data.name} (${data.id}) ${already(data, options)}`);
-    return;
+  } else {
+    const said = changesHolders(role, mine)
+      ? changeSaid(role, mine, await readHolders(platform, data.id))
+      : '';
+    ctx.out.success(`updated role ${data.name} (${data.id})${changedIn(ctx.settings())}${said}`);
   }
-  const said = changesHolders(role, data) ? changeSaid(role, data, await readHolders(platform, data.id)) : '';
-  ctx.out.success(`updated role ${data.name} (${data.id})${changedIn(ctx.settings())}${said}`);
+  if (others)
+    ctx.out.warn(
+      `role ${data.name} (${data.id}) also ${others}, which this command did not send: someone else changed it since svc read it`,
+    );
+}
+
+/** The role as svc read it with only this request's changes, as far as the answer shows them made. */
+function ownChange(before: Role, after: Role, options: RolesUpdateOptions): Role {
+  const permissions = new Set(before.permissions);
+  for (const p of options.add) if (after.permissions.includes(p)) permissions.add(p);
+  for (const p of options.remove) if (!after.permissions.includes(p)) permissions.delete(p);
+  return {
+    ...before,
+    ...(options.name === undefined ? {} : { name: after.name }),
+    ...(options.description === undefined ? {} : { description: after.description }),
+    permissions: [...permissions],
+  };
+}
+
+/** What the answer shows changed beyond this request's own change, in words; '' for nothing. */
+function othersChange(mine: Role, after: Role): string {
+  const { more: added, fewer: removed } = permissionDifference(after.permissions, mine.permissions);
+  const words: string[] = [];
+  if (after.name !== mine.name) words.push(`is named ${after.name}`);
+  if ((after.description ?? '') !== (mine.description ?? '')) words.push('has another description');
+  if (added.length) words.push(`has ${added.join(', ')}`);
+  if (removed.length) words.push(`no longer has ${removed.join(', ')}`);
+  return andList(words);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { sameInstant } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
@@ -28,6 +29,27 @@ export function parseWebhooksRotateSecret(
   };
 }
 
+/**
+ * A stored rotation's secret against the webhook as it is now, when their rotation times are one
+ * second (attack28b F2): another rotation in that second rotated this answer's secret out, so the
+ * webhook lists one more secret rotated out then than the answer did (true: as many, the answer's
+ * is current; false: more; undefined: a server that lists none, or fewer).
+ */
+function rotatedOutAlike(stored: Record<string, unknown>, now: Record<string, unknown>): boolean | undefined {
+  const at = stored.secret_rotated_at;
+  if (typeof at !== 'string') return undefined;
+  const count = (webhook: Record<string, unknown>) =>
+    Array.isArray(webhook.previous_secrets)
+      ? webhook.previous_secrets.filter(
+          (e: { rotated_out_at?: unknown } | null) =>
+            typeof e?.rotated_out_at === 'string' && sameInstant(e.rotated_out_at, at),
+        ).length
+      : undefined;
+  const [then, later] = [count(stored), count(now)];
+  if (then === undefined || later === undefined || later < then) return undefined;
+  return later === then;
+}
+
 export async function runWebhooksRotateSecret(
   ctx: Context,
   options: WebhooksRotateSecretOptions,
@@ -50,6 +72,7 @@ export async function runWebhooksRotateSecret(
           old: `${what}'s signing secret may already have been rotated out (it signs for 24 hours more)`,
           rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
           again: command(to),
+          stillCurrent: async (stored, now) => rotatedOutAlike(stored, now),
         },
         (idempotencyKey) => platform.webhooks.rotateSecret(options.webhook, { idempotencyKey }),
         () => platform.webhooks.get(options.webhook),
@@ -118,7 +141,8 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'outlive the key or the client (so would svc webhooks listen --webhook, which rotates it).\n' +
         'When the answer is lost (Ctrl-C, a dropped connection) or unreadable (a 2xx that is not JSON), the\n' +
         'error names the idempotency key and `svc webhooks get` shows whether it was rotated: run again\n' +
-        'with --idempotency-key KEY (within 24 hours) to get the same new secret without rotating again.',
+        'with --idempotency-key KEY (within 24 hours) to get the same new secret without rotating again;\n' +
+        'rotated again since (or in the same second, when its rotated-out secrets cannot tell): exit 6, not written.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(

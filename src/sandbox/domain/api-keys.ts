@@ -178,6 +178,7 @@ export function revokeApiKey(
   );
   if (key.revoked_at !== null) return key;
   key.revoked_at = state.clock.iso();
+  key.revoked_by = actorOf(principal).actor;
   state.audit.record({
     tenant_id: tenant.id,
     action: 'api_key.revoked',

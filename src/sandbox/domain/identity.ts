@@ -67,6 +67,8 @@ export interface ApiKey {
   hash: string;
   prefix: string;
   revoked_at: string | null;
+  /** Who revoked it (the audit trail's actor), once revoked. */
+  revoked_by?: string;
 }
 
 const ROLE_RANK = new Map<string, number>(BUILTIN_TENANT_ROLES.map((role, i) => [role, i]));

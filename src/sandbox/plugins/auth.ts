@@ -211,6 +211,24 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
 }
 
 /**
+ * A write's credential checked again where it acts, after the time a slow backend (latency, a
+ * test's hold) spent on it: a key revoked or a token ended meanwhile acts no more (attack28b F7),
+ * as a role's permissions are checked again in the handlers. Registered after registerLatency.
+ */
+export function registerCredentialRecheck(
+  app: FastifyInstance,
+  state: SandboxState,
+  issuer: () => string,
+): void {
+  app.addHook('preHandler', async (request) => {
+    if (request.principal === null || READS.has(request.method)) return;
+    authenticateBearer(state, bearer(request), issuer());
+  });
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
  * A tenant reference of a call (X-Tenant-Id, or the path's `{id}`) as a canonical id. Tenants are
  * named by id there (the reference: `X-Tenant-Id: <tenant_id>`, a UUID): anything else, a slug
  * included, names no tenant, whoever's it may be, so the answer is about its shape alone (400, the

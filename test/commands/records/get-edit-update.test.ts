@@ -29,6 +29,8 @@ async function created(): Promise<Record<string, any>> {
 }
 
 const OWNED = 'id, surface, tenant_id, created_at, updated_at, created_by, soft_delete, deleted_at, purge_at';
+const SAME_SECOND =
+  "updated_at is compared to the second: a change made by someone else in the same second as the record's last one, before svc read it, is not seen, and the copy would undo it (a field whose copy differs from the record is sent)";
 
 describe('records get --json, edited, as records update --data-file -', () => {
   it('updates the record: the fields the platform owns, as the record holds them, are left out (a note says so, but not under --json)', async () => {
@@ -65,7 +67,7 @@ describe('records get --json, edited, as records update --data-file -', () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(
-      `note: left out of the patch the fields the platform owns, which match the record's: ${OWNED}; updated_at is compared to the second: a change made by someone else in the same second as its last one is not seen, and the copy would undo it (every field of it is sent)\nnothing changed: exceptions record ${record.id} already has those fields\n`,
+      `note: left out of the patch the fields the platform owns, which match the record's: ${OWNED}, and the 2 fields the copy holds as the record does; ${SAME_SECOND}\nnothing changed: exceptions record ${record.id} already has those fields\n`,
     );
     expect(await patches()).toBe(before);
   });
@@ -113,5 +115,41 @@ describe('records get --json, edited, as records update --data-file -', () => {
       `error: the patch sets fields the platform owns, which the record holds otherwise: created_by "usr_someone" (the record holds ${JSON.stringify(record.created_by ?? null)}); nothing was sent; they cannot be set: drop them (jq 'del(.created_by)'), or read the record again (\`svc records get exceptions ${record.id} --json\`) and make the edit on that copy\n`,
     );
     expect(await patches()).toBe(before);
+  });
+});
+
+// attack28b F5: another operator changes a field the copy did not edit after svc read the record,
+// before its PATCH lands (held by the sandbox until then: no timing). Only the fields the copy
+// changes are sent, so the other change stands.
+describe('records update from an edited copy while another operator changes the record', () => {
+  it("sends only the copy's own changes: the other operator's change to another field is kept", async () => {
+    const record = await created();
+    const edited = JSON.stringify({ ...record, title: 'A title' });
+    const held = sandbox().faults.hold(
+      (method, url) => method === 'PATCH' && url === `/v1/exceptions/${record.id}`,
+    );
+    try {
+      const updating = svc(['records', 'update', 'exceptions', record.id, '--data-file', '-', '--json'], {
+        env,
+        input: edited,
+      });
+      await held.arrived;
+      const other = await call(sandbox(), 'PATCH', `/v1/exceptions/${record.id}`, {
+        token: sandbox().adminToken,
+        tenant: env.SVC_TENANT,
+        body: { amount: 99 },
+      });
+      expect(other.status, other.text).toBe(200);
+      held.release();
+      const r = await updating;
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      const now = await call(sandbox(), 'GET', `/v1/exceptions/${record.id}`, {
+        token: sandbox().adminToken,
+        tenant: env.SVC_TENANT,
+      });
+      expect(now.body).toMatchObject({ title: 'A title', amount: 99 });
+    } finally {
+      held.release();
+    }
   });
 });

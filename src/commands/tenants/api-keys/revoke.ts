@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { commandLine } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
+import { callerIdsOnce } from '../../../platform/found-after-lost.js';
 import { alreadyGone } from '../../already-gone.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { verdict } from '../../verdict.js';
@@ -48,6 +49,21 @@ export async function runApiKeyRevoke(
     noun: 'api_key',
   });
   if (data === undefined) return;
+  // The platform answers a revoke of a key revoked meanwhile (by another admin, after svc looked)
+  // as its own: its revoked_by says whose it was (attack28b F6). Not the caller's: already revoked.
+  const by = (data as { revoked_by?: unknown }).revoked_by;
+  if (typeof by === 'string' && by !== '') {
+    const mine = await callerIdsOnce(platform)();
+    if (mine !== undefined && !mine.includes(by)) {
+      return alreadyGone(ctx, {
+        thing: `API key ${id}${before?.name ? ` (${before.name})` : ''} of ${label}`,
+        done: 'revoked',
+        at: typeof data.revoked_at === 'string' ? data.revoked_at : undefined,
+        more: ` by ${by}`,
+        json: verdict('already_revoked', 'api_key', data, data),
+      });
+    }
+  }
   // The one verdict of every delete and revoke (verdict.ts): `outcome` and the key beside it under
   // `api_key`; the key's fields stay at the top too, where scripts read them before.
   if (ctx.out.isMachine) return ctx.out.json(verdict('revoked', 'api_key', data, data));
