@@ -17,6 +17,7 @@ import { isoSeconds } from '../../../src/api/time.js';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
+import { type Answer, gate } from '../../helpers/targets.js';
 import {
   cutReplayRun,
   deadLetteredQueue,
@@ -103,7 +104,10 @@ describe('replay --dlq --wait resumed: replays of its entries back in the queue 
   }, 30_000);
 
   it('the resuming line counts an entry it took that is still queued once, whatever comes before it', async () => {
-    const answer = { status: 500, delayMs: 800 };
+    // Each run is cut while the target holds its replay's delivery (a gate, not a delay the cut had
+    // to come within: on a loaded machine the 800 ms it was ran out first, and the run went on).
+    const held = gate();
+    const answer: Answer = { status: 500, until: held.until };
     const { webhook, target, entries } = await deadLetteredQueue(sandbox(), answer, 2, { max_attempts: 1 });
     const [e1, e2] = entries as [DlqEntry, DlqEntry];
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
@@ -111,6 +115,7 @@ describe('replay --dlq --wait resumed: replays of its entries back in the queue 
     // The first run replays the first entry and is cut while following it; its delivery fails
     // and is put back in the queue (the run's own: its journal names the delivery).
     const first = await interruptedRun(svc, argv, target);
+    held.open();
     const made = ndjson(first.stdout)[0]!.new_delivery_id as string;
     const own = await queuedOf(webhook, made);
     const path = join(svc.journals, journals().find((name) => !before.has(name))!);
@@ -130,7 +135,10 @@ describe('replay --dlq --wait resumed: replays of its entries back in the queue 
 
     // Resumed: it takes the second entry and the new one (its own put back is not its to take),
     // and is cut while following the second's replay: the new one is taken, not done.
+    const heldAgain = gate();
+    answer.until = heldAgain.until;
     const second = await interruptedRun(svc, argv, target, 2);
+    heldAgain.open();
     expect(ndjson(second.stdout).map((r) => r.dlq_entry_id)).toEqual([e1.id, e2.id]);
     expect(readFileSync(path, 'utf8')).toContain(`\n${JSON.stringify({ planned: [x.id] })}\n`);
 
