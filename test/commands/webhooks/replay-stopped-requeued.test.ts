@@ -114,8 +114,7 @@ describe('replay --dlq --wait resumed: replays of its entries back in the queue 
     const before = new Set(journals());
     // The first run replays the first entry and is cut while following it; its delivery fails
     // and is put back in the queue (the run's own: its journal names the delivery).
-    const first = await interruptedRun(svc, argv, target);
-    held.open();
+    const first = await interruptedRun(svc, argv, target, 1, {}, held.open);
     const made = ndjson(first.stdout)[0]!.new_delivery_id as string;
     const own = await queuedOf(webhook, made);
     const path = join(svc.journals, journals().find((name) => !before.has(name))!);
@@ -137,8 +136,7 @@ describe('replay --dlq --wait resumed: replays of its entries back in the queue 
     // and is cut while following the second's replay: the new one is taken, not done.
     const heldAgain = gate();
     answer.until = heldAgain.until;
-    const second = await interruptedRun(svc, argv, target, 2);
-    heldAgain.open();
+    const second = await interruptedRun(svc, argv, target, 2, {}, heldAgain.open);
     expect(ndjson(second.stdout).map((r) => r.dlq_entry_id)).toEqual([e1.id, e2.id]);
     expect(readFileSync(path, 'utf8')).toContain(`\n${JSON.stringify({ planned: [x.id] })}\n`);
 
