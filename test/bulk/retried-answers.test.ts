@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { afterResuming, assignments, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { virtualClock } from '../helpers/context.js';
-import { refusal, useLossyProxy } from '../helpers/lossy-proxy.js';
+import { hangTimer, refusal, useLossyProxy } from '../helpers/lossy-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { timeless } from '../helpers/webhooks.js';
 
@@ -18,9 +18,15 @@ let inUse = 0;
 const retries = new Map<string, number>();
 const keys: string[] = [];
 afterEach(() => retries.clear());
+/** svc's timeouts: the hung attempt's fires once it is hung, the others' never in a test's time. */
+let timeouts = hangTimer();
 const busy = useLossyProxy(sandbox, {
   // The first attempt of each grant reaches the platform and is never answered (svc's timeout).
-  lose: (method, path, seen) => (method === 'POST' && GRANT.test(path) && seen === 1 ? 'hang' : false),
+  lose: (method, path, seen) => {
+    if (!(method === 'POST' && GRANT.test(path) && seen === 1)) return false;
+    timeouts.hang();
+    return 'hang';
+  },
   refuse: (method, path, body) => {
     if (method !== 'POST' || !GRANT.test(path)) return undefined;
     keys.push(JSON.parse(body).idempotency_key);
@@ -65,7 +71,8 @@ describe('a retry answered 409 idempotency_key_in_use (the first attempt still b
     inUse = 2;
     keys.length = 0;
     const { id, path } = await grantFile('in-use-a', [1, 2]);
-    const clock = virtualClock(Date.now());
+    timeouts = hangTimer();
+    const clock = { ...virtualClock(Date.now()), timer: timeouts.timer };
     const r = await svc.run(grantArgv(path), { env: env(), clock });
     expect((await assignments(sandbox(), id)).active).toBe(2);
     expect([r.code, timeless(r.stderr)]).toEqual([
@@ -81,7 +88,8 @@ describe('a retry answered 409 idempotency_key_in_use (the first attempt still b
   it('bulk: one that stays in use is an unknown outcome to settle by running the command again, never "failed … fix the file"', async () => {
     inUse = Number.POSITIVE_INFINITY;
     const { id, path } = await grantFile('in-use-b', [3, 4]);
-    const clock = virtualClock(Date.now());
+    timeouts = hangTimer();
+    const clock = { ...virtualClock(Date.now()), timer: timeouts.timer };
     const r = await svc.run([...grantArgv(path), '--ndjson'], { env: env(), clock });
     expect((await assignments(sandbox(), id)).active).toBe(2);
     const rows = r.stdout
@@ -124,7 +132,8 @@ describe('a retry answered 409 idempotency_key_in_use (the first attempt still b
       '--timeout',
       '0.5',
     ];
-    const clock = virtualClock(Date.now());
+    timeouts = hangTimer();
+    const clock = { ...virtualClock(Date.now()), timer: timeouts.timer };
     const ok = await svc.run(argv(5), { env: env(), clock });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toMatch(/✓ granted in-use-c to usr_bulk_000005/);

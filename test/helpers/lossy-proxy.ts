@@ -277,3 +277,33 @@ export function useHeldRequests(sandbox: () => Sandbox, matches: (method: string
     },
   };
 }
+
+/**
+ * svc's request timeouts (a Clock's `timer`) that end a request the proxy hangs (`lose: … 'hang'`)
+ * once it has hung it, and no other: a test of "the first attempt timed out" whose verdict does not
+ * depend on the attempts that are answered coming in within --timeout (on a loaded machine a
+ * retry answered in 0.6 s timed out too, one more attempt than the test counted). The test's
+ * `lose` calls `hang()` as it answers 'hang'; the request timed out is the one in flight, the last
+ * to start its timer (one at a time: --concurrency 1, a single verb). Every other timeout fires on
+ * the real clock only after `boundMs`, far above need: an upper bound, never the verdict.
+ */
+export function hangTimer(boundMs = 60_000) {
+  const pending: Array<() => void> = [];
+  return {
+    timer(_ms: number, expire: () => void): () => void {
+      pending.push(expire);
+      const bound = setTimeout(expire, boundMs);
+      bound.unref();
+      return () => {
+        clearTimeout(bound);
+        const at = pending.indexOf(expire);
+        if (at >= 0) pending.splice(at, 1);
+      };
+    },
+    /** The request in flight is hung: its timeout fires (in a later turn). */
+    hang(): void {
+      const expire = pending.pop();
+      if (expire) setImmediate(expire);
+    },
+  };
+}

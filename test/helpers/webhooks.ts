@@ -149,8 +149,7 @@ export async function cutReplayRun(
   const journals = () =>
     existsSync(svc.journals) ? readdirSync(svc.journals).filter((f) => f.endsWith('.ndjson')) : [];
   const before = new Set(journals());
-  const first = await interruptedRun(svc, argv, target, 1, env);
-  held.open();
+  const first = await interruptedRun(svc, argv, target, 1, env, held.open);
   const made = JSON.parse(first.stdout.split('\n')[0]!).new_delivery_id as string;
   const names = journals().filter((name) => !before.has(name));
   if (names.length !== 1) throw new Error(`one new journal expected: ${names.join(', ')}`);
@@ -164,6 +163,9 @@ export async function cutReplayRun(
 /**
  * `svc ARGV --ndjson` interrupted (Ctrl-C) once `target` has received `received` requests: the
  * cut run of a replay, which a test then resumes (with the same `env`). Exit 130 is checked.
+ * `cut` runs as soon as Ctrl-C is sent, before the run has ended: where the target holds the
+ * delivery (a gate), it is let go there, not once the run has ended: under load that end took
+ * longer than the sandbox's attempt timeout (10 s), and the held delivery failed instead.
  */
 export async function interruptedRun(
   svc: Runs,
@@ -171,14 +173,16 @@ export async function interruptedRun(
   target: { received: unknown[] },
   received = 1,
   env: Record<string, string> = {},
+  cut: () => void = () => {},
 ) {
   const controller = new AbortController();
   const running = svc.run([...argv, '--ndjson'], { signal: controller.signal, env });
   await until(() => target.received.length >= received);
   controller.abort();
-  const cut = await running;
-  if (cut.code !== 130) throw new Error(`the cut run ended ${cut.code}, not 130: ${cut.stderr}`);
-  return cut;
+  cut();
+  const ended = await running;
+  if (ended.code !== 130) throw new Error(`the cut run ended ${ended.code}, not 130: ${ended.stderr}`);
+  return ended;
 }
 
 /**

@@ -59,9 +59,8 @@ export class QueueSnapshot extends RunEntries {
       const since = this.between(startMs + 1000, undefined);
       const newer = since ? await this.#newerSince(since) : { count: 0, own: 0 };
       const inSecond = await this.#newInSecond(startMs);
-      count = newer.count + inSecond;
-      // A resumed run's entries of its start second are its own replays (ownInSecond).
-      own = newer.own + (this.recent === undefined ? inSecond : 0);
+      count = newer.count + inSecond.count;
+      own = newer.own + inSecond.own;
     } catch (error) {
       ctx.out.info(
         `entries dead-lettered since the run started (${started}), if any, are not part of it (counting them failed: ${describeError(error)}): ${again}`,
@@ -101,20 +100,28 @@ export class QueueSnapshot extends RunEntries {
   }
 
   /**
-   * The queued entries of the run's start second that are newer than it: a new run's, those it did
-   * not list by id as it started (recent: of the seconds before too); a resumed run's, its own
-   * replays (ownInSecond; it cannot tell others of that second).
+   * The queued entries of the run's start second that are newer than it, and how many of them are
+   * its own replays: a new run's, those it did not list by id as it started (recent: of the
+   * seconds before too), its own among them told as #newerSince tells them (else the words said of
+   * its replays that came back depended on whether the second had turned by then); a resumed
+   * run's, its own replays (ownInSecond; it cannot tell others of that second).
    */
-  async #newInSecond(startMs: number): Promise<number> {
+  async #newInSecond(startMs: number): Promise<{ count: number; own: number }> {
     const recent = this.recent;
-    if (recent === undefined) return this.ownInSecond(startMs);
-    const seconds = this.between(recent.sinceMs, startMs + 1000);
-    if (!seconds) return 0;
-    let count = 0;
-    for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, { ...seconds, limit: PAGE })) {
-      if (!recent.ids.has(entry.id)) count++;
+    if (recent === undefined) {
+      const own = await this.ownInSecond(startMs);
+      return { count: own, own };
     }
-    return count;
+    const seconds = this.between(recent.sinceMs, startMs + 1000);
+    if (!seconds) return { count: 0, own: 0 };
+    let count = 0;
+    let own = 0;
+    for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, { ...seconds, limit: PAGE })) {
+      if (recent.ids.has(entry.id)) continue;
+      count++;
+      if (this.ours.has(entry.delivery_id)) own++;
+    }
+    return { count, own };
   }
 
   /**
