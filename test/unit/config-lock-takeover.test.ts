@@ -180,11 +180,13 @@ describe('the take-over marker', () => {
     });
     const started = now;
     const said: string[] = [];
+    // Each pause a turn of the event loop: the 15 s are the faked clock's, never waited for.
     const result = await withFileLock(
       dir,
       target,
       async () => Date.now(),
       (message) => said.push(message),
+      () => new Promise((resolve) => setImmediate(resolve)),
     );
     vi.restoreAllMocks();
     expect(result - started).toBeGreaterThanOrEqual(15_000);
