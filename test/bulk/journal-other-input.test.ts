@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { shellQuote } from '../../src/system/shell-words.js';
 import { bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
+import { endedPid } from '../helpers/ended-pid.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { journalFiles } from '../helpers/webhooks.js';
 
@@ -87,7 +88,7 @@ describe('a bulk run of another input says an earlier unfinished run of the same
     expect(running.code, running.stderr).toBe(0);
     expect(running.stderr).not.toMatch(/earlier unfinished/);
     // Its process gone (a killed run leaves its lock): it is an earlier unfinished run again.
-    lock(spawnSync(process.execPath, ['-e', '']).pid!);
+    lock(endedPid());
     const killed = await svc.run(
       ['roles', 'assign', '--file', grants('held-fixed2', 'other-input-held', [bulkUser(6)])],
       { env },

@@ -6,7 +6,7 @@
  * them; the holder that runs is a `sleep` child or this process.
  */
 
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
@@ -25,6 +25,7 @@ import { realJournalDisk } from '../../src/bulk/journal-disk.js';
 import { type LockWatch, lockJournal, staleDisk, WATCH_MS } from '../../src/bulk/lock.js';
 import { thisProcess } from '../../src/system/processes.js';
 import { useTempDirs } from '../helpers/context.js';
+import { endedPid } from '../helpers/ended-pid.js';
 
 const dirs = useTempDirs();
 const run = { command: 'roles assign', operation: 'op-1' };
@@ -102,7 +103,7 @@ function otherProgram(): number {
   return child.pid!;
 }
 
-const gonePid = () => spawnSync(process.execPath, ['-e', '']).pid!;
+const gonePid = () => endedPid();
 
 /** The holder's refresh as its own clock sets it: `behindMs` behind this machine's. */
 const refresh = (path: string, behindMs: number) => () => {

@@ -6,7 +6,6 @@
  * tested with it (test/commands/roles/assign-file.test.ts, test/commands/webhooks/replay.test.ts).
  */
 
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -17,6 +16,7 @@ import { NotFoundError } from '../../src/http/errors.js';
 import { afterResuming } from '../helpers/bulk.js';
 import { type Row, runVerb, testVerb } from '../helpers/bulk-verb.js';
 import { useTempDirs, type VerbOptions } from '../helpers/context.js';
+import { endedPid } from '../helpers/ended-pid.js';
 
 const dirs = useTempDirs();
 
@@ -233,7 +233,7 @@ describe('runBulkOperation', () => {
     const dir = join(dirs().SVC_STATE_DIR!, 'stale');
     mkdirSync(dir, { recursive: true });
     const journal = join(dir, 'j.ndjson');
-    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    const gone = endedPid();
     writeFileSync(
       `${journal}.lock`,
       JSON.stringify({ pid: gone, host: hostname(), since: '2026-01-01T00:00:00Z' }),

@@ -5,7 +5,6 @@
  * was refused as "another svc run (pid …) may still be waiting", and the file it made stayed. The
  * command's end (Context.close) now discards what it still holds, as a failed request does.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { secretFileFor, secretIntent } from '../../src/commands/replayed-creation.js';
 import { SecretFile } from '../../src/system/secret-file.js';
 import { testContext, useTempDirs } from '../helpers/context.js';
+import { endedPid } from '../helpers/ended-pid.js';
 import { useTempDir } from '../helpers/temp.js';
 
 const dirs = useTempDirs();
@@ -40,7 +40,7 @@ describe('a secret file a command neither wrote nor discarded', () => {
     const intent = secretIntent(ctx, key, MADE, FIND);
     writeFileSync(path, '', { mode: 0o600 });
     mkdirSync(intent.records, { recursive: true });
-    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const gone = endedPid();
     const { records, ...rest } = intent;
     const name = createHash('sha256').update(resolve(path)).digest('hex').slice(0, 32);
     writeFileSync(join(records, `${name}.json`), JSON.stringify({ path: resolve(path), ...rest, pid: gone }));

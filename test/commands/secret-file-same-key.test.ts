@@ -5,11 +5,11 @@
  * in" a file that no longer existed. A file is taken over only when its recorded writer is gone,
  * and a run removes only a file it made itself.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { endedPid } from '../helpers/ended-pid.js';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 import { useTempDir } from '../helpers/temp.js';
@@ -80,7 +80,7 @@ it("a re-run that took over a stopped run's empty file and is cut: the file stay
   const key = `same-stopped-${Date.now()}`;
   // What a run killed while in flight leaves: the empty file, and its record naming a pid now gone.
   writeFileSync(file, '', { mode: 0o600 });
-  const gone = spawnSync(process.execPath, ['-e', '']).pid;
+  const gone = endedPid();
   const records = join(svc.env().SVC_STATE_DIR!, 'secret-files');
   mkdirSync(records, { recursive: true });
   const name = createHash('sha256').update(resolve(file)).digest('hex').slice(0, 32);

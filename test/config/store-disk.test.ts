@@ -5,7 +5,6 @@
  * R2: a write killed between its temp file and the rename left `.credentials.json.PID-HEX` (every
  * profile's credential) for good; the next write removes those of processes that are gone.
  */
-import { spawnSync } from 'node:child_process';
 import {
   chownSync,
   mkdirSync,
@@ -21,6 +20,7 @@ import { realDisk } from '../../src/config/disk.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { roomBeside } from '../../src/system/output-file.js';
 import { useFreshDirs } from '../helpers/context.js';
+import { endedPid } from '../helpers/ended-pid.js';
 
 const dirs = useFreshDirs();
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -52,7 +52,7 @@ describe.skipIf(process.platform === 'win32')('the credential store’s disk', (
 
   it('R2: the next write removes the temp files of a write killed before its rename; a live one’s stays', async () => {
     const { dir, elsewhere } = linked();
-    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const dead = endedPid();
     const stale = [`.creds.json.${dead}-0123456789ab`, `.creds.json.room-${dead}`];
     const live = `.creds.json.${process.ppid}-0123456789ab`;
     for (const name of [...stale, live]) writeFileSync(join(elsewhere, name), KEY, { mode: 0o600 });
@@ -66,7 +66,7 @@ describe.skipIf(process.platform === 'win32')('the credential store’s disk', (
     'R2: removes only stale temp files the user owns; another user’s is left as it is',
     async () => {
       const { dir, elsewhere } = linked();
-      const dead = spawnSync(process.execPath, ['-e', '']).pid;
+      const dead = endedPid();
       const mine = `.creds.json.${dead}-0123456789ab`;
       const theirs = [`.creds.json.${dead}-ba9876543210`, `.creds.json.room-${dead}`];
       for (const name of [mine, ...theirs]) writeFileSync(join(elsewhere, name), KEY, { mode: 0o600 });

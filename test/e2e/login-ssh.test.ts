@@ -9,10 +9,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/context.js';
 import { needs } from '../helpers/needs.js';
 import { authorizeUrl, consent, pkce, storedCredential, tokenRequests } from '../helpers/oauth.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { svc } from '../helpers/svc.js';
+import { inProcessEnv } from '../helpers/svc.js';
 import { tempDir } from '../helpers/temp.js';
 import { Terminal } from '../helpers/terminal.js';
 
@@ -76,7 +77,7 @@ needs('tmux').describe('svc login over SSH', () => {
     // One code exchanged, with this login's verifier; the other login's code was never sent.
     expect((await tokenRequests(sandbox())) - before).toBe(1);
     expect(storedCredential(env.SVC_CONFIG_DIR!)).toMatchObject({ type: 'oauth', client_id: 'svc-cli' });
-    const me = await svc(['me', '--json'], { env });
+    const me = await runInProcess(['me', '--json'], inProcessEnv(env), { now: Date.now() });
     expect(JSON.parse(me.stdout)).toMatchObject({ id: 'usr_analyst' });
   }, 40_000);
 

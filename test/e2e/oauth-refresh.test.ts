@@ -1,14 +1,23 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { consentRobot, storedCredential, tokenRequest } from '../helpers/oauth.js';
+import { runInProcess, useTempDirs } from '../helpers/context.js';
+import { consentBrowser, storedCredential, tokenRequest } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { svc, tempConfigDir } from '../helpers/svc.js';
+import { svc } from '../helpers/svc.js';
 
+/**
+ * Spawned where the process is the contract: N svc processes sharing one expired session make
+ * one refresh between them (the credentials lock across processes), and a refused refresh's
+ * exit code as a process ends with it. The rest runs in-process on the real clock (the stored
+ * expiries are this machine's), against the same config directory.
+ */
 const sandbox = useSandbox();
-const dir = tempConfigDir();
-const browser = consentRobot();
-const env = () => ({ SVC_CONFIG_DIR: dir });
+const dirs = useTempDirs();
+const dir = () => dirs().SVC_CONFIG_DIR;
+/** The processes' and the in-process runs' config, state and cache directories. */
+const env = () => dirs();
+const svcHere = (argv: string[]) => runInProcess(argv, env(), { now: Date.now() });
 
 async function refreshes(): Promise<{ ok: number; reuse: number }> {
   const { grants } = (await call(sandbox(), 'GET', '/_sandbox/oauth/stats')).body;
@@ -21,22 +30,31 @@ async function advanceClock(seconds: number): Promise<void> {
 
 /** Rewrites the stored expiry, as if the token had been issued long ago. */
 function expireLocally(): void {
-  const path = join(dir, 'credentials.json');
+  const path = join(dir(), 'credentials.json');
   const file = JSON.parse(readFileSync(path, 'utf8'));
   file.profiles.default.expires_at = new Date(Date.now() - 60_000).toISOString();
   writeFileSync(path, JSON.stringify(file));
 }
 
 async function login(): Promise<void> {
-  const r = await svc(['login'], {
-    env: { ...env(), SVC_BASE_URL: sandbox().url, SVC_CLIENT_ID: 'svc-cli', SVC_BROWSER: browser },
-  });
+  const browser = consentBrowser();
+  const r = await runInProcess(
+    ['login'],
+    { ...env(), SVC_BASE_URL: sandbox().url, SVC_CLIENT_ID: 'svc-cli' },
+    { now: Date.now(), browser },
+  );
+  await browser.settled();
   expect(r.code, r.stderr).toBe(0);
 }
 
-async function parallelMe(n: number): Promise<void> {
+/** `svc me --json` n times at once: n processes, or n runs in this one process. */
+async function parallelMe(n: number, where: 'processes' | 'in-process'): Promise<void> {
   const results = await Promise.all(
-    Array.from({ length: n }, () => svc(['me', '--json'], { env: env(), timeoutMs: 60_000 })),
+    Array.from({ length: n }, () =>
+      where === 'processes'
+        ? svc(['me', '--json'], { env: env(), timeoutMs: 60_000 })
+        : svcHere(['me', '--json']),
+    ),
   );
   for (const r of results) {
     expect(r.code, r.stderr).toBe(0);
@@ -51,7 +69,7 @@ describe('token refresh', () => {
   beforeAll(login);
 
   it('stores the tokens 0600 with their expiry, scopes and client', () => {
-    const credential = storedCredential(dir);
+    const credential = storedCredential(dir());
     expect(credential).toMatchObject({
       type: 'oauth',
       access_token: expect.stringMatching(/^eyJ/),
@@ -62,12 +80,12 @@ describe('token refresh', () => {
     });
     expect(credential.client_secret).toBeUndefined();
     expect(Date.parse(credential.expires_at) - Date.now()).toBeGreaterThan(3500_000);
-    expect(statSync(join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir(), 'credentials.json')).mode & 0o777).toBe(0o600);
   });
 
   it('shows expiry and scopes in auth status, every token masked', async () => {
-    const credential = storedCredential(dir);
-    const r = await svc(['auth', 'status'], { env: env() });
+    const credential = storedCredential(dir());
+    const r = await svcHere(['auth', 'status']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('credential\toauth from profile "default"\n');
     expect(r.stdout).toMatch(/\ntoken\teyJ\*\*\*\*.{4}\n/);
@@ -77,47 +95,49 @@ describe('token refresh', () => {
     expect(r.stdout).toMatch(/\nrefresh token\tsvc_rt_\*\*\*\*.{4}\n/);
     expect(r.stdout).not.toContain(credential.access_token);
     expect(r.stdout).not.toContain(credential.refresh_token);
-    const json = JSON.parse((await svc(['auth', 'status', '--json'], { env: env() })).stdout);
+    const json = JSON.parse((await svcHere(['auth', 'status', '--json'])).stdout);
     expect(json.credential).toMatchObject({ kind: 'oauth', client_id: 'svc-cli', scopes: expect.any(Array) });
   });
 
   it('20 parallel processes with an expired access token make exactly one refresh, and all succeed', async () => {
     const before = await refreshes();
-    const old = storedCredential(dir);
+    const old = storedCredential(dir());
     await advanceClock(3700);
     expireLocally();
-    await parallelMe(20);
+    await parallelMe(20, 'processes');
     expect(await refreshes()).toEqual({ ok: before.ok + 1, reuse: before.reuse });
-    const now = storedCredential(dir);
+    const now = storedCredential(dir());
     expect(now.access_token).not.toBe(old.access_token);
     expect(now.refresh_token).not.toBe(old.refresh_token);
   }, 90_000);
 
-  it('20 parallel processes whose token the server rejects (401) make exactly one refresh', async () => {
+  // In one process: the same lock (a run that finds it held by a live run of its own process
+  // waits, config/lock.ts heldHere); the processes' case is the one above.
+  it('20 parallel runs whose token the server rejects (401) make exactly one refresh', async () => {
     const before = await refreshes();
     // The sandbox clock moves past the token's life; the stored expiry still says it is valid.
     await advanceClock(3700);
-    await parallelMe(20);
+    await parallelMe(20, 'in-process');
     expect(await refreshes()).toEqual({ ok: before.ok + 1, reuse: before.reuse });
   }, 90_000);
 
   it('prints a fresh access token with auth token, for curl', async () => {
     const before = await refreshes();
     expireLocally();
-    const r = await svc(['auth', 'token'], { env: env() });
+    const r = await svcHere(['auth', 'token']);
     expect(r.code).toBe(0);
     const token = r.stdout.trim();
-    expect(token).toBe(storedCredential(dir).access_token);
+    expect(token).toBe(storedCredential(dir()).access_token);
     expect((await refreshes()).ok).toBe(before.ok + 1);
     const me = await call(sandbox(), 'GET', '/v1/me', { token });
     expect(me.status).toBe(200);
     // Fresh: no second refresh.
-    expect((await svc(['auth', 'token'], { env: env() })).stdout.trim()).toBe(token);
+    expect((await svcHere(['auth', 'token'])).stdout.trim()).toBe(token);
     expect((await refreshes()).ok).toBe(before.ok + 1);
   });
 
   it('ends with exit 3 when the refresh token is refused, and keeps the stored credential', async () => {
-    const credential = storedCredential(dir);
+    const credential = storedCredential(dir());
     // Someone replays an old refresh token: the server revokes the whole family.
     const stolen = await tokenRequest(sandbox(), {
       grant_type: 'refresh_token',
@@ -131,7 +151,8 @@ describe('token refresh', () => {
       refresh_token: credential.refresh_token,
     });
     expect(replay.body.error).toBe('invalid_grant');
-    const before = readFileSync(join(dir, 'credentials.json'), 'utf8');
+    const before = readFileSync(join(dir(), 'credentials.json'), 'utf8');
+    // The process's exit code, through the launcher.
     const r = await svc(['me'], { env: env() });
     expect(r.code).toBe(3);
     expect(r.stderr).toBe(
@@ -140,7 +161,7 @@ describe('token refresh', () => {
     // Kept, with the refusal recorded on it (nothing else changed).
     const message =
       'the session of profile "default" could not be refreshed: the refresh token was revoked (invalid_grant)';
-    expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'))).toEqual({
+    expect(JSON.parse(readFileSync(join(dir(), 'credentials.json'), 'utf8'))).toEqual({
       profiles: {
         default: {
           ...JSON.parse(before).profiles.default,
@@ -148,11 +169,11 @@ describe('token refresh', () => {
         },
       },
     });
-    const status = await svc(['auth', 'status'], { env: env() });
+    const status = await svcHere(['auth', 'status']);
     expect(status.code).toBe(3);
     expect(status.stdout).toContain('status\tnot logged in');
     // auth token no longer prints the access token of the refused session: the same error.
-    expect(await svc(['auth', 'token'], { env: env() })).toEqual({
+    expect(await svcHere(['auth', 'token'])).toEqual({
       code: 3,
       stdout: '',
       stderr: `error: ${message}; run \`svc login\` again\n`,

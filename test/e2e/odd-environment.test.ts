@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/system/run.js';
 import { bulkUser } from '../helpers/bulk.js';
+import { runInProcess } from '../helpers/context.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { bash, createCustomRole, sandboxEnv, svc } from '../helpers/svc.js';
 import { useTempDir } from '../helpers/temp.js';
@@ -17,8 +18,13 @@ const env = sandboxEnv(sandbox);
 const work = useTempDir('svc-odd-env-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+/** How many hold `role` (asked in-process: a check, not the limit under test). */
 const holders = async (role: string) =>
-  (JSON.parse((await svc(['roles', 'holders', role, '--json'], { env })).stdout) as unknown[]).length;
+  (
+    JSON.parse(
+      (await runInProcess(['roles', 'holders', role, '--json'], env, { now: Date.now() })).stdout,
+    ) as unknown[]
+  ).length;
 
 /** A user namespace can mount a tmpfs here (Linux with unprivileged user namespaces, or root). */
 const canMount = await runProcess('unshare', ['-rm', 'true'], {
@@ -88,9 +94,10 @@ describe('few file descriptors (`ulimit -n 30`) and --concurrency 32', () => {
     const own = mkdtempSync(join(work, 'tmp-'));
     // Logged in, as a cron job is: each request reads the stored credential (SVC_TOKEN is not read).
     const stored = { ...env, SVC_CONFIG_DIR: join(work, 'config'), SVC_TOKEN: undefined };
-    const login = await svc(['login', '--with-token', '--base-url', env.SVC_BASE_URL!], {
-      env: stored,
-      input: env.SVC_TOKEN!,
+    // The login is the setup (in-process); the limit is the spawned run's.
+    const login = await runInProcess(['login', '--with-token', '--base-url', env.SVC_BASE_URL!], stored, {
+      stdin: env.SVC_TOKEN!,
+      now: Date.now(),
     });
     expect(login.code).toBe(0);
     const r = await bash(`ulimit -n 30; svc roles assign --file "${file}" --concurrency 32`, {

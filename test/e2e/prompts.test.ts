@@ -7,9 +7,10 @@
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { shellQuote } from '../../src/system/shell-words.js';
+import { runInProcess } from '../helpers/context.js';
 import { needs } from '../helpers/needs.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { BIN, createCustomRole, customRoleExists, svc } from '../helpers/svc.js';
+import { BIN, createCustomRole, customRoleExists, inProcessEnv } from '../helpers/svc.js';
 import { tempDir } from '../helpers/temp.js';
 import { Terminal } from '../helpers/terminal.js';
 
@@ -55,7 +56,8 @@ needs('tmux').describe('prompts in a real terminal', () => {
   });
 
   it("confirms a destructive action with the tenant's display name; no means nothing changes", async () => {
-    const created = await svc(
+    // Made and looked for in-process: the prompt on the terminal is what is under test.
+    const created = await runInProcess(
       [
         'records',
         'create',
@@ -66,7 +68,7 @@ needs('tmux').describe('prompts in a real terminal', () => {
         '--tenant',
         '8ab23c1d-a27b-565a-ad8f-983ecf5fe016',
       ],
-      { env },
+      inProcessEnv(env),
     );
     const id = JSON.parse(created.stdout).id as string;
     term = await Terminal.svc(
@@ -85,9 +87,9 @@ needs('tmux').describe('prompts in a real terminal', () => {
     const screen = await term.waitFor(/\[exit \d+\]/);
     expect(screen).toContain('error: cancelled; nothing was changed');
     expect(screen).toContain('[exit 2]');
-    const still = await svc(
+    const still = await runInProcess(
       ['records', 'ls', 'exceptions', '--json', '--tenant', '8ab23c1d-a27b-565a-ad8f-983ecf5fe016'],
-      { env },
+      inProcessEnv(env),
     );
     expect(JSON.parse(still.stdout).map((r: { id: string }) => r.id)).toContain(id);
   });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, inject } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { type ProcessResult, runProcess } from '../../src/system/run.js';
+import { runInProcess } from './context.js';
 import { BIN, ROOT } from './paths.js';
 import { useTempDir } from './temp.js';
 
@@ -95,16 +96,37 @@ export function sandboxEnv(
 
 const ACME = ['--tenant', tenantId('acme-treasury')];
 
-/** A custom role in acme-treasury made with the built svc, for a test that deletes it. */
+/**
+ * A spawned run's environment for an in-process run of the same setup: an in-process run finds
+ * the home through the worker's own HOME, so a state directory left unset goes beside the config.
+ */
+export function inProcessEnv(env: SvcOptions['env'] = {}): Record<string, string | undefined> {
+  const config = env.SVC_CONFIG_DIR;
+  if (!config)
+    throw new Error('an in-process run needs SVC_CONFIG_DIR (else it would use the home of this worker)');
+  return { ...env, SVC_STATE_DIR: env.SVC_STATE_DIR ?? join(config, '..', 'state') };
+}
+
+/**
+ * A custom role in acme-treasury, for a test that deletes it with the built svc. Made in-process
+ * (a setup step, not what the test is about): no svc process started for it.
+ */
 export async function createCustomRole(env: SvcOptions['env'], name: string): Promise<void> {
-  const made = await svc([...ACME, 'roles', 'create', '--name', name, '--permission', 'account.read'], {
-    env,
-  });
+  const made = await runInProcess(
+    [...ACME, 'roles', 'create', '--name', name, '--permission', 'account.read'],
+    inProcessEnv(env),
+    { now: Date.now() },
+  );
   if (made.code !== 0) throw new Error(`roles create ${name}: exit ${made.code}: ${made.stderr}`);
 }
 
-/** Whether a custom role of acme-treasury is there and not deleted (a deleted one stays readable by name). */
+/**
+ * Whether a custom role of acme-treasury is there and not deleted (a deleted one stays readable by
+ * name). Asked in-process, as createCustomRole makes it.
+ */
 export async function customRoleExists(env: SvcOptions['env'], name: string): Promise<boolean> {
-  const listed = await svc([...ACME, 'roles', 'ls', '--custom', '--json'], { env });
+  const listed = await runInProcess([...ACME, 'roles', 'ls', '--custom', '--json'], inProcessEnv(env), {
+    now: Date.now(),
+  });
   return (JSON.parse(listed.stdout) as Array<{ name: string }>).some((role) => role.name === name);
 }

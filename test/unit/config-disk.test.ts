@@ -5,7 +5,6 @@
  * the next write removes (only its own file's, of processes that are gone). Through the store:
  * test/config/store-disk.test.ts, config-store.test.ts.
  */
-import { spawnSync } from 'node:child_process';
 import {
   lstatSync,
   mkdtempSync,
@@ -21,6 +20,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { realDisk } from '../../src/config/disk.js';
 import { EXIT_CODES, type SvcError } from '../../src/errors.js';
 import { roomBeside } from '../../src/system/output-file.js';
+import { endedPid } from '../helpers/ended-pid.js';
 import { useTempDir } from '../helpers/temp.js';
 
 const root = useTempDir('svc-disk-');
@@ -28,7 +28,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const fresh = () => mkdtempSync(join(root, 'd-'));
 const mode = (path: string) => statSync(path).mode & 0o777;
 /** The pid of a process that has exited. */
-const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid as number;
+const deadPid = () => endedPid();
 
 describe('realDisk.reserve', () => {
   it.each([0, 1, 64 * 1024, 200_000])('proves room for %d bytes and leaves nothing behind', (bytes) => {

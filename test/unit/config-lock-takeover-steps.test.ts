@@ -5,7 +5,6 @@
  * the take-over's seam (`takeOverDisk`), and the marker's watch reads a clock the test sets.
  */
 
-import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -21,6 +20,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Seen, takeOverDisk, takeOverStale } from '../../src/config/lock-takeover.js';
 import { markWord, thisProcess } from '../../src/system/processes.js';
+import { endedPid } from '../helpers/ended-pid.js';
 import { tempDir } from '../helpers/temp.js';
 
 afterEach(() => {
@@ -48,7 +48,7 @@ function replaced(lock: string): void {
 }
 
 /** The pid of a process that has ended. */
-const gonePid = () => spawnSync(process.execPath, ['-e', '']).pid;
+const gonePid = () => endedPid();
 
 const eexist = (path: string) =>
   Object.assign(new Error(`EEXIST: file already exists, open '${path}'`), { code: 'EEXIST' });

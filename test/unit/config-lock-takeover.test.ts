@@ -6,7 +6,6 @@
  * what proper-lockfile's is: an atomic mkdir of the lock directory.
  */
 
-import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -23,6 +22,7 @@ import { LOCK_OPTIONS, withFileLock } from '../../src/config/lock.js';
 import { type Seen, takeOverDisk, takeOverStale } from '../../src/config/lock-takeover.js';
 import { SvcError } from '../../src/errors.js';
 import { markWord, thisProcess } from '../../src/system/processes.js';
+import { endedPid } from '../helpers/ended-pid.js';
 import { tempDir } from '../helpers/temp.js';
 
 afterEach(() => {
@@ -144,7 +144,7 @@ describe('take-overs of one dead lock by waiters that judged it', () => {
 
 describe('the take-over marker', () => {
   /** The pid of a process that has ended. */
-  const gonePid = () => spawnSync(process.execPath, ['-e', '']).pid;
+  const gonePid = () => endedPid();
 
   it('left by a taker of this machine that is gone: taken at once, the dead lock taken over', async () => {
     const { dir, target, lock } = storeDir();
@@ -180,11 +180,13 @@ describe('the take-over marker', () => {
     });
     const started = now;
     const said: string[] = [];
+    // Each pause a turn of the event loop: the 15 s are the faked clock's, never waited for.
     const result = await withFileLock(
       dir,
       target,
       async () => Date.now(),
       (message) => said.push(message),
+      () => new Promise((resolve) => setImmediate(resolve)),
     );
     vi.restoreAllMocks();
     expect(result - started).toBeGreaterThanOrEqual(15_000);

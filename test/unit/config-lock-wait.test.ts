@@ -6,7 +6,6 @@
  * as a turn of the event loop (withFileLock's `pause`), so no test waits for it in real time.
  */
 
-import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -22,6 +21,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withFileLock } from '../../src/config/lock.js';
 import { ConfigError, EXIT_CODES, type SvcError } from '../../src/errors.js';
 import { markWord, thisProcess } from '../../src/system/processes.js';
+import { endedPid } from '../helpers/ended-pid.js';
 import { tempDir } from '../helpers/temp.js';
 
 afterEach(() => {
@@ -312,7 +312,7 @@ describe('withFileLock holding the lock', () => {
 
 describe('withFileLock after a holder of this machine was killed', () => {
   /** The pid of a process that has ended (a killed svc's, as its pid file names it). */
-  const gonePid = () => spawnSync(process.execPath, ['-e', '']).pid;
+  const gonePid = () => endedPid();
 
   /** A lock left as a killed svc leaves it, fresh (touched now), its pid file naming `word` and the lock's inode. */
   function leftBy(word: (ino: number) => string): { dir: string; target: string } {

@@ -7,13 +7,13 @@
  * error says where it is. A file the run made itself is still removed. The full disk is a spied
  * FileHandle.writeFile (no module is mocked).
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SecretFile, type SecretIntent } from '../../src/system/secret-file.js';
+import { endedPid } from '../helpers/ended-pid.js';
 import { useTempDir } from '../helpers/temp.js';
 
 const dir = useTempDir('svc-secret-taken-');
@@ -59,7 +59,7 @@ describe('a secret that cannot be written once it arrived', () => {
     // What a run killed in flight leaves: the empty file, and its record naming a pid now gone.
     writeFileSync(path, '', { mode: 0o600 });
     mkdirSync(records, { recursive: true });
-    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const gone = endedPid();
     const { records: _, ...rest } = intent(key);
     writeFileSync(recordOf(path), `${JSON.stringify({ path: resolve(path), ...rest, pid: gone })}\n`);
 

@@ -5,7 +5,6 @@
  * the config store does (one rule: removeStaleTemporaries, src/system/output-file.ts); a running
  * writer's, and another user's, stay.
  */
-import { spawnSync } from 'node:child_process';
 import {
   chownSync,
   mkdtempSync,
@@ -22,6 +21,7 @@ import { Journal } from '../../src/bulk/journal.js';
 import { replaceWhole } from '../../src/system/output-file.js';
 import { thisProcess } from '../../src/system/processes.js';
 import { writeFileWhole } from '../../src/system/user-output-file.js';
+import { endedPid } from '../helpers/ended-pid.js';
 import { useTempDir } from '../helpers/temp.js';
 
 const root = process.getuid?.() === 0;
@@ -39,7 +39,7 @@ function planted(name: string, files: string[]): string {
 
 describe.skipIf(process.platform === 'win32')('temp files a killed write left', () => {
   it('the plan kept beside a journal: the next keepBeside removes a gone writer’s; a running one’s stays', () => {
-    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const dead = endedPid();
     const stale = `.j.ndjson.plan.json.${dead}-0123456789ab`;
     const live = `.j.ndjson.plan.json.${process.ppid}-0123456789ab`;
     const at = planted('journal', [stale, live]);
@@ -48,7 +48,7 @@ describe.skipIf(process.platform === 'win32')('temp files a killed write left', 
   });
 
   it('a file written whole (export -o, plan --out): its temp is named for its writer, and a gone one’s is removed', () => {
-    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const dead = endedPid();
     const stale = `.out.yaml.${dead}-0123456789ab`;
     const live = `.out.yaml.${process.ppid}-0123456789ab`;
     const at = planted('export', [stale, live]);
@@ -57,7 +57,7 @@ describe.skipIf(process.platform === 'win32')('temp files a killed write left', 
   });
 
   it.skipIf(!root)('another user’s file of that name is left as it is', () => {
-    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const dead = endedPid();
     const theirs = `.out.yaml.${dead}-ba9876543210`;
     const at = planted('theirs', [theirs]);
     chownSync(join(at, theirs), 65534, 65534);
@@ -136,7 +136,7 @@ describe.skipIf(!linux)('temp files of writers a pid alone cannot judge', () => 
   });
 
   it('another PID namespace’s (a second container’s, its svc PID 1 or a pid not here): left while young, removed once an hour older than a file just made there', () => {
-    const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
+    const dead = endedPid();
     const other = 'pid:[4026599999]';
     const names = [1, dead].map((pid) => `.credentials.json.${word({ pid, pidns: other })}-0123456789ab`);
     const at = planted('container', names);
@@ -148,7 +148,7 @@ describe.skipIf(!linux)('temp files of writers a pid alone cannot judge', () => 
   });
 
   it('another boot’s (a machine of the same name on a shared home): aged by the file system’s clock, never this machine’s', () => {
-    const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
+    const dead = endedPid();
     const young = `.credentials.json.${word({ pid: dead, boot: '00000000-0000-4000-8000-000000000000' })}-0123456789ab`;
     const at = planted('boot', [young]);
     // This machine's clock two hours ahead of the share's: the temp is still a minute old there.
