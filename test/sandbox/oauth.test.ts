@@ -538,6 +538,35 @@ describe('POST /v1/oauth/token', () => {
     expect(stats.body.grants['refresh_token reuse_detected']).toBeGreaterThanOrEqual(1);
   });
 
+  it('narrows only the new access token on a refresh with scope: the refresh token keeps the grant (RFC 6749 §6)', async () => {
+    const client = await createClient(sandbox());
+    const first = (await exchange(client)).body;
+    expect(first.scope).toBe('read:reconciliations read:exceptions');
+    const refresh = (token: string, extra: Record<string, string> = {}) =>
+      tokenRequest(sandbox(), {
+        grant_type: 'refresh_token',
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        refresh_token: token,
+        ...extra,
+      });
+    const narrowed = await refresh(first.refresh_token, { scope: 'read:reconciliations' });
+    expect([narrowed.status, narrowed.body.scope]).toEqual([200, 'read:reconciliations']);
+    expect(decodeJwtClaims(narrowed.body.access_token)?.scope).toBe('read:reconciliations');
+    const restored = await refresh(narrowed.body.refresh_token);
+    expect([restored.status, restored.body.scope]).toEqual([200, 'read:reconciliations read:exceptions']);
+    const again = await refresh(restored.body.refresh_token, {
+      scope: 'read:exceptions read:reconciliations',
+    });
+    expect([again.status, again.body.scope]).toEqual([200, 'read:exceptions read:reconciliations']);
+    const widened = await refresh(again.body.refresh_token, { scope: 'read:exceptions read:tenants' });
+    expect([widened.status, widened.body.error, widened.body.error_description]).toEqual([
+      400,
+      'invalid_scope',
+      'scope may only narrow the original grant (read:reconciliations read:exceptions); not granted: read:tenants',
+    ]);
+  });
+
   it('does not issue refresh tokens to a client without the refresh_token grant', async () => {
     const client = await createClient(sandbox(), { grant_types: ['authorization_code'] });
     const response = await exchange(client);

@@ -34,6 +34,8 @@ interface Grant {
   userId: string;
   tenantIds: string[];
   scopes: string[];
+  /** RFC 6749 §6: a refresh with `scope` narrows the new access token only; the refresh token keeps `scopes`. */
+  accessScopes?: string[];
   family: string;
 }
 
@@ -58,6 +60,7 @@ function issueTokens(ctx: RouteContext, client: OAuthClientRecord, grant: Grant)
   const { state } = ctx;
   const now = Math.floor(state.clock.now() / 1000);
   const user = state.identity.users.get(grant.userId);
+  const accessScopes = grant.accessScopes ?? grant.scopes;
   state.oauth.noteFamily(client.client_id, grant.userId, grant.family);
   const accessToken = signJwt(
     {
@@ -72,7 +75,7 @@ function issueTokens(ctx: RouteContext, client: OAuthClientRecord, grant: Grant)
         role: primaryRole(state.identity.rolesOf(grant.userId, id)) ?? 'none',
       })),
       org_id: user?.org_id ?? null,
-      scope: grant.scopes.join(' '),
+      scope: accessScopes.join(' '),
       client_id: client.client_id,
       fam: grant.family,
     },
@@ -82,7 +85,7 @@ function issueTokens(ctx: RouteContext, client: OAuthClientRecord, grant: Grant)
     access_token: accessToken,
     token_type: 'Bearer',
     expires_in: client.token_lifetime_seconds,
-    scope: grant.scopes.join(' '),
+    scope: accessScopes.join(' '),
   };
   if (client.grant_types.includes('refresh_token')) {
     response.refresh_token = state.oauth.issueRefreshToken({
@@ -221,15 +224,17 @@ function refreshTokenGrant(
   }
   if (record.expiresAtMs <= state.clock.now())
     throw new OAuthError('invalid_grant', 'the refresh token has expired');
+  // RFC 6749 §6: `scope` narrows the new access token; the new refresh token keeps the grant.
   const granted = liveScopes(client, record.scopes);
-  let scopes = granted;
+  let accessScopes = granted;
   if (scope !== undefined) {
-    scopes = scope.split(' ').filter(Boolean);
-    const extra = scopes.filter((s) => !granted.includes(s));
-    if (scopes.length === 0 || extra.length > 0) {
+    accessScopes = scope.split(' ').filter(Boolean);
+    const extra = accessScopes.filter((s) => !granted.includes(s));
+    if (accessScopes.length === 0 || extra.length > 0) {
+      const why = extra.length > 0 ? `; not granted: ${extra.join(' ')}` : '; scope was empty';
       throw new OAuthError(
         'invalid_scope',
-        `scope may only narrow the original grant (${granted.join(' ')})`,
+        `scope may only narrow the original grant (${granted.join(' ')})${why}`,
       );
     }
   }
@@ -239,7 +244,13 @@ function refreshTokenGrant(
     throw new OAuthError('invalid_grant', 'the user no longer belongs to the tenants of this grant');
   }
   record.rotatedAtMs = state.clock.now();
-  return issueTokens(ctx, client, { userId: record.userId, tenantIds, scopes, family: record.family });
+  return issueTokens(ctx, client, {
+    userId: record.userId,
+    tenantIds,
+    scopes: granted,
+    accessScopes,
+    family: record.family,
+  });
 }
 
 /**
@@ -292,14 +303,14 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
           'lives 60 s, and is bound to the client, the redirect_uri and the S256 code_challenge; code_verifier must match, and ' +
           'must be absent when the request had no challenge; a redirect_uri removed from the client since is invalid_grant. ' +
           'refresh_token: rotates on every use; presenting a rotated refresh ' +
-          'token revokes its whole family (access tokens included); `scope` may narrow the grant. Every grant issues only the ' +
+          'token revokes its whole family (access tokens included); `scope` narrows the new access token only (RFC 6749 §6: the new refresh token keeps the scopes of the grant, and a refresh without `scope` gets them all back; a scope outside the grant is invalid_scope naming the grant). Every grant issues only the ' +
           'scopes the client still has (RFC 6749 §3.3): one taken off the client since the authorization leaves the new tokens ' +
           'and their `scope` (and does not come back to that grant if given back to the client); a grant with none left is ' +
           'invalid_grant. ' +
-          `${DEVICE_CODE_GRANT} (RFC 8628 §3.4): device_code from the device authorization endpoint; authorization_pending ` +
+          `$DEVICE_CODE_GRANT(RFC 8628 §3.4): device_code from the device authorization endpoint; authorization_pending ` +
           'until the user answers, slow_down (and 5 s more between polls) when polled faster than the interval, expired_token, ' +
           'access_denied, then tokens once (the device code is used up). Errors follow RFC 6749 §5.2 ' +
-          '(`{"error","error_description"}`, 400, or 401 for invalid_client), not the sandbox error body. No idempotency key: ' +
+          '(`"error","error_description"`, 400, or 401 for invalid_client), not the sandbox error body. No idempotency key: ' +
           'the OAuth protocol has its own replay rules. (Response body: not shown in the reference; this is RFC 6749 §5.1.)',
         consumes: ['application/x-www-form-urlencoded'],
         body: TokenRequest,
@@ -318,12 +329,12 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
           grantType !== 'refresh_token' &&
           grantType !== DEVICE_CODE_GRANT
         ) {
-          throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
+          throw new OAuthError('unsupported_grant_type', `grant_type $grantTypeis not supported`);
         }
         const client = authenticateClient(ctx, request, body);
         // Only the grants the client is registered for (the device grant: svc-cli alone).
         if (!mayUseGrant(client, grantType)) {
-          throw new OAuthError('unauthorized_client', `this client may not use the ${grantType} grant`);
+          throw new OAuthError('unauthorized_client', `this client may not use the $grantTypegrant`);
         }
         const tokens =
           grantType === 'authorization_code'
