@@ -18,6 +18,11 @@ export interface ExpectedResponse {
   state: string;
   /** Issuer identifiers an `iss` parameter may carry. */
   issuers: string[];
+  /**
+   * The server's metadata says it sends `iss` (authorization_response_iss_parameter_supported):
+   * a response without one is refused (RFC 9207 §2.4).
+   */
+  issuerRequired?: boolean;
 }
 
 function normalizeIssuer(value: string): string {
@@ -44,6 +49,19 @@ export function readAuthorizationResponse(
     };
   }
   const iss = params.get('iss');
+  if (iss === null && expected.issuerRequired) {
+    return {
+      kind: 'failure',
+      error: new AuthError(
+        'the authorization response has no iss, though this server says it always sends one (authorization_response_iss_parameter_supported): it may come from another server',
+        {
+          code: 'issuer_missing',
+          hint: 'run the login again, and open only the URL svc printed (RFC 9207 mix-up protection)',
+        },
+      ),
+      page: 'The response does not say which authorization server sent it.',
+    };
+  }
   if (iss !== null && !expected.issuers.map(normalizeIssuer).includes(normalizeIssuer(iss))) {
     return {
       kind: 'failure',

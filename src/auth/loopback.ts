@@ -28,6 +28,8 @@ export interface LoopbackOptions {
   state: string;
   /** Issuer identifiers an `iss` parameter may carry; an `iss` outside them is refused. */
   issuers: string[];
+  /** A response without `iss` is refused (the server's metadata says it sends one: RFC 9207 §2.4). */
+  issuerRequired?: boolean;
   timeoutMs: number;
   /** The fix said when `timeoutMs` runs out; by default, to open the printed URL (--no-browser). */
   timeoutHint?: string;

@@ -56,7 +56,9 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
 
   it('answers a forged code (right state) only after the exchange failed: the page says the login failed', async () => {
     const { live, redirectUri, state } = await startLogin();
-    const answer = await fetch(`${redirectUri}?code=forged&state=${state}`);
+    const answer = await fetch(
+      `${redirectUri}?code=forged&state=${state}&iss=${encodeURIComponent(sandbox().url)}`,
+    );
     const page = await answer.text();
     expect(answer.status).toBe(400);
     expect(page).toContain('<h1>Login failed</h1>');
@@ -90,8 +92,14 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     ],
     [
       'an error from the server',
-      (state: string) => `error=access_denied&error_description=nope&state=${state}`,
+      (state: string) =>
+        `error=access_denied&error_description=nope&state=${state}&iss=${encodeURIComponent(sandbox().url)}`,
       /authorization was denied: access_denied \(nope\)/,
+    ],
+    [
+      'no iss, from a server whose metadata says it always sends one (RFC 9207 §2.4)',
+      (state: string) => `code=abc&state=${state}`,
+      /the authorization response has no iss, though this server says it always sends one \(authorization_response_iss_parameter_supported\): it may come from another server; run the login again, and open only the URL svc printed \(RFC 9207 mix-up protection\)\n$/,
     ],
   ])('fails on %s: exit 3, no token request, port closed', async (_name, query, message) => {
     const before = await tokenRequests(sandbox());
