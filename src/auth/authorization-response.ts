@@ -1,4 +1,4 @@
-import { AuthError } from '../errors.js';
+import { AuthError, type SvcErrorOptions } from '../errors.js';
 import { sameSecret } from './pkce.js';
 
 /**
@@ -13,6 +13,19 @@ export type AuthorizationResponse =
   | { kind: 'code'; code: string }
   /** This login's response, and it ends the login with a failure. */
   | { kind: 'failure'; error: AuthError; page: string };
+
+/**
+ * The server's `error` in the redirect (RFC 6749 §4.1.2.1): svc's own code says what happened
+ * (`authorization_denied`, `authorization_error`), and the server's word goes beside it, never in
+ * its place (`--json` server_code), so it cannot read as one of svc's codes (`login_timeout`).
+ */
+export class AuthorizationRefusedError extends AuthError {
+  readonly serverCode: string;
+  constructor(message: string, serverCode: string, options: SvcErrorOptions = {}) {
+    super(message, options);
+    this.serverCode = serverCode;
+  }
+}
 
 export interface ExpectedResponse {
   state: string;
@@ -81,10 +94,14 @@ export function readAuthorizationResponse(
     const what = error === 'access_denied' ? 'authorization was denied' : 'authorization failed';
     return {
       kind: 'failure',
-      error: new AuthError(`${what}: ${error}${description ? ` (${description})` : ''}`, {
-        code: error,
-        hint: error === 'access_denied' ? 'run the login again and choose Approve' : undefined,
-      }),
+      error: new AuthorizationRefusedError(
+        `${what}: ${error}${description ? ` (${description})` : ''}`,
+        error,
+        {
+          code: error === 'access_denied' ? 'authorization_denied' : 'authorization_error',
+          hint: error === 'access_denied' ? 'run the login again and choose Approve' : undefined,
+        },
+      ),
       page: error === 'access_denied' ? 'You denied the request.' : `The server answered ${error}.`,
     };
   }

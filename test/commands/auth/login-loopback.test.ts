@@ -113,6 +113,23 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     expect(await connectionRefused(Number(redirectUri.port))).toBe(true);
   });
 
+  it.each([
+    ['login_timeout', 'authorization_error', 'authorization failed: login_timeout'],
+    ['usage', 'authorization_error', 'authorization failed: usage'],
+    ['access_denied', 'authorization_denied', 'authorization was denied: access_denied'],
+  ])(
+    "--json: the redirect error %s is the server_code, never svc's own code",
+    async (error, code, message) => {
+      const { live, redirectUri, state } = await startLogin(['--json']);
+      const iss = encodeURIComponent(sandbox().url);
+      expect(await get(`${redirectUri}?error=${error}&state=${state}&iss=${iss}`)).toBe(400);
+      const result = await live.done;
+      expect(result.code, result.stderr).toBe(3);
+      const report = JSON.parse(result.stderr.split('\n').filter(Boolean).at(-1)!);
+      expect(report.error).toMatchObject({ code, message, exit_code: 3, server_code: error });
+    },
+  );
+
   it('answers stray paths 404 and keeps waiting; the real callback then logs in (one token request)', async () => {
     const before = await tokenRequests(sandbox());
     const { live, url, redirectUri } = await startLogin();
