@@ -106,13 +106,13 @@ describe('the loopback redirect receiver', () => {
     [
       'an error',
       `error=access_denied&error_description=the+user+said+no&state=${STATE}`,
-      'access_denied',
+      'authorization_denied',
       /^authorization was denied: access_denied \(the user said no\)$/,
     ],
     [
       'another error',
       `error=invalid_scope&state=${STATE}`,
-      'invalid_scope',
+      'authorization_error',
       /^authorization failed: invalid_scope$/,
     ],
   ])('ends the wait on %s, with a clear error, and closes its port', async (_name, query, code, message) => {
