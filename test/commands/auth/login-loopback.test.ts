@@ -40,9 +40,8 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     const { live, url, redirectUri, state } = await startLogin();
     expect(await get(`${redirectUri}?code=forged&state=${state}x`)).toBe(400);
     expect(await get(`${redirectUri}?code=forged`)).toBe(400);
-    await live.waitForStderr(/without a state was turned away; still waiting/);
-    expect(live.stderr()).toContain(
-      'with the wrong state was turned away (possible cross-site request forgery)',
+    await live.waitForStderr(
+      /with the wrong state was turned away \(possible cross-site request forgery\); still waiting/,
     );
     expect(live.ended()).toBe(false);
     expect(await tokenRequests(sandbox())).toBe(before);
@@ -51,7 +50,31 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     const result = await live.done;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('✓ logged in to');
+    expect(result.stderr).toContain(
+      'warning: 1 more request to the login callback was turned away (a missing or wrong state)\n',
+    );
     expect(await tokenRequests(sandbox())).toBe(before + 1);
+  });
+
+  it('says the first stray callback, counts the rest, and keeps the URL on screen; the login completes', async () => {
+    const { live, url, redirectUri, state } = await startLogin();
+    for (let i = 0; i < 40; i++) expect(await get(`${redirectUri}?code=forged&state=${state}${i}`)).toBe(400);
+    expect(live.ended()).toBe(false);
+    const turnedAway = live
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('turned away'));
+    expect(turnedAway).toEqual([
+      'warning: a request to the login callback with the wrong state was turned away (possible cross-site request forgery); still waiting',
+    ]);
+    const { location } = await consent(url);
+    expect(await get(location!.toString())).toBe(200);
+    const result = await live.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr.split('\n').filter((line) => line.includes('turned away'))).toEqual([
+      turnedAway[0],
+      'warning: 39 more requests to the login callback were turned away (a missing or wrong state)',
+    ]);
   });
 
   it('answers a forged code (right state) only after the exchange failed: the page says the login failed', async () => {
