@@ -307,10 +307,10 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
           'scopes the client still has (RFC 6749 §3.3): one taken off the client since the authorization leaves the new tokens ' +
           'and their `scope` (and does not come back to that grant if given back to the client); a grant with none left is ' +
           'invalid_grant. ' +
-          `$DEVICE_CODE_GRANT(RFC 8628 §3.4): device_code from the device authorization endpoint; authorization_pending ` +
+          `${DEVICE_CODE_GRANT} (RFC 8628 §3.4): device_code from the device authorization endpoint; authorization_pending ` +
           'until the user answers, slow_down (and 5 s more between polls) when polled faster than the interval, expired_token, ' +
           'access_denied, then tokens once (the device code is used up). Errors follow RFC 6749 §5.2 ' +
-          '(`"error","error_description"`, 400, or 401 for invalid_client), not the sandbox error body. No idempotency key: ' +
+          '(`{"error","error_description"}`, 400, or 401 for invalid_client), not the sandbox error body. No idempotency key: ' +
           'the OAuth protocol has its own replay rules. (Response body: not shown in the reference; this is RFC 6749 §5.1.)',
         consumes: ['application/x-www-form-urlencoded'],
         body: TokenRequest,
@@ -329,12 +329,12 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
           grantType !== 'refresh_token' &&
           grantType !== DEVICE_CODE_GRANT
         ) {
-          throw new OAuthError('unsupported_grant_type', `grant_type $grantTypeis not supported`);
+          throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
         }
         const client = authenticateClient(ctx, request, body);
         // Only the grants the client is registered for (the device grant: svc-cli alone).
         if (!mayUseGrant(client, grantType)) {
-          throw new OAuthError('unauthorized_client', `this client may not use the $grantTypegrant`);
+          throw new OAuthError('unauthorized_client', `this client may not use the ${grantType} grant`);
         }
         const tokens =
           grantType === 'authorization_code'
