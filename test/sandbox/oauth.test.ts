@@ -66,6 +66,12 @@ describe('POST /v1/oauth/clients', () => {
     ['user info', { redirect_uris: ['https://u:p@a.example/cb'] }, 'redirect_uris.0'],
     ['a wildcard host', { redirect_uris: ['https://*.example.com/cb'] }, 'redirect_uris.0'],
     ['a wildcard label', { redirect_uris: ['https://app.*.example/cb'] }, 'redirect_uris.0'],
+    ['a host mixing scripts', { redirect_uris: ['https://exаmple.com/cb'] }, 'redirect_uris.0'],
+    [
+      'a punycode host mixing scripts',
+      { redirect_uris: ['https://xn--exmple-4nf.com/cb'] },
+      'redirect_uris.0',
+    ],
     [
       'a repeated redirect URI',
       { redirect_uris: ['https://a.example/cb', 'https://a.example/cb'] },
@@ -208,6 +214,46 @@ describe('GET /oauth/authorize', () => {
     expect(outcome.status).toBe(400);
     expect(outcome.location).toBeUndefined();
     expect(outcome.html).toContain(title);
+  });
+
+  it('matches redirect URIs as the browser goes to them, and shows the punycode host on the consent page', async () => {
+    const client = await createClient(sandbox(), {
+      redirect_uris: [
+        'https://bücher.example/cb',
+        'HTTPS://Vendor.EXAMPLE:443/cb',
+        'http://localhost:8080/cb',
+      ],
+    });
+    const page = (redirectUri: string) =>
+      consent(
+        authorizeUrl(sandbox(), {
+          response_type: 'code',
+          client_id: client.client_id,
+          redirect_uri: redirectUri,
+          state: 's',
+          code_challenge: pkce().challenge,
+          code_challenge_method: 'S256',
+        }),
+      );
+    for (const uri of ['https://xn--bcher-kva.example/cb', 'https://bücher.example/cb']) {
+      const { location } = await page(uri);
+      expect(location?.origin, uri).toBe('https://xn--bcher-kva.example');
+    }
+    const shown = await fetch(
+      authorizeUrl(sandbox(), {
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: 'https://bücher.example/cb',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
+    expect(await shown.text()).toContain('<code>https://xn--bcher-kva.example/cb</code>');
+    expect((await page('https://vendor.example/cb')).location?.origin).toBe('https://vendor.example');
+    expect((await page('http://localhost:8080/cb')).location?.origin).toBe('http://localhost:8080');
+    // localhost is no loopback IP literal: its port is compared (RFC 8252 §8.3).
+    const other = await page('http://localhost:1/cb');
+    expect([other.status, other.location]).toEqual([400, undefined]);
   });
 
   it.each([1, 8123, 65535])('accepts any port on a loopback redirect URI (%i)', async (port) => {
