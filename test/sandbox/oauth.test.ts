@@ -367,7 +367,17 @@ describe('POST /v1/oauth/token', () => {
         ...(method === 'POST' ? { body: { idempotency_key: `k-${path}`, name: 'n' } } : {}),
       });
       expect([method, path, r.status, r.body?.error?.code]).toEqual([method, path, status, code]);
+      // RFC 6750 §3.1: a token that does not enable the request is told the scope it needs.
+      if (code === 'insufficient_scope') {
+        expect(r.headers.get('www-authenticate'), path).toMatch(
+          /^Bearer realm="svc", error="insufficient_scope", scope="[a-z:]+( [a-z:]+)*"$/,
+        );
+      }
     }
+    const accounts = await call(sandbox(), 'GET', '/v1/accounts', { token, tenant: TREASURY });
+    expect(accounts.headers.get('www-authenticate')).toBe(
+      'Bearer realm="svc", error="insufficient_scope", scope="admin"',
+    );
     const me = await call(sandbox(), 'GET', '/v1/me', { token });
     expect(me.body.credential).toMatchObject({
       kind: 'oauth_access_token',
