@@ -1,7 +1,7 @@
 // Over 300 lines: the token endpoint's three grants (RFC 6749 code and refresh, RFC 8628 device)
 // share client authentication and token issuing; one flow read top to bottom.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DEVICE_CODE_GRANT, OAUTH_PATHS } from '../../api/constants.js';
+import { DEVICE_CODE_GRANT, OAUTH_LIMITS, OAUTH_PATHS } from '../../api/constants.js';
 import { codeChallengeS256, sameSecret } from '../../api/pkce.js';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/oauth.js';
 import { primaryRole } from '../domain/identity.js';
@@ -37,6 +37,8 @@ interface Grant {
   /** RFC 6749 §6: a refresh with `scope` narrows the new access token only; the refresh token keeps `scopes`. */
   accessScopes?: string[];
   family: string;
+  /** The family's absolute end, carried by a refresh; a new family's starts now. */
+  familyEndsAtMs?: number;
 }
 
 /**
@@ -88,13 +90,17 @@ function issueTokens(ctx: RouteContext, client: OAuthClientRecord, grant: Grant)
     scope: accessScopes.join(' '),
   };
   if (client.grant_types.includes('refresh_token')) {
+    // Sliding (each new one lives refresh_token_lifetime_seconds), within the family's absolute end.
+    const familyEndsAtMs =
+      grant.familyEndsAtMs ?? state.clock.now() + OAUTH_LIMITS.tokenFamilyLifetimeSeconds * 1000;
     response.refresh_token = state.oauth.issueRefreshToken({
       clientId: client.client_id,
       userId: grant.userId,
       tenantIds: grant.tenantIds,
       scopes: grant.scopes,
       family: grant.family,
-      expiresAtMs: state.clock.now() + client.refresh_token_lifetime_seconds * 1000,
+      expiresAtMs: Math.min(state.clock.now() + client.refresh_token_lifetime_seconds * 1000, familyEndsAtMs),
+      familyEndsAtMs,
     });
   }
   return response;
@@ -222,8 +228,15 @@ function refreshTokenGrant(
       'the refresh token was already used; every token of its family is revoked, log in again',
     );
   }
-  if (record.expiresAtMs <= state.clock.now())
-    throw new OAuthError('invalid_grant', 'the refresh token has expired');
+  if (record.expiresAtMs <= state.clock.now()) {
+    const days = OAUTH_LIMITS.tokenFamilyLifetimeSeconds / 86_400;
+    throw new OAuthError(
+      'invalid_grant',
+      record.expiresAtMs === record.familyEndsAtMs
+        ? `the refresh token has expired: its grant reached the ${days} days a login lasts, however often it is refreshed; log in again`
+        : 'the refresh token has expired',
+    );
+  }
   // RFC 6749 §6: `scope` narrows the new access token; the new refresh token keeps the grant.
   const granted = liveScopes(client, record.scopes);
   let accessScopes = granted;
@@ -250,6 +263,7 @@ function refreshTokenGrant(
     scopes: granted,
     accessScopes,
     family: record.family,
+    familyEndsAtMs: record.familyEndsAtMs,
   });
 }
 
