@@ -623,6 +623,34 @@ describe('POST /v1/oauth/token', () => {
     ]);
   });
 
+  it('refuses a secret sent for the public client svc-cli (invalid_client), in the body or as Basic', async () => {
+    const form = { grant_type: 'refresh_token', client_id: 'svc-cli', refresh_token: 'svc_rt_unknown' };
+    const alone = await tokenRequest(sandbox(), form);
+    expect([alone.status, alone.body.error]).toEqual([400, 'invalid_grant']);
+    const withSecret = await tokenRequest(sandbox(), { ...form, client_secret: 'anything' });
+    expect([withSecret.status, withSecret.body]).toEqual([
+      401,
+      {
+        error: 'invalid_client',
+        error_description:
+          'svc-cli is a public client and has no secret: send its client_id alone (it proves itself with PKCE)',
+      },
+    ]);
+    const basic = await fetch(new URL('/v1/oauth/token', sandbox().url), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('svc-cli:anything').toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'svc_rt_unknown' }),
+    });
+    expect([
+      basic.status,
+      ((await basic.json()) as { error: string }).error,
+      basic.headers.get('www-authenticate'),
+    ]).toEqual([401, 'invalid_client', 'Basic realm="svc sandbox"']);
+  });
+
   it('does not issue refresh tokens to a client without the refresh_token grant', async () => {
     const client = await createClient(sandbox(), { grant_types: ['authorization_code'] });
     const response = await exchange(client);
