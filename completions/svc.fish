@@ -413,7 +413,7 @@ complete -c svc -n '__svc_in \'svc oauth token\'' -l code-verifier-file -x -d 'a
 complete -c svc -n '__svc_in \'svc oauth token\'' -l code-verifier-stdin -d 'authorization_code: the PKCE verifier, from standard input'
 complete -c svc -n '__svc_in \'svc oauth token\'' -l refresh-token-file -x -d 'refresh_token: the refresh token, from a file'
 complete -c svc -n '__svc_in \'svc oauth token\'' -l refresh-token-stdin -d 'refresh_token: the refresh token, from standard input'
-complete -c svc -n '__svc_in \'svc oauth token\'' -l scope -x -d 'refresh_token: narrow the scopes (repeatable)'
+complete -c svc -n '__svc_in \'svc oauth token\'' -l scope -x -d 'refresh_token: narrow the new access token\'s scopes (repeatable); the new refresh token keeps the grant\'s'
 complete -c svc -n '__svc_in \'svc oauth rotate-secret\'' -l secret-file -r -F -d 'write the new secret to this new file (mode 0600)'
 complete -c svc -n '__svc_in \'svc oauth rotate-secret\'' -l show-secret -d 'print the new secret (it is not shown again)'
 complete -c svc -n '__svc_in \'svc oauth rotate-secret\'' -l idempotency-key -x -d 'the request\'s idempotency key (default: a new one); reuse the one an interrupted run named to get its new secret'

@@ -113,6 +113,12 @@ export const OAUTH_SCOPES: Readonly<Record<string, string>> = {
 export const OAUTH_LIMITS = {
   tokenLifetime: { min: 60, max: 86_400, default: 3_600 },
   refreshTokenLifetime: { min: 300, max: 31_536_000, default: 2_592_000 },
+  /**
+   * A token family's absolute lifetime (sandbox choice: the reference does not say): each refresh
+   * token lives refresh_token_lifetime_seconds from its issue (sliding), but none beyond this many
+   * seconds after the authorization that started the family (365 days).
+   */
+  tokenFamilyLifetimeSeconds: 31_536_000,
   /** Authorization codes live this long (RFC 6749 §4.1.2 recommends at most 10 minutes). */
   codeLifetimeSeconds: 60,
   /** How long the consent page may stay open before it must be reloaded. */

@@ -1,9 +1,72 @@
 /**
  * Redirect URIs of OAuth clients (RFC 8252 for native apps): what may be registered, shared by
- * the sandbox (which enforces it) and `svc plan` (which checks a file before anything is sent).
+ * the sandbox (which enforces it) and `svc plan` (which checks a file before anything is sent),
+ * and how a request's redirect_uri matches a registered one. The rules, in one place:
+ * - registration: https, or http on a loopback host (127.0.0.0/8, [::1], localhost); no fragment,
+ *   user information or wildcard; no host label that mixes scripts (UTS 39 "highly restrictive",
+ *   the rule browsers use to decide whether to show a host in Unicode: `exаmple` with a Cyrillic
+ *   `а` passes for example.com). The consent page shows the host as the browser goes to it
+ *   (punycode), so a label in one script that looks like another name is told apart there.
+ * - matching (RFC 9700 §4.1.3, exact): the two as the browser goes to them (WHATWG URL: scheme and
+ *   host lower-cased, an IDN host as punycode, a default port dropped) are the same string; except
+ *   that a loopback IP literal (127.0.0.0/8, [::1]) over http may use any port (RFC 8252 §7.3).
+ *   `localhost` is no IP literal (RFC 8252 §8.3: it may resolve elsewhere): it matches exactly,
+ *   port included.
  */
 
+import { domainToUnicode } from 'node:url';
 import { isLoopbackHost, normalHttpUrl } from './loopback.js';
+
+/** Script sets a host label may mix (UTS 39 §5.2, highly restrictive): one script, or one of these. */
+const MIXABLE = [
+  ['Latin', 'Han', 'Hiragana', 'Katakana'],
+  ['Latin', 'Han', 'Bopomofo'],
+  ['Latin', 'Han', 'Hangul'],
+];
+const SCRIPTS = [
+  'Latin',
+  'Cyrillic',
+  'Greek',
+  'Armenian',
+  'Georgian',
+  'Hebrew',
+  'Arabic',
+  'Han',
+  'Hiragana',
+  'Katakana',
+  'Bopomofo',
+  'Hangul',
+  'Thai',
+  'Devanagari',
+  'Cherokee',
+].map((name) => [name, new RegExp(`\\p{Script=${name}}`, 'u')] as const);
+
+/** The scripts of a label's letters (Common and Inherited ones, digits and `-`, are none). */
+function scriptsOf(label: string): string[] {
+  const found = new Set<string>();
+  for (const char of label) {
+    if (!/\p{L}/u.test(char)) continue;
+    found.add(SCRIPTS.find(([, pattern]) => pattern.test(char))?.[0] ?? 'another script');
+  }
+  return [...found];
+}
+
+/** Why a host may pass for another (a label mixing scripts), or undefined. */
+function mixedScriptProblem(asciiHost: string): string | undefined {
+  for (const ascii of asciiHost.split('.')) {
+    const label = domainToUnicode(ascii) || ascii;
+    const scripts = scriptsOf(label);
+    if (scripts.length <= 1 || MIXABLE.some((set) => scripts.every((s) => set.includes(s)))) continue;
+    const named = `${scripts.slice(0, -1).join(', ')} and ${scripts.at(-1)}`;
+    return `has a host that mixes scripts (${named} in ${JSON.stringify(label)}, ${ascii}): it can pass for another host; register a host whose every label is in one script`;
+  }
+  return undefined;
+}
+
+/** A redirect URI as the browser goes to it (punycode host): what the consent page shows. */
+export function redirectUriShown(uri: string): string {
+  return normalHttpUrl(uri);
+}
 
 /** Why a redirect URI cannot be registered, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
@@ -21,7 +84,7 @@ export function redirectUriProblem(uri: string): string | undefined {
   // Matched only literally, `https://*.example.com/cb` would register a host no browser reaches.
   if (url.hostname.includes('*'))
     return 'has a wildcard in its host: wildcards are not supported; register each redirect URI';
-  return undefined;
+  return mixedScriptProblem(url.hostname);
 }
 
 /**
@@ -49,22 +112,26 @@ export function repeatedRedirectUris(uris: readonly string[]): Array<[number, st
   return repeats;
 }
 
+/** A loopback IP literal (127.0.0.0/8, [::1]): `localhost` is a name, not one (RFC 8252 §8.3). */
+const isLoopbackIp = (hostname: string) => hostname !== 'localhost' && isLoopbackHost(hostname);
+
 /**
- * Exact match, except that a loopback http redirect may use any port (RFC 8252 §7.3): native
- * apps listen on an ephemeral port chosen at run time.
+ * Exact match of the two as the browser goes to them (the rules at the top), except that a
+ * loopback IP literal over http may use any port (RFC 8252 §7.3): native apps listen on an
+ * ephemeral port chosen at run time.
  */
 export function redirectUriMatches(registered: string, given: string): boolean {
-  if (registered === given) return true;
   let r: URL;
   let g: URL;
   try {
     r = new URL(registered);
     g = new URL(given);
   } catch {
-    return false;
+    return registered === given;
   }
-  if (r.protocol !== 'http:' || g.protocol !== 'http:' || !isLoopbackHost(r.hostname)) return false;
   if (g.hash !== '' || given.includes('#') || g.username !== '' || g.password !== '') return false;
+  if (r.href === g.href) return true;
+  if (r.protocol !== 'http:' || g.protocol !== 'http:' || !isLoopbackIp(r.hostname)) return false;
   return r.hostname === g.hostname && r.pathname === g.pathname && r.search === g.search;
 }
 

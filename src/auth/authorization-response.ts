@@ -1,4 +1,4 @@
-import { AuthError } from '../errors.js';
+import { AuthError, type SvcErrorOptions } from '../errors.js';
 import { sameSecret } from './pkce.js';
 
 /**
@@ -14,10 +14,28 @@ export type AuthorizationResponse =
   /** This login's response, and it ends the login with a failure. */
   | { kind: 'failure'; error: AuthError; page: string };
 
+/**
+ * The server's `error` in the redirect (RFC 6749 §4.1.2.1): svc's own code says what happened
+ * (`authorization_denied`, `authorization_error`), and the server's word goes beside it, never in
+ * its place (`--json` server_code), so it cannot read as one of svc's codes (`login_timeout`).
+ */
+export class AuthorizationRefusedError extends AuthError {
+  readonly serverCode: string;
+  constructor(message: string, serverCode: string, options: SvcErrorOptions = {}) {
+    super(message, options);
+    this.serverCode = serverCode;
+  }
+}
+
 export interface ExpectedResponse {
   state: string;
   /** Issuer identifiers an `iss` parameter may carry. */
   issuers: string[];
+  /**
+   * The server's metadata says it sends `iss` (authorization_response_iss_parameter_supported):
+   * a response without one is refused (RFC 9207 §2.4).
+   */
+  issuerRequired?: boolean;
 }
 
 function normalizeIssuer(value: string): string {
@@ -44,6 +62,19 @@ export function readAuthorizationResponse(
     };
   }
   const iss = params.get('iss');
+  if (iss === null && expected.issuerRequired) {
+    return {
+      kind: 'failure',
+      error: new AuthError(
+        'the authorization response has no iss, though this server says it always sends one (authorization_response_iss_parameter_supported): it may come from another server',
+        {
+          code: 'issuer_missing',
+          hint: 'run the login again, and open only the URL svc printed (RFC 9207 mix-up protection)',
+        },
+      ),
+      page: 'The response does not say which authorization server sent it.',
+    };
+  }
   if (iss !== null && !expected.issuers.map(normalizeIssuer).includes(normalizeIssuer(iss))) {
     return {
       kind: 'failure',
@@ -63,10 +94,14 @@ export function readAuthorizationResponse(
     const what = error === 'access_denied' ? 'authorization was denied' : 'authorization failed';
     return {
       kind: 'failure',
-      error: new AuthError(`${what}: ${error}${description ? ` (${description})` : ''}`, {
-        code: error,
-        hint: error === 'access_denied' ? 'run the login again and choose Approve' : undefined,
-      }),
+      error: new AuthorizationRefusedError(
+        `${what}: ${error}${description ? ` (${description})` : ''}`,
+        error,
+        {
+          code: error === 'access_denied' ? 'authorization_denied' : 'authorization_error',
+          hint: error === 'access_denied' ? 'run the login again and choose Approve' : undefined,
+        },
+      ),
       page: error === 'access_denied' ? 'You denied the request.' : `The server answered ${error}.`,
     };
   }

@@ -3,7 +3,9 @@ import { loginCommand, refuseUrlQueries } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { joinUrl } from '../http/path.js';
 import { sym } from '../output/symbols.js';
+import type { ExpectedResponse } from './authorization-response.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
+import { promisesIssuer } from './metadata.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
 import {
   invalidClientHint,
@@ -107,8 +109,7 @@ function overSsh(ctx: Context): string | undefined {
 async function codeFromEither(
   ctx: Context,
   receiver: LoopbackReceiver,
-  state: string,
-  issuers: string[],
+  expected: ExpectedResponse,
 ): Promise<string> {
   const { readPastedRedirect } = await import('./paste.js');
   const stop = new AbortController();
@@ -118,7 +119,7 @@ async function codeFromEither(
       readPastedRedirect({
         input: ctx.io.stdin,
         redirectUri: receiver.redirectUri,
-        expected: { state, issuers },
+        expected,
         prompt: (text) => ctx.out.stderr(text),
         warn: (text) => ctx.out.warn(text),
         signal: stop.signal,
@@ -153,13 +154,13 @@ export async function authorizeWithBrowser<T>(
   const state = createState();
   // The issuer (RFC 9207) is usually the server's origin, or one of the configured URLs.
   const issuers = [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin];
+  const expected = { state, issuers, issuerRequired: await promisesIssuer(api, tokenUrl(baseUrl)) };
   const ssh = overSsh(ctx);
   const openBrowser = options.openBrowser && !ssh;
   options.beforeExchange?.();
   const receiver = await startLoopback({
     ...(options.port === undefined ? {} : { port: options.port }),
-    state,
-    issuers,
+    ...expected,
     timeoutMs: options.timeoutSeconds * 1000,
     ...timeoutHint(ctx, options, openBrowser),
     signal: ctx.signal,
@@ -209,7 +210,7 @@ export async function authorizeWithBrowser<T>(
           `on another one the page cannot be reached ${sym.dash} copy its address from the address bar and paste it here ` +
           `(${wait})`,
       );
-      code = await codeFromEither(ctx, receiver, state, issuers);
+      code = await codeFromEither(ctx, receiver, expected);
     }
     failedStep = 'svc cannot store a login now';
     options.beforeExchange?.();

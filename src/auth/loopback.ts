@@ -28,13 +28,19 @@ export interface LoopbackOptions {
   state: string;
   /** Issuer identifiers an `iss` parameter may carry; an `iss` outside them is refused. */
   issuers: string[];
+  /** A response without `iss` is refused (the server's metadata says it sends one: RFC 9207 §2.4). */
+  issuerRequired?: boolean;
   timeoutMs: number;
   /** The fix said when `timeoutMs` runs out; by default, to open the printed URL (--no-browser). */
   timeoutHint?: string;
   signal: AbortSignal;
   /** Waits out `timeoutMs`: the Context's clock (real time unless a test brings its own). */
   sleep?: Sleep;
-  /** Told about each callback request turned away because its state is missing or wrong. */
+  /**
+   * Told about the first callback request turned away because its state is missing or wrong, and,
+   * when the port closes, how many more were: a flood of them (any local process can send them)
+   * must not scroll the URL and the instructions away (attack28a L4).
+   */
   onStray?: (reason: string) => void;
 }
 
@@ -102,6 +108,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
   /** The browser request that brought the code, answered by close(ending). */
   let held: ServerResponse | undefined;
 
+  /** Callback requests turned away (the first is said at once, the rest counted at the end). */
+  let strays = 0;
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const answer = (status: number, title: string, text: string) => {
       response.writeHead(status, PAGE_HEADERS).end(page(title, text));
@@ -123,9 +131,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
         'Not this login',
         'This response does not belong to the login svc is waiting for, so it was ignored. Open only the URL svc printed.',
       );
-      options.onStray?.(
-        `${result.reason.replace('a response', 'a request to the login callback')}; still waiting`,
-      );
+      strays += 1;
+      if (strays === 1) {
+        options.onStray?.(
+          `${result.reason.replace('a response', 'a request to the login callback')}; still waiting`,
+        );
+      }
       return;
     }
     if (result.kind === 'failure') {
@@ -141,6 +152,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
+    if (closing === undefined && strays > 1) {
+      const more = strays - 1;
+      options.onStray?.(
+        `${counted(more, 'more request')} to the login callback ${more === 1 ? 'was' : 'were'} turned away (a missing or wrong state)`,
+      );
+    }
     closing ??= new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();

@@ -88,3 +88,22 @@ export function usableEndpoint(value: unknown): string | undefined {
   if (!url) return undefined;
   return url.protocol === 'https:' || isLoopbackHost(url.hostname) ? url.toString() : undefined;
 }
+
+/**
+ * Whether the server says it puts `iss` in every authorization response (RFC 9207 §3,
+ * authorization_response_iss_parameter_supported): then one without is refused (§2.4). No
+ * metadata, another issuer's, or none to be had (unreachable: the login fails at its exchange
+ * anyway) is no such promise.
+ */
+export async function promisesIssuer(api: ApiClient, tokenUrl: string): Promise<boolean> {
+  try {
+    const metadata = await serverMetadata(api, tokenUrl);
+    return (
+      metadata !== null &&
+      !isOtherIssuer(metadata) &&
+      metadata.authorization_response_iss_parameter_supported === true
+    );
+  } catch {
+    return false;
+  }
+}

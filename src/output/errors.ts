@@ -25,7 +25,10 @@ export interface ErrorReport {
    * may have acted (refusalAfterLostAnswer, review24f M1).
    */
   lost_answer?: string;
-  /** The server's word in its error's code field when it is no code (`2026-01-01`): `code` is then svc's. */
+  /**
+   * The server's word in its error's code field when it is no code (`2026-01-01`), or the `error`
+   * of an authorization redirect: `code` is then svc's.
+   */
   server_code?: string;
 }
 
@@ -53,7 +56,9 @@ export function errorReport(error: unknown): ErrorReport {
       ? { lostAnswer: doubtAfterLostAnswer(error) }
       : (error as { lostAnswer?: unknown });
   if (typeof lostAnswer === 'string') report.lost_answer = lostAnswer;
-  if (error instanceof ApiError && error.serverCode !== undefined) report.server_code = error.serverCode;
+  // An ApiError's word that is no code, or a refused authorization's `error` (AuthorizationRefusedError).
+  const { serverCode } = error as { serverCode?: unknown };
+  if (typeof serverCode === 'string') report.server_code = serverCode;
   return report;
 }
 

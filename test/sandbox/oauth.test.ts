@@ -66,6 +66,12 @@ describe('POST /v1/oauth/clients', () => {
     ['user info', { redirect_uris: ['https://u:p@a.example/cb'] }, 'redirect_uris.0'],
     ['a wildcard host', { redirect_uris: ['https://*.example.com/cb'] }, 'redirect_uris.0'],
     ['a wildcard label', { redirect_uris: ['https://app.*.example/cb'] }, 'redirect_uris.0'],
+    ['a host mixing scripts', { redirect_uris: ['https://exаmple.com/cb'] }, 'redirect_uris.0'],
+    [
+      'a punycode host mixing scripts',
+      { redirect_uris: ['https://xn--exmple-4nf.com/cb'] },
+      'redirect_uris.0',
+    ],
     [
       'a repeated redirect URI',
       { redirect_uris: ['https://a.example/cb', 'https://a.example/cb'] },
@@ -210,6 +216,46 @@ describe('GET /oauth/authorize', () => {
     expect(outcome.html).toContain(title);
   });
 
+  it('matches redirect URIs as the browser goes to them, and shows the punycode host on the consent page', async () => {
+    const client = await createClient(sandbox(), {
+      redirect_uris: [
+        'https://bücher.example/cb',
+        'HTTPS://Vendor.EXAMPLE:443/cb',
+        'http://localhost:8080/cb',
+      ],
+    });
+    const page = (redirectUri: string) =>
+      consent(
+        authorizeUrl(sandbox(), {
+          response_type: 'code',
+          client_id: client.client_id,
+          redirect_uri: redirectUri,
+          state: 's',
+          code_challenge: pkce().challenge,
+          code_challenge_method: 'S256',
+        }),
+      );
+    for (const uri of ['https://xn--bcher-kva.example/cb', 'https://bücher.example/cb']) {
+      const { location } = await page(uri);
+      expect(location?.origin, uri).toBe('https://xn--bcher-kva.example');
+    }
+    const shown = await fetch(
+      authorizeUrl(sandbox(), {
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: 'https://bücher.example/cb',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
+    expect(await shown.text()).toContain('<code>https://xn--bcher-kva.example/cb</code>');
+    expect((await page('https://vendor.example/cb')).location?.origin).toBe('https://vendor.example');
+    expect((await page('http://localhost:8080/cb')).location?.origin).toBe('http://localhost:8080');
+    // localhost is no loopback IP literal: its port is compared (RFC 8252 §8.3).
+    const other = await page('http://localhost:1/cb');
+    expect([other.status, other.location]).toEqual([400, undefined]);
+  });
+
   it.each([1, 8123, 65535])('accepts any port on a loopback redirect URI (%i)', async (port) => {
     const client = await createClient(sandbox());
     const { location } = await authorizationCode(sandbox(), client, {
@@ -321,7 +367,17 @@ describe('POST /v1/oauth/token', () => {
         ...(method === 'POST' ? { body: { idempotency_key: `k-${path}`, name: 'n' } } : {}),
       });
       expect([method, path, r.status, r.body?.error?.code]).toEqual([method, path, status, code]);
+      // RFC 6750 §3.1: a token that does not enable the request is told the scope it needs.
+      if (code === 'insufficient_scope') {
+        expect(r.headers.get('www-authenticate'), path).toMatch(
+          /^Bearer realm="svc", error="insufficient_scope", scope="[a-z:]+( [a-z:]+)*"$/,
+        );
+      }
     }
+    const accounts = await call(sandbox(), 'GET', '/v1/accounts', { token, tenant: TREASURY });
+    expect(accounts.headers.get('www-authenticate')).toBe(
+      'Bearer realm="svc", error="insufficient_scope", scope="admin"',
+    );
     const me = await call(sandbox(), 'GET', '/v1/me', { token });
     expect(me.body.credential).toMatchObject({
       kind: 'oauth_access_token',
@@ -536,6 +592,63 @@ describe('POST /v1/oauth/token', () => {
     expect(events.body.items.map((e: any) => e.kind)).toContain('oauth_token_family_revoked');
     const stats = await call(sandbox(), 'GET', '/_sandbox/oauth/stats');
     expect(stats.body.grants['refresh_token reuse_detected']).toBeGreaterThanOrEqual(1);
+  });
+
+  it('narrows only the new access token on a refresh with scope: the refresh token keeps the grant (RFC 6749 §6)', async () => {
+    const client = await createClient(sandbox());
+    const first = (await exchange(client)).body;
+    expect(first.scope).toBe('read:reconciliations read:exceptions');
+    const refresh = (token: string, extra: Record<string, string> = {}) =>
+      tokenRequest(sandbox(), {
+        grant_type: 'refresh_token',
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        refresh_token: token,
+        ...extra,
+      });
+    const narrowed = await refresh(first.refresh_token, { scope: 'read:reconciliations' });
+    expect([narrowed.status, narrowed.body.scope]).toEqual([200, 'read:reconciliations']);
+    expect(decodeJwtClaims(narrowed.body.access_token)?.scope).toBe('read:reconciliations');
+    const restored = await refresh(narrowed.body.refresh_token);
+    expect([restored.status, restored.body.scope]).toEqual([200, 'read:reconciliations read:exceptions']);
+    const again = await refresh(restored.body.refresh_token, {
+      scope: 'read:exceptions read:reconciliations',
+    });
+    expect([again.status, again.body.scope]).toEqual([200, 'read:exceptions read:reconciliations']);
+    const widened = await refresh(again.body.refresh_token, { scope: 'read:exceptions read:tenants' });
+    expect([widened.status, widened.body.error, widened.body.error_description]).toEqual([
+      400,
+      'invalid_scope',
+      'scope may only narrow the original grant (read:reconciliations read:exceptions); not granted: read:tenants',
+    ]);
+  });
+
+  it('refuses a secret sent for the public client svc-cli (invalid_client), in the body or as Basic', async () => {
+    const form = { grant_type: 'refresh_token', client_id: 'svc-cli', refresh_token: 'svc_rt_unknown' };
+    const alone = await tokenRequest(sandbox(), form);
+    expect([alone.status, alone.body.error]).toEqual([400, 'invalid_grant']);
+    const withSecret = await tokenRequest(sandbox(), { ...form, client_secret: 'anything' });
+    expect([withSecret.status, withSecret.body]).toEqual([
+      401,
+      {
+        error: 'invalid_client',
+        error_description:
+          'svc-cli is a public client and has no secret: send its client_id alone (it proves itself with PKCE)',
+      },
+    ]);
+    const basic = await fetch(new URL('/v1/oauth/token', sandbox().url), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('svc-cli:anything').toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'svc_rt_unknown' }),
+    });
+    expect([
+      basic.status,
+      ((await basic.json()) as { error: string }).error,
+      basic.headers.get('www-authenticate'),
+    ]).toEqual([401, 'invalid_client', 'Basic realm="svc sandbox"']);
   });
 
   it('does not issue refresh tokens to a client without the refresh_token grant', async () => {

@@ -37,6 +37,7 @@ describe('readAuthorizationResponse', () => {
     return {
       message: r.error.message,
       code: r.error.code,
+      serverCode: (r.error as { serverCode?: string }).serverCode,
       hint: r.error.hint,
       page: r.page,
       auth: r.error instanceof AuthError,
@@ -85,7 +86,8 @@ describe('readAuthorizationResponse', () => {
       'error=access_denied&error_description=nope&state=state-123',
       {
         message: 'authorization was denied: access_denied (nope)',
-        code: 'access_denied',
+        code: 'authorization_denied',
+        serverCode: 'access_denied',
         hint: 'run the login again and choose Approve',
         page: 'You denied the request.',
         auth: true,
@@ -95,7 +97,8 @@ describe('readAuthorizationResponse', () => {
       'error=server_error&state=state-123&code=ignored',
       {
         message: 'authorization failed: server_error',
-        code: 'server_error',
+        code: 'authorization_error',
+        serverCode: 'server_error',
         hint: undefined,
         page: 'The server answered server_error.',
         auth: true,
@@ -105,7 +108,8 @@ describe('readAuthorizationResponse', () => {
       'error=invalid_scope&error_description=&state=state-123',
       {
         message: 'authorization failed: invalid_scope',
-        code: 'invalid_scope',
+        code: 'authorization_error',
+        serverCode: 'invalid_scope',
         hint: undefined,
         page: 'The server answered invalid_scope.',
         auth: true,

@@ -273,8 +273,10 @@ export function createCommand(make: MakeContext): Command {
         "with an API key or a third-party client's token, 403 user_required (exit 4), as the client and\n" +
         'its secret would outlive the key or the client it was made through.\n\n' +
         `Sandbox bounds: --token-lifetime ${tokenLifetime.min}-${tokenLifetime.max} s (default ${tokenLifetime.default}),\n` +
-        `--refresh-token-lifetime ${refreshTokenLifetime.min}-${refreshTokenLifetime.max} s (default ${refreshTokenLifetime.default}). ` +
-        'Redirect URIs are https,\nor http on 127.0.0.1/[::1]/localhost (any port is then accepted at login time).\n\n' +
+        `--refresh-token-lifetime ${refreshTokenLifetime.min}-${refreshTokenLifetime.max} s (default ${refreshTokenLifetime.default}): ` +
+        'each refresh token lives that\nlong from its issue (it slides with every refresh), but none beyond 365 days after the login\n' +
+        'that started it. Redirect URIs are https, or http on 127.0.0.1/[::1] (any port is then\n' +
+        'accepted at login time) or localhost (its port is matched too).\n\n' +
         'Run again with the same --idempotency-key (within 24 hours), it makes no second client: svc says\n' +
         'the client was already created by an earlier run and shows it as it is now ("replayed": true\n' +
         'with --json). A client deleted since: exit 5; so is one just made whose read-back the server does\n' +

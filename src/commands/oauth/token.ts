@@ -192,7 +192,10 @@ export function tokenCommand(make: MakeContext): Command {
       .addOption(new Option('--refresh-token-file <file>', 'refresh_token: the refresh token, from a file'))
       .addOption(new Option('--refresh-token-stdin', 'refresh_token: the refresh token, from standard input'))
       .addOption(
-        new Option('--scope <scope>', 'refresh_token: narrow the scopes (repeatable)').argParser(collect),
+        new Option(
+          '--scope <scope>',
+          "refresh_token: narrow the new access token's scopes (repeatable); the new refresh token keeps the grant's",
+        ).argParser(collect),
       )
       .addHelpText(
         'after',

@@ -65,6 +65,8 @@ export interface RefreshTokenRecord {
   scopes: string[];
   family: string;
   expiresAtMs: number;
+  /** When the family's absolute lifetime ends (OAUTH_LIMITS.tokenFamilyLifetimeSeconds after its start). */
+  familyEndsAtMs: number;
   /** Set when the token was exchanged: presenting it again is reuse, and revokes the family. */
   rotatedAtMs: number | null;
 }

@@ -5,6 +5,7 @@ import { API_KEY_ROLES } from '../../api/permissions.js';
 import { canonicalTenantRef, isTenantId } from '../../api/tenant-id.js';
 import { keyStopped } from '../domain/api-keys.js';
 import { authorizeOperation, namedTenant } from '../domain/authorization.js';
+import { DomainError } from '../domain/errors.js';
 import type { Tenant } from '../domain/identity.js';
 import { ApiProblem } from '../problem.js';
 import type { SandboxState } from '../state.js';
@@ -206,7 +207,19 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
       throw new ApiProblem(400, 'tenant_header_required', 'this endpoint needs the X-Tenant-Id header');
     }
     request.tenant = tenant;
-    authorizeOperation(state, principal, operation!, rule, tenant);
+    try {
+      authorizeOperation(state, principal, operation!, rule, tenant);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'insufficient_scope') throw error;
+      // RFC 6750 §3.1: the challenge names the scope the request needs (any one of them, or admin).
+      const scope = rule.scopes === 'any' || rule.scopes.length === 0 ? ['admin'] : rule.scopes;
+      throw new ApiProblem(403, error.code, error.message, {
+        details: error.details,
+        headers: {
+          'www-authenticate': `${CHALLENGE}, error="insufficient_scope", scope="${scope.join(' ')}"`,
+        },
+      });
+    }
   });
 }
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { OAUTH_PATHS } from '../../api/constants.js';
+import { redirectUriShown } from '../../api/redirect-uris.js';
 import { auditClientGrant } from '../domain/audit-trail.js';
 import { type ConsentTicket, redirectRegistered } from '../domain/oauth.js';
 import type { FormBody } from '../plugins/form.js';
@@ -172,7 +173,8 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
         ticket: state.oauth.openTicket(ticketData),
         ticketData,
         users,
-        outcome: { text: 'Approving sends you back to', code: redirectUri },
+        // As the browser goes there (punycode host): `exаmple.com` is not shown as example.com.
+        outcome: { text: 'Approving sends you back to', code: redirectUriShown(redirectUri) },
       });
     },
   );

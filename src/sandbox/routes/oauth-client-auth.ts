@@ -110,7 +110,8 @@ function basicCredentials(header: string | undefined): BasicCredentials | undefi
 
 /**
  * Client authentication: client_secret_basic or client_secret_post (never both), or a public
- * client identified by client_id alone (the first-party CLI, which proves itself with PKCE).
+ * client identified by client_id alone (the first-party CLI, which proves itself with PKCE); a
+ * secret sent for a public client is invalid_client.
  */
 export function authenticateClient(
   ctx: RouteContext,
@@ -134,6 +135,15 @@ export function authenticateClient(
   if (id === undefined) throw new OAuthError('invalid_client', 'client_id is required', 401, challenge);
   const client = ctx.state.oauth.clients.get(id);
   if (!client) throw new OAuthError('invalid_client', 'unknown client', 401, challenge);
+  // A public client has no secret: one sent is a misconfigured integration, told so (RFC 6749 §2.3).
+  if (client.secretHash === null && (basic || bodySecret !== undefined)) {
+    throw new OAuthError(
+      'invalid_client',
+      `${client.client_id} is a public client and has no secret: send its client_id alone (it proves itself with PKCE)`,
+      401,
+      challenge,
+    );
+  }
   if (client.secretHash !== null) {
     const secret = basic?.secret ?? bodySecret;
     if (secret === undefined) {

@@ -1,7 +1,7 @@
 // Over 300 lines: the token endpoint's three grants (RFC 6749 code and refresh, RFC 8628 device)
 // share client authentication and token issuing; one flow read top to bottom.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DEVICE_CODE_GRANT, OAUTH_PATHS } from '../../api/constants.js';
+import { DEVICE_CODE_GRANT, OAUTH_LIMITS, OAUTH_PATHS } from '../../api/constants.js';
 import { codeChallengeS256, sameSecret } from '../../api/pkce.js';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/oauth.js';
 import { primaryRole } from '../domain/identity.js';
@@ -34,7 +34,11 @@ interface Grant {
   userId: string;
   tenantIds: string[];
   scopes: string[];
+  /** RFC 6749 §6: a refresh with `scope` narrows the new access token only; the refresh token keeps `scopes`. */
+  accessScopes?: string[];
   family: string;
+  /** The family's absolute end, carried by a refresh; a new family's starts now. */
+  familyEndsAtMs?: number;
 }
 
 /**
@@ -58,6 +62,7 @@ function issueTokens(ctx: RouteContext, client: OAuthClientRecord, grant: Grant)
   const { state } = ctx;
   const now = Math.floor(state.clock.now() / 1000);
   const user = state.identity.users.get(grant.userId);
+  const accessScopes = grant.accessScopes ?? grant.scopes;
   state.oauth.noteFamily(client.client_id, grant.userId, grant.family);
   const accessToken = signJwt(
     {
@@ -72,7 +77,7 @@ function issueTokens(ctx: RouteContext, client: OAuthClientRecord, grant: Grant)
         role: primaryRole(state.identity.rolesOf(grant.userId, id)) ?? 'none',
       })),
       org_id: user?.org_id ?? null,
-      scope: grant.scopes.join(' '),
+      scope: accessScopes.join(' '),
       client_id: client.client_id,
       fam: grant.family,
     },
@@ -82,16 +87,20 @@ function issueTokens(ctx: RouteContext, client: OAuthClientRecord, grant: Grant)
     access_token: accessToken,
     token_type: 'Bearer',
     expires_in: client.token_lifetime_seconds,
-    scope: grant.scopes.join(' '),
+    scope: accessScopes.join(' '),
   };
   if (client.grant_types.includes('refresh_token')) {
+    // Sliding (each new one lives refresh_token_lifetime_seconds), within the family's absolute end.
+    const familyEndsAtMs =
+      grant.familyEndsAtMs ?? state.clock.now() + OAUTH_LIMITS.tokenFamilyLifetimeSeconds * 1000;
     response.refresh_token = state.oauth.issueRefreshToken({
       clientId: client.client_id,
       userId: grant.userId,
       tenantIds: grant.tenantIds,
       scopes: grant.scopes,
       family: grant.family,
-      expiresAtMs: state.clock.now() + client.refresh_token_lifetime_seconds * 1000,
+      expiresAtMs: Math.min(state.clock.now() + client.refresh_token_lifetime_seconds * 1000, familyEndsAtMs),
+      familyEndsAtMs,
     });
   }
   return response;
@@ -219,17 +228,26 @@ function refreshTokenGrant(
       'the refresh token was already used; every token of its family is revoked, log in again',
     );
   }
-  if (record.expiresAtMs <= state.clock.now())
-    throw new OAuthError('invalid_grant', 'the refresh token has expired');
+  if (record.expiresAtMs <= state.clock.now()) {
+    const days = OAUTH_LIMITS.tokenFamilyLifetimeSeconds / 86_400;
+    throw new OAuthError(
+      'invalid_grant',
+      record.expiresAtMs === record.familyEndsAtMs
+        ? `the refresh token has expired: its grant reached the ${days} days a login lasts, however often it is refreshed; log in again`
+        : 'the refresh token has expired',
+    );
+  }
+  // RFC 6749 §6: `scope` narrows the new access token; the new refresh token keeps the grant.
   const granted = liveScopes(client, record.scopes);
-  let scopes = granted;
+  let accessScopes = granted;
   if (scope !== undefined) {
-    scopes = scope.split(' ').filter(Boolean);
-    const extra = scopes.filter((s) => !granted.includes(s));
-    if (scopes.length === 0 || extra.length > 0) {
+    accessScopes = scope.split(' ').filter(Boolean);
+    const extra = accessScopes.filter((s) => !granted.includes(s));
+    if (accessScopes.length === 0 || extra.length > 0) {
+      const why = extra.length > 0 ? `; not granted: ${extra.join(' ')}` : '; scope was empty';
       throw new OAuthError(
         'invalid_scope',
-        `scope may only narrow the original grant (${granted.join(' ')})`,
+        `scope may only narrow the original grant (${granted.join(' ')})${why}`,
       );
     }
   }
@@ -239,7 +257,14 @@ function refreshTokenGrant(
     throw new OAuthError('invalid_grant', 'the user no longer belongs to the tenants of this grant');
   }
   record.rotatedAtMs = state.clock.now();
-  return issueTokens(ctx, client, { userId: record.userId, tenantIds, scopes, family: record.family });
+  return issueTokens(ctx, client, {
+    userId: record.userId,
+    tenantIds,
+    scopes: granted,
+    accessScopes,
+    family: record.family,
+    familyEndsAtMs: record.familyEndsAtMs,
+  });
 }
 
 /**
@@ -292,7 +317,7 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
           'lives 60 s, and is bound to the client, the redirect_uri and the S256 code_challenge; code_verifier must match, and ' +
           'must be absent when the request had no challenge; a redirect_uri removed from the client since is invalid_grant. ' +
           'refresh_token: rotates on every use; presenting a rotated refresh ' +
-          'token revokes its whole family (access tokens included); `scope` may narrow the grant. Every grant issues only the ' +
+          'token revokes its whole family (access tokens included); `scope` narrows the new access token only (RFC 6749 §6: the new refresh token keeps the scopes of the grant, and a refresh without `scope` gets them all back; a scope outside the grant is invalid_scope naming the grant). Every grant issues only the ' +
           'scopes the client still has (RFC 6749 §3.3): one taken off the client since the authorization leaves the new tokens ' +
           'and their `scope` (and does not come back to that grant if given back to the client); a grant with none left is ' +
           'invalid_grant. ' +

@@ -268,6 +268,7 @@ describe('svc login: a code the token endpoint refuses (exit 3)', () => {
     const { redirectUri: callback, state } = await printedLogin(live);
     callback.searchParams.set('code', foreign.code);
     callback.searchParams.set('state', state);
+    callback.searchParams.set('iss', sandbox().url);
     await (await fetch(callback)).text();
     const result = await live.done;
     expect([result.code, result.stdout]).toEqual([3, '']);

@@ -40,9 +40,8 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     const { live, url, redirectUri, state } = await startLogin();
     expect(await get(`${redirectUri}?code=forged&state=${state}x`)).toBe(400);
     expect(await get(`${redirectUri}?code=forged`)).toBe(400);
-    await live.waitForStderr(/without a state was turned away; still waiting/);
-    expect(live.stderr()).toContain(
-      'with the wrong state was turned away (possible cross-site request forgery)',
+    await live.waitForStderr(
+      /with the wrong state was turned away \(possible cross-site request forgery\); still waiting/,
     );
     expect(live.ended()).toBe(false);
     expect(await tokenRequests(sandbox())).toBe(before);
@@ -51,12 +50,38 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     const result = await live.done;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('✓ logged in to');
+    expect(result.stderr).toContain(
+      'warning: 1 more request to the login callback was turned away (a missing or wrong state)\n',
+    );
     expect(await tokenRequests(sandbox())).toBe(before + 1);
+  });
+
+  it('says the first stray callback, counts the rest, and keeps the URL on screen; the login completes', async () => {
+    const { live, url, redirectUri, state } = await startLogin();
+    for (let i = 0; i < 40; i++) expect(await get(`${redirectUri}?code=forged&state=${state}${i}`)).toBe(400);
+    expect(live.ended()).toBe(false);
+    const turnedAway = live
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('turned away'));
+    expect(turnedAway).toEqual([
+      'warning: a request to the login callback with the wrong state was turned away (possible cross-site request forgery); still waiting',
+    ]);
+    const { location } = await consent(url);
+    expect(await get(location!.toString())).toBe(200);
+    const result = await live.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr.split('\n').filter((line) => line.includes('turned away'))).toEqual([
+      turnedAway[0],
+      'warning: 39 more requests to the login callback were turned away (a missing or wrong state)',
+    ]);
   });
 
   it('answers a forged code (right state) only after the exchange failed: the page says the login failed', async () => {
     const { live, redirectUri, state } = await startLogin();
-    const answer = await fetch(`${redirectUri}?code=forged&state=${state}`);
+    const answer = await fetch(
+      `${redirectUri}?code=forged&state=${state}&iss=${encodeURIComponent(sandbox().url)}`,
+    );
     const page = await answer.text();
     expect(answer.status).toBe(400);
     expect(page).toContain('<h1>Login failed</h1>');
@@ -90,8 +115,14 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     ],
     [
       'an error from the server',
-      (state: string) => `error=access_denied&error_description=nope&state=${state}`,
+      (state: string) =>
+        `error=access_denied&error_description=nope&state=${state}&iss=${encodeURIComponent(sandbox().url)}`,
       /authorization was denied: access_denied \(nope\)/,
+    ],
+    [
+      'no iss, from a server whose metadata says it always sends one (RFC 9207 §2.4)',
+      (state: string) => `code=abc&state=${state}`,
+      /the authorization response has no iss, though this server says it always sends one \(authorization_response_iss_parameter_supported\): it may come from another server; run the login again, and open only the URL svc printed \(RFC 9207 mix-up protection\)\n$/,
     ],
   ])('fails on %s: exit 3, no token request, port closed', async (_name, query, message) => {
     const before = await tokenRequests(sandbox());
@@ -104,6 +135,23 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     expect(await tokenRequests(sandbox())).toBe(before);
     expect(await connectionRefused(Number(redirectUri.port))).toBe(true);
   });
+
+  it.each([
+    ['login_timeout', 'authorization_error', 'authorization failed: login_timeout'],
+    ['usage', 'authorization_error', 'authorization failed: usage'],
+    ['access_denied', 'authorization_denied', 'authorization was denied: access_denied'],
+  ])(
+    "--json: the redirect error %s is the server_code, never svc's own code",
+    async (error, code, message) => {
+      const { live, redirectUri, state } = await startLogin(['--json']);
+      const iss = encodeURIComponent(sandbox().url);
+      expect(await get(`${redirectUri}?error=${error}&state=${state}&iss=${iss}`)).toBe(400);
+      const result = await live.done;
+      expect(result.code, result.stderr).toBe(3);
+      const report = JSON.parse(result.stderr.split('\n').filter(Boolean).at(-1)!);
+      expect(report.error).toMatchObject({ code, message, exit_code: 3, server_code: error });
+    },
+  );
 
   it('answers stray paths 404 and keeps waiting; the real callback then logs in (one token request)', async () => {
     const before = await tokenRequests(sandbox());

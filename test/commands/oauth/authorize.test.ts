@@ -255,6 +255,16 @@ describe('svc oauth token', () => {
     );
     expect([refreshed.code, refreshed.stderr]).toEqual([0, '']);
     expect(JSON.parse(refreshed.stdout).scope).toBe('read:exceptions');
+    // RFC 6749 §6: --scope narrowed that access token only; the new refresh token keeps the grant.
+    writeFileSync(refreshFile, JSON.parse(refreshed.stdout).refresh_token, { mode: 0o600 });
+    const whole = await svc.run(
+      [...base, '--grant-type', 'refresh_token', '--refresh-token-file', refreshFile],
+      {
+        env,
+      },
+    );
+    expect([whole.code, whole.stderr]).toEqual([0, '']);
+    expect(JSON.parse(whole.stdout).scope).toBe('read:reconciliations read:exceptions');
     const again = await svc.run(exchange, { env, stdin: `${code}\n` });
     expect([again.code, again.stdout]).toEqual([2, '']);
     expect(again.stderr).toMatch(

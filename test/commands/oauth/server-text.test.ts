@@ -45,19 +45,19 @@ describe('a redirect URI with a host that is not ASCII (F9)', () => {
   it('oauth get and ls on a terminal show the host the browser reaches; a pipe keeps the URI as it is', async () => {
     const client = await createClient(svc.sandbox(), {
       name: 'Homograph',
-      redirect_uris: ['https://p\u0430y.example/cb'],
+      redirect_uris: ['https://\u0440\u0430\u0443.example/cb'],
     });
     const get = await svc.run(['oauth', 'get', client.client_id], { tty: true });
     expect(get.code, get.stderr).toBe(0);
     expect(get.stdout).toMatch(
-      /^redirect uris +https:\/\/p\u0430y\.example\/cb \(host xn--py-7kc\.example\)$/m,
+      /^redirect uris +https:\/\/\u0440\u0430\u0443\.example\/cb \(host xn--80a5ak\.example\)$/m,
     );
     const ls = await svc.run(['oauth', 'ls', '--wide'], { tty: true, columns: 300 });
     // A table cell has the punycode host in place (a cut cannot take it away: attack22b F1).
-    expect(ls.stdout).toContain('https://xn--py-7kc.example/cb');
-    expect(ls.stdout).not.toContain('p\u0430y');
+    expect(ls.stdout).toContain('https://xn--80a5ak.example/cb');
+    expect(ls.stdout).not.toContain('\u0440\u0430\u0443');
     const piped = await svc.run(['oauth', 'get', client.client_id]);
-    expect(piped.stdout).toContain('redirect uris\thttps://p\u0430y.example/cb\n');
+    expect(piped.stdout).toContain('redirect uris\thttps://\u0440\u0430\u0443.example/cb\n');
   });
 });
 
