@@ -29,6 +29,7 @@ import { liveRoleNamed, permissionDifference } from '../platform/role-ref.js';
 import type { Sleep } from '../system/clock.js';
 import { createWithSecret, sharedKey, type Unsaved } from './creations.js';
 import { holdsAsPlanned } from './held-expiry.js';
+import { refuseGrantMoved, refuseIntegrationMoved, refuseRoleMoved } from './meanwhile.js';
 import { grantedChanges, phaseOf } from './phases.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
 import type { SecretDir } from './secrets.js';
@@ -134,6 +135,8 @@ async function updateRole(
   const from = Array.isArray(field?.from) ? (field.from as string[]) : [];
   const to = Array.isArray(field?.to) ? (field.to as string[]) : undefined;
   const delta = to === undefined ? undefined : permissionDifference(to, from);
+  // A description is sent whole: read again first, and not sent over another admin's (./meanwhile.ts).
+  await refuseRoleMoved(platform, change, read, shownBy('roles get', change.name)(svc));
   const sent = {
     ...body(change, ['permissions']),
     ...(delta?.more.length ? { add_permissions: delta.more } : {}),
@@ -431,6 +434,8 @@ export function stepWorker(
           };
         }
         if (change.action === 'update') {
+          const check = shownBy('roles holders', grant.role)(run.svcIn(tenant.slug));
+          await refuseGrantMoved(platform, change, role, read, check);
           const moved = await platform.roles.updateAssignment(
             grant.user,
             role,
@@ -450,6 +455,8 @@ export function stepWorker(
       if (change.kind === 'webhook') {
         if (change.action === 'create') return await created();
         if (change.action === 'update') {
+          const check = shownBy('webhooks get', change.id!)(run.svcIn(tenant.slug));
+          await refuseIntegrationMoved(platform, change, read, check);
           await platform.webhooks.update(change.id!, body(change) as never, read);
           return { id: change.id };
         }
@@ -458,6 +465,8 @@ export function stepWorker(
       }
       if (change.action === 'create') return await created();
       if (change.action === 'update') {
+        const check = shownBy('oauth get', change.id!)(run.svcIn(tenant.slug));
+        await refuseIntegrationMoved(platform, change, read, check);
         await platform.oauth.clients.update(change.id!, body(change) as never, read);
         return { id: change.id };
       }
