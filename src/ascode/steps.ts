@@ -23,6 +23,7 @@ import {
   type CallerIds,
   foundAfterLostAnswer,
   grantAnswerNotMade,
+  sentStart,
 } from '../platform/found-after-lost.js';
 import type { Platform } from '../platform/index.js';
 import { liveRoleNamed, permissionDifference } from '../platform/role-ref.js';
@@ -354,7 +355,13 @@ export function stepWorker(
     const { tenant, change } = data;
     // Before anything of the step is sent: what its retry finds after a lost answer is judged by it.
     const startMs = run.machineNow();
-    if (data.done) return gone('already_done');
+    // The run this one resumes sent this grant and ended before its answer (its journal's mark):
+    // found made now, it is most likely that run's, which only sending it again can tell (the
+    // platform's stored answer, or its refusal judged from that run's start, as roles assign --file
+    // does); `already_done` would say nothing changed (brief fixapply item 2).
+    const cut =
+      change.kind === 'grant' && change.action === 'create' ? sentStart(call.sentEarlier) : undefined;
+    if (data.done && cut === undefined) return gone('already_done');
     if (data.expired !== undefined) return { ...gone('ended'), planned_expires_at: data.expired };
     const read = { tenant: tenant.id, signal: call.signal };
     // Every change carries the step's key: a resumed run, or a retry after a lost answer, is answered
@@ -489,7 +496,7 @@ export function stepWorker(
         // unless the refusal is that attempt's own, or the grant held is not the one it sent.
         const lost = as
           ? foundAfterLostAnswer(error, {
-              ...attemptStart(platform, startMs),
+              ...(cut ?? attemptStart(platform, startMs)),
               check: shownBy('roles holders', change.grant.role)(run.svcIn(tenant.slug)),
               grant: { justification: change.grant.justification, expiresAt: change.grant.expires_at, held },
             })
