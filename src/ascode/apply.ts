@@ -18,7 +18,13 @@ import type { Column } from '../output/output.js';
 import { reasonLines } from '../output/problems.js';
 import { escapeForTerminal } from '../output/sanitize.js';
 import { platformTime, shortenedSpans } from '../platform/clock.js';
-import { type CallerIds, callerIdsAtStart, callerIdsOnce } from '../platform/found-after-lost.js';
+import {
+  attemptStart,
+  type CallerIds,
+  callerIdsAtStart,
+  callerIdsOnce,
+  startMark,
+} from '../platform/found-after-lost.js';
 import type { Platform } from '../platform/index.js';
 import { fromPipe } from '../system/cut-short.js';
 import { PLAN_INPUT_LIMIT, readInputBytes, sayReadingTerminal } from '../system/input.js';
@@ -299,6 +305,10 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     },
     items: () => steps,
     work,
+    // Each step is noted in flight before it is sent (its start, as roles assign --file notes a
+    // row): a resumed run that finds a grant made judges it as the cut run's attempt, not as
+    // `already_done` (steps.ts; brief fixapply item 2).
+    markSent: () => startMark(attemptStart(platform, ctx.clock.now())),
     plan: async () => ({ status: 'skipped' }),
     present: ({ key, line: _line, status, plan: _plan, ...result }, { data }) => {
       const error = result.error as { code?: string; depends_on?: string } | undefined;

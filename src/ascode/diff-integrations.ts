@@ -46,6 +46,20 @@ const CLIENT_FIELDS: Array<Field<ClientEntry, OAuthClient>> = [
   ['pkce_required', (e) => e.pkce_required, (l) => l.pkce_required],
 ];
 
+/**
+ * A live webhook's or client's value of a field as a plan compares it (its `from`), and whether the
+ * field is a set: what apply reads again just before its write (./meanwhile.ts).
+ */
+export function liveField(
+  kind: 'webhook' | 'oauth_client',
+  field: string,
+  live: Webhook | OAuthClient,
+): { value: unknown; set: boolean } | undefined {
+  const fields = (kind === 'webhook' ? WEBHOOK_FIELDS : CLIENT_FIELDS) as Array<Field<unknown, unknown>>;
+  const found = fields.find(([name]) => name === field);
+  return found ? { value: found[2](live), set: found[3] === true } : undefined;
+}
+
 const sortedIfSet = (value: unknown, set: boolean | undefined) =>
   set && Array.isArray(value) ? [...value].map(String).sort() : value;
 

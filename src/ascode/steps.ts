@@ -23,12 +23,14 @@ import {
   type CallerIds,
   foundAfterLostAnswer,
   grantAnswerNotMade,
+  sentStart,
 } from '../platform/found-after-lost.js';
 import type { Platform } from '../platform/index.js';
 import { liveRoleNamed, permissionDifference } from '../platform/role-ref.js';
 import type { Sleep } from '../system/clock.js';
 import { createWithSecret, sharedKey, type Unsaved } from './creations.js';
 import { holdsAsPlanned } from './held-expiry.js';
+import { refuseGrantMoved, refuseIntegrationMoved, refuseRoleMoved } from './meanwhile.js';
 import { grantedChanges, phaseOf } from './phases.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
 import type { SecretDir } from './secrets.js';
@@ -134,6 +136,8 @@ async function updateRole(
   const from = Array.isArray(field?.from) ? (field.from as string[]) : [];
   const to = Array.isArray(field?.to) ? (field.to as string[]) : undefined;
   const delta = to === undefined ? undefined : permissionDifference(to, from);
+  // A description is sent whole: read again first, and not sent over another admin's (./meanwhile.ts).
+  await refuseRoleMoved(platform, change, read, shownBy('roles get', change.name)(svc));
   const sent = {
     ...body(change, ['permissions']),
     ...(delta?.more.length ? { add_permissions: delta.more } : {}),
@@ -351,7 +355,13 @@ export function stepWorker(
     const { tenant, change } = data;
     // Before anything of the step is sent: what its retry finds after a lost answer is judged by it.
     const startMs = run.machineNow();
-    if (data.done) return gone('already_done');
+    // The run this one resumes sent this grant and ended before its answer (its journal's mark):
+    // found made now, it is most likely that run's, which only sending it again can tell (the
+    // platform's stored answer, or its refusal judged from that run's start, as roles assign --file
+    // does); `already_done` would say nothing changed (brief fixapply item 2).
+    const cut =
+      change.kind === 'grant' && change.action === 'create' ? sentStart(call.sentEarlier) : undefined;
+    if (data.done && cut === undefined) return gone('already_done');
     if (data.expired !== undefined) return { ...gone('ended'), planned_expires_at: data.expired };
     const read = { tenant: tenant.id, signal: call.signal };
     // Every change carries the step's key: a resumed run, or a retry after a lost answer, is answered
@@ -431,6 +441,8 @@ export function stepWorker(
           };
         }
         if (change.action === 'update') {
+          const check = shownBy('roles holders', grant.role)(run.svcIn(tenant.slug));
+          await refuseGrantMoved(platform, change, role, read, check);
           const moved = await platform.roles.updateAssignment(
             grant.user,
             role,
@@ -450,6 +462,8 @@ export function stepWorker(
       if (change.kind === 'webhook') {
         if (change.action === 'create') return await created();
         if (change.action === 'update') {
+          const check = shownBy('webhooks get', change.id!)(run.svcIn(tenant.slug));
+          await refuseIntegrationMoved(platform, change, read, check);
           await platform.webhooks.update(change.id!, body(change) as never, read);
           return { id: change.id };
         }
@@ -458,6 +472,8 @@ export function stepWorker(
       }
       if (change.action === 'create') return await created();
       if (change.action === 'update') {
+        const check = shownBy('oauth get', change.id!)(run.svcIn(tenant.slug));
+        await refuseIntegrationMoved(platform, change, read, check);
         await platform.oauth.clients.update(change.id!, body(change) as never, read);
         return { id: change.id };
       }
@@ -480,7 +496,7 @@ export function stepWorker(
         // unless the refusal is that attempt's own, or the grant held is not the one it sent.
         const lost = as
           ? foundAfterLostAnswer(error, {
-              ...attemptStart(platform, startMs),
+              ...(cut ?? attemptStart(platform, startMs)),
               check: shownBy('roles holders', change.grant.role)(run.svcIn(tenant.slug)),
               grant: { justification: change.grant.justification, expiresAt: change.grant.expires_at, held },
             })

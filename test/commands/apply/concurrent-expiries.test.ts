@@ -191,9 +191,12 @@ describe('svc apply meeting expires_in grants another run made first', () => {
     await anotherRunGrants([4, 5]);
     const again = await svc.run(['apply', '-f', access, '--yes', '--ndjson'], { ...real, env });
     expect(again.code, again.stderr).toBe(0);
+    // The first run marked both grants sent (their outcome unknown after the 503): the resumed run
+    // sends them again and is told they exist, made by the other runner after that run's start
+    // (brief fixapply item 2; was `already_done`, which did not say whose they are).
     expect(ndjson(again.stdout).map((row) => `${row.name} ${row.status} ${row.reason}`)).toEqual([
-      `${user(4)} tenant_viewer skipped already_done`,
-      `${user(5)} tenant_viewer skipped already_done`,
+      `${user(4)} tenant_viewer skipped created_by_another_run`,
+      `${user(5)} tenant_viewer skipped created_by_another_run`,
     ]);
     expect(journals(state)).toEqual([]);
   });

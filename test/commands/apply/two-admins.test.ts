@@ -15,12 +15,15 @@ const dir = useTempDir('svc-two-admins-');
 const real = { clock: { now: () => Date.now() } };
 
 /** Before forwarding the next `method path`, what the other admin does (once). */
-let meanwhile: { method: string; path: string; act: () => Promise<unknown> } | undefined;
+let meanwhile:
+  | { method: string; path: string; act: () => Promise<unknown>; match?: (m: string, p: string) => boolean }
+  | undefined;
 const proxy = useLossyProxy(svc.sandbox, {
   lose: () => false,
   before: async (method, path) => {
     const other = meanwhile;
-    if (!other || method !== other.method || path !== other.path) return;
+    if (!other) return;
+    if (other.match ? !other.match(method, path) : method !== other.method || path !== other.path) return;
     meanwhile = undefined;
     await other.act();
   },
@@ -114,5 +117,151 @@ describe('svc apply --prune: a grant made after its last check, ended by the del
     expect(row.error.message).toBe(
       `deleted, but it ended 1 grant made after svc's last check (1 ended, 0 planned): someone granted the role meanwhile; see whose in svc --tenant ${slug} audit ls --action role.revoked --role ${role.id}, and grant what they need again`,
     );
+  });
+});
+
+// A field the platform takes only whole (no add/remove form): another admin's change of it made
+// after apply's check, before its write, would be undone by the write. The other admin acts before
+// the first request about the resource itself after the plan (today's code: the write; apply's read
+// just before its write, once it makes one), so the order is the same for either.
+describe('svc apply: a field sent whole that another admin changed after the plan was checked', () => {
+  const refused = (fields: string, them: string, check: string) =>
+    `not updated: its ${fields} changed since the plan was checked: someone changed ${them} meanwhile, and sending the plan's ${fields} would undo that; nothing of this change was sent; see ${check}, and plan again`;
+  const applied = async (slug: string, file: string, kind: string) => {
+    const env = { SVC_BASE_URL: proxy().url, SVC_TENANT: tenantId(slug) };
+    const run = await svc.run(['apply', '-f', file, '--yes', '--ndjson'], { ...real, env });
+    expect(meanwhile).toBeUndefined();
+    expect(run.code, run.stdout + run.stderr).toBe(7);
+    return ndjson(run.stdout).find((r) => r.kind === kind && r.status !== undefined);
+  };
+  const about = (path: string) => (_m: string, p: string) => p === path;
+
+  it("a webhook's event_types: the row fails changed_meanwhile and the other admin's list stands", async () => {
+    const slug = 'acme-labs';
+    const tenant = tenantId(slug);
+    const hook = await as(svc.sandbox(), tenant, 'POST', '/v1/webhooks', {
+      url: 'https://hooks.example.com/two-admins',
+      event_types: ['exception.created'],
+    });
+    const file = writeFile(
+      dir,
+      'hook.yaml',
+      `version: 1\nblocks:\n  - tenants: ${slug}\n    webhooks:\n      - { id: ${hook.id}, url: "https://hooks.example.com/two-admins", event_types: [exception.created, exception.resolved] }\n`,
+    );
+    meanwhile = {
+      method: '*',
+      path: '',
+      match: about(`/v1/webhooks/${hook.id}`),
+      act: () =>
+        as(svc.sandbox(), tenant, 'PATCH', `/v1/webhooks/${hook.id}`, {
+          event_types: ['exception.created', 'reconciliation.failed'],
+        }),
+    };
+    const row = await applied(slug, file, 'webhook');
+    expect(row).toMatchObject({ status: 'failed', error: { code: 'changed_meanwhile' } });
+    expect(row.error.message).toBe(
+      refused('event_types', 'it', `svc --tenant ${slug} webhooks get ${hook.id}`),
+    );
+    const after = await as(svc.sandbox(), tenant, 'GET', `/v1/webhooks/${hook.id}`);
+    expect([...after.event_types].sort()).toEqual(['exception.created', 'reconciliation.failed']);
+  });
+
+  it("an OAuth client's redirect_uris: the row fails changed_meanwhile and the other admin's stand", async () => {
+    const slug = 'acme-apac';
+    const tenant = tenantId(slug);
+    const client = await as(svc.sandbox(), tenant, 'POST', '/v1/oauth/clients', {
+      name: 'two-admins-portal',
+      redirect_uris: ['https://portal.example.com/cb'],
+      scopes: ['read:reconciliations'],
+    });
+    const file = writeFile(
+      dir,
+      'client.yaml',
+      `version: 1\nblocks:\n  - tenants: ${slug}\n    oauth_clients:\n      - { name: two-admins-portal, redirect_uris: ["https://portal.example.com/cb", "https://portal.example.com/cb2"], scopes: [read:reconciliations] }\n`,
+    );
+    const uris = ['https://other.example.com/cb', 'https://portal.example.com/cb'];
+    meanwhile = {
+      method: '*',
+      path: '',
+      match: about(`/v1/oauth/clients/${client.client_id}`),
+      act: () =>
+        as(svc.sandbox(), tenant, 'PATCH', `/v1/oauth/clients/${client.client_id}`, { redirect_uris: uris }),
+    };
+    const row = await applied(slug, file, 'oauth_client');
+    expect(row).toMatchObject({ status: 'failed', error: { code: 'changed_meanwhile' } });
+    expect(row.error.message).toBe(
+      refused('redirect_uris', 'it', `svc --tenant ${slug} oauth get ${client.client_id}`),
+    );
+    const after = await as(svc.sandbox(), tenant, 'GET', `/v1/oauth/clients/${client.client_id}`);
+    expect([...after.redirect_uris].sort()).toEqual(uris);
+  });
+
+  it("a role's description: the row fails changed_meanwhile and the other admin's stands", async () => {
+    const slug = 'acme-ledger-uk';
+    const tenant = tenantId(slug);
+    const role = await as(svc.sandbox(), tenant, 'POST', '/v1/roles', {
+      name: 'desc-ops',
+      description: 'old words',
+      permissions: ['exception.read'],
+    });
+    const file = writeFile(
+      dir,
+      'desc.yaml',
+      `version: 1\nblocks:\n  - tenants: ${slug}\n    roles:\n      - { name: desc-ops, description: "A's words", permissions: [exception.read] }\n`,
+    );
+    meanwhile = {
+      method: '*',
+      path: '',
+      match: about(`/v1/roles/${role.id}`),
+      act: () => as(svc.sandbox(), tenant, 'PATCH', `/v1/roles/${role.id}`, { description: "B's words" }),
+    };
+    const row = await applied(slug, file, 'role');
+    expect(row).toMatchObject({ status: 'failed', error: { code: 'changed_meanwhile' } });
+    expect(row.error.message).toBe(refused('description', 'it', `svc --tenant ${slug} roles get desc-ops`));
+    const after = await as(svc.sandbox(), tenant, 'GET', `/v1/roles/${role.id}`);
+    expect(after.description).toBe("B's words");
+  });
+
+  it("a grant's expiry: the row fails changed_meanwhile and the other admin's expiry stands", async () => {
+    const slug = 'acme-labs';
+    const tenant = tenantId(slug);
+    const role = await as(svc.sandbox(), tenant, 'POST', '/v1/roles', {
+      name: 'exp-ops',
+      permissions: ['exception.read'],
+    });
+    const who = user(7);
+    await as(svc.sandbox(), tenant, 'POST', `/v1/users/${who}/roles`, {
+      role_id: role.id,
+      expires_at: '2031-01-01T00:00:00Z',
+      justification: 'on call',
+    });
+    const file = writeFile(
+      dir,
+      'exp.yaml',
+      `version: 1\nblocks:\n  - tenants: ${slug}\n    grants:\n      - { user: ${who}, role: exp-ops, expires_at: 2032-01-01T00:00:00Z, justification: A extends }\n`,
+    );
+    const grant = `/v1/users/${who}/roles/${role.id}`;
+    meanwhile = {
+      method: '*',
+      path: '',
+      // Today's code: the write; with the read before it: the one that names this user.
+      match: (m, p) =>
+        p === grant || (m === 'GET' && p.startsWith('/v1/role-assignments') && p.includes(who)),
+      act: () =>
+        as(svc.sandbox(), tenant, 'PATCH', grant, {
+          expires_at: '2030-06-01T00:00:00Z',
+          justification: 'B shortens',
+        }),
+    };
+    const row = await applied(slug, file, 'grant');
+    expect(row).toMatchObject({ status: 'failed', error: { code: 'changed_meanwhile' } });
+    expect(row.error.message).toBe(refused('expires_at', 'it', `svc --tenant ${slug} roles holders exp-ops`));
+    const held = await as(
+      svc.sandbox(),
+      tenant,
+      'GET',
+      `/v1/role-assignments?role_id=${role.id}&user_id=${who}`,
+    );
+    expect(held.items.map((a: { expires_at: string }) => a.expires_at)).toEqual(['2030-06-01T00:00:00Z']);
   });
 });
