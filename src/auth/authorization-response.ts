@@ -27,6 +27,22 @@ export class AuthorizationRefusedError extends AuthError {
   }
 }
 
+/**
+ * The server's refusal of an authorization, by its `error` (a redirect's, RFC 6749 §4.1.2.1; a
+ * device login's token answer, RFC 8628 §3.5): one rule for every way svc logs in.
+ */
+export function authorizationRefused(error: string, description?: string | null): AuthorizationRefusedError {
+  const denied = error === 'access_denied';
+  return new AuthorizationRefusedError(
+    `${denied ? 'authorization was denied' : 'authorization failed'}: ${error}${description ? ` (${description})` : ''}`,
+    error,
+    {
+      code: denied ? 'authorization_denied' : 'authorization_error',
+      hint: denied ? 'run the login again and choose Approve' : undefined,
+    },
+  );
+}
+
 export interface ExpectedResponse {
   state: string;
   /** Issuer identifiers an `iss` parameter may carry. */
@@ -90,18 +106,9 @@ export function readAuthorizationResponse(
   }
   const error = params.get('error');
   if (error !== null) {
-    const description = params.get('error_description');
-    const what = error === 'access_denied' ? 'authorization was denied' : 'authorization failed';
     return {
       kind: 'failure',
-      error: new AuthorizationRefusedError(
-        `${what}: ${error}${description ? ` (${description})` : ''}`,
-        error,
-        {
-          code: error === 'access_denied' ? 'authorization_denied' : 'authorization_error',
-          hint: error === 'access_denied' ? 'run the login again and choose Approve' : undefined,
-        },
-      ),
+      error: authorizationRefused(error, params.get('error_description')),
       page: error === 'access_denied' ? 'You denied the request.' : `The server answered ${error}.`,
     };
   }

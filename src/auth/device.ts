@@ -4,6 +4,7 @@ import { loginCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { AuthError, InterruptedError, SvcError, UsageError } from '../errors.js';
 import { sym } from '../output/symbols.js';
+import { authorizationRefused } from './authorization-response.js';
 import type { BrowserFlowResult } from './flow.js';
 import { deviceEndpoint, isOtherIssuer, serverMetadata } from './metadata.js';
 import {
@@ -167,12 +168,8 @@ export async function authorizeWithDevice(
           hint: `run \`${loginCommand(ctx.settings())} --device\` again and enter the new code`,
         });
       }
-      if (code === 'access_denied') {
-        throw new AuthError('authorization was denied: access_denied', {
-          code: 'access_denied',
-          hint: 'run the login again and choose Approve',
-        });
-      }
+      // As a redirect's denial: svc's code `authorization_denied`, the server's word `server_code`.
+      if (code === 'access_denied') throw authorizationRefused(code);
       throw tokenRequestFailed(
         'the device login failed',
         error,

@@ -154,11 +154,14 @@ describe('a closed stdout during a row’s Retry-After wait', () => {
     await customRole(sandbox(), role);
     const rows = Array.from({ length: 3 }, (_, i) => `${bulkUser(i + 1)},${role},1h,closed in a wait\n`);
     const path = svc.file(`${role}.csv`, `user,role,expires_in,justification\n${rows.join('')}`);
+    let readerGone: () => void = () => {};
+    const gone = new Promise<void>((resolve) => (readerGone = resolve));
     const clock = {
       now: () => Date.now(),
-      // Row 1's Retry-After wait lasts while row 2 is answered and its result's write fails.
+      // Row 1's Retry-After wait lasts until row 2 has been answered and its result's write has
+      // failed (svc has seen the reader go): the closed stdout always comes during the wait.
       sleep: async (ms: number, signal?: AbortSignal) => {
-        if (ms >= 30_000) await new Promise((resolve) => setTimeout(resolve, 500));
+        if (ms >= 30_000) await gone;
         if (signal?.aborted) throw new Error('aborted');
       },
     };
@@ -167,6 +170,7 @@ describe('a closed stdout during a row’s Retry-After wait', () => {
       env: { SVC_BASE_URL: proxy().url },
       stdoutFails: 'EPIPE',
       stdoutFailsAfter: 0,
+      stdoutFailed: () => readerGone(),
     });
     expect(run.code, run.stderr).toBe(141);
     const [journal] = readdirSync(svc.journals).filter((name) => name.endsWith('.ndjson'));

@@ -67,7 +67,7 @@ needs('chromium').describe('svc login --device', () => {
     const result = await live.done;
     expect(result.code).toBe(3);
     expect(result.stderr).toContain(
-      '{"error":{"code":"access_denied","message":"authorization was denied: access_denied","exit_code":3,"hint":"run the login again and choose Approve"}}',
+      '{"error":{"code":"authorization_denied","message":"authorization was denied: access_denied","exit_code":3,"hint":"run the login again and choose Approve","server_code":"access_denied"}}',
     );
   }, 60_000);
 });

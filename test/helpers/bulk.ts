@@ -107,6 +107,8 @@ export function bulkRunner(sandbox: () => Sandbox) {
         stdoutFails?: string;
         /** With stdoutFails: this many writes get through first (a reader that leaves: `| head -1`). */
         stdoutFailsAfter?: number;
+        /** With stdoutFails: hears of each failed write once svc has. */
+        stdoutFailed?: () => void;
         /** stderr is a terminal: the progress bar is drawn. */
         progress?: boolean;
         /** How the journal is written (fillableJournalDisk() in ./disk.ts plays a full disk). */
@@ -119,6 +121,7 @@ export function bulkRunner(sandbox: () => Sandbox) {
         tty: { stdout: tty, stdin: tty, stderr: options.progress === true },
         ...(options.stdoutFails ? { stdoutFails: options.stdoutFails } : {}),
         ...(options.stdoutFailsAfter === undefined ? {} : { stdoutFailsAfter: options.stdoutFailsAfter }),
+        ...(options.stdoutFailed ? { stdoutFailed: options.stdoutFailed } : {}),
         columns: 160,
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
         // The sandbox runs on real time unless a test fixes a clock of its own.

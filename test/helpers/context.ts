@@ -99,6 +99,11 @@ export interface FakeIOOptions {
    */
   stdoutFailsLate?: boolean;
   /**
+   * With stdoutFails: hears of each failed write once svc has (its 'error' event comes after the
+   * write's callback), so a test can hold something until the reader has gone.
+   */
+  stdoutFailed?: () => void;
+  /**
    * A stalled reader (a full pipe nobody reads): each write is taken only once `until` settles;
    * `onWrite` hears of each write as it is offered (a line waiting).
    */
@@ -145,7 +150,7 @@ export function fakeIO(options: FakeIOOptions = {}): FakeIO {
       ? heldStdout(options.stdoutHeld, passThrough)
       : passThrough;
   // As process.stdout in bin/svc.js: the 'error' events of failed writes are heard by the writer.
-  if (options.stdoutFails) stdout.on('error', () => {});
+  if (options.stdoutFails) stdout.on('error', () => options.stdoutFailed?.());
   const stderr = new PassThrough();
   passThrough.on('data', (chunk: Buffer) => {
     out.push(chunk.toString('utf8'));

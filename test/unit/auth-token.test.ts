@@ -532,8 +532,9 @@ describe('authorizeWithDevice', () => {
       { status: 400, body: { error: 'access_denied' } },
       {
         message: 'authorization was denied: access_denied',
-        code: 'access_denied',
+        code: 'authorization_denied',
         hint: 'run the login again and choose Approve',
+        serverCode: 'access_denied',
       },
     ],
     [
@@ -561,7 +562,14 @@ describe('authorizeWithDevice', () => {
     const { base } = await authServer({ token: [pending, answer] });
     const { error } = await login(base);
     expect(error).toBeInstanceOf(AuthError);
-    expect({ message: error!.message, code: error!.code, hint: error!.hint }).toEqual(expected);
+    // A denial reads as a redirect's (authorization_denied, the server's word beside it).
+    const { serverCode } = error as { serverCode?: string };
+    expect({
+      message: error!.message,
+      code: error!.code,
+      hint: error!.hint,
+      ...(serverCode === undefined ? {} : { serverCode }),
+    }).toEqual(expected);
   });
 
   it('refuses a server without device authorization, saying what to use instead', async () => {

@@ -144,35 +144,45 @@ async function forwarder(
   const agent = new ProxyRouter(settings, {}, unverified);
   return {
     forward: async (body, headers) => {
-      const signal = AbortSignal.timeout(timeoutSeconds * 1000);
-      const response = await request(agent, target, { method: 'POST', headers, body, signal }).catch(
-        (error: unknown) => {
-          if (signal.aborted) throw new Error(`the target did not answer within ${timeoutSeconds} s`);
-          // A certificate refused is said in svc's words, with its fix, as for the platform's.
-          const proxy = way.proxy && { url: way.proxy, from: way.from };
-          const refused = certificateRefused(target, proxy, error, 'forward');
-          throw refused ? new Error(`${refused.message}; ${refused.hint}`) : error;
-        },
-      );
-      // The limit covers the whole answer: a target that sent its head and then hung is said so.
-      const answer = Buffer.from(
-        await response.body.arrayBuffer().catch((error: unknown) => {
-          if (!signal.aborted) throw error;
-          throw new Error(
-            `the target answered ${response.statusCode} but did not finish its answer within ${timeoutSeconds} s`,
-          );
-        }),
-      );
-      const type = response.headers['content-type'];
-      const answerHeaders: Record<string, string> = typeof type === 'string' ? { 'content-type': type } : {};
-      return {
-        status: response.statusCode,
-        headers: answerHeaders,
-        body: answer,
-      };
+      // The Context's timer (real time for svc; a test's clock plays it), cleared once the answer is in.
+      const limit = new AbortController();
+      const cancel = ctx.clock.timer(timeoutSeconds * 1000, () => limit.abort());
+      try {
+        return await forwardOnce(body, headers, limit.signal);
+      } finally {
+        cancel();
+      }
     },
     close: () => agent.close(),
   };
+
+  async function forwardOnce(body: Buffer, headers: Record<string, string>, signal: AbortSignal) {
+    const response = await request(agent, target, { method: 'POST', headers, body, signal }).catch(
+      (error: unknown) => {
+        if (signal.aborted) throw new Error(`the target did not answer within ${timeoutSeconds} s`);
+        // A certificate refused is said in svc's words, with its fix, as for the platform's.
+        const proxy = way.proxy && { url: way.proxy, from: way.from };
+        const refused = certificateRefused(target, proxy, error, 'forward');
+        throw refused ? new Error(`${refused.message}; ${refused.hint}`) : error;
+      },
+    );
+    // The limit covers the whole answer: a target that sent its head and then hung is said so.
+    const answer = Buffer.from(
+      await response.body.arrayBuffer().catch((error: unknown) => {
+        if (!signal.aborted) throw error;
+        throw new Error(
+          `the target answered ${response.statusCode} but did not finish its answer within ${timeoutSeconds} s`,
+        );
+      }),
+    );
+    const type = response.headers['content-type'];
+    const answerHeaders: Record<string, string> = typeof type === 'string' ? { 'content-type': type } : {};
+    return {
+      status: response.statusCode,
+      headers: answerHeaders,
+      body: answer,
+    };
+  }
 }
 
 /** One human line per request; what the request said (ids, types, errors) is escaped, even when unsigned. */

@@ -12,8 +12,10 @@
  * carry them.
  */
 
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { request as httpRequest } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type Clock, realTimer } from '../../../src/system/clock.js';
 import { signatureHeader } from '../../../src/webhooks/signature.js';
 import { startInProcess } from '../../helpers/context.js';
 import { spawnSvc } from '../../helpers/oauth.js';
@@ -30,15 +32,51 @@ afterAll(async () => {
 const webhookOf = (id: string) => webhookNow(svc.sandbox(), id);
 const secrets = async (id: string) =>
   (await call(svc.sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`)).body;
-const listen = (args: string[], env: Record<string, string | undefined> = {}, tty = false) =>
+const listen = (args: string[], env: Record<string, string | undefined> = {}, tty = false, clock?: Clock) =>
   startInProcess(
     ['webhooks', 'listen', '--port', '0', ...args],
     { ...svc.env(), ...env },
     {
-      now: Date.now(),
+      ...(clock ? { clock } : { now: Date.now() }),
       tty: { stdout: tty },
     },
   );
+
+/**
+ * A clock whose forward timeouts (`--forward-timeout 1`: 1,000 ms) end when the test says, not
+ * after a real second; svc's other timers (its requests to the platform, 30 s) are real.
+ */
+function forwardClock(): { clock: Clock; expire: () => void; set: () => number } {
+  const expiries = new Set<() => void>();
+  return {
+    clock: {
+      now: () => Date.now(),
+      timer: (ms, expire) => {
+        if (ms !== 1000) return realTimer(ms, expire);
+        expiries.add(expire);
+        return () => expiries.delete(expire);
+      },
+    },
+    expire: () => {
+      for (const expire of expiries) expire();
+      expiries.clear();
+    },
+    set: () => expiries.size,
+  };
+}
+
+/** Resolves once svc has the head of an answer from `origin` (undici's own channel) and has read it. */
+function headOf(origin: string): Promise<void> {
+  return new Promise((resolve) => {
+    const heard = (message: unknown) => {
+      if ((message as { request: { origin: string } }).request.origin !== origin) return;
+      unsubscribe('undici:request:headers', heard);
+      // Told before svc's handler has the head: its turn first.
+      setImmediate(resolve);
+    };
+    subscribe('undici:request:headers', heard);
+  });
+}
 
 describe('listen --webhook W: one session at a time, and W put back only as it was left', () => {
   it('refuses a second session on W (exit 6), and the first still puts W back', async () => {
@@ -275,10 +313,18 @@ describe('listen: stopping, forwarding and times', () => {
   it('gives the forward a timeout no longer than the platform attempt (10 s, or --forward-timeout)', async () => {
     const hang = await startTarget(() => 'hang');
     targets.push(hang);
-    const run = listen(['--forward-to', hang.url, '--forward-timeout', '1'], {
-      SVC_WEBHOOK_SECRET: 'whsec_truth',
-    });
-    expect(await post(await address(run))).toBe(502);
+    const timeout = forwardClock();
+    const run = listen(
+      ['--forward-to', hang.url, '--forward-timeout', '1'],
+      { SVC_WEBHOOK_SECRET: 'whsec_truth' },
+      false,
+      timeout.clock,
+    );
+    const answered = post(await address(run));
+    // The target has the delivery and the forward's second is running: it ends now.
+    await expect.poll(() => hang.received.length + timeout.set(), { timeout: 10_000 }).toBe(2);
+    timeout.expire();
+    expect(await answered).toBe(502);
     await expect
       .poll(run.stdout, { timeout: 5000 })
       .toContain('→ 502  (forward failed: the target did not answer within 1 s)');
@@ -302,10 +348,20 @@ describe('listen: stopping, forwarding and times', () => {
     async (mode, flags) => {
       const stall = await startTarget(() => 'stall');
       targets.push(stall);
-      const run = listen([...flags, '--forward-to', stall.url, '--forward-timeout', '1'], {
-        SVC_WEBHOOK_SECRET: 'whsec_truth',
-      });
-      expect(await post(await address(run))).toBe(502);
+      const timeout = forwardClock();
+      const run = listen(
+        [...flags, '--forward-to', stall.url, '--forward-timeout', '1'],
+        { SVC_WEBHOOK_SECRET: 'whsec_truth' },
+        false,
+        timeout.clock,
+      );
+      const head = headOf(new URL(stall.url).origin);
+      const answered = post(await address(run));
+      // svc has the target's head and waits for the rest: the forward's second ends now.
+      await head;
+      expect(timeout.set()).toBe(1);
+      timeout.expire();
+      expect(await answered).toBe(502);
       const said = 'the target answered 200 but did not finish its answer within 1 s';
       await expect.poll(run.stdout, { timeout: 5000 }).toContain('502');
       run.interrupt();
