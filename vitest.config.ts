@@ -31,6 +31,9 @@ export default defineConfig({
       'test/helpers/fast-check-seed.ts',
       // Removes the directories tempDir() made (test/helpers/temp.ts).
       'test/helpers/temp-setup.ts',
+      // Loads svc's command modules before the first file that runs commands in-process, once per
+      // worker, outside any test's waits and limits (test/helpers/warm-commands.ts).
+      'test/helpers/warm-commands.ts',
       ...(process.env.SVC_CPU_PROBE ? ['test/helpers/cpu-probe.ts'] : []),
     ],
     // The default output, then one line per system tool whose tests were skipped (test/helpers/needs.ts).

@@ -20,6 +20,7 @@ import { PassThrough, Readable, Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { JournalDisk } from '../../src/bulk/journal-disk.js';
 import { runCli } from '../../src/cli.js';
+import { COMMANDS } from '../../src/commands/manifest.js';
 import type { StoreDisk } from '../../src/config/disk.js';
 import {
   type Clock,
@@ -32,6 +33,28 @@ import { createIO, type Env, type IOStreams } from '../../src/output/io.js';
 import type { Browser } from '../../src/system/browser.js';
 import { realTimer } from '../../src/system/clock.js';
 import type { Choice, Prompter } from '../../src/system/prompter.js';
+
+let warmed: Promise<void> | undefined;
+
+/**
+ * Loads every command's modules and those a Context loads when first asked (once per worker):
+ * test/helpers/warm-commands.ts calls it before each file that imports this one, so a file's
+ * first command does not load them inside its first test's waits and limit.
+ */
+export function warmCommands(): Promise<void> {
+  warmed ??= (async () => {
+    await Promise.all([
+      import('../../src/context.js'),
+      import('../../src/http/client.js'),
+      import('../../src/http/paging.js'),
+      import('../../src/platform/index.js'),
+      import('../../src/output/table.js'),
+    ]);
+    for (const entry of COMMANDS) await entry.load();
+  })();
+  return warmed;
+}
+(globalThis as { __svcWarmCommands?: () => Promise<void> }).__svcWarmCommands = warmCommands;
 
 /** "Now" in tests unless one says otherwise: relative times ("2 years ago") are then exact. */
 export const FIXED_NOW = Date.parse('2026-01-15T12:00:00Z');

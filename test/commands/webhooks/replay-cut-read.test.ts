@@ -38,8 +38,10 @@ describe('Ctrl-C cuts the read that follows a replay of replay --dlq --wait', ()
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
     const env = { SVC_BASE_URL: proxy().url };
     ctrlC = new AbortController();
+    // The held answer goes at the cut, not once the run has ended: under load that end can take
+    // longer than the sandbox's attempt timeout (10 s), and the delivery failed instead.
+    ctrlC.signal.addEventListener('abort', held.open);
     const cut = await svc.run([...argv, '--ndjson'], { signal: ctrlC.signal, env });
-    held.open();
     expect(ctrlC.signal.aborted).toBe(true);
     expect(cut.code, cut.stderr).toBe(130);
     const rows = ndjson(cut.stdout);

@@ -31,12 +31,12 @@ describe('replay --dlq resumed after its replay failed an attempt and was delive
         body: { webhook_id: webhook, count: 2 },
       });
       const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
-      const cut = await interruptedRun(svc, argv, target, 2);
+      // The held attempt is let go at the cut (interruptedRun), and answers 200 whatever `up` is.
+      const cut = await interruptedRun(svc, argv, target, 2, {}, held.open);
       const [first] = ndjson(cut.stdout);
       expect([first!.status, first!.delivery_status]).toEqual(['failed', 'retrying']);
       const made = first!.new_delivery_id as string;
       up = true;
-      held.open();
       // The platform's retry (due within 36 s) delivers it.
       await advanceClock(sandbox(), 40);
       await until(async () => (await delivery(sandbox(), webhook, made)).status === 'delivered');
@@ -78,9 +78,8 @@ describe('replay --dlq resumed after its replay failed an attempt and was delive
       body: { webhook_id: webhook, count: 2 },
     });
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1', '--ndjson'];
-    const cut = await interruptedRun(svc, argv.slice(0, -1), target, 2);
+    const cut = await interruptedRun(svc, argv.slice(0, -1), target, 2, {}, held.open);
     const made = ndjson(cut.stdout)[0]!.new_delivery_id as string;
-    held.open();
     await advanceClock(sandbox(), 40);
     await until(async () => (await delivery(sandbox(), webhook, made)).status === 'failed');
 

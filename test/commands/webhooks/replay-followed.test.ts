@@ -37,8 +37,7 @@ describe('a resumed replay --dlq --wait whose earlier replays failed after Ctrl-
     const held = gate();
     const { webhook, target, entries } = await queue({ status: 500, until: held.until }, 2);
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait'];
-    const first = await interruptedRun(svc, argv, target, 2);
-    held.open();
+    const first = await interruptedRun(svc, argv, target, 2, {}, held.open);
     const made = new Map(
       ndjson(first.stdout).map((r) => [r.delivery_id as string, r.new_delivery_id as string]),
     );

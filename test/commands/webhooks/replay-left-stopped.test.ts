@@ -41,8 +41,7 @@ async function stoppedRun() {
     entries: queued,
   } = await deadLetteredQueue(sandbox(), { status: 204, until: held.until }, 4);
   const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
-  const first = await interruptedRun(svc, argv, target);
-  held.open();
+  const first = await interruptedRun(svc, argv, target, 1, {}, held.open);
   const made = ndjson(first.stdout)[0]!.new_delivery_id as string;
   const [name, ...more] = journals();
   expect(more).toEqual([]);

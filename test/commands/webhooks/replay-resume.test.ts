@@ -54,8 +54,7 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
     const held = gate();
     const { webhook, target, entries: queued } = await queue({ status: 204, until: held.until }, 3);
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
-    const first = await interruptedRun(svc, argv, target);
-    held.open();
+    const first = await interruptedRun(svc, argv, target, 1, {}, held.open);
     const [row] = ndjson(first.stdout);
     const made = row.new_delivery_id as string;
     const { path, started } = journal();
@@ -90,8 +89,7 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
       const held = gate();
       const { webhook, target, entries: queued } = await queue({ status: 204, until: held.until }, 2);
       const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait'];
-      const first = await interruptedRun(svc, argv, target, 2);
-      held.open();
+      const first = await interruptedRun(svc, argv, target, 2, {}, held.open);
       const made = new Map(
         ndjson(first.stdout).map((r) => [r.delivery_id as string, r.new_delivery_id as string]),
       );
@@ -152,8 +150,9 @@ describe('a resumed replay --dlq run to a target that still fails', () => {
     const running = svc.run(argv, { signal: controller.signal });
     await until(() => target.received.length > 0);
     controller.abort();
-    const cut = await running;
+    // Let the held answers go at the cut, not once the run has ended (interruptedRun says why).
     held.open();
+    const cut = await running;
     expect(cut.code).toBe(130);
     const { started, anchorMs } = journal();
 

@@ -95,8 +95,10 @@ describe('replay --dlq --wait resumed: the delivery of an entry replayed while i
     const held = gate();
     const run = await replayedWhileStopped({ status: 500, until: held.until }, env);
     cutAt = { delivery: run.as, ctrlC: new AbortController() };
+    // The held answer goes at the cut, not once the run has ended (past the attempt timeout, 10 s,
+    // under load: the delivery then failed on that, not on the 500 asserted below).
+    cutAt.ctrlC.signal.addEventListener('abort', held.open);
     const cut = await svc.run(run.argv, { signal: cutAt.ctrlC.signal, env });
-    held.open();
     expect(cutAt.ctrlC.signal.aborted).toBe(true);
     cutAt = undefined;
     expect(cut.code, cut.stderr).toBe(130);
