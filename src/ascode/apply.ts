@@ -365,7 +365,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     },
     get empty() {
       const { made, refused } = leftForPrune;
-      if (made + refused === 0) return `No changes to apply: the live state matches ${label}`;
+      if (made + refused === 0) return `no changes to apply: the live state matches ${label}`;
       // The live state differs: only by removals, which are not made without --prune (or at all).
       const parts = [
         ...(made > 0 ? [`${counted(made, 'removal')}, made only with --prune`] : []),
@@ -374,7 +374,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
           : []),
       ];
       const are = made + refused === 1 ? `difference from ${label} is` : `differences from ${label} are`;
-      return `Nothing applied: the only ${are} ${parts.join(', and ')}`;
+      return `nothing applied: the only ${are} ${parts.join(', and ')}`;
     },
   };
   let summary: Awaited<ReturnType<typeof runBulkOperation>>;

@@ -232,12 +232,15 @@ export function planRows(doc: PlanDocument): string[][] {
 
 const n = (count: number) => count.toLocaleString('en');
 
-/** `Plan: 3 to create, 1 to update, 2 to delete (only with --prune) in 1 of 2 tenants.` */
+/**
+ * `plan: 3 to create, 1 to update, 2 to delete (only with --prune) in 1 of 2 tenants`: an unlabelled
+ * line in the house form, a lower-case fragment without a closing full stop (review28b L1).
+ */
 export function summaryLine(summary: PlanSummary, label: string): string {
   const total = summary.create + summary.update + summary.delete;
   const tenants = `${n(summary.tenants)} ${summary.tenants === 1 ? 'tenant' : 'tenants'}`;
-  if (total === 0) return `No changes: the live state of ${tenants} matches ${label}.`;
+  if (total === 0) return `no changes: the live state of ${tenants} matches ${label}`;
   const parts = [`${n(summary.create)} to create`, `${n(summary.update)} to update`];
   parts.push(`${n(summary.delete)} to delete${summary.delete > 0 ? ' (only with --prune)' : ''}`);
-  return `Plan: ${parts.join(', ')} in ${n(summary.tenants_changed)} of ${tenants}.`;
+  return `plan: ${parts.join(', ')} in ${n(summary.tenants_changed)} of ${tenants}`;
 }

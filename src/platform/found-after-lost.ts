@@ -77,14 +77,13 @@ export function foundAfterLostAnswer(error: unknown, sent: SentChange = {}): str
   if (lost === undefined) return undefined;
   if (notSent(sent) !== undefined) return undefined;
   const undecided = madeJustBefore(sent);
-  if (undecided !== undefined) {
-    const said = `${undecided}, and the answer to the first attempt was lost (${lost}): made by that attempt or before it, svc cannot tell`;
-    // Its own code, not the refusal's (assignment_exists reads "nothing changed"; review27b L1).
-    throw new OutcomeUnknownError(
-      new SvcError('failure', said, { code: 'outcome_unknown' }),
+  if (undecided !== undefined)
+    throw unknownAfterLost(
+      undecided,
+      lost,
+      'made by that attempt or before it, svc cannot tell',
       `check who made it before running the command again${sent.check ? ` (\`${sent.check}\` shows it)` : ''}`,
     );
-  }
   return lost;
 }
 
@@ -355,6 +354,32 @@ export function interruptedReadingCaller(error: unknown): unknown {
     new InterruptedError(
       "interrupted while svc read who you are (GET /v1/me) to judge the server's answer to the grant",
     ),
+  );
+}
+
+/**
+ * The one unknown outcome of a change whose first attempt's answer was lost (`lost`: `the
+ * connection dropped`) and whose retry found something (`what`: `the retry was told the name fx is
+ * taken`) that cannot tell that attempt's doing from another's (`found`): code outcome_unknown,
+ * exit 1, `hint` saying how to settle it (foundAfterLostAnswer's, roles create's and roles
+ * update's read-backs: review28b L4). `cut`, the error of the read that was to tell: a stop (Ctrl-C)
+ * keeps its exit 130, the outcome unknown still said, as interruptedReadingCaller does (review28b M1).
+ */
+export function unknownAfterLost(
+  what: string,
+  lost: string,
+  found: string,
+  hint: string,
+  cut?: unknown,
+): OutcomeUnknownError {
+  const said = `${what}, and the answer to the first attempt was lost (${lost}): ${found}`;
+  // Its own code, not the refusal's (assignment_exists reads "nothing changed"; review27b L1).
+  const stopped = cut instanceof SvcError && cut.category === 'interrupted';
+  return new OutcomeUnknownError(
+    stopped
+      ? new InterruptedError(said, { code: 'outcome_unknown' })
+      : new SvcError('failure', said, { code: 'outcome_unknown' }),
+    hint,
   );
 }
 

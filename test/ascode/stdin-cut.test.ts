@@ -26,7 +26,7 @@ blocks:
 const CUT = FILE.slice(0, -10);
 // The sandbox's clock is real: expires_in counts from it without a word.
 const real = { clock: { now: () => Date.now() } };
-const PLANNED = 'Plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant.\n';
+const PLANNED = 'plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant\n';
 const WORDS =
   'standard input ends in this line, with no line ending after it: was what writes it cut short? A line cut short can name another user or role; if the input is whole, end it with a newline (`(your-command; echo) | svc …`) or give it as a file';
 

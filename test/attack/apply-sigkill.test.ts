@@ -102,7 +102,7 @@ describe('attack: svc apply killed with SIGKILL, then run again', () => {
     const plan = await svc(['plan', '-f', file], { env });
     expect([plan.code, plan.stderr]).toEqual([
       0,
-      `No changes: the live state of 2 tenants matches ${file}.\n`,
+      `no changes: the live state of 2 tenants matches ${file}\n`,
     ]);
   }, 180_000);
 });

@@ -113,7 +113,7 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     );
     const file = join(dir, 'plan.yaml');
     writeFileSync(file, `version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n${roles.join('\n')}\n`);
-    const summary = 'Plan: 1,500 to create, 0 to update, 0 to delete in 1 of 1 tenant.';
+    const summary = 'plan: 1,500 to create, 0 to update, 0 to delete in 1 of 1 tenant';
     const r = await bash(`svc plan -f '${file}' | head -1`, { env });
     expect([r.code, r.stderr]).toEqual([
       10,

@@ -180,7 +180,7 @@ describe('svc apply --prune whose role delete is answered 204', () => {
     expect([again.code, again.stdout, again.stderr]).toEqual([
       0,
       '',
-      `No changes to apply: the live state matches ${file}\n`,
+      `no changes to apply: the live state matches ${file}\n`,
     ]);
   });
 });

@@ -7,9 +7,9 @@
  * is failed, with the same words.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { assignments, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
+import { ACME, assignments, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { refusal, useLossyProxy } from '../helpers/lossy-proxy.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
 import { timeless } from '../helpers/webhooks.js';
 
 const sandbox = useSandbox({ users: 10 });
@@ -63,6 +63,43 @@ const blind = useLossyProxy(sandbox, {
     method === 'GET' && path.startsWith(`${ROLES}?`) ? refusal(403, 'forbidden', 'not allowed') : undefined,
 });
 afterEach(() => blind().reset());
+
+// The same platform, where something happens as svc reads the roles back after the retry's 409
+// (review28b M1, L4): the role of that name is deleted first (`gone`), or Ctrl-C comes (`cut`),
+// the read held until then so that the stop, not its answer, ends it.
+let laterFresh = 0;
+let later: { gone?: string; cut?: AbortController } = {};
+let releaseRead: (() => void) | undefined;
+afterEach(() => {
+  later = {};
+  releaseRead?.();
+});
+const meanwhile = useLossyProxy(sandbox, {
+  lose: (method, path, seen) => (method === 'POST' && path === ROLES && seen === 1 ? 'drop' : false),
+  body: (method, path, body) =>
+    method === 'POST' && path === ROLES
+      ? JSON.stringify({ ...JSON.parse(body), idempotency_key: `later-${++laterFresh}` })
+      : body,
+  before: async (method, path) => {
+    if (method !== 'GET' || !path.startsWith(`${ROLES}?`)) return;
+    const s = sandbox();
+    if (later.gone !== undefined) {
+      const listed = await call(s, 'GET', `${ROLES}?limit=200`, { token: s.adminToken, tenant: ACME });
+      const role = listed.body.items.find((r: { name: string }) => r.name === later.gone);
+      const r = await call(s, 'DELETE', `${ROLES}/${role.id}`, { token: s.adminToken, tenant: ACME });
+      if (r.status !== 200) throw new Error(`their delete: ${r.status} ${r.text}`);
+      later.gone = undefined;
+    }
+    if (later.cut) {
+      later.cut.abort();
+      later.cut = undefined;
+      await new Promise<void>((resolve) => {
+        releaseRead = resolve;
+      });
+    }
+  },
+});
+afterEach(() => meanwhile().reset());
 
 const grant = (user: string, role: string) => [
   'roles',
@@ -118,6 +155,31 @@ describe('a refusal to the retry of an attempt whose answer was lost (review24f 
       '',
       "error: the retry was told the name lost-blind is taken, and the answer to the first attempt was lost (the connection dropped): the role may be this command's own, made by that attempt, and svc could not read the roles back to tell (not allowed), so the outcome is unknown: the platform may have made this change; check who made the role before running the command again (`svc roles get lost-blind` shows it)\n",
     ]);
+  });
+
+  it('roles create answered 409 role_name_taken, no live role of that name when read back: unknown (exit 1), the hint names roles ls', async () => {
+    later = { gone: 'lost-gone' };
+    const r = await svc.run(['roles', 'create', '--name', 'lost-gone', '--permission', 'exception.read'], {
+      env: { SVC_BASE_URL: meanwhile().url },
+    });
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      1,
+      '',
+      'error: the retry was told the name lost-gone is taken, and the answer to the first attempt was lost (the connection dropped): no live role has that name now: made by that attempt and deleted since, or not, svc cannot tell, so the outcome is unknown: the platform may have made this change; no role holds the name now: `svc roles ls --include-deleted` shows the deleted ones, and running the command again makes it\n',
+    ]);
+  });
+
+  it('roles create: Ctrl-C while the roles are read back after the 409: interrupted (exit 130), the outcome unknown', async () => {
+    const cut = new AbortController();
+    later = { cut };
+    const r = await svc.run(['roles', 'create', '--name', 'lost-cut', '--permission', 'exception.read'], {
+      env: { SVC_BASE_URL: meanwhile().url },
+      signal: cut.signal,
+    });
+    expect([r.code, r.stdout], r.stderr).toEqual([130, '']);
+    expect(r.stderr).toMatch(
+      /^error: the retry was told the name lost-cut is taken, and the answer to the first attempt was lost \(the connection dropped\): the role may be this command's own, made by that attempt, and svc could not read the roles back to tell \(interrupted[^\n]*\), so the outcome is unknown: the platform may have made this change; check who made the role before running the command again \(`svc roles get lost-cut` shows it\)\n$/,
+    );
   });
 
   // A role of that name made before with other permissions (or another description) is not the

@@ -94,7 +94,7 @@ describe('a server time without a zone is UTC, in every machine zone', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `No changes: the live state of 1 tenant matches ${file}.\n`,
+      `no changes: the live state of 1 tenant matches ${file}\n`,
     ]);
   });
   it("export of zone-less times writes them with their Z: plan takes svc's own export, no changes", async () => {
@@ -112,7 +112,7 @@ describe('a server time without a zone is UTC, in every machine zone', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `No changes: the live state of 1 tenant matches ${file}.\n`,
+      `no changes: the live state of 1 tenant matches ${file}\n`,
     ]);
   });
 });

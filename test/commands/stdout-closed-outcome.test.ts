@@ -106,11 +106,11 @@ describe('svc plan: changes pending are exit 10 and said on stderr when stdout i
     const { open, gone } = await bothWays(['plan', '-f', pending, ...mode]);
     expect([open.code, open.stderr]).toEqual([
       10,
-      `Plan: 3 to create, 0 to update, 0 to delete in 1 of 1 tenant.\n`,
+      `plan: 3 to create, 0 to update, 0 to delete in 1 of 1 tenant\n`,
     ]);
     expect(gone.code, gone.stderr).toBe(10);
     const said =
-      'changes are pending (stdout closed before the plan was printed whole): Plan: 3 to create, 0 to update, 0 to delete in 1 of 1 tenant.';
+      'changes are pending (stdout closed before the plan was printed whole): plan: 3 to create, 0 to update, 0 to delete in 1 of 1 tenant';
     expect(gone.stderr).toBe(
       mode.length > 0
         ? `${JSON.stringify({ error: { code: 'changes_pending', message: said, exit_code: 10 } })}\n`

@@ -2,10 +2,10 @@ import { Command, Option } from 'commander';
 import type { Role } from '../../api/schemas/roles.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { SvcError, UsageError } from '../../errors.js';
-import { doubtAfterLostAnswer, OutcomeUnknownError } from '../../http/errors.js';
+import { UsageError } from '../../errors.js';
+import { doubtAfterLostAnswer } from '../../http/errors.js';
 import { RoleNameTakenError, shownBy } from '../../platform/errors.js';
-import { attemptStart, foundAfterLostAnswer } from '../../platform/found-after-lost.js';
+import { attemptStart, foundAfterLostAnswer, unknownAfterLost } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
 import { liveRoleNamed, permissionDifference } from '../../platform/role-ref.js';
 import { changedIn } from '../changed-in.js';
@@ -81,8 +81,10 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
  * name: undefined (foundAfterLostAnswer's rule, shared with roles assign and apply), and the
  * refusal stands as refusalAfterLostAnswer says it. A read that fails, or no live role of that
  * name any more, cannot tell the lost attempt's role from another's: an unknown outcome
- * (outcome_unknown, exit 1) naming `svc roles get NAME`, never "pick another --name" for a name
- * that may be this command's own (fixout3).
+ * (outcome_unknown, exit 1; unknownAfterLost) naming `svc roles get NAME`, or, when no live role
+ * has the name, `svc roles ls --include-deleted` (review28b L4), never "pick another --name" for a
+ * name that may be this command's own (fixout3). Ctrl-C cutting the read: exit 130, the outcome
+ * unknown (review28b M1).
  */
 async function madeByLostAttempt(
   platform: Platform,
@@ -92,27 +94,28 @@ async function madeByLostAttempt(
 ): Promise<{ role: Role; lost: string } | undefined> {
   if (!(error instanceof RoleNameTakenError) || doubtAfterLostAnswer(error) === undefined) return undefined;
   const check = shownBy('roles get', options.name)(platform.svc);
-  const unknown = (found: string) =>
-    new OutcomeUnknownError(
-      new SvcError(
-        'failure',
-        `the retry was told the name ${options.name} is taken, and the answer to the first attempt was lost (${doubtAfterLostAnswer(error)}): ${found}`,
-        { code: 'outcome_unknown' },
-      ),
-      `check who made the role before running the command again (\`${check}\` shows it)`,
-    );
+  const what = `the retry was told the name ${options.name} is taken`;
+  const lostWhy = doubtAfterLostAnswer(error) ?? '';
   let role: Role | undefined;
   try {
     role = await liveRoleNamed(platform, options.name);
   } catch (read) {
     const why = read instanceof Error ? ` (${read.message})` : '';
-    throw unknown(
+    throw unknownAfterLost(
+      what,
+      lostWhy,
       `the role may be this command's own, made by that attempt, and svc could not read the roles back to tell${why}`,
+      `check who made the role before running the command again (\`${check}\` shows it)`,
+      read,
     );
   }
+  // `svc roles get NAME` answers not found now: the deleted roles are what shows it (review28b L4).
   if (role === undefined)
-    throw unknown(
+    throw unknownAfterLost(
+      what,
+      lostWhy,
       'no live role has that name now: made by that attempt and deleted since, or not, svc cannot tell',
+      `no role holds the name now: \`${shownBy('roles ls', '--include-deleted')(platform.svc)}\` shows the deleted ones, and running the command again makes it`,
     );
   const { more, fewer } = permissionDifference(role.permissions, options.permissions);
   if (more.length > 0 || fewer.length > 0) return undefined;

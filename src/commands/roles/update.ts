@@ -3,11 +3,15 @@ import { addedAndRemoved } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { SvcError, UsageError } from '../../errors.js';
-import { OutcomeUnknownError } from '../../http/errors.js';
+import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
 import { RoleNameTakenError } from '../../platform/errors.js';
-import { attemptStart, changedByAttempt, foundAfterLostAnswer } from '../../platform/found-after-lost.js';
+import {
+  attemptStart,
+  changedByAttempt,
+  foundAfterLostAnswer,
+  unknownAfterLost,
+} from '../../platform/found-after-lost.js';
 import { permissionDifference } from '../../platform/role-ref.js';
 import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
@@ -132,14 +136,16 @@ function othersChange(mine: Role, after: Role): string {
 /**
  * A 409 role_name_taken to the retry of a rename whose answer was lost: the name may be this
  * role's own, given by that attempt (a platform that keeps no stored answers). Names are unique
- * among a tenant's live roles, so the role read back by its id decides it: named otherwise, the
- * name is another role's and "pick another --name" is true (undefined: the refusal stands); named
+ * among a tenant's live roles, so the role read back by its id decides it: named otherwise (deleted
+ * since or not: review28b L5), the name is another live role's and "pick another --name" is true
+ * (undefined: the refusal stands); named
  * as asked, all else as asked and its updated_at this attempt's (changedByAttempt, on the
  * attempt's start: attemptStart), the change is done, most likely by that attempt (returned: exit
- * 0, as `roles create` says of a role so found). Anything else — a read that fails, the rest not
- * as asked, an updated_at before the attempt — cannot tell the lost attempt's rename from
- * another's: an unknown outcome (outcome_unknown, exit 1) whose hint names `svc roles get ID`,
- * never "pick another --name" for a name that may be the role's own (fixout3).
+ * 0, as `roles create` says of a role so found). Anything else — a read that fails, the role named
+ * as asked but deleted since, the rest not as asked, an updated_at before the attempt — cannot tell
+ * the lost attempt's rename from another's: an unknown outcome (outcome_unknown, exit 1;
+ * unknownAfterLost) whose hint names `svc roles get ID`, never "pick another --name" for a name
+ * that may be the role's own (fixout3); Ctrl-C cutting the read: exit 130 (review28b M1).
  * A refusal marked as the lost attempt's own stored answer is a plain one (foundAfterLostAnswer).
  */
 async function renamedByLostAttempt(
@@ -154,14 +160,13 @@ async function renamedByLostAttempt(
   if (lost === undefined) return undefined;
   const platform = await ctx.platform();
   const look = commandLine(ctx.settings())(`roles get ${shellWord(role.id)}`);
-  const unknown = (found: string) =>
-    new OutcomeUnknownError(
-      new SvcError(
-        'failure',
-        `the retry was told the name ${options.name} is taken, and the answer to the first attempt was lost (${lost}): ${found}`,
-        { code: 'outcome_unknown' },
-      ),
+  const unknown = (found: string, cut?: unknown) =>
+    unknownAfterLost(
+      `the retry was told the name ${options.name} is taken`,
+      lost,
+      found,
       `check the role's name before running the command again (\`${look}\` shows it)`,
+      cut,
     );
   let now: Role;
   try {
@@ -170,11 +175,16 @@ async function renamedByLostAttempt(
     const why = read instanceof Error ? ` (${read.message})` : '';
     throw unknown(
       `the name may be this role's own, given by that attempt, and svc could not read the role back to tell${why}`,
+      read,
     );
   }
-  if (now.name !== options.name && !now.deleted_at) return undefined;
+  // Named otherwise (deleted since or not), the role does not hold the name: another live role
+  // does, and the refusal is true (review28b L5).
+  if (now.name !== options.name) return undefined;
   if (now.deleted_at)
-    throw unknown(`role ${role.id} was deleted since (${now.deleted_at}), named ${now.name}`);
+    throw unknown(
+      `role ${role.id} was deleted since (${now.deleted_at}), named ${now.name}: renamed by that attempt or by someone else, svc cannot tell`,
+    );
   if (unchangedBy(now, options) === undefined)
     throw unknown(
       `role ${role.id} is named ${now.name} now, but the rest of the change is not as asked: renamed by that attempt or by someone else, svc cannot tell`,

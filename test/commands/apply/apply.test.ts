@@ -73,7 +73,7 @@ describe('svc apply', () => {
     const planned = await svc.run(['plan', '-f', file], real);
     expect([planned.code, planned.stderr]).toEqual([
       10,
-      'Plan: 5 to create, 3 to update, 0 to delete in 1 of 1 tenant.\n',
+      'plan: 5 to create, 3 to update, 0 to delete in 1 of 1 tenant\n',
     ]);
 
     const secrets = join(dir, 'secrets');
@@ -142,7 +142,7 @@ describe('svc apply', () => {
     expect(await svc.run(['plan', '-f', file], real)).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No changes: the live state of 1 tenant matches ${file}.\n`,
+      stderr: `no changes: the live state of 1 tenant matches ${file}\n`,
     });
   });
 
@@ -184,7 +184,7 @@ blocks:
       code: 0,
       stdout: '',
       // Not "the live state matches": it differs, by removals only (svc plan says so, exit 10).
-      stderr: `Nothing applied: the only differences from ${file} are 5 removals, made only with --prune\n`,
+      stderr: `nothing applied: the only differences from ${file} are 5 removals, made only with --prune\n`,
     });
     expect(await writes(svc.sandbox())).toBe(before);
 
@@ -214,7 +214,7 @@ blocks:
     expect(await svc.run(['apply', '-f', file, '--yes'], real)).toEqual({
       code: 0,
       stdout: '',
-      stderr: `Nothing applied: the only differences from ${file} are 1 removal, made only with --prune, and 1 removal svc refuses to make (svc plan says why; keep it in the file)\n`,
+      stderr: `nothing applied: the only differences from ${file} are 1 removal, made only with --prune, and 1 removal svc refuses to make (svc plan says why; keep it in the file)\n`,
     });
     const refused = await svc.run(['apply', '-f', file, '--yes', '--prune'], real);
     expect(refused).toEqual({

@@ -70,7 +70,7 @@ const journals = (state: string) =>
     : [];
 
 describe('svc apply meeting expires_in grants another run made first', () => {
-  it('skips them as made by another run (their expiry shown), exit 0, no journal kept; svc plan then says No changes', async () => {
+  it('skips them as made by another run (their expiry shown), exit 0, no journal kept; svc plan then says no changes', async () => {
     const state = join(dir, 'state-race');
     const env = { SVC_BASE_URL: proxy().url, SVC_STATE_DIR: state };
     const access = file('race', [1, 2, 3]);
@@ -114,7 +114,7 @@ describe('svc apply meeting expires_in grants another run made first', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect({ stdout: plan.stdout, stderr: plan.stderr }).toEqual({
       stdout: '',
-      stderr: `No changes: the live state of 1 tenant matches ${access}.\n`,
+      stderr: `no changes: the live state of 1 tenant matches ${access}\n`,
     });
   });
 

@@ -143,7 +143,7 @@ describe('restoring an export whose webhooks share a URL and whose clients share
     expect(again).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No changes: the live state of 1 tenant matches ${exported}.\n`,
+      stderr: `no changes: the live state of 1 tenant matches ${exported}\n`,
     });
   });
 

@@ -99,7 +99,7 @@ describe('svc export', () => {
     expect(await svc.run(['plan', '-f', output])).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No changes: the live state of 2 tenants matches ${output}.\n`,
+      stderr: `no changes: the live state of 2 tenants matches ${output}\n`,
     });
   });
 

@@ -140,7 +140,7 @@ describe('plan --out PIPE (not stdout) whose reader goes away', () => {
     expect(r.code, r.stderr).toBe(10);
     expect(r.stdout).toContain(`${user(4)}`);
     expect(r.stderr).toMatch(
-      /^Plan: .*\nerror: changes are pending \(--out \/dev\/fd\/3: its reader closed the pipe before the plan was written whole, so it holds no plan to apply\): Plan: /,
+      /^plan: .*\nerror: changes are pending \(--out \/dev\/fd\/3: its reader closed the pipe before the plan was written whole, so it holds no plan to apply\): plan: /,
     );
   });
 

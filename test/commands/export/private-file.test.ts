@@ -195,7 +195,7 @@ describe('a file holding an OAuth client redirect URI with a secret in it', () =
 describe('a plan creating an OAuth client whose redirect URI carries a secret', () => {
   const FILE = `version: 1\nblocks:\n  - tenants: acme-apac\n    oauth_clients:\n      - name: redirect-plan\n        redirect_uris: ["https://app.example.com/cb?token=s3cr3tPlanValue77", "https://app.example.com/plain"]\n        scopes: [read:tenants]\n`;
   const MASKED = 'https://app.example.com/cb?token=[redacted]';
-  const summary = 'Plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant.\n';
+  const summary = 'plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant\n';
   it.each([
     [
       'a terminal',

@@ -80,7 +80,7 @@ describe('svc plan as a delegated admin', () => {
       ['grant', `${user(6)} ops`, OUTLIVES()],
     ]);
     expect(planned.stderr).toBe(
-      'Plan: 5 to create, 0 to update, 0 to delete in 1 of 1 tenant.\n' +
+      'plan: 5 to create, 0 to update, 0 to delete in 1 of 1 tenant\n' +
         'warning: svc apply refuses 4 of these changes: they would change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key or a third-party client\'s token (only a user with their own login may) (see "refused")\n',
     );
 
@@ -117,7 +117,7 @@ describe('svc plan as a delegated admin', () => {
     expect([r.code, ndjson(r.stdout).map((c) => [c.verb, c.refused ?? null]), r.stderr]).toEqual([
       10,
       [['grant', null]],
-      'Plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant.\n',
+      'plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant\n',
     ]);
   });
 

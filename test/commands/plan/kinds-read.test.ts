@@ -47,7 +47,7 @@ describe('a delegated admin without webhook.read or oauth_client.manage', () => 
     const r = await svc.run(['plan', '-f', file], { env: delegate });
     expect([r.code, r.stderr]).toEqual([
       10,
-      'Plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant.\n',
+      'plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant\n',
     ]);
     expect(r.stdout).toBe(`acme-labs\tgrant\tgrant\t${user(3)} ops\t\t8\tuntil 2031-06-30T00:00:00Z\n`);
   });

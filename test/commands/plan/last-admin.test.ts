@@ -97,7 +97,7 @@ describe('svc plan and the last tenant_admin', () => {
       expect([r.code, r.stdout, r.stderr]).toEqual([
         10,
         expected(),
-        'Plan: 0 to create, 1 to update, 0 to delete in 1 of 1 tenant.\n' + warning,
+        'plan: 0 to create, 1 to update, 0 to delete in 1 of 1 tenant\n' + warning,
       ]);
     },
   );

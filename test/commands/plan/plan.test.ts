@@ -94,7 +94,7 @@ describe('svc plan', () => {
     await expect(runPlan(ctx, parsePlan({ file }))).rejects.toThrow(ChangesPendingError);
     expect(stdout()).toBe(expected());
     expect(stderr()).toBe(
-      'Plan: 3 to create, 3 to update, 1 to delete (only with --prune) in 1 of 1 tenant.\n',
+      'plan: 3 to create, 3 to update, 1 to delete (only with --prune) in 1 of 1 tenant\n',
     );
     expect(await writes(svc.sandbox())).toBe(before);
   });
@@ -187,7 +187,7 @@ describe('svc plan', () => {
     const pending = await svc.run(['plan', '-f', file]);
     expect([pending.code, pending.stderr]).toEqual([
       10,
-      'Plan: 3 to create, 3 to update, 1 to delete (only with --prune) in 1 of 1 tenant.\n',
+      'plan: 3 to create, 3 to update, 1 to delete (only with --prune) in 1 of 1 tenant\n',
     ]);
     const same = writeFile(
       dir,
@@ -197,7 +197,7 @@ describe('svc plan', () => {
     expect(await svc.run(['plan', '-f', same])).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No changes: the live state of 1 tenant matches ${same}.\n`,
+      stderr: `no changes: the live state of 1 tenant matches ${same}\n`,
     });
   });
 

@@ -14,7 +14,7 @@ import { useTempDir } from '../../helpers/temp.js';
 const svc = useSandboxContext({ users: 5, tenants: 1 }, { tenant: false });
 const dir = useTempDir('svc-plan-saved-');
 const ACCESS = `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - user: ${user(4)}\n        role: tenant_viewer\n`;
-const summary = 'Plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant.';
+const summary = 'plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant';
 const savedLine = (out: string) =>
   `plan saved to ${out}; svc apply ${out} applies it while the live state is unchanged\n`;
 

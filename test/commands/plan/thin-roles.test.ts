@@ -136,7 +136,7 @@ describe('custom roles the platform shows no description of, even in their own r
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
       '',
-      `${warning}No changes: the live state of 1 tenant matches ${same}.\n`,
+      `${warning}no changes: the live state of 1 tenant matches ${same}\n`,
     ]);
     const changed = await svc.run(
       ['plan', '-f', writeFile(dir, 'changed.yaml', CHANGED), '--ndjson'],

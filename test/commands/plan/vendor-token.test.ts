@@ -82,7 +82,7 @@ describe("svc plan and apply with a third-party OAuth client's token", () => {
       ['create', 'new-portal', userRequired('creating OAuth clients', 'an OAuth client and its secret')],
     ]);
     expect(planned.stderr).toBe(
-      'Plan: 1 to create, 1 to update, 0 to delete in 1 of 1 tenant.\n' +
+      'plan: 1 to create, 1 to update, 0 to delete in 1 of 1 tenant\n' +
         `warning: svc apply refuses 2 of these changes: they would ${REASONS} (see "refused")\n`,
     );
     const before = await writes(svc.sandbox());
@@ -105,7 +105,7 @@ describe("svc plan and apply with a third-party OAuth client's token", () => {
     const planned = await svc.run(['plan', '-f', file, '--out', saved], { env: admin, clock: fixedClock() });
     expect([planned.code, planned.stderr]).toEqual([
       10,
-      `Plan: 1 to create, 1 to update, 0 to delete in 1 of 1 tenant.\nplan saved to ${saved}; svc apply ${saved} applies it while the live state is unchanged\n`,
+      `plan: 1 to create, 1 to update, 0 to delete in 1 of 1 tenant\nplan saved to ${saved}; svc apply ${saved} applies it while the live state is unchanged\n`,
     ]);
     const before = await writes(svc.sandbox());
     const r = await svc.run(['apply', saved, '--yes'], { env: byVendor, clock: fixedClock() });

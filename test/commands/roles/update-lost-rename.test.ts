@@ -24,14 +24,29 @@ const LOST =
 const patches = new Map<string, number>();
 let readFails = false;
 /** Before the first PATCH of a role (or its retry): another admin's change of it, `agoMs` before on the sandbox clock. */
-let theirs: { body: Record<string, unknown>; agoMs: number; retry?: boolean } | undefined;
+let theirs:
+  | { body: Record<string, unknown>; agoMs: number; retry?: boolean; thenDelete?: boolean }
+  | undefined;
+/** Ctrl-C as svc reads the role back after the retry's 409, the read held until then (review28b M1). */
+let cut: AbortController | undefined;
+let releaseRead: (() => void) | undefined;
 afterEach(() => {
   patches.clear();
   readFails = false;
   theirs = undefined;
+  cut = undefined;
+  releaseRead?.();
 });
 const proxy = useLossyProxy(sandbox, {
   before: async (method, path) => {
+    if (method === 'GET' && ROLE.test(path) && patches.get(path) === 2 && cut) {
+      cut.abort();
+      cut = undefined;
+      await new Promise<void>((resolve) => {
+        releaseRead = resolve;
+      });
+      return;
+    }
     if (method !== 'PATCH' || !ROLE.test(path) || !theirs || patches.has(path) !== Boolean(theirs.retry))
       return;
     const s = sandbox();
@@ -39,6 +54,10 @@ const proxy = useLossyProxy(sandbox, {
     try {
       const r = await call(s, 'PATCH', path, { token: s.adminToken, tenant: TENANT, body: theirs.body });
       if (r.status !== 200) throw new Error(`their change: ${r.status} ${r.text}`);
+      if (theirs.thenDelete) {
+        const d = await call(s, 'DELETE', path, { token: s.adminToken, tenant: TENANT });
+        if (d.status !== 200) throw new Error(`their delete: ${d.status} ${d.text}`);
+      }
     } finally {
       s.state.clock.advance(theirs.agoMs);
     }
@@ -138,5 +157,33 @@ describe('roles update --name answered 409 after a lost answer', () => {
       '',
       `error: the retry was told the name ren-e2 is taken, and the answer to the first attempt was lost (the connection dropped): role ${id} is named ren-e2 now, but the rest of the change is not as asked: renamed by that attempt or by someone else, svc cannot tell, so the outcome is unknown: the platform may have made this change; check the role's name before running the command again (\`svc roles get ${id}\` shows it)\n`,
     ]);
+  });
+
+  it('renamed otherwise and deleted since by another admin: the refusal is true, "pick another --name", exit 6', async () => {
+    await customRole(sandbox(), 'ren-f');
+    theirs = { body: { name: 'ren-f-theirs' }, agoMs: 0, retry: true, thenDelete: true };
+    const r = await svc.run(['roles', 'update', 'ren-f', '--name', 'ren-f2'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      6,
+      '',
+      `error: ${LOST} a role with that name already exists (HTTP 409, role_name_taken); pick another --name, or change that role: svc roles update ren-f2\n`,
+    ]);
+  });
+
+  it('Ctrl-C while the role is read back after the 409: interrupted (exit 130), the outcome unknown', async () => {
+    const id = await customRole(sandbox(), 'ren-g');
+    cut = new AbortController();
+    const r = await svc.run(['roles', 'update', 'ren-g', '--name', 'ren-g2'], {
+      env: { SVC_BASE_URL: proxy().url },
+      signal: cut.signal,
+    });
+    expect([r.code, r.stdout], r.stderr).toEqual([130, '']);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: the retry was told the name ren-g2 is taken, and the answer to the first attempt was lost \\(the connection dropped\\): the name may be this role's own, given by that attempt, and svc could not read the role back to tell \\(interrupted[^\n]*\\), so the outcome is unknown: the platform may have made this change; check the role's name before running the command again \\(\`svc roles get ${id}\` shows it\\)\n$`,
+      ),
+    );
   });
 });

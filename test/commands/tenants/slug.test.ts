@@ -176,7 +176,7 @@ describe('a tenant id in upper case (RFC 9562: UUIDs are case-insensitive on inp
     writeFileSync(file, `version: 1\nblocks:\n  - tenants: ${UPPER}\n    roles: []\n`);
     // Without SVC_TENANT: it bounds svc plan to acme-treasury.
     const r = await svc.run(['plan', '-f', file], { env: { SVC_TENANT: undefined } });
-    expect([r.code, r.stderr]).toEqual([0, `No changes: the live state of 1 tenant matches ${file}.\n`]);
+    expect([r.code, r.stderr]).toEqual([0, `no changes: the live state of 1 tenant matches ${file}\n`]);
   });
 
   it("a tenant seen but not held, named in upper case, is told as such (exit 4), not as someone else's", async () => {
