@@ -90,7 +90,7 @@ describe('a rotation key run again, another rotation in the same second', () => 
     const again = await rotate(files2[1]!);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr.split('\n')[0]).toBe(
-      `${what} ${id}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one.`,
+      `${what} ${id}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one`,
     );
     expect(readFileSync(files2[1]!, 'utf8')).toBe(readFileSync(files2[0]!, 'utf8'));
   });
