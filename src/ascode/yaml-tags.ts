@@ -1,4 +1,4 @@
-import { isPair, isScalar, isSeq, type LineCounter, type parseDocument, visit } from 'yaml';
+import { isPair, isScalar, isSeq, type LineCounter, type Node, type parseDocument, visit } from 'yaml';
 import type { Problem } from './source.js';
 
 type YamlDoc = ReturnType<typeof parseDocument>;
@@ -16,31 +16,44 @@ export function unresolvedTags(doc: YamlDoc, text: string, counter: LineCounter)
   const failed = doc.warnings.filter((warning) => warning.code === 'TAG_RESOLVE_FAILED');
   if (failed.length === 0) return [];
   const problems: Problem[] = [];
+  // The warning of a node's tag: the tag written just before the node.
+  const tagOf = (node: Node): [tag: string, at: number] | undefined => {
+    const range = node.range;
+    if (!node.tag || !range) return undefined;
+    const warning = failed.find((w) => w.pos[1] <= range[0] && text.slice(w.pos[1], range[0]).trim() === '');
+    return warning ? [text.slice(warning.pos[0], warning.pos[1]), warning.pos[0]] : undefined;
+  };
   visit(doc, {
     Scalar(at, node, path) {
-      const range = node.range;
-      if (at === 'key' || !node.tag || !range) return;
-      // The warning of this value's tag: the tag written just before the value.
-      const warning = failed.find(
-        (w) => w.pos[1] <= range[0] && text.slice(w.pos[1], range[0]).trim() === '',
-      );
-      if (!warning) return;
-      const tag = text.slice(warning.pos[0], warning.pos[1]);
-      const raw = text.slice(range[0], range[1]).trim();
+      const tagged = at === 'key' ? undefined : tagOf(node);
+      if (!tagged || !node.range) return;
+      const [tag, pos] = tagged;
+      const raw = text.slice(node.range[0], node.range[1]).trim();
       const what = valueName(path);
       problems.push({
-        line: counter.linePos(warning.pos[0]).line,
+        line: counter.linePos(pos).line,
         message:
           node.tag === FLOAT && /^[-+]?\d+$/.test(raw)
             ? `${what} is ${raw} tagged ${tag}, which YAML takes only on a number written with a fraction (it read ${raw} as text, not a number); remove the tag: ${raw}`
             : `${what} has the tag ${tag}, which svc does not read (the value would be taken as text); remove the tag`,
       });
     },
+    // A list or map under a tag it does not resolve was read as the plain one, silently (review28a L3).
+    Collection(at, node, path) {
+      const tagged = at === 'key' ? undefined : tagOf(node);
+      if (!tagged) return;
+      const [tag, pos] = tagged;
+      const kind = isSeq(node) ? 'list' : 'map';
+      problems.push({
+        line: counter.linePos(pos).line,
+        message: `${valueName(path)} has the tag ${tag}, which svc does not read (the ${kind} would be taken as a plain ${kind}); remove the tag`,
+      });
+    },
   });
   return problems;
 }
 
-/** `"token_lifetime_seconds"`, `an item of "permissions"`: the value a scalar is. */
+/** `"token_lifetime_seconds"`, `an item of "permissions"`: the value a node is. */
 function valueName(path: readonly unknown[]): string {
   const parent = path[path.length - 1];
   const keyOf = (pair: unknown) => (isPair(pair) && isScalar(pair.key) ? String(pair.key.value) : undefined);

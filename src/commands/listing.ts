@@ -124,6 +124,8 @@ export class Listing<T, P extends Page<T> = Page<T>> {
   twice = 0;
   /** The rows of a whole answer (one with no cursor, to a request with none) cut at --limit. */
   whole: number | undefined;
+  /** The --cursor whose whole answer started as the list does (#cursorIgnored): warned of in hintMore. */
+  #cursorDoubt: string | undefined;
 
   constructor(
     private readonly options: ListingOptions,
@@ -214,8 +216,9 @@ export class Listing<T, P extends Page<T> = Page<T>> {
    * the last page of a server that pages, or the whole list from a server that ignores the cursor,
    * which printed as the rows after it were the first rows again. svc cannot tell them from the
    * answer (a server may leave `next_cursor` out of its last page), so it asks the list's first
-   * page: an answer starting with the same row is the list from its start, refused before a row
-   * of it is printed.
+   * page: an answer starting with the same row may be the list from its start, or a valid last
+   * page whose rows before the cursor were removed since (review28a L2). The rows are printed and
+   * hintMore warns: refusing valid data would be wrong.
    */
   async #cursorIgnored(
     fetchPage: (page: { limit: number; cursor?: string }) => Promise<P>,
@@ -226,10 +229,7 @@ export class Listing<T, P extends Page<T> = Page<T>> {
     if (first === undefined) return;
     const start = await fetchPage({ limit: this.pageMax });
     if (start.items.length === 0 || itemKey(start.items[0]) !== first) return;
-    throw new UsageError(
-      `the server answered \`svc ${this.wholeOf}\` with the whole list for --cursor ${shellWord(asked)}, starting with the same row as without a cursor: it ignores the cursor, so these would be the first rows again, not the ones after it; nothing was printed`,
-      { hint: 'give --all to list every one (or a larger --limit)' },
-    );
+    this.#cursorDoubt = asked;
   }
 
   /**
@@ -239,6 +239,11 @@ export class Listing<T, P extends Page<T> = Page<T>> {
    * total of what matches (the dead-letter queue's).
    */
   hintMore(ctx: Context, command: string, total?: number): void {
+    if (this.#cursorDoubt !== undefined) {
+      ctx.out.warn(
+        `the server answered \`svc ${this.wholeOf}\` for --cursor ${shellWord(this.#cursorDoubt)} with a last page that starts with the same row as the list's first page: it may have ignored the cursor (then these are the list's first rows, not the ones after it), or the rows before the cursor were removed since; every one with: ${command}${ctx.out.isMachine ? ` --${ctx.out.mode}` : ''} --all`,
+      );
+    }
     const note = twiceNote(this.twice);
     if (note !== undefined) ctx.out.info(note);
     const mode = ctx.out.isMachine ? ` --${ctx.out.mode}` : '';

@@ -388,10 +388,7 @@ export interface Rotated {
    * times one second apart or less, whole seconds): whether the stored answer's secret is still
    * the current one (true), is not (false), or svc cannot tell (undefined).
    */
-  stillCurrent?: (
-    stored: Record<string, unknown>,
-    now: Record<string, unknown>,
-  ) => Promise<boolean | undefined>;
+  stillCurrent?: (stored: Record<string, unknown>, now: Record<string, unknown>) => boolean | undefined;
 }
 
 /**
@@ -408,7 +405,7 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
   request: (key: string) => ApiPromise<T>,
   now: () => Promise<{ secret_rotated_at?: string | null }>,
   key = given ?? newIdempotencyKey(),
-): Promise<Creation<T>> {
+): Promise<Creation<T> & { unsure?: string }> {
   const creation = await createOnce(
     given,
     'rotation',
@@ -444,34 +441,40 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
     );
   }
   // Times that cannot tell the answer's rotation from another in the same second (attack28b F2):
-  // other evidence decides, and none is an unknown outcome, never "still the current one".
+  // evidence that can tell decides (the secret's fingerprint, the secrets rotated out then); a
+  // server that gives none gets the time rule, and a tie writes the secret with a warning, never
+  // withholds it: the answer may be this run's own rotation, whose old secret is dead (review28a H2).
   if (current.secret_rotated_at && rotatedAt && !provenSameRotation(current.secret_rotated_at, rotatedAt)) {
-    const verdict = await rotated.stillCurrent?.(
+    const verdict = rotated.stillCurrent?.(
       creation.data as Record<string, unknown>,
       current as Record<string, unknown>,
     );
-    if (verdict !== true) {
+    if (verdict === false) {
       const whose = creation.byEarlierRun
         ? `the rotation with idempotency key ${creation.key} was made by an earlier run`
         : `the platform answered with a rotation under idempotency key ${creation.key} (${BY_EITHER_RUN})`;
       throw new SvcError(
         'conflict',
-        verdict === false
-          ? `${whose}, and ${rotated.what}'s secret was rotated again in the same second (${rotatedAt}): the secret in that answer is not the current one, so svc neither prints nor writes it`
-          : `${whose} at ${rotatedAt}, and svc cannot tell whether another rotation in that same second replaced its secret (the platform gives rotation times in whole seconds), so svc neither prints nor writes it`,
+        `${whose}, and ${rotated.what}'s secret was rotated again in the same second (${rotatedAt}): the secret in that answer is not the current one, so svc neither prints nor writes it`,
         {
-          code: verdict === false ? 'secret_rotated' : 'secret_rotation_unknown',
+          code: 'secret_rotated',
           hint: `get a working secret with a new rotation (it ends the secret in use, whoever holds it): ${rotated.again}`,
         },
       );
+    }
+    if (verdict === undefined) {
+      return {
+        ...creation,
+        unsure: `${rotated.what}'s secret was rotated at ${rotatedAt}, and svc cannot rule out another rotation in that same second (the platform gives whole seconds, and nothing that tells its secrets apart): if the secret is refused, get a new one with: ${rotated.again}`,
+      };
     }
   }
   return creation;
 }
 
 /** Said on stderr before a replayed rotation's answer. */
-export function earlierRotationNote(what: string): string {
-  return `${what}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one`;
+export function earlierRotationNote(what: string, unsure = false): string {
+  return `${what}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer${unsure ? '' : ', and its secret is still the current one'}`;
 }
 
 /**

@@ -331,7 +331,7 @@ export async function grantAnswerNotMade(
     throw answer.refuse(
       `says it was assigned by ${by}, and svc could not read who you are (GET /v1/me), so svc cannot tell whether this request made it`,
     );
-  if (ids.some((id) => namesCaller(by, id))) return undefined;
+  if (isCaller(ids, by)) return undefined;
   const other = `it was assigned by ${by}, not by you (${ids[0]})`;
   const answered = held.justification;
   if (
@@ -383,7 +383,16 @@ export function unknownAfterLost(
   );
 }
 
-/** assigned_by names the caller by `id`: the same, up to case, or `KIND:id` / `KIND/id`. */
+/**
+ * Whether an actor field (a grant's assigned_by, a key's revoked_by) names the caller, given as
+ * `ids` (callerIdsOnce): one rule for every "is this me?" (review28a M1), as the reference gives
+ * no form for them.
+ */
+export function isCaller(ids: readonly string[], by: string): boolean {
+  return ids.some((id) => namesCaller(by, id));
+}
+
+/** An actor field names the caller by `id`: the same, up to case, or `KIND:id` / `KIND/id`. */
 function namesCaller(by: string, id: string): boolean {
   const [named, own] = [by.trim().toLowerCase(), id.toLowerCase()];
   return named === own || named.endsWith(`:${own}`) || named.endsWith(`/${own}`);

@@ -182,6 +182,14 @@ describe('YAML edge cases', () => {
       '6: "description" has the tag !note, which svc does not read (the value would be taken as text); remove the tag',
       '7: an item of "permissions" has the tag !perm, which svc does not read (the value would be taken as text); remove the tag',
     ]);
+    // A tag on a list or a map was read as the plain list or map under it, without a word (review28a L3).
+    const tagged =
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - name: ci-role\n        permissions: !custom [exception.read]\n      - !rolemap\n        name: other-role\n        permissions: !set\n          - exception.read\n';
+    expect(problemsOf(tagged)).toEqual([
+      '6: "permissions" has the tag !custom, which svc does not read (the list would be taken as a plain list); remove the tag',
+      '7: an item of "roles" has the tag !rolemap, which svc does not read (the map would be taken as a plain map); remove the tag',
+      '9: "permissions" has the tag !set, which svc does not read (the list would be taken as a plain list); remove the tag',
+    ]);
   });
 
   it('a %YAML 1.1 directive is refused in one line', () => {

@@ -10,23 +10,33 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { as } from '../helpers/ascode.js';
+import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { ACME, useSandboxContext } from '../helpers/sandbox.js';
 import { useTempDir } from '../helpers/temp.js';
 
 const frozen = Math.floor(Date.now() / 1000) * 1000 + 500;
 const svc = useSandboxContext({ baseClock: () => frozen });
 const files = useTempDir('svc-rotation-same-second-');
+/** Another server: its OAuth clients carry no secret_last4, its webhooks no previous_secrets. */
+const plain = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  reshape: (_method, path, status, text) => {
+    if (!/^\/v1\/(oauth\/clients|webhooks)\//.test(path) || !text.startsWith('{')) return undefined;
+    const { secret_last4: _last4, previous_secrets: _previous, ...body } = JSON.parse(text);
+    return { status, body: JSON.stringify(body) };
+  },
+});
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 const at = { clock: { now: () => frozen } };
 let runs = 0;
 
-async function made(noun: 'oauth' | 'webhook'): Promise<string> {
+async function made(noun: 'oauth' | 'webhook', grants: string[] = []): Promise<string> {
   const r =
     noun === 'oauth'
       ? await svc.run(
           [
             ...['oauth', 'create', '--name', `same-${++runs}`, '--redirect-uri', 'https://app.example/cb'],
-            ...['--scope', 'read:reconciliations', '--show-secret', '--json'],
+            ...['--scope', 'read:reconciliations', ...grants, '--show-secret', '--json'],
           ],
           at,
         )
@@ -90,8 +100,44 @@ describe('a rotation key run again, another rotation in the same second', () => 
     const again = await rotate(files2[1]!);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr.split('\n')[0]).toBe(
-      `${what} ${id}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one.`,
+      `${what} ${id}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one`,
     );
     expect(readFileSync(files2[1]!, 'utf8')).toBe(readFileSync(files2[0]!, 'utf8'));
   });
+});
+
+describe('a rotation key used for the first time, every rotation in one second', () => {
+  it('an OAuth client registered only for authorization_code: the secret is written, exit 0', async () => {
+    const id = await made('oauth', ['--grant-type', 'authorization_code']);
+    const file = join(files, `code-only-${++runs}.secret`);
+    const r = await svc.run(
+      ['oauth', 'rotate-secret', id, '--yes', '--secret-file', file, '--idempotency-key', `fresh-${runs}`],
+      at,
+    );
+    expect([r.code, r.stderr.includes('warning:')], r.stderr).toEqual([0, false]);
+    const now = await svc.run(['oauth', 'get', id, '--json'], at);
+    expect(readFileSync(file, 'utf8').trim().slice(-4)).toBe(JSON.parse(now.stdout).secret_last4);
+  });
+
+  it.each(CASES)(
+    '%s: a server with no evidence of the secret writes it and warns in one line',
+    async (noun, what) => {
+      const id = await made(noun);
+      const group = noun === 'oauth' ? 'oauth' : 'webhooks';
+      const file = join(files, `plain-${++runs}.secret`);
+      const r = await svc.run(
+        [group, 'rotate-secret', id, '--yes', '--secret-file', file, '--idempotency-key', `plain-${runs}`],
+        { ...at, env: { SVC_BASE_URL: plain().url } },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(file)).toBe(true);
+      const second = new Date(frozen).toISOString().replace(/\.\d+Z$/, 'Z');
+      const again = `svc ${group} rotate-secret ${id} --secret-file ${file}${noun === 'oauth' ? ' --yes' : ''}`;
+      expect(r.stderr.split('\n').filter((l) => l.startsWith('warning:'))).toEqual([
+        `warning: ${what} ${id}'s secret was rotated at ${second}, and svc cannot rule out another rotation in that same second ` +
+          '(the platform gives whole seconds, and nothing that tells its secrets apart): ' +
+          `if the secret is refused, get a new one with: ${again}`,
+      ]);
+    },
+  );
 });

@@ -39,6 +39,12 @@ const clientFields = {
   pkce_required: Type.Boolean({ description: 'Whether PKCE (S256) is required for the client' }),
   created_at: Timestamp,
   secret_rotated_at: NullableTimestamp,
+  secret_last4: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The current secret's last four characters, a fingerprint that is no secret (as many platforms show); null for a public client (not in the reference: a sandbox addition, which svc uses to tell whether a rotation's stored answer still holds the current secret)",
+    }),
+  ),
   tenant_id: Type.Union([Type.String(), Type.Null()], {
     description:
       'The tenant the client was created in; its tokens act only there (not in the reference; null for the first-party svc client)',

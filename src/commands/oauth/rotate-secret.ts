@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
-import { oauthErrorCode, requestToken, tokenUrl } from '../../auth/token-endpoint.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
@@ -33,34 +32,19 @@ export function parseRotateSecret(clientId: unknown, flags: Record<string, unkno
 }
 
 /**
- * Whether a stored rotation's secret still authenticates its client, asked of the token endpoint
- * when rotation times cannot tell (attack28b F2): a refresh with a token no one holds is refused
- * invalid_grant once the client is authenticated (true), invalid_client when its secret is not
- * the current one (false); any other answer cannot tell (undefined). No token is issued.
+ * Whether a stored rotation's secret is still the client's current one, told by the fingerprint
+ * the client record carries (secret_last4, the sandbox's; review28a H2): the same last four
+ * characters, current (true); others, replaced since (false); a server that gives none cannot
+ * tell (undefined), and the rotation times decide. Nothing is sent: the token endpoint, asked
+ * before, could not tell on many servers and withheld a live secret (a client without the
+ * refresh_token grant, Basic-only client authentication, a grant checked first, a 5xx).
  */
-async function secretAuthenticates(
-  ctx: Context,
-  clientId: string,
-  secret: unknown,
-): Promise<boolean | undefined> {
-  if (typeof secret !== 'string' || secret === '') return undefined;
-  try {
-    await requestToken(
-      await ctx.api(),
-      tokenUrl(ctx.settings().values.base_url!),
-      {
-        grant_type: 'refresh_token',
-        refresh_token: 'svc-rotation-check',
-        client_id: clientId,
-        client_secret: secret,
-      },
-      { ownBusiness: true },
-    );
+function sameFingerprint(stored: Record<string, unknown>, now: Record<string, unknown>): boolean | undefined {
+  const [secret, last4] = [stored.client_secret, now.secret_last4];
+  if (typeof secret !== 'string' || secret.length < 4 || typeof last4 !== 'string' || last4.length !== 4) {
     return undefined;
-  } catch (error) {
-    const code = oauthErrorCode(error);
-    return code === 'invalid_grant' ? true : code === 'invalid_client' ? false : undefined;
   }
+  return secret.endsWith(last4);
 }
 
 export async function runRotateSecret(ctx: Context, options: RotateSecretOptions): Promise<void> {
@@ -88,6 +72,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   );
   let data: OAuthClientWithSecret;
   let replayed = false;
+  let unsure: string | undefined;
   try {
     const platform = await ctx.platform();
     const rotation = await rotateOnce(
@@ -97,7 +82,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
         old: `${what}'s current secret may already have stopped working`,
         rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
         again: command(to),
-        stillCurrent: (stored) => secretAuthenticates(ctx, options.clientId, stored.client_secret),
+        stillCurrent: sameFingerprint,
       },
       (idempotencyKey) => platform.oauth.clients.rotateSecret(options.clientId, { idempotencyKey }),
       () => platform.oauth.clients.get(options.clientId),
@@ -105,6 +90,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     );
     data = rotation.data;
     replayed = rotation.byEarlierRun;
+    unsure = rotation.unsure;
     const [lost, remedy] = secretLost(data.client_id);
     const made = `${lost}'s secret was rotated (its old secret stopped working)`;
     if (!file) refuseUnusableSecret(data.client_secret, 'client_secret', made, remedy);
@@ -121,7 +107,8 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     await file?.discard();
     throw error;
   }
-  if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what));
+  if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what, unsure !== undefined));
+  if (unsure) ctx.out.warn(unsure);
   const [, remedy] = secretLost(data.client_id);
   await printClientWithSecret(
     ctx,
@@ -152,7 +139,9 @@ export function rotateSecretCommand(make: MakeContext): Command {
         "a third-party client's token, 403 user_required (exit 4). When the answer is lost (Ctrl-C, a dropped\n" +
         'connection) or unreadable (a 2xx that is not JSON), the error names the idempotency key: run again with --idempotency-key KEY (within 24\n' +
         'hours) to get the same new secret without rotating again; rotated again since (or in the same\n' +
-        'second, when the token endpoint cannot tell): exit 6, not written.',
+        "second, told by the client's secret_last4): exit 6, not written. A server that gives no\n" +
+        'secret_last4, when the times are the same second: written, with a warning that a rotation in that\n' +
+        'second cannot be ruled out.',
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))

@@ -72,14 +72,16 @@ export async function runWebhooksRotateSecret(
           old: `${what}'s signing secret may already have been rotated out (it signs for 24 hours more)`,
           rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
           again: command(to),
-          stillCurrent: async (stored, now) => rotatedOutAlike(stored, now),
+          stillCurrent: rotatedOutAlike,
         },
         (idempotencyKey) => platform.webhooks.rotateSecret(options.webhook, { idempotencyKey }),
         () => platform.webhooks.get(options.webhook),
         key,
       );
       replayed = rotation.byEarlierRun;
-      if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what));
+      if (replayed && !ctx.out.isMachine)
+        ctx.out.info(earlierRotationNote(what, rotation.unsure !== undefined));
+      if (rotation.unsure) ctx.out.warn(rotation.unsure);
       return rotation.data;
     },
     // Rotating again at once would end the previous secret, which the receiver still uses.
@@ -142,7 +144,9 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'When the answer is lost (Ctrl-C, a dropped connection) or unreadable (a 2xx that is not JSON), the\n' +
         'error names the idempotency key and `svc webhooks get` shows whether it was rotated: run again\n' +
         'with --idempotency-key KEY (within 24 hours) to get the same new secret without rotating again;\n' +
-        'rotated again since (or in the same second, when its rotated-out secrets cannot tell): exit 6, not written.',
+        'rotated again since (or in the same second, told by its secrets rotated out then): exit 6, not\n' +
+        'written. A server whose rotated-out secrets cannot tell, when the times are the same second:\n' +
+        'written, with a warning that a rotation in that second cannot be ruled out.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(

@@ -140,6 +140,7 @@ export class OAuthStore {
       pkce_required: true,
       created_at: '2024-06-01T00:00:00Z',
       secret_rotated_at: null,
+      secret_last4: null,
       tenant_id: null,
       secretHash: null,
       created_by: 'system',
@@ -158,6 +159,7 @@ export class OAuthStore {
       ...input,
       created_at: this.#clock.iso(),
       secret_rotated_at: null,
+      secret_last4: secret.slice(-4),
       tenant_id: tenantId,
       secretHash: sha256(secret),
       created_by: actor,
@@ -197,6 +199,7 @@ export class OAuthStore {
     const secret = newSecret();
     client.secretHash = sha256(secret);
     client.secret_rotated_at = this.#clock.iso();
+    client.secret_last4 = secret.slice(-4);
     return secret;
   }
 

@@ -141,6 +141,7 @@ describe('svc oauth create', () => {
       pkce_required: false,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
       secret_rotated_at: null,
+      secret_last4: body.client_secret.slice(-4),
       tenant_id: TREASURY,
     });
     expect(r.stdout).toBe(`${JSON.stringify(body, null, 2)}\n`);

@@ -5,7 +5,7 @@
  * The journal now notes each grant row in flight before its request goes (`{"sent": KEY, ...}`),
  * and the resumed run judges the grant it finds as after a lost answer, from the cut run's start:
  * `ok`, `found_after_lost_answer`, its note naming that run; a journal an earlier svc wrote (no
- * marks) resumes as before. Here the cut is a stop pressed when the grant reaches the platform,
+ * marks) resumes as before. Here the cut is a stop pressed once the platform applied the grant,
  * its answer then dropped (the run sends nothing after a stop: the row's outcome is unknown, not
  * journaled), and the platform keeps no stored answers (the resumed attempt's 409 is a plain one).
  */
@@ -20,14 +20,21 @@ const sandbox = useSandbox({ users: 10 });
 const svc = bulkRunner(sandbox);
 const GRANT = /^\/v1\/users\/[^/]+\/roles$/;
 
-/** Aborted when the first grant reaches the proxy (the journal as it is then kept in `seenJournal`). */
+/**
+ * Aborted once the first grant has been applied by the sandbox (the proxy's `lose` hook runs after
+ * it passed the request on), never before: the resumed run cannot reach the platform first
+ * (review28a M2). The journal as it was when the grant reached the proxy is kept in `seenJournal`.
+ */
 let stop: AbortController | undefined;
+/** The run being cut, from its grant's arrival until its answer is dropped. */
+let cutting: AbortController | undefined;
 let journalPath = '';
 let seenJournal = '';
 let grants = 0;
 let fresh = 0;
 afterEach(() => {
   stop = undefined;
+  cutting = undefined;
   seenJournal = '';
   grants = 0;
   proxy().reset();
@@ -36,10 +43,15 @@ const proxy = useLossyProxy(sandbox, {
   before: (method, path) => {
     if (method !== 'POST' || !GRANT.test(path) || ++grants !== 1 || !stop) return;
     seenJournal = readFileSync(journalPath, 'utf8');
-    stop.abort();
+    cutting = stop;
   },
-  // The cut run's grant is made and its answer lost; nothing is lost after it.
-  lose: (method, path) => (method === 'POST' && GRANT.test(path) && grants === 1 && stop ? 'drop' : false),
+  // The cut run's grant is made (the sandbox answered it); then the stop, and its answer lost.
+  lose: (method, path) => {
+    if (method !== 'POST' || !GRANT.test(path) || !cutting) return false;
+    cutting.abort();
+    cutting = undefined;
+    return 'drop';
+  },
   // A platform that keeps no stored answers: each attempt a fresh key.
   body: (method, path, body) =>
     method === 'POST' && GRANT.test(path)

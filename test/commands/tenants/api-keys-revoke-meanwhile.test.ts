@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { adminGrant, call, newApiKey, useSandboxContext } from '../../helpers/sandbox.js';
 
 // Two admins revoke one key at once (attack28b F6): svc's DELETE is held by the sandbox while the
@@ -6,6 +7,28 @@ import { adminGrant, call, newApiKey, useSandboxContext } from '../../helpers/sa
 // revoke of a revoked key as a revocation; its revoked_by names the other admin, so svc says
 // already_revoked, not revoked. The order is forced by the hold, not timing.
 const svc = useSandboxContext({ users: 3 });
+/** Another server's form of revoked_by: the caller's id as `USER:ID` (review28a M1). */
+const typed = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  reshape: (method, _path, status, text) => {
+    if (method !== 'DELETE' || !text.startsWith('{')) return undefined;
+    const body = JSON.parse(text);
+    return {
+      status,
+      body: JSON.stringify({ ...body, revoked_by: `USER:${String(body.revoked_by).toUpperCase()}` }),
+    };
+  },
+});
+/** A server whose /v1/me cannot be read once the DELETE is sent (review28a L4). */
+let sent = false;
+const blind = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  before: (method) => {
+    if (method === 'DELETE') sent = true;
+  },
+  refuse: (method, path) =>
+    sent && method === 'GET' && path.startsWith('/v1/me') ? refusal(403, 'forbidden') : undefined,
+});
 
 describe('svc tenants api-keys revoke of a key another admin revokes meanwhile', () => {
   it('says already_revoked, naming who', async () => {
@@ -42,5 +65,30 @@ describe('svc tenants api-keys revoke of a key another admin revokes meanwhile',
     const r = await svc.run(['tenants', 'api-keys', 'revoke', tenant, key.id, '--yes', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ outcome: 'revoked', api_key: { id: key.id } });
+  });
+
+  it('its own revocation, the answer naming the caller in another form (USER:ID), is revoked', async () => {
+    const tenant = svc.env().SVC_TENANT!;
+    const key = await newApiKey(svc.sandbox(), 'typed');
+    const r = await svc.run(['tenants', 'api-keys', 'revoke', tenant, key.id, '--yes', '--json'], {
+      env: { SVC_BASE_URL: typed().url },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ outcome: 'revoked', api_key: { id: key.id } });
+  });
+
+  it('who the caller is unread: the outcome is unknown, never revoked', async () => {
+    const tenant = svc.env().SVC_TENANT!;
+    const key = await newApiKey(svc.sandbox(), 'blind');
+    sent = false;
+    const r = await svc.run(['tenants', 'api-keys', 'revoke', tenant, key.id, '--yes'], {
+      env: { SVC_BASE_URL: blind().url },
+    });
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: the platform answered that API key ${key.id} of .+ is revoked, by \\S+, and svc could not read who you are \\(GET /v1/me\\) to tell whether this command revoked it or someone else did first, so the outcome is unknown`,
+      ),
+    );
   });
 });

@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import { commandLine } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
+import { SvcError } from '../../../errors.js';
+import { OutcomeUnknownError } from '../../../http/errors.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
-import { callerIdsOnce } from '../../../platform/found-after-lost.js';
+import { callerIdsOnce, isCaller } from '../../../platform/found-after-lost.js';
 import { alreadyGone } from '../../already-gone.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { verdict } from '../../verdict.js';
@@ -50,11 +52,23 @@ export async function runApiKeyRevoke(
   });
   if (data === undefined) return;
   // The platform answers a revoke of a key revoked meanwhile (by another admin, after svc looked)
-  // as its own: its revoked_by says whose it was (attack28b F6). Not the caller's: already revoked.
+  // as its own: its revoked_by says whose it was (attack28b F6). Not the caller's, by the grant
+  // rule's forms (isCaller: case, `user:ID`; review28a M1): already revoked. Who the caller is
+  // unread: neither "revoked" nor "already revoked" is known (review28a L4).
   const by = (data as { revoked_by?: unknown }).revoked_by;
-  if (typeof by === 'string' && by !== '') {
+  if (typeof by === 'string' && by.trim() !== '') {
     const mine = await callerIdsOnce(platform)();
-    if (mine !== undefined && !mine.includes(by)) {
+    if (mine === undefined || mine.length === 0) {
+      throw new OutcomeUnknownError(
+        new SvcError(
+          'failure',
+          `the platform answered that API key ${id} of ${label} is revoked, by ${by}, and svc could not read who you are (GET /v1/me) to tell whether this command revoked it or someone else did first`,
+          { code: 'revoker_unknown' },
+        ),
+        `the key is revoked either way: nothing more to do to revoke it; ${keysOf(tenantRef)(commandLine(ctx.settings()))}`,
+      );
+    }
+    if (!isCaller(mine, by)) {
       return alreadyGone(ctx, {
         thing: `API key ${id}${before?.name ? ` (${before.name})` : ''} of ${label}`,
         done: 'revoked',
@@ -80,7 +94,8 @@ export function revokeCommand(make: MakeContext): Command {
       'Revoke an API key at once (asks first; --yes when not on a terminal).\n' +
         'With --json: svc\'s verdict, {"outcome": …, "api_key": {…}} (the key\'s fields also at the top, as before):\n' +
         '"revoked", "already_revoked" (nothing changed, exit 0), or "gone_after_lost_answer" (an answer was lost\n' +
-        'and the key is revoked now).',
+        'and the key is revoked now). An answer naming a revoker when svc cannot read who you are (GET /v1/me):\n' +
+        'an unknown outcome, exit 1 (the key is revoked either way).',
     )
     .addHelpText(
       'after',
