@@ -344,16 +344,20 @@ export async function grantAnswerNotMade(
 }
 
 /**
- * The single verb's error when a stop cut the read of who the caller is after the server answered
- * the grant 2xx: interrupted (exit 130) with its outcome unknown, never a bare "interrupted" that
- * hides a change the server said it made (cut-sweep). Other errors are given back as they are.
+ * A single verb's error when a stop cut the read of who the caller is after the server answered
+ * its change 2xx (`answer`: the grant's, a key revoke's): interrupted (exit 130) with its outcome
+ * unknown, never a bare "interrupted" that hides a change the server said it made (cut-sweep), and
+ * `hint` when the verb knows how it is settled. Other errors are given back as they are.
  */
-export function interruptedReadingCaller(error: unknown): unknown {
+export function interruptedReadingCaller(
+  error: unknown,
+  answer = "the server's answer to the grant",
+  hint?: string,
+): unknown {
   if (!(error instanceof InterruptedError)) return error;
   return new OutcomeUnknownError(
-    new InterruptedError(
-      "interrupted while svc read who you are (GET /v1/me) to judge the server's answer to the grant",
-    ),
+    new InterruptedError(`interrupted while svc read who you are (GET /v1/me) to judge ${answer}`),
+    hint,
   );
 }
 

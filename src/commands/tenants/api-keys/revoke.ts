@@ -4,7 +4,7 @@ import type { Context } from '../../../context.js';
 import { SvcError } from '../../../errors.js';
 import { OutcomeUnknownError } from '../../../http/errors.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
-import { callerIdsOnce, isCaller } from '../../../platform/found-after-lost.js';
+import { callerIdsOnce, interruptedReadingCaller, isCaller } from '../../../platform/found-after-lost.js';
 import { alreadyGone } from '../../already-gone.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { verdict } from '../../verdict.js';
@@ -57,7 +57,16 @@ export async function runApiKeyRevoke(
   // unread: neither "revoked" nor "already revoked" is known (review28a L4).
   const by = (data as { revoked_by?: unknown }).revoked_by;
   if (typeof by === 'string' && by.trim() !== '') {
-    const mine = await callerIdsOnce(platform)();
+    const settled = `the key is revoked either way: nothing more to do to revoke it; ${keysOf(tenantRef)(commandLine(ctx.settings()))}`;
+    // A stop during that read: exit 130, the key said revoked by someone (cut-sweep), not a bare
+    // "interrupted" over a revoke the platform answered.
+    const mine = await callerIdsOnce(platform)().catch((error: unknown) => {
+      throw interruptedReadingCaller(
+        error,
+        `the platform's answer that API key ${id} is revoked, by ${by}`,
+        settled,
+      );
+    });
     if (mine === undefined || mine.length === 0) {
       throw new OutcomeUnknownError(
         new SvcError(
@@ -65,7 +74,7 @@ export async function runApiKeyRevoke(
           `the platform answered that API key ${id} of ${label} is revoked, by ${by}, and svc could not read who you are (GET /v1/me) to tell whether this command revoked it or someone else did first`,
           { code: 'revoker_unknown' },
         ),
-        `the key is revoked either way: nothing more to do to revoke it; ${keysOf(tenantRef)(commandLine(ctx.settings()))}`,
+        settled,
       );
     }
     if (!isCaller(mine, by)) {
