@@ -73,6 +73,18 @@ export const RECORD_OWNED_FIELDS = [
 ] as const;
 
 /**
+ * svc's own OAuth client (`svc sandbox start` seeds it, a profile's client_id names it): a public
+ * client (RFC 8252, PKCE, no secret), so svc never sends it a client secret from the environment.
+ */
+export const SVC_PUBLIC_CLIENT_ID = 'svc-cli';
+
+/** The secret a stored login sends for its client: none for svc-cli (one an older svc stored). */
+export const sentClientSecret = (credential: {
+  client_id?: string | undefined;
+  client_secret?: string | undefined;
+}) => (credential.client_id === SVC_PUBLIC_CLIENT_ID ? undefined : credential.client_secret);
+
+/**
  * OAuth 2.0: the paths of the reference (authorize, relative to {app_url}; token, to {base_url}),
  * and the sandbox's RFC 7009 revocation endpoint and RFC 8414 metadata, relative to {base_url}.
  */

@@ -52,6 +52,25 @@ export interface ExpectedResponse {
    * a response without one is refused (RFC 9207 §2.4).
    */
   issuerRequired?: boolean;
+  /**
+   * Told of a code that came without `iss` while `issuerRequired` is not known yet (the login
+   * reads the server's metadata alongside the wait: flow.ts), so the caller can refuse it then.
+   */
+  noIssuer?: (code: string) => void;
+}
+
+/** A response without `iss` from a server that promises one (RFC 9207 §2.4): the failure. */
+export function issuerMissing(): { error: AuthError; page: string } {
+  return {
+    error: new AuthError(
+      'the authorization response has no iss, though this server says it always sends one (authorization_response_iss_parameter_supported): it may come from another server',
+      {
+        code: 'issuer_missing',
+        hint: 'run the login again, and open only the URL svc printed (RFC 9207 mix-up protection)',
+      },
+    ),
+    page: 'The response does not say which authorization server sent it.',
+  };
 }
 
 function normalizeIssuer(value: string): string {
@@ -78,19 +97,7 @@ export function readAuthorizationResponse(
     };
   }
   const iss = params.get('iss');
-  if (iss === null && expected.issuerRequired) {
-    return {
-      kind: 'failure',
-      error: new AuthError(
-        'the authorization response has no iss, though this server says it always sends one (authorization_response_iss_parameter_supported): it may come from another server',
-        {
-          code: 'issuer_missing',
-          hint: 'run the login again, and open only the URL svc printed (RFC 9207 mix-up protection)',
-        },
-      ),
-      page: 'The response does not say which authorization server sent it.',
-    };
-  }
+  if (iss === null && expected.issuerRequired) return { kind: 'failure', ...issuerMissing() };
   if (iss !== null && !expected.issuers.map(normalizeIssuer).includes(normalizeIssuer(iss))) {
     return {
       kind: 'failure',
@@ -122,5 +129,6 @@ export function readAuthorizationResponse(
       page: 'The response has no authorization code.',
     };
   }
+  if (iss === null) expected.noIssuer?.(code);
   return { kind: 'code', code };
 }

@@ -3,7 +3,7 @@ import { loginCommand, refuseUrlQueries } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { joinUrl } from '../http/path.js';
 import { sym } from '../output/symbols.js';
-import type { ExpectedResponse } from './authorization-response.js';
+import { type ExpectedResponse, issuerMissing } from './authorization-response.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { promisesIssuer } from './metadata.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
@@ -154,7 +154,9 @@ export async function authorizeWithBrowser<T>(
   const state = createState();
   // The issuer (RFC 9207) is usually the server's origin, or one of the configured URLs.
   const issuers = [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin];
-  const expected = { state, issuers, issuerRequired: await promisesIssuer(api, tokenUrl(baseUrl)) };
+  /** Codes that came without `iss`: refused once the read says the server promises one. */
+  const unissued = new Set<string>();
+  const expected: ExpectedResponse = { state, issuers, noIssuer: (code) => unissued.add(code) };
   const ssh = overSsh(ctx);
   const openBrowser = options.openBrowser && !ssh;
   options.beforeExchange?.();
@@ -167,6 +169,15 @@ export async function authorizeWithBrowser<T>(
     sleep: ctx.clock.sleep,
     onStray: (reason) => ctx.out.warn(reason),
   });
+  // Whether the server promises `iss` (its metadata) is read alongside the page, never before it
+  // (review28c F2), and awaited only once a response without `iss` came; it ends with the login.
+  const readEnds = new AbortController();
+  const issuerPromised = promisesIssuer(
+    api,
+    tokenUrl(baseUrl),
+    AbortSignal.any([ctx.signal, readEnds.signal]),
+  );
+  issuerPromised.catch(() => {});
   let code: string;
   const requestedScope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
   /** What the browser is told when the login ends here: the step that failed, if any. */
@@ -212,6 +223,10 @@ export async function authorizeWithBrowser<T>(
       );
       code = await codeFromEither(ctx, receiver, expected);
     }
+    if (unissued.has(code) && (await issuerPromised)) {
+      failedStep = 'the response does not say which authorization server sent it';
+      throw issuerMissing().error;
+    }
     failedStep = 'svc cannot store a login now';
     options.beforeExchange?.();
     failedStep = 'the authorization code could not be exchanged for tokens';
@@ -221,6 +236,7 @@ export async function authorizeWithBrowser<T>(
     failedStep = undefined;
     return completed;
   } finally {
+    readEnds.abort();
     await receiver.close(ending(options.kind, failedStep));
   }
 }

@@ -30,6 +30,8 @@ export interface LoopbackOptions {
   issuers: string[];
   /** A response without `iss` is refused (the server's metadata says it sends one: RFC 9207 §2.4). */
   issuerRequired?: boolean;
+  /** Told of a code that came without `iss` (ExpectedResponse.noIssuer). */
+  noIssuer?: (code: string) => void;
   timeoutMs: number;
   /** The fix said when `timeoutMs` runs out; by default, to open the printed URL (--no-browser). */
   timeoutHint?: string;

@@ -1,6 +1,7 @@
 import { OAUTH_PATHS } from '../api/constants.js';
 import { isLoopbackHost, parseHttpUrl } from '../api/loopback.js';
-import type { ApiClient } from '../http/client.js';
+import { InterruptedError } from '../errors.js';
+import type { ApiClient, RequestOptions } from '../http/client.js';
 import { ApiError } from '../http/errors.js';
 import { checkCredentialTransport } from '../http/origin.js';
 
@@ -45,6 +46,7 @@ export const isOtherIssuer = (
 export async function serverMetadata(
   api: ApiClient,
   tokenUrl: string,
+  request: Pick<RequestOptions, 'maxRetries' | 'timeoutMs' | 'signal'> = {},
 ): Promise<Record<string, unknown> | OtherIssuer | null> {
   const issuer = issuerOf(tokenUrl);
   const at = metadataUrl(issuer);
@@ -54,6 +56,7 @@ export async function serverMetadata(
       path: at,
       auth: false,
       tenant: null,
+      ...request,
     });
     const named = typeof data?.issuer === 'string' ? data.issuer : undefined;
     let sameIssuer = false;
@@ -89,21 +92,35 @@ export function usableEndpoint(value: unknown): string | undefined {
   return url.protocol === 'https:' || isLoopbackHost(url.hostname) ? url.toString() : undefined;
 }
 
+/** How long the login's metadata read may take: a hint, never a wait of its own (review28c F2). */
+export const ISSUER_HINT_TIMEOUT_MS = 10_000;
+
 /**
  * Whether the server says it puts `iss` in every authorization response (RFC 9207 §3,
  * authorization_response_iss_parameter_supported): then one without is refused (§2.4). No
- * metadata, another issuer's, or none to be had (unreachable: the login fails at its exchange
- * anyway) is no such promise.
+ * metadata, another issuer's, or none to be had (unreachable, slow, 5xx, 429: the login fails at
+ * its exchange anyway if the server is gone) is no such promise. A best-effort hint: one attempt,
+ * no retries (no retry lines for a request the user did not ask for), a short bound of its own;
+ * only an interruption (Ctrl-C, or the login over) passes through (review28c F1).
  */
-export async function promisesIssuer(api: ApiClient, tokenUrl: string): Promise<boolean> {
+export async function promisesIssuer(
+  api: ApiClient,
+  tokenUrl: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
   try {
-    const metadata = await serverMetadata(api, tokenUrl);
+    const metadata = await serverMetadata(api, tokenUrl, {
+      maxRetries: 0,
+      timeoutMs: ISSUER_HINT_TIMEOUT_MS,
+      ...(signal ? { signal } : {}),
+    });
     return (
       metadata !== null &&
       !isOtherIssuer(metadata) &&
       metadata.authorization_response_iss_parameter_supported === true
     );
-  } catch {
+  } catch (error) {
+    if (error instanceof InterruptedError || signal?.aborted) throw error;
     return false;
   }
 }

@@ -1,5 +1,6 @@
 // Past 300 lines: one refresh under the lock, from the proof that its tokens can be kept to what a stop
 // (attack21 F6) and a second stop say; the token endpoint itself is in ./token-endpoint.ts.
+import { SVC_PUBLIC_CLIENT_ID, sentClientSecret } from '../api/constants.js';
 import { serverTime } from '../api/time.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
@@ -50,7 +51,8 @@ const DEFINITE_REFUSALS = new Set(['invalid_grant', 'invalid_client']);
  * client id and where its secret comes from (a stored secret may be the one that was rotated).
  */
 export function reloginHint(loginCommand: string, credential: StoredCredential | undefined): string {
-  if (credential?.client_secret && credential.client_id) {
+  // svc's own public client has no secret to pass (one stored by an older svc is refused now).
+  if (credential?.client_secret && credential.client_id && credential.client_id !== SVC_PUBLIC_CLIENT_ID) {
     return (
       `run \`${loginCommand} --client-id ${shellWord(credential.client_id)} --client-secret-file FILE\` again ` +
       '(a confidential client: its secret from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET)'
@@ -267,7 +269,7 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             grant_type: 'refresh_token',
             refresh_token: refreshToken,
             client_id: stored.client_id,
-            client_secret: stored.client_secret,
+            client_secret: sentClientSecret(stored),
           },
           { ownBusiness: true, ...(requests ? { signal: requests.signal } : {}) },
         ).finally(() => requests?.end());

@@ -1,4 +1,4 @@
-import { OAUTH_PATHS } from '../api/constants.js';
+import { OAUTH_PATHS, sentClientSecret } from '../api/constants.js';
 import type { StoredCredential } from '../config/store.js';
 import type { ApiClient } from '../http/client.js';
 import { ApiError } from '../http/errors.js';
@@ -58,7 +58,7 @@ export async function revokeSession(api: ApiClient, credential: StoredCredential
         token,
         token_type_hint: hint,
         client_id: credential.client_id,
-        client_secret: credential.client_secret,
+        client_secret: sentClientSecret(credential),
       },
       auth: false,
       tenant: null,

@@ -107,7 +107,7 @@ export function invalidClientHint(
     return `the server does not know this client id${idFrom ? `, ${idFrom}` : ''}: check it`;
   return clientSecret === undefined
     ? 'a confidential client needs its secret: --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET'
-    : 'check the client id and secret';
+    : 'check the client id and its secret (from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET)';
 }
 
 /**

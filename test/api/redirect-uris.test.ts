@@ -62,4 +62,24 @@ describe('redirectUriProblem', () => {
   ])('%s: %s', (uri, problem) => {
     expect(redirectUriProblem(uri)).toBe(problem);
   });
+
+  // review28c F7: every letter has its own script (was: all outside a list of 15 were one).
+  it.each([
+    ['https://கక.example/cb', 'Tamil and Telugu'],
+    ['https://കத.example/cb', 'Malayalam and Tamil'],
+    ['https://ကກ.example/cb', 'Myanmar and Lao'],
+    ['https://aக.example/cb', 'Latin and Tamil'],
+  ])('%s mixes %s', (uri, scripts) => {
+    expect(redirectUriProblem(uri)).toMatch(new RegExp(`^has a host that mixes scripts \\(${scripts} in `));
+  });
+
+  it.each([
+    'https://தமிழ்.example/cb',
+    'https://ಕನ್ನಡ.example/cb',
+    'https://日本語とカタカナ.example/cb',
+    'https://한국어abc.example/cb',
+    'https://ελληνικά.example/cb',
+  ])('%s is in one script (or a usual CJK mix): registrable', (uri) => {
+    expect(redirectUriProblem(uri)).toBeUndefined();
+  });
 });

@@ -1,6 +1,7 @@
 // Over 300 lines: the sandbox's OAuth endpoints against the reference's rules, one rule per test.
 import { describe, expect, it } from 'vitest';
 import { decodeJwtClaims } from '../../src/auth/jwt.js';
+import { challengeScope } from '../../src/sandbox/plugins/auth.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import {
   authorizationCode,
@@ -367,10 +368,11 @@ describe('POST /v1/oauth/token', () => {
         ...(method === 'POST' ? { body: { idempotency_key: `k-${path}`, name: 'n' } } : {}),
       });
       expect([method, path, r.status, r.body?.error?.code]).toEqual([method, path, status, code]);
-      // RFC 6750 §3.1: a token that does not enable the request is told the scope it needs.
+      // RFC 6750 §3: a token that does not enable the request is told the scope it needs: one
+      // scope, not the alternatives as if all were required (review28c F8).
       if (code === 'insufficient_scope') {
         expect(r.headers.get('www-authenticate'), path).toMatch(
-          /^Bearer realm="svc", error="insufficient_scope", scope="[a-z:]+( [a-z:]+)*"$/,
+          /^Bearer realm="svc", error="insufficient_scope", scope="[a-z:]+"$/,
         );
       }
     }
@@ -681,5 +683,16 @@ describe('POST /v1/oauth/token', () => {
     await call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 60 } });
     const expired = await call(sandbox(), 'GET', '/v1/me', { token: tokens.access_token });
     expect([expired.status, expired.body.error.code]).toEqual([401, 'token_expired']);
+  });
+});
+
+describe('the insufficient_scope challenge', () => {
+  // review28c F8: RFC 6750 §3 reads `scope` as all required; alternatives are one scope, not a list.
+  it('names one scope that allows the operation, or admin', () => {
+    expect(challengeScope({ scopes: ['read:reconciliations', 'read:exceptions'] })).toBe(
+      'read:reconciliations',
+    );
+    expect(challengeScope({ scopes: ['read:tenants'] })).toBe('read:tenants');
+    expect(challengeScope({ scopes: [] })).toBe('admin');
   });
 });

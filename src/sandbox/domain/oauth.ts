@@ -5,6 +5,7 @@ import {
   OAUTH_LIMITS,
   OAUTH_SCOPES,
   type OAuthGrantType,
+  SVC_PUBLIC_CLIENT_ID,
 } from '../../api/constants.js';
 import { redirectUriMatches } from '../../api/redirect-uris.js';
 import type { OAuthClient } from '../../api/schemas/oauth.js';
@@ -15,7 +16,7 @@ import { hashKey } from './identity.js';
 import type { ClientInput } from './oauth-client-rules.js';
 
 /** The seeded first-party client of the svc CLI: a public client (PKCE, no secret; RFC 8252). */
-export const CLI_CLIENT_ID = 'svc-cli';
+export const CLI_CLIENT_ID = SVC_PUBLIC_CLIENT_ID;
 
 /**
  * A grant a client may be registered for: the reference's two (a tenant's clients register only

@@ -211,12 +211,11 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
       authorizeOperation(state, principal, operation!, rule, tenant);
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'insufficient_scope') throw error;
-      // RFC 6750 §3.1: the challenge names the scope the request needs (any one of them, or admin).
-      const scope = rule.scopes === 'any' || rule.scopes.length === 0 ? ['admin'] : rule.scopes;
+      const scope = challengeScope(rule);
       throw new ApiProblem(403, error.code, error.message, {
         details: error.details,
         headers: {
-          'www-authenticate': `${CHALLENGE}, error="insufficient_scope", scope="${scope.join(' ')}"`,
+          'www-authenticate': `${CHALLENGE}, error="insufficient_scope", scope="${scope}"`,
         },
       });
     }
@@ -253,4 +252,14 @@ function tenantIdOf(ref: string, field: string): string {
   throw new ApiProblem(400, 'invalid_request', message, {
     details: [{ field, message: 'not a tenant id (a UUID)' }],
   });
+}
+
+/**
+ * The `scope` of a 403 insufficient_scope challenge. RFC 6750 §3 reads it as the scope the request
+ * needs, all of it required; any one of an operation's scopes allows it, so the challenge names
+ * one (its first, or admin when it lists none), never the alternatives as if all were needed
+ * (review28c F8).
+ */
+export function challengeScope(rule: { scopes: readonly string[] | 'any' }): string {
+  return rule.scopes === 'any' || rule.scopes.length === 0 ? 'admin' : rule.scopes[0]!;
 }

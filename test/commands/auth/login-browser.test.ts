@@ -83,6 +83,38 @@ describe('svc login: the browser', () => {
     expect(result.stderr.split(warning)).toHaveLength(2);
   });
 
+  // review28c F4: svc-cli is public; a secret sent for it failed the login after consent (exit 3).
+  it('with SVC_CLIENT_SECRET set and svc-cli: sends no secret, says so once, and logs in', async () => {
+    const browser = consentBrowser();
+    const live = startInProcess(['login'], env({ SVC_CLIENT_SECRET: 'left-over-vendor-secret' }), {
+      now: Date.now(),
+      browser,
+    });
+    const result = await live.done;
+    await browser.settled();
+    expect(result.code, result.stderr).toBe(0);
+    const warning =
+      "warning: SVC_CLIENT_SECRET is set but not sent: svc-cli is svc's own public client (it proves itself with PKCE); unset SVC_CLIENT_SECRET unless another client needs it\n";
+    expect(result.stderr.startsWith(`${warning}opening the login page`), result.stderr).toBe(true);
+    expect(result.stderr.split(warning)).toHaveLength(2);
+    expect(result.stderr).toContain(loggedIn());
+  });
+
+  it('with SVC_CLIENT_SECRET set, svc login --device through svc-cli logs in too', async () => {
+    sandbox().state.oauth.devices.intervalSeconds = 1;
+    const browser = consentBrowser();
+    const live = startInProcess(
+      ['login', '--device'],
+      env({ SVC_CLIENT_SECRET: 'left-over-vendor-secret' }),
+      { now: Date.now(), browser },
+    );
+    const [, complete] = await live.waitForStderr(/^\(or open (http\S+user_code=\S+)\)$/m);
+    await consent(complete!);
+    const result = await live.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^warning: SVC_CLIENT_SECRET is set but not sent: svc-cli /);
+  });
+
   it('asks for the scopes given with --scope, space-separated', async () => {
     const browser = consentBrowser();
     const live = startInProcess(['login', '--scope', 'read:tenants', '--scope', 'admin'], env(), {

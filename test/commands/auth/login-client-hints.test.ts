@@ -209,7 +209,7 @@ describe('svc login --device refused with invalid_client', () => {
     [
       'with a wrong secret',
       ['--client-secret-file', 'WRONG'],
-      'client authentication failed (invalid_client); check the client id and secret',
+      'client authentication failed (invalid_client); check the client id and its secret (from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET)',
     ],
   ])('%s: names the secret, not --scope (exit 3)', async (_name, extra, reason) => {
     const client = await createClient(svc.sandbox());

@@ -172,7 +172,7 @@ describe('svc oauth authorize', () => {
     await browser.settled();
     expect([r.code, r.stdout]).toEqual([3, '']);
     expect(r.stderr).toBe(
-      `${waiting(browser.opened[0])}error: the authorization code could not be exchanged for tokens: client authentication failed (invalid_client); check the client id and secret\n`,
+      `${waiting(browser.opened[0])}error: the authorization code could not be exchanged for tokens: client authentication failed (invalid_client); check the client id and its secret (from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET)\n`,
     );
     expect(r.stderr).not.toContain(canary);
     expect(browser.pages).toEqual([
