@@ -120,6 +120,20 @@ function body(change: PlanChange, except: string[] = []): Record<string, unknown
 }
 
 /**
+ * An update whose every field was found at the file's value just before the write (./meanwhile.ts):
+ * someone made the same change since the plan's check, so svc sent nothing and says so.
+ */
+function madeMeanwhile(change: PlanChange): Record<string, unknown> {
+  const names = change.fields.filter((f) => f.to !== undefined).map((f) => f.field);
+  return {
+    ...(change.id === undefined ? {} : { id: change.id }),
+    status: 'skipped',
+    reason: 'already_done',
+    note: `its ${names.join(', ')} already ${names.length === 1 ? 'holds' : 'hold'} the file's value: someone made this change since the plan was checked; svc sent nothing`,
+  };
+}
+
+/**
  * A role update sends the plan's own change of its permissions (add_permissions/remove_permissions,
  * as `roles update` does), never the whole list: another admin's change made since the plan's
  * check is kept, not undone (attack28b F1). An answer whose permissions are not the plan's target
@@ -137,7 +151,8 @@ async function updateRole(
   const to = Array.isArray(field?.to) ? (field.to as string[]) : undefined;
   const delta = to === undefined ? undefined : permissionDifference(to, from);
   // A description is sent whole: read again first, and not sent over another admin's (./meanwhile.ts).
-  await refuseRoleMoved(platform, change, read, shownBy('roles get', change.name)(svc));
+  if ((await refuseRoleMoved(platform, change, read, shownBy('roles get', change.name)(svc))) === 'done')
+    return madeMeanwhile(change);
   const sent = {
     ...body(change, ['permissions']),
     ...(delta?.more.length ? { add_permissions: delta.more } : {}),
@@ -442,7 +457,8 @@ export function stepWorker(
         }
         if (change.action === 'update') {
           const check = shownBy('roles holders', grant.role)(run.svcIn(tenant.slug));
-          await refuseGrantMoved(platform, change, role, read, check);
+          if ((await refuseGrantMoved(platform, change, role, read, check)) === 'done')
+            return madeMeanwhile(change);
           const moved = await platform.roles.updateAssignment(
             grant.user,
             role,
@@ -463,7 +479,8 @@ export function stepWorker(
         if (change.action === 'create') return await created();
         if (change.action === 'update') {
           const check = shownBy('webhooks get', change.id!)(run.svcIn(tenant.slug));
-          await refuseIntegrationMoved(platform, change, read, check);
+          if ((await refuseIntegrationMoved(platform, change, read, check)) === 'done')
+            return madeMeanwhile(change);
           await platform.webhooks.update(change.id!, body(change) as never, read);
           return { id: change.id };
         }
@@ -473,7 +490,8 @@ export function stepWorker(
       if (change.action === 'create') return await created();
       if (change.action === 'update') {
         const check = shownBy('oauth get', change.id!)(run.svcIn(tenant.slug));
-        await refuseIntegrationMoved(platform, change, read, check);
+        if ((await refuseIntegrationMoved(platform, change, read, check)) === 'done')
+          return madeMeanwhile(change);
         await platform.oauth.clients.update(change.id!, body(change) as never, read);
         return { id: change.id };
       }

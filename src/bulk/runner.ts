@@ -550,7 +550,13 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             if (error instanceof AcceptedUnreadError)
               summary.acceptedUnread = (summary.acceptedUnread ?? 0) + 1;
             // Made, its check stopped before it was sent: the run ends stopped, its resume reads it.
-            if (error instanceof CheckStoppedError) left = true;
+            // So does one whose outcome the stop made unknown (a retry it did not send): the run
+            // was interrupted, exit 130, whichever verb's step (review28d M3: apply exited 7).
+            if (
+              error instanceof CheckStoppedError ||
+              (stop.aborted && error instanceof SvcError && error.category === 'interrupted')
+            )
+              left = true;
             result = { ...base, status: 'unknown', error: failure(error) };
           } else if (stop.aborted && error instanceof SvcError && error.category === 'interrupted') {
             // Stopped before its next request (nothing new is sent after a stop, src/http/client.ts):

@@ -19,6 +19,7 @@ import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
 import { AcceptedUnreadError } from '../platform/errors.js';
+import type { SentChange } from '../platform/found-after-lost.js';
 import { provenSameRotation, sameRotation } from '../platform/stored-answer.js';
 import { LAGGING_READ_WAITS_MS, readThroughLag } from '../system/lagging-reads.js';
 import { SecretFile, type SecretIntent } from '../system/secret-file.js';
@@ -384,6 +385,17 @@ export interface Rotated {
   /** A new rotation (a new key). */
   again: string;
   /**
+   * A new rotation once this one's secret was written (the warning of a tie): `again` with a new
+   * --secret-file path, svc never overwriting a secret file (review28d M2). `again` when absent.
+   */
+  againWritten?: string;
+  /**
+   * This attempt's start (attemptStart), read once its answer is in: an answer whose rotation is
+   * not before it, on the platform's clock, is this request's own rotation, and carries no more
+   * doubt than a rotation without a key (review28d M2).
+   */
+  attempt?: () => Pick<SentChange, 'before' | 'onServerClock'>;
+  /**
    * Evidence beyond the rotation times, for when they cannot tell (the answer's and the read's
    * times one second apart or less, whole seconds): whether the stored answer's secret is still
    * the current one (true), is not (false), or svc cannot tell (undefined).
@@ -444,7 +456,12 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
   // evidence that can tell decides (the secret's fingerprint, the secrets rotated out then); a
   // server that gives none gets the time rule, and a tie writes the secret with a warning, never
   // withholds it: the answer may be this run's own rotation, whose old secret is dead (review28a H2).
-  if (current.secret_rotated_at && rotatedAt && !provenSameRotation(current.secret_rotated_at, rotatedAt)) {
+  if (
+    current.secret_rotated_at &&
+    rotatedAt &&
+    !provenSameRotation(current.secret_rotated_at, rotatedAt) &&
+    !(!creation.byEarlierRun && madeByThisAttempt(rotatedAt, rotated.attempt?.()))
+  ) {
     const verdict = rotated.stillCurrent?.(
       creation.data as Record<string, unknown>,
       current as Record<string, unknown>,
@@ -465,11 +482,24 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
     if (verdict === undefined) {
       return {
         ...creation,
-        unsure: `${rotated.what}'s secret was rotated at ${rotatedAt}, and svc cannot rule out another rotation in that same second (the platform gives whole seconds, and nothing that tells its secrets apart): if the secret is refused, get a new one with: ${rotated.again}`,
+        unsure: `${rotated.what}'s secret was rotated at ${rotatedAt}, and svc cannot rule out another rotation in that same second (the platform gives whole seconds, and nothing that tells its secrets apart): if the secret is refused, get a new one with: ${rotated.againWritten ?? rotated.again}`,
       };
     }
   }
   return creation;
+}
+
+/**
+ * A rotation this very request made: its time not before the attempt's start, both on the
+ * platform's clock (whole seconds, the start floored). On this machine's clock nothing is decided.
+ */
+function madeByThisAttempt(
+  rotatedAt: string,
+  start: Pick<SentChange, 'before' | 'onServerClock'> | undefined,
+): boolean {
+  if (!start?.onServerClock || !start.before) return false;
+  const late = serverTime(rotatedAt) - serverTime(start.before);
+  return Number.isFinite(late) && late >= 0;
 }
 
 /** Said on stderr before a replayed rotation's answer. */

@@ -25,6 +25,8 @@ export type Outcome =
   | 'logged_out'
   | 'already_deleted'
   | 'already_revoked'
+  // tenants api-keys revoke: revoked, by the revoker the answer names or by this command, svc cannot tell which.
+  | 'revoked_by_either'
   | 'nothing_to_remove'
   | 'gone_after_lost_answer'
   | 'answered_without_body'

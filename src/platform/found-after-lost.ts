@@ -196,6 +196,17 @@ function clearlyBefore(a: string, b: string, undated = false): boolean {
   return Number.isFinite(x) && Number.isFinite(y) && y - x > (undated ? OLD_GRANT_MS : CLOCK_SKEW_MS + 1000);
 }
 
+/**
+ * A thing's own time (`at`: a revoked key's revoked_at) is clearly before the attempt's start
+ * (attemptStart), by clearlyBefore's margins for the clock it is on: not that attempt's doing.
+ */
+export function clearlyBeforeAttempt(
+  at: string | null | undefined,
+  start: Pick<SentChange, 'before' | 'onServerClock'>,
+): boolean {
+  return typeof at === 'string' && !!start.before && clearlyBefore(at, start.before, !start.onServerClock);
+}
+
 /** The expiry held is the one sent, within a second (a server that keeps whole seconds). */
 function nearExpiry(held: string | null, sent: string | null): boolean {
   if (held === null || sent === null) return held === sent;

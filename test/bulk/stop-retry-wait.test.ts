@@ -156,12 +156,26 @@ describe('a closed stdout during a row’s Retry-After wait', () => {
     const path = svc.file(`${role}.csv`, `user,role,expires_in,justification\n${rows.join('')}`);
     let readerGone: () => void = () => {};
     const gone = new Promise<void>((resolve) => (readerGone = resolve));
+    // An upper bound far above need (review28d L3): svc never failing a write ends the wait with a
+    // message the test asserts first, not by the case's own time limit. Never the verdict.
+    let unbounded: string | undefined;
+    const goneOrBound = () =>
+      new Promise<void>((resolve) => {
+        const bound = setTimeout(() => {
+          unbounded = 'the reader never went: svc never failed to write a row’s result in 20 s';
+          resolve();
+        }, 20_000);
+        void gone.then(() => {
+          clearTimeout(bound);
+          resolve();
+        });
+      });
     const clock = {
       now: () => Date.now(),
       // Row 1's Retry-After wait lasts until row 2 has been answered and its result's write has
       // failed (svc has seen the reader go): the closed stdout always comes during the wait.
       sleep: async (ms: number, signal?: AbortSignal) => {
-        if (ms >= 30_000) await gone;
+        if (ms >= 30_000) await goneOrBound();
         if (signal?.aborted) throw new Error('aborted');
       },
     };
@@ -172,6 +186,7 @@ describe('a closed stdout during a row’s Retry-After wait', () => {
       stdoutFailsAfter: 0,
       stdoutFailed: () => readerGone(),
     });
+    expect(unbounded).toBeUndefined();
     expect(run.code, run.stderr).toBe(141);
     const [journal] = readdirSync(svc.journals).filter((name) => name.endsWith('.ndjson'));
     expect(run.stderr.replace(/ \([\d.]+ s\)\n/, ' (T s)\n')).toBe(

@@ -17,13 +17,20 @@ import { useTempDir } from '../helpers/temp.js';
 const frozen = Math.floor(Date.now() / 1000) * 1000 + 500;
 const svc = useSandboxContext({ baseClock: () => frozen });
 const files = useTempDir('svc-rotation-same-second-');
-/** Another server: its OAuth clients carry no secret_last4, its webhooks no previous_secrets. */
+/**
+ * Another server: its OAuth clients carry no secret_last4, its webhooks no previous_secrets (as the
+ * reference); its Date and its replay marker are the sandbox's.
+ */
 const plain = useLossyProxy(svc.sandbox, {
   lose: () => false,
-  reshape: (_method, path, status, text) => {
+  reshape: (_method, path, status, text, headers) => {
     if (!/^\/v1\/(oauth\/clients|webhooks)\//.test(path) || !text.startsWith('{')) return undefined;
     const { secret_last4: _last4, previous_secrets: _previous, ...body } = JSON.parse(text);
-    return { status, body: JSON.stringify(body) };
+    const kept = Object.entries(headers).filter(
+      (h): h is [string, string] =>
+        ['date', 'idempotent-replayed'].includes(h[0].toLowerCase()) && typeof h[1] === 'string',
+    );
+    return { status, body: JSON.stringify(body), headers: Object.fromEntries(kept) };
   },
 });
 afterAll(() => rmSync(files, { recursive: true, force: true }));
@@ -119,25 +126,54 @@ describe('a rotation key used for the first time, every rotation in one second',
     expect(readFileSync(file, 'utf8').trim().slice(-4)).toBe(JSON.parse(now.stdout).secret_last4);
   });
 
+  // review28d M2: a rotation this very request made (its time not before the attempt's start, on
+  // the platform's clock) carries no more doubt than one without a key: no warning, whatever the
+  // server gives (the reference gives neither secret_last4 nor previous_secrets).
+  it.each(CASES)('%s: a server with no evidence of the secret writes it, no warning', async (noun) => {
+    const id = await made(noun);
+    const group = noun === 'oauth' ? 'oauth' : 'webhooks';
+    const file = join(files, `plain-${++runs}.secret`);
+    const r = await svc.run(
+      [group, 'rotate-secret', id, '--yes', '--secret-file', file, '--idempotency-key', `plain-${runs}`],
+      { ...at, env: { SVC_BASE_URL: plain().url } },
+    );
+    expect([r.code, r.stderr.includes('warning:')], r.stderr).toEqual([0, false]);
+    expect(existsSync(file)).toBe(true);
+  });
+});
+
+describe('a rotation key run again on a server with no evidence of the secret', () => {
   it.each(CASES)(
-    '%s: a server with no evidence of the secret writes it and warns in one line',
+    '%s: the stored answer is written with a one-line warning, in --json too, and its command runs',
     async (noun, what) => {
       const id = await made(noun);
       const group = noun === 'oauth' ? 'oauth' : 'webhooks';
-      const file = join(files, `plain-${++runs}.secret`);
-      const r = await svc.run(
-        [group, 'rotate-secret', id, '--yes', '--secret-file', file, '--idempotency-key', `plain-${runs}`],
-        { ...at, env: { SVC_BASE_URL: plain().url } },
-      );
+      const key = `plain-again-${++runs}`;
+      const [first, file] = [join(files, `plain-a-${runs}.secret`), join(files, `plain-b-${runs}.secret`)];
+      const env = { SVC_BASE_URL: plain().url };
+      const rotate = (to: string, ...more: string[]) =>
+        svc.run(
+          [group, 'rotate-secret', id, '--yes', '--secret-file', to, '--idempotency-key', key, ...more],
+          {
+            ...at,
+            env,
+          },
+        );
+      expect((await rotate(first)).code).toBe(0);
+      const r = await rotate(file, '--json');
       expect(r.code, r.stderr).toBe(0);
-      expect(existsSync(file)).toBe(true);
+      expect(JSON.parse(r.stdout)).toMatchObject({ secret_may_be_replaced: true });
       const second = new Date(frozen).toISOString().replace(/\.\d+Z$/, 'Z');
-      const again = `svc ${group} rotate-secret ${id} --secret-file ${file}${noun === 'oauth' ? ' --yes' : ''}`;
+      const again = `svc ${group} rotate-secret ${id} --secret-file ${file}.new${noun === 'oauth' ? ' --yes' : ''}`;
       expect(r.stderr.split('\n').filter((l) => l.startsWith('warning:'))).toEqual([
         `warning: ${what} ${id}'s secret was rotated at ${second}, and svc cannot rule out another rotation in that same second ` +
           '(the platform gives whole seconds, and nothing that tells its secrets apart): ' +
           `if the secret is refused, get a new one with: ${again}`,
       ]);
+      // The command it names works: a new file (svc never overwrites the one it just wrote).
+      const next = await svc.run(again.split(' ').slice(1), { ...at, env });
+      expect(next.code, next.stderr).toBe(0);
+      expect(existsSync(`${file}.new`)).toBe(true);
     },
   );
 });

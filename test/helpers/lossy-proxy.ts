@@ -25,9 +25,16 @@ export interface LossyProxyOptions {
   ) => { status: number; body: unknown; headers?: Record<string, string | null> } | undefined;
   /**
    * Another server's answer to a request the sandbox applied (a 204 with no body, a 202 of another
-   * shape): given the sandbox's status and body, what is sent instead; undefined: the sandbox's.
+   * shape): given the sandbox's status, body and headers, what is sent instead (with only the
+   * headers it names, and Node's own Date); undefined: the sandbox's.
    */
-  reshape?: (method: string, path: string, status: number, text: string) => Reshaped | undefined;
+  reshape?: (
+    method: string,
+    path: string,
+    status: number,
+    text: string,
+    headers: Record<string, string | string[] | undefined>,
+  ) => Reshaped | undefined;
   /** The body passed on in place of the one sent (a platform that keeps no stored answers: a fresh key each time). */
   body?: (method: string, path: string, body: string) => string;
   /** The path (with its query) passed on in place of the one asked: a platform that ignores a parameter. */
@@ -117,7 +124,7 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       );
       return;
     }
-    const reshaped = options.reshape?.(method, path, upstream.status, upstream.text);
+    const reshaped = options.reshape?.(method, path, upstream.status, upstream.text, upstream.headers);
     if (reshaped) {
       response.writeHead(reshaped.status, {
         ...(reshaped.body === undefined ? {} : { 'content-type': 'application/json' }),

@@ -1,8 +1,10 @@
 import { Command, Option } from 'commander';
+import { spreadAsTheyCame } from '../../api/numbers-as-they-came.js';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
+import { attemptStart } from '../../platform/found-after-lost.js';
 import { refuseUnusableSecret } from '../../system/secret-form.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
@@ -57,6 +59,8 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   const command = (rest: string) =>
     svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(options.clientId)}${rest} --yes`);
   const to = options.secret.file ? ` --secret-file ${pathWord(options.secret.file)}` : ' --show-secret';
+  // Once the secret is written, a new rotation needs a new file: svc never overwrites one.
+  const toNext = options.secret.file ? ` --secret-file ${pathWord(`${options.secret.file}.new`)}` : to;
   const key = options.idempotencyKey ?? newIdempotencyKey();
   const secretLost = (id: string): [what: string, remedy: string] => [
     `OAuth client ${id}`,
@@ -75,6 +79,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   let unsure: string | undefined;
   try {
     const platform = await ctx.platform();
+    const startMs = ctx.clock.now();
     const rotation = await rotateOnce(
       options.idempotencyKey,
       {
@@ -82,6 +87,8 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
         old: `${what}'s current secret may already have stopped working`,
         rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
         again: command(to),
+        againWritten: command(toNext),
+        attempt: () => attemptStart(platform, startMs),
         stillCurrent: sameFingerprint,
       },
       (idempotencyKey) => platform.oauth.clients.rotateSecret(options.clientId, { idempotencyKey }),
@@ -112,7 +119,10 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   const [, remedy] = secretLost(data.client_id);
   await printClientWithSecret(
     ctx,
-    asReplayed(data, replayed),
+    // The doubt in --json too: a script reading stdout tells it from a current secret.
+    unsure
+      ? spreadAsTheyCame(asReplayed(data, replayed), { secret_may_be_replaced: true as const })
+      : asReplayed(data, replayed),
     options.secret.file,
     [`OAuth client ${data.client_id}'s new secret`, remedy],
     // The ✓ line of every change; none for a rotation an earlier run made (its note says so).
@@ -140,8 +150,10 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'connection) or unreadable (a 2xx that is not JSON), the error names the idempotency key: run again with --idempotency-key KEY (within 24\n' +
         'hours) to get the same new secret without rotating again; rotated again since (or in the same\n' +
         "second, told by the client's secret_last4): exit 6, not written. A server that gives no\n" +
-        'secret_last4, when the times are the same second: written, with a warning that a rotation in that\n' +
-        'second cannot be ruled out.',
+        'secret_last4 (the reference gives none; the sandbox does): a stored answer in the same second\n' +
+        'as the client now is written, with a warning that a rotation in that second cannot be ruled out\n' +
+        '(in --json: "secret_may_be_replaced": true); a rotation this command made itself (its time not\n' +
+        "before the command's start, on the platform's clock) carries no such doubt.",
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))

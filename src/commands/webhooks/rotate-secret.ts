@@ -1,8 +1,10 @@
 import { Command, Option } from 'commander';
+import { spreadAsTheyCame } from '../../api/numbers-as-they-came.js';
 import { sameInstant } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
+import { attemptStart } from '../../platform/found-after-lost.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import { examples, idempotencyKeyFlag, type MakeContext } from '../kit.js';
@@ -57,6 +59,8 @@ export async function runWebhooksRotateSecret(
   const platform = await ctx.platform();
   const what = `webhook ${options.webhook}`;
   const to = options.secret.file ? ` --secret-file ${pathWord(options.secret.file)}` : ' --show-secret';
+  // Once the secret is written, a new rotation needs a new file: svc never overwrites one.
+  const toNext = options.secret.file ? ` --secret-file ${pathWord(`${options.secret.file}.new`)}` : to;
   const command = (rest: string) =>
     svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(options.webhook)}${rest}`);
   const key = options.idempotencyKey ?? newIdempotencyKey();
@@ -65,6 +69,7 @@ export async function runWebhooksRotateSecret(
     ctx,
     options.secret,
     async () => {
+      const startMs = ctx.clock.now();
       const rotation = await rotateOnce(
         options.idempotencyKey,
         {
@@ -72,6 +77,8 @@ export async function runWebhooksRotateSecret(
           old: `${what}'s signing secret may already have been rotated out (it signs for 24 hours more)`,
           rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
           again: command(to),
+          againWritten: command(toNext),
+          attempt: () => attemptStart(platform, startMs),
           stillCurrent: rotatedOutAlike,
         },
         (idempotencyKey) => platform.webhooks.rotateSecret(options.webhook, { idempotencyKey }),
@@ -82,7 +89,10 @@ export async function runWebhooksRotateSecret(
       if (replayed && !ctx.out.isMachine)
         ctx.out.info(earlierRotationNote(what, rotation.unsure !== undefined));
       if (rotation.unsure) ctx.out.warn(rotation.unsure);
-      return rotation.data;
+      // The doubt in --json too: a script reading stdout tells it from a current secret.
+      return rotation.unsure
+        ? spreadAsTheyCame(rotation.data, { secret_may_be_replaced: true as const })
+        : rotation.data;
     },
     // Rotating again at once would end the previous secret, which the receiver still uses.
     (webhook) => [
@@ -145,8 +155,11 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'error names the idempotency key and `svc webhooks get` shows whether it was rotated: run again\n' +
         'with --idempotency-key KEY (within 24 hours) to get the same new secret without rotating again;\n' +
         'rotated again since (or in the same second, told by its secrets rotated out then): exit 6, not\n' +
-        'written. A server whose rotated-out secrets cannot tell, when the times are the same second:\n' +
-        'written, with a warning that a rotation in that second cannot be ruled out.',
+        'written. A server whose rotated-out secrets cannot tell (the reference lists none; the sandbox\n' +
+        'does): a stored answer in the same second as the webhook now is written, with a warning that a\n' +
+        'rotation in that second cannot be ruled out (in --json: "secret_may_be_replaced": true); a\n' +
+        "rotation this command made itself (its time not before the command's start, on the platform's\n" +
+        'clock) carries no such doubt.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(

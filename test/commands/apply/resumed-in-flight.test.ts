@@ -72,7 +72,7 @@ async function cutRun(tag: string, who: string) {
 describe('svc apply resumed after a run cut with a grant in flight', () => {
   it('the journal marks the step sent before its request goes; the resumed run: ok, found_after_lost_answer', async () => {
     const { first, again } = await cutRun('apply-in-flight', user(3));
-    expect(first.code, first.stderr).toBe(7); // its grant an unknown outcome
+    expect(first.code, first.stderr).toBe(130); // stopped by Ctrl-C, its grant an unknown outcome (cli-contract)
     // The mark was on disk when the request reached the platform.
     const marks = seen
       .split('\n')
@@ -96,7 +96,7 @@ describe('svc apply resumed after a run cut with a grant in flight', () => {
 
   it('a journal without marks (an earlier svc): resumed as before, skipped already_done', async () => {
     const { first, again } = await cutRun('apply-in-flight-old', user(4));
-    expect(first.code, first.stderr).toBe(7); // its grant an unknown outcome
+    expect(first.code, first.stderr).toBe(130); // stopped by Ctrl-C, its grant an unknown outcome (cli-contract)
     const path = journalOf();
     const kept = readFileSync(path, 'utf8');
     writeFileSync(

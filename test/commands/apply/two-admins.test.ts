@@ -265,3 +265,75 @@ describe('svc apply: a field sent whole that another admin changed after the pla
     expect(held.items.map((a: { expires_at: string }) => a.expires_at)).toEqual(['2030-06-01T00:00:00Z']);
   });
 });
+
+// The other admin made the file's own change meanwhile (review28d M1): nothing would be undone, the
+// change is made already; the row says so and svc sends nothing, exit 0.
+describe('svc apply: a field sent whole that another admin set to the file’s own value meanwhile', () => {
+  const about = (path: string) => (_m: string, p: string) => p === path;
+  const madeAlready = (fields: string) =>
+    `its ${fields} already holds the file's value: someone made this change since the plan was checked; svc sent nothing`;
+
+  it("a webhook's event_types: skipped already_done, nothing sent, exit 0", async () => {
+    const slug = 'acme-apac';
+    const tenant = tenantId(slug);
+    const hook = await as(svc.sandbox(), tenant, 'POST', '/v1/webhooks', {
+      url: 'https://hooks.example.com/two-admins-same',
+      event_types: ['exception.created'],
+    });
+    const file = writeFile(
+      dir,
+      'hook-same.yaml',
+      `version: 1\nblocks:\n  - tenants: ${slug}\n    webhooks:\n      - { id: ${hook.id}, url: "https://hooks.example.com/two-admins-same", event_types: [exception.created, exception.resolved] }\n`,
+    );
+    meanwhile = {
+      method: '*',
+      path: '',
+      match: about(`/v1/webhooks/${hook.id}`),
+      act: () =>
+        as(svc.sandbox(), tenant, 'PATCH', `/v1/webhooks/${hook.id}`, {
+          event_types: ['exception.resolved', 'exception.created'],
+        }),
+    };
+    const env = { SVC_BASE_URL: proxy().url, SVC_TENANT: tenant };
+    const run = await svc.run(['apply', '-f', file, '--yes', '--ndjson'], { ...real, env });
+    expect(meanwhile).toBeUndefined();
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const row = ndjson(run.stdout).find((r) => r.kind === 'webhook' && r.status !== undefined);
+    expect(row).toMatchObject({
+      status: 'skipped',
+      reason: 'already_done',
+      note: madeAlready('event_types'),
+    });
+  });
+
+  it("a role's description: skipped already_done, exit 0", async () => {
+    const slug = 'acme-labs';
+    const tenant = tenantId(slug);
+    const role = await as(svc.sandbox(), tenant, 'POST', '/v1/roles', {
+      name: 'desc-same',
+      description: 'old words',
+      permissions: ['exception.read'],
+    });
+    const file = writeFile(
+      dir,
+      'desc-same.yaml',
+      `version: 1\nblocks:\n  - tenants: ${slug}\n    roles:\n      - { name: desc-same, description: "new words", permissions: [exception.read] }\n`,
+    );
+    meanwhile = {
+      method: '*',
+      path: '',
+      match: about(`/v1/roles/${role.id}`),
+      act: () => as(svc.sandbox(), tenant, 'PATCH', `/v1/roles/${role.id}`, { description: 'new words' }),
+    };
+    const env = { SVC_BASE_URL: proxy().url, SVC_TENANT: tenant };
+    const run = await svc.run(['apply', '-f', file, '--yes', '--ndjson'], { ...real, env });
+    expect(meanwhile).toBeUndefined();
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const row = ndjson(run.stdout).find((r) => r.kind === 'role' && r.status !== undefined);
+    expect(row).toMatchObject({
+      status: 'skipped',
+      reason: 'already_done',
+      note: madeAlready('description'),
+    });
+  });
+});

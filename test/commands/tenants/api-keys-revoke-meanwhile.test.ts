@@ -30,6 +30,28 @@ const blind = useLossyProxy(svc.sandbox, {
     sent && method === 'GET' && path.startsWith('/v1/me') ? refusal(403, 'forbidden') : undefined,
 });
 
+/**
+ * A server whose answer to the DELETE says the key was revoked an hour before, by usr_lead, and
+ * whose /v1/me cannot be read once the DELETE is sent: the answer's own time tells (review28d L1).
+ */
+let early = false;
+const earlier = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  before: (method) => {
+    if (method === 'DELETE') early = true;
+  },
+  refuse: (method, path) =>
+    early && method === 'GET' && path.startsWith('/v1/me') ? refusal(403, 'forbidden') : undefined,
+  reshape: (method, _path, status, text) => {
+    if (method !== 'DELETE' || !text.startsWith('{')) return undefined;
+    const hourBefore = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    return {
+      status,
+      body: JSON.stringify({ ...JSON.parse(text), revoked_by: 'usr_lead', revoked_at: hourBefore }),
+    };
+  },
+});
+
 describe('svc tenants api-keys revoke of a key another admin revokes meanwhile', () => {
   it('says already_revoked, naming who', async () => {
     const tenant = svc.env().SVC_TENANT!;
@@ -77,18 +99,40 @@ describe('svc tenants api-keys revoke of a key another admin revokes meanwhile',
     expect(JSON.parse(r.stdout)).toMatchObject({ outcome: 'revoked', api_key: { id: key.id } });
   });
 
-  it('who the caller is unread: the outcome is unknown, never revoked', async () => {
+  // review28d L1: the key is revoked, which is what was asked: exit 0, words that claim neither.
+  it('who the caller is unread: revoked, by the one named or by this command, exit 0', async () => {
     const tenant = svc.env().SVC_TENANT!;
     const key = await newApiKey(svc.sandbox(), 'blind');
     sent = false;
     const r = await svc.run(['tenants', 'api-keys', 'revoke', tenant, key.id, '--yes'], {
       env: { SVC_BASE_URL: blind().url },
     });
-    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect([r.code, r.stdout], r.stderr).toEqual([0, '']);
     expect(r.stderr).toMatch(
       new RegExp(
-        `^error: the platform answered that API key ${key.id} of .+ is revoked, by \\S+, and svc could not read who you are \\(GET /v1/me\\) to tell whether this command revoked it or someone else did first, so the outcome is unknown`,
+        `^API key ${key.id} \\(blind\\) of .+ is revoked \\(by \\S+, or by this command: svc could not tell\\)\n$`,
       ),
     );
+    sent = false;
+    const other = await newApiKey(svc.sandbox(), 'blind-json');
+    const j = await svc.run(['tenants', 'api-keys', 'revoke', tenant, other.id, '--yes', '--json'], {
+      env: { SVC_BASE_URL: blind().url },
+    });
+    expect(j.code, j.stderr).toBe(0);
+    expect(JSON.parse(j.stdout)).toMatchObject({ outcome: 'revoked_by_either', api_key: { id: other.id } });
+  });
+
+  it('an answer revoked clearly before the attempt started: already_revoked, no GET /v1/me needed', async () => {
+    const tenant = svc.env().SVC_TENANT!;
+    const key = await newApiKey(svc.sandbox(), 'earlier');
+    early = false;
+    const r = await svc.run(['tenants', 'api-keys', 'revoke', tenant, key.id, '--yes', '--json'], {
+      env: { SVC_BASE_URL: earlier().url },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      outcome: 'already_revoked',
+      api_key: { id: key.id, revoked_by: 'usr_lead' },
+    });
   });
 });

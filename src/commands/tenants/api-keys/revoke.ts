@@ -1,10 +1,14 @@
 import { Command } from 'commander';
 import { commandLine } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
-import { SvcError } from '../../../errors.js';
-import { OutcomeUnknownError } from '../../../http/errors.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
-import { callerIdsOnce, interruptedReadingCaller, isCaller } from '../../../platform/found-after-lost.js';
+import {
+  attemptStart,
+  callerIdsOnce,
+  clearlyBeforeAttempt,
+  interruptedReadingCaller,
+  isCaller,
+} from '../../../platform/found-after-lost.js';
 import { alreadyGone } from '../../already-gone.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { verdict } from '../../verdict.js';
@@ -37,6 +41,8 @@ export async function runApiKeyRevoke(
   // refused (or answered 204) while that read was on its way had no handler yet, and Node killed
   // svc with a stack (review19b F8). Nothing is awaited between starting a request and `deleted`.
   const label = await tenant.label();
+  // This attempt's start, put on the platform's clock once its answer is in (attemptStart).
+  const startMs = ctx.clock.now();
   const revoke = platform.tenants.apiKeys.revoke(tenant.id, id).catch((error: unknown) => {
     throw error instanceof ApiKeyNotFoundError
       ? retyped(error, ApiKeyNotFoundError, keysOf(tenantRef)(commandLine(ctx.settings())))
@@ -53,10 +59,24 @@ export async function runApiKeyRevoke(
   if (data === undefined) return;
   // The platform answers a revoke of a key revoked meanwhile (by another admin, after svc looked)
   // as its own: its revoked_by says whose it was (attack28b F6). Not the caller's, by the grant
-  // rule's forms (isCaller: case, `user:ID`; review28a M1): already revoked. Who the caller is
-  // unread: neither "revoked" nor "already revoked" is known (review28a L4).
+  // rule's forms (isCaller: case, `user:ID`; review28a M1): already revoked. The answer's own time
+  // decides first, with no read (review28d L1): revoked clearly before this attempt started, on the
+  // platform's clock, it is not this command's. Else who the caller is (GET /v1/me) decides; when
+  // that cannot be read, the key is revoked all the same, which is what was asked: exit 0, words
+  // that claim neither (review28a L4, review28d L1).
   const by = (data as { revoked_by?: unknown }).revoked_by;
+  const at = typeof data.revoked_at === 'string' ? data.revoked_at : undefined;
+  const thing = `API key ${id}${before?.name ? ` (${before.name})` : ''} of ${label}`;
   if (typeof by === 'string' && by.trim() !== '') {
+    const already = () =>
+      alreadyGone(ctx, {
+        thing,
+        done: 'revoked',
+        at,
+        more: ` by ${by}`,
+        json: verdict('already_revoked', 'api_key', data, data),
+      });
+    if (clearlyBeforeAttempt(at, attemptStart(platform, startMs))) return already();
     const settled = `the key is revoked either way: nothing more to do to revoke it; ${keysOf(tenantRef)(commandLine(ctx.settings()))}`;
     // A stop during that read: exit 130, the key said revoked by someone (cut-sweep), not a bare
     // "interrupted" over a revoke the platform answered.
@@ -68,24 +88,10 @@ export async function runApiKeyRevoke(
       );
     });
     if (mine === undefined || mine.length === 0) {
-      throw new OutcomeUnknownError(
-        new SvcError(
-          'failure',
-          `the platform answered that API key ${id} of ${label} is revoked, by ${by}, and svc could not read who you are (GET /v1/me) to tell whether this command revoked it or someone else did first`,
-          { code: 'revoker_unknown' },
-        ),
-        settled,
-      );
+      if (ctx.out.isMachine) return ctx.out.json(verdict('revoked_by_either', 'api_key', data, data));
+      return ctx.out.info(`${thing} is revoked (by ${by}, or by this command: svc could not tell)`);
     }
-    if (!isCaller(mine, by)) {
-      return alreadyGone(ctx, {
-        thing: `API key ${id}${before?.name ? ` (${before.name})` : ''} of ${label}`,
-        done: 'revoked',
-        at: typeof data.revoked_at === 'string' ? data.revoked_at : undefined,
-        more: ` by ${by}`,
-        json: verdict('already_revoked', 'api_key', data, data),
-      });
-    }
+    if (!isCaller(mine, by)) return already();
   }
   // The one verdict of every delete and revoke (verdict.ts): `outcome` and the key beside it under
   // `api_key`; the key's fields stay at the top too, where scripts read them before.
@@ -102,9 +108,10 @@ export function revokeCommand(make: MakeContext): Command {
     .description(
       'Revoke an API key at once (asks first; --yes when not on a terminal).\n' +
         'With --json: svc\'s verdict, {"outcome": …, "api_key": {…}} (the key\'s fields also at the top, as before):\n' +
-        '"revoked", "already_revoked" (nothing changed, exit 0), or "gone_after_lost_answer" (an answer was lost\n' +
-        'and the key is revoked now). An answer naming a revoker when svc cannot read who you are (GET /v1/me):\n' +
-        'an unknown outcome, exit 1 (the key is revoked either way).',
+        '"revoked", "already_revoked" (nothing changed, exit 0), "gone_after_lost_answer" (an answer was lost\n' +
+        'and the key is revoked now), or "revoked_by_either" (the answer names a revoker, revoked after this\n' +
+        'command started, and svc cannot read who you are (GET /v1/me) to tell whether it is you: the key is\n' +
+        'revoked, exit 0).',
     )
     .addHelpText(
       'after',
