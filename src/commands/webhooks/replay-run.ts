@@ -1,4 +1,4 @@
-// Over 300 lines (about 400): the run's BulkVerb (what each item is, how it is done, followed and
+// Over 300 lines (409): the run's BulkVerb (what each item is, how it is done, followed and
 // said, a resumed run's rows included) is closures over one run's state and reads as one; the
 // verb's flags and help are replay.ts, what it works on replay-targets.ts.
 import type { CallerAuthority } from '../../api/caller-authority.js';

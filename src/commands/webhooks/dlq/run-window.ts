@@ -1,4 +1,4 @@
-// Over 300 lines on purpose (about 300): which queued entries one run is (its bound, a resumed run's
+// Over 300 lines on purpose (313): which queued entries one run is (its bound, a resumed run's
 // window, what the run it resumes left owed) is one object's state, set up as the run starts; the
 // entries it takes (run-entries.ts) and what it says after (queue.ts) read it.
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
