@@ -32,6 +32,55 @@ const proxy = useLossyProxy(svc.sandbox, {
 const roleFile = (slug: string, name: string, permissions: string[]) =>
   `version: 1\nblocks:\n  - tenants: ${slug}\n    roles:\n      - { name: ${name}, permissions: [${permissions.join(', ')}] }\n`;
 
+/** The other admin's PATCH of `path`, made before apply's first request about it is forwarded. */
+const otherAdminPatches = (tenant: string, path: string, body: Record<string, unknown>) => {
+  meanwhile = {
+    method: '*',
+    path: '',
+    match: (_m, p) => p === path,
+    act: () => as(svc.sandbox(), tenant, 'PATCH', path, body),
+  };
+};
+
+/** `svc apply -f file` through the proxy: its exit code checked, the row of `kind` given back. */
+const applied = async (slug: string, file: string, kind: string, code: number) => {
+  const env = { SVC_BASE_URL: proxy().url, SVC_TENANT: tenantId(slug) };
+  const run = await svc.run(['apply', '-f', file, '--yes', '--ndjson'], { ...real, env });
+  expect(meanwhile).toBeUndefined();
+  expect(run.code, run.stdout + run.stderr).toBe(code);
+  return ndjson(run.stdout).find((r) => r.kind === kind && r.status !== undefined);
+};
+
+/** A webhook on `exception.created` and a file asking for it on `exception.resolved` too. */
+const webhookAndFile = async (slug: string, name: string) => {
+  const url = `https://hooks.example.com/${name}`;
+  const hook = await as(svc.sandbox(), tenantId(slug), 'POST', '/v1/webhooks', {
+    url,
+    event_types: ['exception.created'],
+  });
+  const file = writeFile(
+    dir,
+    `${name}.yaml`,
+    `version: 1\nblocks:\n  - tenants: ${slug}\n    webhooks:\n      - { id: ${hook.id}, url: "${url}", event_types: [exception.created, exception.resolved] }\n`,
+  );
+  return { hook, file };
+};
+
+/** A role described 'old words' and a file giving it `description`. */
+const describedRoleAndFile = async (slug: string, name: string, description: string) => {
+  const role = await as(svc.sandbox(), tenantId(slug), 'POST', '/v1/roles', {
+    name,
+    description: 'old words',
+    permissions: ['exception.read'],
+  });
+  const file = writeFile(
+    dir,
+    `${name}.yaml`,
+    `version: 1\nblocks:\n  - tenants: ${slug}\n    roles:\n      - { name: ${name}, description: "${description}", permissions: [exception.read] }\n`,
+  );
+  return { role, file };
+};
+
 describe('svc apply: a role another admin changed after the plan was checked', () => {
   it.each([
     ['-f FILE', 'acme-labs', 'fx-ops-f', false],
@@ -127,37 +176,14 @@ describe('svc apply --prune: a grant made after its last check, ended by the del
 describe('svc apply: a field sent whole that another admin changed after the plan was checked', () => {
   const refused = (fields: string, them: string, check: string) =>
     `not updated: its ${fields} changed since the plan was checked: someone changed ${them} meanwhile, and sending the plan's ${fields} would undo that; nothing of this change was sent; see ${check}, and plan again`;
-  const applied = async (slug: string, file: string, kind: string) => {
-    const env = { SVC_BASE_URL: proxy().url, SVC_TENANT: tenantId(slug) };
-    const run = await svc.run(['apply', '-f', file, '--yes', '--ndjson'], { ...real, env });
-    expect(meanwhile).toBeUndefined();
-    expect(run.code, run.stdout + run.stderr).toBe(7);
-    return ndjson(run.stdout).find((r) => r.kind === kind && r.status !== undefined);
-  };
-  const about = (path: string) => (_m: string, p: string) => p === path;
-
   it("a webhook's event_types: the row fails changed_meanwhile and the other admin's list stands", async () => {
     const slug = 'acme-labs';
     const tenant = tenantId(slug);
-    const hook = await as(svc.sandbox(), tenant, 'POST', '/v1/webhooks', {
-      url: 'https://hooks.example.com/two-admins',
-      event_types: ['exception.created'],
+    const { hook, file } = await webhookAndFile(slug, 'two-admins');
+    otherAdminPatches(tenant, `/v1/webhooks/${hook.id}`, {
+      event_types: ['exception.created', 'reconciliation.failed'],
     });
-    const file = writeFile(
-      dir,
-      'hook.yaml',
-      `version: 1\nblocks:\n  - tenants: ${slug}\n    webhooks:\n      - { id: ${hook.id}, url: "https://hooks.example.com/two-admins", event_types: [exception.created, exception.resolved] }\n`,
-    );
-    meanwhile = {
-      method: '*',
-      path: '',
-      match: about(`/v1/webhooks/${hook.id}`),
-      act: () =>
-        as(svc.sandbox(), tenant, 'PATCH', `/v1/webhooks/${hook.id}`, {
-          event_types: ['exception.created', 'reconciliation.failed'],
-        }),
-    };
-    const row = await applied(slug, file, 'webhook');
+    const row = await applied(slug, file, 'webhook', 7);
     expect(row).toMatchObject({ status: 'failed', error: { code: 'changed_meanwhile' } });
     expect(row.error.message).toBe(
       refused('event_types', 'it', `svc --tenant ${slug} webhooks get ${hook.id}`),
@@ -180,14 +206,8 @@ describe('svc apply: a field sent whole that another admin changed after the pla
       `version: 1\nblocks:\n  - tenants: ${slug}\n    oauth_clients:\n      - { name: two-admins-portal, redirect_uris: ["https://portal.example.com/cb", "https://portal.example.com/cb2"], scopes: [read:reconciliations] }\n`,
     );
     const uris = ['https://other.example.com/cb', 'https://portal.example.com/cb'];
-    meanwhile = {
-      method: '*',
-      path: '',
-      match: about(`/v1/oauth/clients/${client.client_id}`),
-      act: () =>
-        as(svc.sandbox(), tenant, 'PATCH', `/v1/oauth/clients/${client.client_id}`, { redirect_uris: uris }),
-    };
-    const row = await applied(slug, file, 'oauth_client');
+    otherAdminPatches(tenant, `/v1/oauth/clients/${client.client_id}`, { redirect_uris: uris });
+    const row = await applied(slug, file, 'oauth_client', 7);
     expect(row).toMatchObject({ status: 'failed', error: { code: 'changed_meanwhile' } });
     expect(row.error.message).toBe(
       refused('redirect_uris', 'it', `svc --tenant ${slug} oauth get ${client.client_id}`),
@@ -199,23 +219,9 @@ describe('svc apply: a field sent whole that another admin changed after the pla
   it("a role's description: the row fails changed_meanwhile and the other admin's stands", async () => {
     const slug = 'acme-ledger-uk';
     const tenant = tenantId(slug);
-    const role = await as(svc.sandbox(), tenant, 'POST', '/v1/roles', {
-      name: 'desc-ops',
-      description: 'old words',
-      permissions: ['exception.read'],
-    });
-    const file = writeFile(
-      dir,
-      'desc.yaml',
-      `version: 1\nblocks:\n  - tenants: ${slug}\n    roles:\n      - { name: desc-ops, description: "A's words", permissions: [exception.read] }\n`,
-    );
-    meanwhile = {
-      method: '*',
-      path: '',
-      match: about(`/v1/roles/${role.id}`),
-      act: () => as(svc.sandbox(), tenant, 'PATCH', `/v1/roles/${role.id}`, { description: "B's words" }),
-    };
-    const row = await applied(slug, file, 'role');
+    const { role, file } = await describedRoleAndFile(slug, 'desc-ops', "A's words");
+    otherAdminPatches(tenant, `/v1/roles/${role.id}`, { description: "B's words" });
+    const row = await applied(slug, file, 'role', 7);
     expect(row).toMatchObject({ status: 'failed', error: { code: 'changed_meanwhile' } });
     expect(row.error.message).toBe(refused('description', 'it', `svc --tenant ${slug} roles get desc-ops`));
     const after = await as(svc.sandbox(), tenant, 'GET', `/v1/roles/${role.id}`);
@@ -253,7 +259,7 @@ describe('svc apply: a field sent whole that another admin changed after the pla
           justification: 'B shortens',
         }),
     };
-    const row = await applied(slug, file, 'grant');
+    const row = await applied(slug, file, 'grant', 7);
     expect(row).toMatchObject({ status: 'failed', error: { code: 'changed_meanwhile' } });
     expect(row.error.message).toBe(refused('expires_at', 'it', `svc --tenant ${slug} roles holders exp-ops`));
     const held = await as(
@@ -269,36 +275,16 @@ describe('svc apply: a field sent whole that another admin changed after the pla
 // The other admin made the file's own change meanwhile (review28d M1): nothing would be undone, the
 // change is made already; the row says so and svc sends nothing, exit 0.
 describe('svc apply: a field sent whole that another admin set to the file’s own value meanwhile', () => {
-  const about = (path: string) => (_m: string, p: string) => p === path;
   const madeAlready = (fields: string) =>
     `its ${fields} already holds the file's value: someone made this change since the plan was checked; svc sent nothing`;
 
   it("a webhook's event_types: skipped already_done, nothing sent, exit 0", async () => {
     const slug = 'acme-apac';
-    const tenant = tenantId(slug);
-    const hook = await as(svc.sandbox(), tenant, 'POST', '/v1/webhooks', {
-      url: 'https://hooks.example.com/two-admins-same',
-      event_types: ['exception.created'],
+    const { hook, file } = await webhookAndFile(slug, 'two-admins-same');
+    otherAdminPatches(tenantId(slug), `/v1/webhooks/${hook.id}`, {
+      event_types: ['exception.resolved', 'exception.created'],
     });
-    const file = writeFile(
-      dir,
-      'hook-same.yaml',
-      `version: 1\nblocks:\n  - tenants: ${slug}\n    webhooks:\n      - { id: ${hook.id}, url: "https://hooks.example.com/two-admins-same", event_types: [exception.created, exception.resolved] }\n`,
-    );
-    meanwhile = {
-      method: '*',
-      path: '',
-      match: about(`/v1/webhooks/${hook.id}`),
-      act: () =>
-        as(svc.sandbox(), tenant, 'PATCH', `/v1/webhooks/${hook.id}`, {
-          event_types: ['exception.resolved', 'exception.created'],
-        }),
-    };
-    const env = { SVC_BASE_URL: proxy().url, SVC_TENANT: tenant };
-    const run = await svc.run(['apply', '-f', file, '--yes', '--ndjson'], { ...real, env });
-    expect(meanwhile).toBeUndefined();
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    const row = ndjson(run.stdout).find((r) => r.kind === 'webhook' && r.status !== undefined);
+    const row = await applied(slug, file, 'webhook', 0);
     expect(row).toMatchObject({
       status: 'skipped',
       reason: 'already_done',
@@ -308,28 +294,9 @@ describe('svc apply: a field sent whole that another admin set to the file’s o
 
   it("a role's description: skipped already_done, exit 0", async () => {
     const slug = 'acme-labs';
-    const tenant = tenantId(slug);
-    const role = await as(svc.sandbox(), tenant, 'POST', '/v1/roles', {
-      name: 'desc-same',
-      description: 'old words',
-      permissions: ['exception.read'],
-    });
-    const file = writeFile(
-      dir,
-      'desc-same.yaml',
-      `version: 1\nblocks:\n  - tenants: ${slug}\n    roles:\n      - { name: desc-same, description: "new words", permissions: [exception.read] }\n`,
-    );
-    meanwhile = {
-      method: '*',
-      path: '',
-      match: about(`/v1/roles/${role.id}`),
-      act: () => as(svc.sandbox(), tenant, 'PATCH', `/v1/roles/${role.id}`, { description: 'new words' }),
-    };
-    const env = { SVC_BASE_URL: proxy().url, SVC_TENANT: tenant };
-    const run = await svc.run(['apply', '-f', file, '--yes', '--ndjson'], { ...real, env });
-    expect(meanwhile).toBeUndefined();
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    const row = ndjson(run.stdout).find((r) => r.kind === 'role' && r.status !== undefined);
+    const { role, file } = await describedRoleAndFile(slug, 'desc-same', 'new words');
+    otherAdminPatches(tenantId(slug), `/v1/roles/${role.id}`, { description: 'new words' });
+    const row = await applied(slug, file, 'role', 0);
     expect(row).toMatchObject({
       status: 'skipped',
       reason: 'already_done',
