@@ -1,6 +1,7 @@
 import { OAUTH_PATHS } from '../api/constants.js';
 import { loginCommand, refuseUrlQueries } from '../config/settings.js';
 import type { Context } from '../context.js';
+import { AuthError } from '../errors.js';
 import { joinUrl } from '../http/path.js';
 import { sym } from '../output/symbols.js';
 import { type ExpectedResponse, issuerMissing } from './authorization-response.js';
@@ -154,9 +155,9 @@ export async function authorizeWithBrowser<T>(
   const state = createState();
   // The issuer (RFC 9207) is usually the server's origin, or one of the configured URLs.
   const issuers = [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin];
-  /** Codes that came without `iss`: refused once the read says the server promises one. */
-  const unissued = new Set<string>();
-  const expected: ExpectedResponse = { state, issuers, noIssuer: (code) => unissued.add(code) };
+  /** Responses (a code, an error) that came without `iss`: refused once the read says the server promises one. */
+  const unissued = new Set<string | AuthError>();
+  const expected: ExpectedResponse = { state, issuers, noIssuer: (response) => unissued.add(response) };
   const ssh = overSsh(ctx);
   const openBrowser = options.openBrowser && !ssh;
   options.beforeExchange?.();
@@ -212,16 +213,24 @@ export async function authorizeWithBrowser<T>(
       ctx.out.info(`  ${link}`);
     }
     const wait = `up to ${describeWait(options.timeoutSeconds)}; Ctrl-C to cancel`;
-    if (openBrowser || !ctx.io.stdinIsTTY) {
-      ctx.out.info(`waiting for the browser on ${receiver.redirectUri} (${wait})${sym.ellipsis}`);
-      code = await receiver.code();
-    } else {
-      ctx.out.info(
-        `when you approve, the browser goes to ${receiver.redirectUri}?${sym.ellipsis}: on this machine that finishes the login; ` +
-          `on another one the page cannot be reached ${sym.dash} copy its address from the address bar and paste it here ` +
-          `(${wait})`,
-      );
-      code = await codeFromEither(ctx, receiver, expected);
+    try {
+      if (openBrowser || !ctx.io.stdinIsTTY) {
+        ctx.out.info(`waiting for the browser on ${receiver.redirectUri} (${wait})${sym.ellipsis}`);
+        code = await receiver.code();
+      } else {
+        ctx.out.info(
+          `when you approve, the browser goes to ${receiver.redirectUri}?${sym.ellipsis}: on this machine that finishes the login; ` +
+            `on another one the page cannot be reached ${sym.dash} copy its address from the address bar and paste it here ` +
+            `(${wait})`,
+        );
+        code = await codeFromEither(ctx, receiver, expected);
+      }
+    } catch (error) {
+      // An error response without `iss` from a server that promises it may be another server's
+      // (RFC 9207 §2.4): not said as this server's refusal (review28e L4).
+      if (error instanceof AuthError && unissued.has(error) && (await issuerPromised))
+        throw issuerMissing().error;
+      throw error;
     }
     if (unissued.has(code) && (await issuerPromised)) {
       failedStep = 'the response does not say which authorization server sent it';

@@ -20,6 +20,8 @@ let held: ServerResponse[] = [];
 let metadataRequests = 0;
 /** Whether the authorization redirect carries `iss`. */
 let sendIss = false;
+/** Whether the authorization redirect is an error response (`error=access_denied`) instead of a code. */
+let deny = false;
 const codes = new Set<string>();
 
 function json(response: ServerResponse, status: number, body: unknown, headers = {}): void {
@@ -39,7 +41,8 @@ beforeAll(async () => {
       const code = `code-${codes.size + 1}-0123456789`;
       codes.add(code);
       const back = new URL(q.get('redirect_uri')!);
-      back.searchParams.set('code', code);
+      if (deny) back.searchParams.set('error', 'access_denied');
+      else back.searchParams.set('code', code);
       back.searchParams.set('state', q.get('state')!);
       if (sendIss) back.searchParams.set('iss', origin);
       response.writeHead(302, { location: back.toString() }).end();
@@ -84,6 +87,7 @@ beforeEach(() => {
   held = [];
   metadataRequests = 0;
   sendIss = false;
+  deny = false;
 });
 
 const dirs = useTempDirs();
@@ -180,6 +184,37 @@ describe('svc login reads the server metadata alongside the URL, as a hint', () 
       '',
     ]);
     expect((await page).text).toContain('the response does not say which authorization server sent it');
+  });
+
+  // review28e L4: RFC 9207 §2.4 covers error responses too: one without `iss` may be another
+  // server's, so it is not said as this server's refusal ("authorization was denied").
+  it('refuses an error response without iss when this server promises one, once the read answers after it', async () => {
+    deny = true;
+    const { run, link } = await loginUpToUrl();
+    const redirectUri = new URL(link).searchParams.get('redirect_uri')!;
+    const page = follow(link);
+    await authorized();
+    answerMetadata('promise');
+    const r = await run.done;
+    expect(r.code).toBe(3);
+    expect(r.stderr.split('\n')).toEqual([
+      ...urlLines(link, redirectUri),
+      'error: the authorization response has no iss, though this server says it always sends one (authorization_response_iss_parameter_supported): it may come from another server; run the login again, and open only the URL svc printed (RFC 9207 mix-up protection)',
+      '',
+    ]);
+    await page;
+  });
+
+  it('says the denial of an error response without iss when the metadata gives no promise', async () => {
+    deny = true;
+    const { run, link } = await loginUpToUrl();
+    answerMetadata('none');
+    await follow(link);
+    const r = await run.done;
+    expect(r.code).toBe(3);
+    expect(r.stderr.split('\n').at(-2)).toBe(
+      'error: authorization was denied: access_denied; run the login again and choose Approve',
+    );
   });
 
   it('logs in with a response carrying iss while the metadata never answers', async () => {
