@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { AuthError } from '../errors.js';
 import { joinUrl } from '../http/path.js';
 import { sym } from '../output/symbols.js';
+import { linkedSignal } from '../system/linked-signal.js';
 import { type ExpectedResponse, issuerMissing } from './authorization-response.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { promisesIssuer } from './metadata.js';
@@ -172,12 +173,10 @@ export async function authorizeWithBrowser<T>(
   });
   // Whether the server promises `iss` (its metadata) is read alongside the page, never before it
   // (review28c F2), and awaited only once a response without `iss` came; it ends with the login.
+  // Linked, not AbortSignal.any, and unlinked at the end: nothing left on ctx.signal (review28e L6).
   const readEnds = new AbortController();
-  const issuerPromised = promisesIssuer(
-    api,
-    tokenUrl(baseUrl),
-    AbortSignal.any([ctx.signal, readEnds.signal]),
-  );
+  const read = linkedSignal([ctx.signal, readEnds.signal]);
+  const issuerPromised = promisesIssuer(api, tokenUrl(baseUrl), read.signal);
   issuerPromised.catch(() => {});
   let code: string;
   const requestedScope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
@@ -246,6 +245,7 @@ export async function authorizeWithBrowser<T>(
     return completed;
   } finally {
     readEnds.abort();
+    read.end();
     await receiver.close(ending(options.kind, failedStep));
   }
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startInProcess, useTempDirs } from '../../helpers/context.js';
+import { held as holds } from '../../helpers/signal-holds.js';
 
 /**
  * The login's read of the server's metadata (RFC 8414) for its RFC 9207 promise is a hint
@@ -166,6 +167,9 @@ describe('svc login reads the server metadata alongside the URL, as a hint', () 
         '',
       ]);
       expect(metadataRequests).toBe(1);
+      // The read's signal is unlinked from the command's once the login ends (review28e L6:
+      // AbortSignal.any kept one entry per login on it for good on Node 20).
+      expect(holds(run.signal)).toEqual({ dependants: 0, listeners: 0 });
     });
   }
 
