@@ -112,7 +112,7 @@ export function revokeCommand(make: MakeContext): Command {
         '"revoked", "already_revoked" (nothing changed, exit 0), "gone_after_lost_answer" (an answer was lost\n' +
         'and the key is revoked now), or "revoked_by_either" (the answer names a revoker, svc cannot read who\n' +
         'you are (GET /v1/me) to tell whether it is you, and its revoked_at is not clearly before this command\n' +
-        'started (within the clocks\' allowed difference): the key is revoked, exit 0).',
+        "started (within the clocks' allowed difference): the key is revoked, exit 0).",
     )
     .addHelpText(
       'after',
