@@ -221,7 +221,6 @@ async function refuseUnendedGrants(
 function endedAsChecked(
   role: { id: string; name?: string; deleted_at?: string | null },
   expected: number | undefined,
-  change: PlanChange,
   svc: CommandLine,
 ): Record<string, unknown> {
   const revoked = (role as { revoked_assignments?: unknown }).revoked_assignments;
@@ -410,7 +409,7 @@ export function stepWorker(
           return await updateRole(platform, change, read, run.svcIn(tenant.slug));
         const expected = await refuseUnendedGrants(platform, change, read, data.ends);
         const role = await platform.roles.delete(change.id!, keyed);
-        return endedAsChecked(role, expected, change, run.svcIn(tenant.slug));
+        return endedAsChecked(role, expected, run.svcIn(tenant.slug));
       }
       if (change.kind === 'grant') {
         // The caller's own grant of a role this run deleted (it waited for that): the deletion ended it.

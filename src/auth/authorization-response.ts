@@ -48,15 +48,11 @@ export interface ExpectedResponse {
   /** Issuer identifiers an `iss` parameter may carry. */
   issuers: string[];
   /**
-   * The server's metadata says it sends `iss` (authorization_response_iss_parameter_supported):
-   * a response without one is refused (RFC 9207 §2.4).
+   * Told of a response that came without `iss` — its code, or its error (RFC 9207 §2.4 covers
+   * error responses too; review28e L4) — while whether the server promises `iss` is not known
+   * yet (the login reads its metadata alongside the wait: flow.ts), so the caller refuses it then.
    */
-  issuerRequired?: boolean;
-  /**
-   * Told of a code that came without `iss` while `issuerRequired` is not known yet (the login
-   * reads the server's metadata alongside the wait: flow.ts), so the caller can refuse it then.
-   */
-  noIssuer?: (code: string) => void;
+  noIssuer?: (response: string | AuthError) => void;
 }
 
 /** A response without `iss` from a server that promises one (RFC 9207 §2.4): the failure. */
@@ -97,7 +93,6 @@ export function readAuthorizationResponse(
     };
   }
   const iss = params.get('iss');
-  if (iss === null && expected.issuerRequired) return { kind: 'failure', ...issuerMissing() };
   if (iss !== null && !expected.issuers.map(normalizeIssuer).includes(normalizeIssuer(iss))) {
     return {
       kind: 'failure',
@@ -113,9 +108,11 @@ export function readAuthorizationResponse(
   }
   const error = params.get('error');
   if (error !== null) {
+    const refused = authorizationRefused(error, params.get('error_description'));
+    if (iss === null) expected.noIssuer?.(refused);
     return {
       kind: 'failure',
-      error: authorizationRefused(error, params.get('error_description')),
+      error: refused,
       page: error === 'access_denied' ? 'You denied the request.' : `The server answered ${error}.`,
     };
   }

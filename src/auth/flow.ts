@@ -1,8 +1,10 @@
 import { OAUTH_PATHS } from '../api/constants.js';
 import { loginCommand, refuseUrlQueries } from '../config/settings.js';
 import type { Context } from '../context.js';
+import { AuthError } from '../errors.js';
 import { joinUrl } from '../http/path.js';
 import { sym } from '../output/symbols.js';
+import { linkedSignal } from '../system/linked-signal.js';
 import { type ExpectedResponse, issuerMissing } from './authorization-response.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { promisesIssuer } from './metadata.js';
@@ -154,9 +156,9 @@ export async function authorizeWithBrowser<T>(
   const state = createState();
   // The issuer (RFC 9207) is usually the server's origin, or one of the configured URLs.
   const issuers = [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin];
-  /** Codes that came without `iss`: refused once the read says the server promises one. */
-  const unissued = new Set<string>();
-  const expected: ExpectedResponse = { state, issuers, noIssuer: (code) => unissued.add(code) };
+  /** Responses (a code, an error) that came without `iss`: refused once the read says the server promises one. */
+  const unissued = new Set<string | AuthError>();
+  const expected: ExpectedResponse = { state, issuers, noIssuer: (response) => unissued.add(response) };
   const ssh = overSsh(ctx);
   const openBrowser = options.openBrowser && !ssh;
   options.beforeExchange?.();
@@ -171,12 +173,10 @@ export async function authorizeWithBrowser<T>(
   });
   // Whether the server promises `iss` (its metadata) is read alongside the page, never before it
   // (review28c F2), and awaited only once a response without `iss` came; it ends with the login.
+  // Linked, not AbortSignal.any, and unlinked at the end: nothing left on ctx.signal (review28e L6).
   const readEnds = new AbortController();
-  const issuerPromised = promisesIssuer(
-    api,
-    tokenUrl(baseUrl),
-    AbortSignal.any([ctx.signal, readEnds.signal]),
-  );
+  const read = linkedSignal([ctx.signal, readEnds.signal]);
+  const issuerPromised = promisesIssuer(api, tokenUrl(baseUrl), read.signal);
   issuerPromised.catch(() => {});
   let code: string;
   const requestedScope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
@@ -212,16 +212,24 @@ export async function authorizeWithBrowser<T>(
       ctx.out.info(`  ${link}`);
     }
     const wait = `up to ${describeWait(options.timeoutSeconds)}; Ctrl-C to cancel`;
-    if (openBrowser || !ctx.io.stdinIsTTY) {
-      ctx.out.info(`waiting for the browser on ${receiver.redirectUri} (${wait})${sym.ellipsis}`);
-      code = await receiver.code();
-    } else {
-      ctx.out.info(
-        `when you approve, the browser goes to ${receiver.redirectUri}?${sym.ellipsis}: on this machine that finishes the login; ` +
-          `on another one the page cannot be reached ${sym.dash} copy its address from the address bar and paste it here ` +
-          `(${wait})`,
-      );
-      code = await codeFromEither(ctx, receiver, expected);
+    try {
+      if (openBrowser || !ctx.io.stdinIsTTY) {
+        ctx.out.info(`waiting for the browser on ${receiver.redirectUri} (${wait})${sym.ellipsis}`);
+        code = await receiver.code();
+      } else {
+        ctx.out.info(
+          `when you approve, the browser goes to ${receiver.redirectUri}?${sym.ellipsis}: on this machine that finishes the login; ` +
+            `on another one the page cannot be reached ${sym.dash} copy its address from the address bar and paste it here ` +
+            `(${wait})`,
+        );
+        code = await codeFromEither(ctx, receiver, expected);
+      }
+    } catch (error) {
+      // An error response without `iss` from a server that promises it may be another server's
+      // (RFC 9207 §2.4): not said as this server's refusal (review28e L4).
+      if (error instanceof AuthError && unissued.has(error) && (await issuerPromised))
+        throw issuerMissing().error;
+      throw error;
     }
     if (unissued.has(code) && (await issuerPromised)) {
       failedStep = 'the response does not say which authorization server sent it';
@@ -237,6 +245,7 @@ export async function authorizeWithBrowser<T>(
     return completed;
   } finally {
     readEnds.abort();
+    read.end();
     await receiver.close(ending(options.kind, failedStep));
   }
 }

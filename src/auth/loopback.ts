@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { AuthError, InterruptedError, UsageError } from '../errors.js';
 import { counted } from '../output/format.js';
 import { realSleep, type Sleep } from '../system/clock.js';
-import { readAuthorizationResponse } from './authorization-response.js';
+import { type ExpectedResponse, readAuthorizationResponse } from './authorization-response.js';
 
 /**
  * The redirect target of a native-app login (RFC 8252 §7.3): an HTTP server on 127.0.0.1 at an
@@ -28,10 +28,8 @@ export interface LoopbackOptions {
   state: string;
   /** Issuer identifiers an `iss` parameter may carry; an `iss` outside them is refused. */
   issuers: string[];
-  /** A response without `iss` is refused (the server's metadata says it sends one: RFC 9207 §2.4). */
-  issuerRequired?: boolean;
-  /** Told of a code that came without `iss` (ExpectedResponse.noIssuer). */
-  noIssuer?: (code: string) => void;
+  /** Told of a response that came without `iss`: its code or its error (ExpectedResponse.noIssuer). */
+  noIssuer?: ExpectedResponse['noIssuer'];
   timeoutMs: number;
   /** The fix said when `timeoutMs` runs out; by default, to open the printed URL (--no-browser). */
   timeoutHint?: string;

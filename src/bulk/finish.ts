@@ -292,7 +292,9 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
       throw unjournaled(summary.halted, verb, summary, of, resume);
     throw halted(summary.halted, resume, journal.path, of, notStarted > 0 || end.total === undefined);
   }
-  if (summary.stopped) {
+  // A one-item run stopped with its outcome unknown ends with that item's own error below (the
+  // outcome, how to settle it, `"outcome": "unknown"`), exit 130 still (review28e M1).
+  if (summary.stopped && !(end.single instanceof OutcomeUnknownError)) {
     countsBeforeError(ctx, line);
     throw new InterruptedError(`interrupted after ${of}`, { hint: resume });
   }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startInProcess, useTempDirs } from '../../helpers/context.js';
+import { held as holds } from '../../helpers/signal-holds.js';
 
 /**
  * The login's read of the server's metadata (RFC 8414) for its RFC 9207 promise is a hint
@@ -20,6 +21,8 @@ let held: ServerResponse[] = [];
 let metadataRequests = 0;
 /** Whether the authorization redirect carries `iss`. */
 let sendIss = false;
+/** Whether the authorization redirect is an error response (`error=access_denied`) instead of a code. */
+let deny = false;
 const codes = new Set<string>();
 
 function json(response: ServerResponse, status: number, body: unknown, headers = {}): void {
@@ -39,7 +42,8 @@ beforeAll(async () => {
       const code = `code-${codes.size + 1}-0123456789`;
       codes.add(code);
       const back = new URL(q.get('redirect_uri')!);
-      back.searchParams.set('code', code);
+      if (deny) back.searchParams.set('error', 'access_denied');
+      else back.searchParams.set('code', code);
       back.searchParams.set('state', q.get('state')!);
       if (sendIss) back.searchParams.set('iss', origin);
       response.writeHead(302, { location: back.toString() }).end();
@@ -84,6 +88,7 @@ beforeEach(() => {
   held = [];
   metadataRequests = 0;
   sendIss = false;
+  deny = false;
 });
 
 const dirs = useTempDirs();
@@ -162,6 +167,9 @@ describe('svc login reads the server metadata alongside the URL, as a hint', () 
         '',
       ]);
       expect(metadataRequests).toBe(1);
+      // The read's signal is unlinked from the command's once the login ends (review28e L6:
+      // AbortSignal.any kept one entry per login on it for good on Node 20).
+      expect(holds(run.signal)).toEqual({ dependants: 0, listeners: 0 });
     });
   }
 
@@ -180,6 +188,37 @@ describe('svc login reads the server metadata alongside the URL, as a hint', () 
       '',
     ]);
     expect((await page).text).toContain('the response does not say which authorization server sent it');
+  });
+
+  // review28e L4: RFC 9207 §2.4 covers error responses too: one without `iss` may be another
+  // server's, so it is not said as this server's refusal ("authorization was denied").
+  it('refuses an error response without iss when this server promises one, once the read answers after it', async () => {
+    deny = true;
+    const { run, link } = await loginUpToUrl();
+    const redirectUri = new URL(link).searchParams.get('redirect_uri')!;
+    const page = follow(link);
+    await authorized();
+    answerMetadata('promise');
+    const r = await run.done;
+    expect(r.code).toBe(3);
+    expect(r.stderr.split('\n')).toEqual([
+      ...urlLines(link, redirectUri),
+      'error: the authorization response has no iss, though this server says it always sends one (authorization_response_iss_parameter_supported): it may come from another server; run the login again, and open only the URL svc printed (RFC 9207 mix-up protection)',
+      '',
+    ]);
+    await page;
+  });
+
+  it('says the denial of an error response without iss when the metadata gives no promise', async () => {
+    deny = true;
+    const { run, link } = await loginUpToUrl();
+    answerMetadata('none');
+    await follow(link);
+    const r = await run.done;
+    expect(r.code).toBe(3);
+    expect(r.stderr.split('\n').at(-2)).toBe(
+      'error: authorization was denied: access_denied; run the login again and choose Approve',
+    );
   });
 
   it('logs in with a response carrying iss while the metadata never answers', async () => {

@@ -73,7 +73,12 @@ const applyFile = (name: string, users: number[]) =>
 
 describe('roles assign --file: who the caller is, read at the start', () => {
   it('/v1/me refused once grants are sent: every row granted, exit 0 (was: every row unknown, exit 7)', async () => {
-    proxy().set({ reshape: (answer) => (byEmail(answer), meRefused('grant')(answer)) });
+    proxy().set({
+      reshape: (answer) => {
+        byEmail(answer);
+        return meRefused('grant')(answer);
+      },
+    });
     const r = await viaProxy(
       file(['--concurrency', '1']),
       `user,role\n${bulkUser(1)},tenant_viewer\n${bulkUser(2)},tenant_viewer\n`,
@@ -113,7 +118,12 @@ describe('svc apply: who the caller is, read at the start', () => {
     ]);
 
   it('/v1/me refused once grants are sent: applied, exit 0 (was: every grant unknown, exit 7)', async () => {
-    proxy().set({ reshape: (answer) => (byEmail(answer), meRefused('grant')(answer)) });
+    proxy().set({
+      reshape: (answer) => {
+        byEmail(answer);
+        return meRefused('grant')(answer);
+      },
+    });
     const r = await apply('me-later', [4, 5]);
     expect(r.code, r.stderr).toBe(0);
     const rows = ndjson(r.stdout).filter((row) => 'line' in row);

@@ -444,7 +444,12 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
   it('assigned by someone else, /v1/me refused: exit 1, outcome unknown, no ✓', async () => {
     const user = bulkUser(33);
     const other = otherGranter('x');
-    proxy().set({ reshape: (answer) => (other(answer), meRefused(answer)) });
+    proxy().set({
+      reshape: (answer) => {
+        other(answer);
+        return meRefused(answer);
+      },
+    });
     const r = await viaProxy(grant(user));
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toBe('');
@@ -460,7 +465,12 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
   // grant made): test/commands/roles/caller-at-start.test.ts.
   it('/v1/me refused: roles assign --file stops before any grant, exit 4 (was: every row unknown, exit 7)', async () => {
     const other = otherGranter('bulk');
-    proxy().set({ reshape: (answer) => (other(answer), meRefused(answer)) });
+    proxy().set({
+      reshape: (answer) => {
+        other(answer);
+        return meRefused(answer);
+      },
+    });
     const r = await viaProxy(
       [
         ...['roles', 'assign', '--file', '-', '--expires-in', '1d', '--justification', 'bulk'],

@@ -52,6 +52,20 @@ const earlier = useLossyProxy(svc.sandbox, {
   },
 });
 
+/**
+ * A server whose objects' times run two minutes behind its Date header (a gateway's clock): the
+ * answer to svc's own revoke says revoked_at two minutes before the attempt started; /v1/me is
+ * readable and names the caller, so it decides (review28e L2: the time decided first, already_revoked).
+ */
+const behind = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  reshape: (method, _path, status, text) => {
+    if (method !== 'DELETE' || !text.startsWith('{')) return undefined;
+    const twoMinutes = new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    return { status, body: JSON.stringify({ ...JSON.parse(text), revoked_at: twoMinutes }) };
+  },
+});
+
 describe('svc tenants api-keys revoke of a key another admin revokes meanwhile', () => {
   it('says already_revoked, naming who', async () => {
     const tenant = svc.env().SVC_TENANT!;
@@ -122,7 +136,17 @@ describe('svc tenants api-keys revoke of a key another admin revokes meanwhile',
     expect(JSON.parse(j.stdout)).toMatchObject({ outcome: 'revoked_by_either', api_key: { id: other.id } });
   });
 
-  it('an answer revoked clearly before the attempt started: already_revoked, no GET /v1/me needed', async () => {
+  it('its own revocation on a server whose object times run behind its Date: revoked, /v1/me decides', async () => {
+    const tenant = svc.env().SVC_TENANT!;
+    const key = await newApiKey(svc.sandbox(), 'behind');
+    const r = await svc.run(['tenants', 'api-keys', 'revoke', tenant, key.id, '--yes', '--json'], {
+      env: { SVC_BASE_URL: behind().url },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ outcome: 'revoked', api_key: { id: key.id } });
+  });
+
+  it('/v1/me unread, an answer revoked clearly before the attempt started: already_revoked', async () => {
     const tenant = svc.env().SVC_TENANT!;
     const key = await newApiKey(svc.sandbox(), 'earlier');
     early = false;

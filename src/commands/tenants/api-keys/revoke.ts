@@ -59,11 +59,12 @@ export async function runApiKeyRevoke(
   if (data === undefined) return;
   // The platform answers a revoke of a key revoked meanwhile (by another admin, after svc looked)
   // as its own: its revoked_by says whose it was (attack28b F6). Not the caller's, by the grant
-  // rule's forms (isCaller: case, `user:ID`; review28a M1): already revoked. The answer's own time
-  // decides first, with no read (review28d L1): revoked clearly before this attempt started, on the
-  // platform's clock, it is not this command's. Else who the caller is (GET /v1/me) decides; when
-  // that cannot be read, the key is revoked all the same, which is what was asked: exit 0, words
-  // that claim neither (review28a L4, review28d L1).
+  // rule's forms (isCaller: case, `user:ID`; review28a M1): already revoked. Who the caller is
+  // (GET /v1/me) decides whenever it can be read: the answer's time is on the objects' clock, which
+  // may run far from the Date header's (review28e L2: svc's own revoke read as already_revoked).
+  // Only when it cannot be read does the time decide: revoked clearly before this attempt started,
+  // on the platform's clock, it is not this command's (review28d L1); else the key is revoked all
+  // the same, which is what was asked: exit 0, words that claim neither (review28a L4).
   const by = (data as { revoked_by?: unknown }).revoked_by;
   const at = typeof data.revoked_at === 'string' ? data.revoked_at : undefined;
   const thing = `API key ${id}${before?.name ? ` (${before.name})` : ''} of ${label}`;
@@ -76,7 +77,6 @@ export async function runApiKeyRevoke(
         more: ` by ${by}`,
         json: verdict('already_revoked', 'api_key', data, data),
       });
-    if (clearlyBeforeAttempt(at, attemptStart(platform, startMs))) return already();
     const settled = `the key is revoked either way: nothing more to do to revoke it; ${keysOf(tenantRef)(commandLine(ctx.settings()))}`;
     // A stop during that read: exit 130, the key said revoked by someone (cut-sweep), not a bare
     // "interrupted" over a revoke the platform answered.
@@ -88,6 +88,7 @@ export async function runApiKeyRevoke(
       );
     });
     if (mine === undefined || mine.length === 0) {
+      if (clearlyBeforeAttempt(at, attemptStart(platform, startMs))) return already();
       if (ctx.out.isMachine) return ctx.out.json(verdict('revoked_by_either', 'api_key', data, data));
       return ctx.out.info(`${thing} is revoked (by ${by}, or by this command: svc could not tell)`);
     }
@@ -109,9 +110,9 @@ export function revokeCommand(make: MakeContext): Command {
       'Revoke an API key at once (asks first; --yes when not on a terminal).\n' +
         'With --json: svc\'s verdict, {"outcome": …, "api_key": {…}} (the key\'s fields also at the top, as before):\n' +
         '"revoked", "already_revoked" (nothing changed, exit 0), "gone_after_lost_answer" (an answer was lost\n' +
-        'and the key is revoked now), or "revoked_by_either" (the answer names a revoker, revoked after this\n' +
-        'command started, and svc cannot read who you are (GET /v1/me) to tell whether it is you: the key is\n' +
-        'revoked, exit 0).',
+        'and the key is revoked now), or "revoked_by_either" (the answer names a revoker, svc cannot read who\n' +
+        'you are (GET /v1/me) to tell whether it is you, and its revoked_at is not clearly before this command\n' +
+        "started (within the clocks' allowed difference): the key is revoked, exit 0).",
     )
     .addHelpText(
       'after',
