@@ -23,7 +23,7 @@ import type { SentChange } from '../platform/found-after-lost.js';
 import { provenSameRotation, sameRotation } from '../platform/stored-answer.js';
 import { LAGGING_READ_WAITS_MS, readThroughLag } from '../system/lagging-reads.js';
 import { SecretFile, type SecretIntent } from '../system/secret-file.js';
-import { shellWord } from '../system/shell-words.js';
+import { pathWord, shellWord } from '../system/shell-words.js';
 
 /**
  * What a --secret-file waits for, recorded while its request is in flight (SecretFile): a run
@@ -502,8 +502,38 @@ function madeByThisAttempt(
   return Number.isFinite(late) && late >= 0;
 }
 
+/**
+ * The secret flag a rotate-secret command given `file` is run again with (`to`: the same key's rerun
+ * writes the same file, or shows the secret), and the one of a new rotation once this one's secret
+ * was written (`next`: a new file, svc never overwriting a secret file; review28d M2).
+ */
+export function rotationSecretFlags(file: string | undefined): { to: string; next: string } {
+  if (!file) return { to: ' --show-secret', next: ' --show-secret' };
+  return { to: ` --secret-file ${pathWord(file)}`, next: ` --secret-file ${pathWord(`${file}.new`)}` };
+}
+
+/**
+ * What both rotate-secret verbs say beside a rotation's answer (`data`, as it is to be printed): an
+ * earlier run's note, and a same-second tie's doubt (`unsure`) as a warning and in --json too
+ * (`secret_may_be_replaced`), so a script reading stdout tells it from a current secret.
+ */
+export function sayRotation<T extends object>(
+  ctx: Context,
+  what: string,
+  rotation: { byEarlierRun: boolean; unsure?: string },
+  data: T,
+): T & { secret_may_be_replaced?: true } {
+  if (rotation.byEarlierRun && !ctx.out.isMachine)
+    ctx.out.info(earlierRotationNote(what, rotation.unsure !== undefined));
+  if (!rotation.unsure) return data;
+  ctx.out.warn(rotation.unsure);
+  return spreadAsTheyCame(data, { secret_may_be_replaced: true as const }) as T & {
+    secret_may_be_replaced: true;
+  };
+}
+
 /** Said on stderr before a replayed rotation's answer. */
-export function earlierRotationNote(what: string, unsure = false): string {
+function earlierRotationNote(what: string, unsure = false): string {
   return `${what}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer${unsure ? '' : ', and its secret is still the current one'}`;
 }
 

@@ -1,19 +1,19 @@
 import { Command, Option } from 'commander';
-import { spreadAsTheyCame } from '../../api/numbers-as-they-came.js';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { attemptStart } from '../../platform/found-after-lost.js';
 import { refuseUnusableSecret } from '../../system/secret-form.js';
-import { pathWord, shellWord } from '../../system/shell-words.js';
+import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import { confirmDestructive, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../kit.js';
 import {
   asReplayed,
-  earlierRotationNote,
   keptUntil,
   rotateOnce,
+  rotationSecretFlags,
+  sayRotation,
   secretFileFor,
 } from '../replayed-creation.js';
 import type { SecretDestination } from '../secret-destination.js';
@@ -58,9 +58,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   const what = `OAuth client ${options.clientId}`;
   const command = (rest: string) =>
     svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(options.clientId)}${rest} --yes`);
-  const to = options.secret.file ? ` --secret-file ${pathWord(options.secret.file)}` : ' --show-secret';
-  // Once the secret is written, a new rotation needs a new file: svc never overwrites one.
-  const toNext = options.secret.file ? ` --secret-file ${pathWord(`${options.secret.file}.new`)}` : to;
+  const { to, next } = rotationSecretFlags(options.secret.file);
   const key = options.idempotencyKey ?? newIdempotencyKey();
   const secretLost = (id: string): [what: string, remedy: string] => [
     `OAuth client ${id}`,
@@ -87,7 +85,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
         old: `${what}'s current secret may already have stopped working`,
         rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
         again: command(to),
-        againWritten: command(toNext),
+        againWritten: command(next),
         attempt: () => attemptStart(platform, startMs),
         stillCurrent: sameFingerprint,
       },
@@ -114,15 +112,11 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     await file?.discard();
     throw error;
   }
-  if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what, unsure !== undefined));
-  if (unsure) ctx.out.warn(unsure);
+  const shown = sayRotation(ctx, what, { byEarlierRun: replayed, unsure }, asReplayed(data, replayed));
   const [, remedy] = secretLost(data.client_id);
   await printClientWithSecret(
     ctx,
-    // The doubt in --json too: a script reading stdout tells it from a current secret.
-    unsure
-      ? spreadAsTheyCame(asReplayed(data, replayed), { secret_may_be_replaced: true as const })
-      : asReplayed(data, replayed),
+    shown,
     options.secret.file,
     [`OAuth client ${data.client_id}'s new secret`, remedy],
     // The ✓ line of every change; none for a rotation an earlier run made (its note says so).

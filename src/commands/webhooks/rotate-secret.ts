@@ -1,15 +1,20 @@
 import { Command, Option } from 'commander';
-import { spreadAsTheyCame } from '../../api/numbers-as-they-came.js';
 import { sameInstant } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { attemptStart } from '../../platform/found-after-lost.js';
-import { pathWord, shellWord } from '../../system/shell-words.js';
+import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import { examples, idempotencyKeyFlag, type MakeContext } from '../kit.js';
 import { pickWebhook, type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { earlierRotationNote, keptUntil, rotateOnce, secretIntent } from '../replayed-creation.js';
+import {
+  keptUntil,
+  rotateOnce,
+  rotationSecretFlags,
+  sayRotation,
+  secretIntent,
+} from '../replayed-creation.js';
 import { restoreSecretCommand } from './by-hand.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { webhookArg } from './shared.js';
@@ -58,9 +63,7 @@ export async function runWebhooksRotateSecret(
 ): Promise<void> {
   const platform = await ctx.platform();
   const what = `webhook ${options.webhook}`;
-  const to = options.secret.file ? ` --secret-file ${pathWord(options.secret.file)}` : ' --show-secret';
-  // Once the secret is written, a new rotation needs a new file: svc never overwrites one.
-  const toNext = options.secret.file ? ` --secret-file ${pathWord(`${options.secret.file}.new`)}` : to;
+  const { to, next } = rotationSecretFlags(options.secret.file);
   const command = (rest: string) =>
     svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(options.webhook)}${rest}`);
   const key = options.idempotencyKey ?? newIdempotencyKey();
@@ -77,7 +80,7 @@ export async function runWebhooksRotateSecret(
           old: `${what}'s signing secret may already have been rotated out (it signs for 24 hours more)`,
           rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
           again: command(to),
-          againWritten: command(toNext),
+          againWritten: command(next),
           attempt: () => attemptStart(platform, startMs),
           stillCurrent: rotatedOutAlike,
         },
@@ -86,13 +89,7 @@ export async function runWebhooksRotateSecret(
         key,
       );
       replayed = rotation.byEarlierRun;
-      if (replayed && !ctx.out.isMachine)
-        ctx.out.info(earlierRotationNote(what, rotation.unsure !== undefined));
-      if (rotation.unsure) ctx.out.warn(rotation.unsure);
-      // The doubt in --json too: a script reading stdout tells it from a current secret.
-      return rotation.unsure
-        ? spreadAsTheyCame(rotation.data, { secret_may_be_replaced: true as const })
-        : rotation.data;
+      return sayRotation(ctx, what, rotation, rotation.data);
     },
     // Rotating again at once would end the previous secret, which the receiver still uses.
     (webhook) => [
