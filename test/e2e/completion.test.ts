@@ -368,8 +368,7 @@ describe('completion scripts in real shells', () => {
             await term.type(`${line}${typed}`);
             await term.send('Tab');
             await term.waitFor(`${line}${name}`);
-            await term.send('C-c');
-            await term.waitFor(/ready>\s*$/m);
+            await term.interrupt(/ready>\s*$/m);
           }
         } finally {
           await term.close();
@@ -478,8 +477,7 @@ describe('completion scripts in real shells', () => {
       // Lines the terminal wrapped joined again (a completion zsh wrote past the edge): with the
       // 400 columns, so no match depends on the length of the temporary directory's path.
       await term.waitFor(shown, undefined, { joined: true });
-      await term.send('C-c');
-      await term.waitFor(/ready>\s*$/m);
+      await term.interrupt(/ready>\s*$/m);
     }
 
     it.each([
