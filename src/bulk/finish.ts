@@ -20,7 +20,7 @@ import { pathWord } from '../system/shell-words.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import { callerRefused, connectionRefused, waitsBeyondCap } from './judge.js';
-import type { BulkSummary } from './runner.js';
+import type { BulkSummary } from './summary.js';
 
 const n = (count: number) => count.toLocaleString('en');
 
@@ -61,7 +61,7 @@ function failedItems(
   message: string,
   options: { hint: string; dryRun?: boolean; made?: string | undefined },
 ): SvcError {
-  // A failed row that says its change was made (runner.ts failedButMade, the verb's
+  // A failed row that says its change was made (item.ts failedButMade, the verb's
   // madeThoughFailed) is not "nothing done".
   const noneDone =
     summary.ok === 0 &&
