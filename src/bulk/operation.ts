@@ -15,11 +15,13 @@ import { lastWordOnExit } from '../system/interrupts.js';
 import { linkedSignal } from '../system/linked-signal.js';
 import { openFilesLimit } from '../system/system-errors.js';
 import { callerOf, earlierInputsRun, otherCallersRun } from './caller.js';
-import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
+import { finishDryRun } from './dry-run-end.js';
+import { abandonedRun, finishRun } from './finish.js';
 import { withCompactHeap } from './heap.js';
 import type { BulkItem, BulkResult, Worker } from './item.js';
 import { Journal, type RunIdentity, type RunOwner } from './journal.js';
 import { JournalChangedError, JournalWriteError } from './journal-disk.js';
+import { leftJournal } from './journal-end.js';
 import {
   defaultJournalPath,
   journalPathFix,
