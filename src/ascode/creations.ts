@@ -1,5 +1,5 @@
 import { canonicalJson } from '../api/canonical-json.js';
-import type { WorkCall } from '../bulk/runner.js';
+import type { WorkCall } from '../bulk/item.js';
 import type { CommandLine } from '../config/settings.js';
 import { SvcError } from '../errors.js';
 import { ApiError } from '../http/errors.js';

@@ -4,7 +4,7 @@
 import { oddGrantStatus } from '../api/roles.js';
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { clearlyAfter } from '../api/time.js';
-import { type BulkItem, FOUND_AFTER_LOST_ANSWER, type WorkCall } from '../bulk/runner.js';
+import { type BulkItem, FOUND_AFTER_LOST_ANSWER, type WorkCall } from '../bulk/item.js';
 import { checkStoredGrant, checkStoredRevocation } from '../bulk/stored-grants.js';
 import type { CommandLine } from '../config/settings.js';
 import { SvcError } from '../errors.js';

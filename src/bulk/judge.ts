@@ -8,7 +8,7 @@ import {
   refusalAfterLostAnswer,
 } from '../http/errors.js';
 import { AcceptedUnreadError, doneUnread, IdempotencyInProgressError } from '../platform/errors.js';
-import type { BulkResult } from './runner.js';
+import type { BulkResult } from './item.js';
 
 /**
  * How a bulk run judges an item's error (./runner.ts): whether the server's answer is definite,

@@ -15,10 +15,13 @@ import { lastWordOnExit } from '../system/interrupts.js';
 import { linkedSignal } from '../system/linked-signal.js';
 import { openFilesLimit } from '../system/system-errors.js';
 import { callerOf, earlierInputsRun, otherCallersRun } from './caller.js';
-import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
+import { finishDryRun } from './dry-run-end.js';
+import { abandonedRun, finishRun } from './finish.js';
 import { withCompactHeap } from './heap.js';
+import type { BulkItem, BulkResult, Worker } from './item.js';
 import { Journal, type RunIdentity, type RunOwner } from './journal.js';
 import { JournalChangedError, JournalWriteError } from './journal-disk.js';
+import { leftJournal } from './journal-end.js';
 import {
   defaultJournalPath,
   journalPathFix,
@@ -30,15 +33,9 @@ import {
 import { lockJournal, lockLost, watchUnreadableLock } from './lock.js';
 import { RunOrder } from './order.js';
 import { resultStream } from './results.js';
-import {
-  type BulkItem,
-  type BulkResult,
-  type BulkSummary,
-  type Journaled,
-  runItems,
-  SourceCut,
-  type Worker,
-} from './runner.js';
+import { type Journaled, runItems } from './runner.js';
+import { SourceCut } from './source-pull.js';
+import type { BulkSummary } from './summary.js';
 
 /** An output row; rows that come from a file carry its line (a terminal table is in line order). */
 export type Row = object & { line?: number | undefined };

@@ -1,11 +1,20 @@
-// Over 300 lines: one worker loop whose every outcome (journaled or not, halting, ordered, counted)
-// shares the run's state; the judgement of errors lives in ./judge.ts.
+// Over 300 lines (390): one worker loop whose every outcome (journaled or not, halting, ordered,
+// counted) shares the run's state. What an item and its row are is ./item.ts, the counts
+// ./summary.ts, the pull from the source ./source-pull.ts, the judgement of errors ./judge.ts.
 import { SvcError } from '../errors.js';
 import { deriveIdempotencyKey } from '../http/idempotency.js';
 import { changeMade, finishingItem, finishingSent } from '../http/retry.js';
 import type { Progress } from '../output/progress.js';
 import { AcceptedUnreadError, doneUnread, GoneAfterLostAnswerError } from '../platform/errors.js';
 import { linkedSignal } from '../system/linked-signal.js';
+import {
+  type BulkItem,
+  type BulkResult,
+  FOUND_AFTER_LOST_ANSWER,
+  failedButMade,
+  type WorkCall,
+  type Worker,
+} from './item.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import {
@@ -20,223 +29,8 @@ import {
   waitsBeyondCap,
 } from './judge.js';
 import { RunOrder } from './order.js';
-
-export interface BulkItem<T> {
-  /** Identity of the item within its run (its journal key): a file's line, a queue entry's id. */
-  key: string;
-  /** Line of the input file, when the items come from one. */
-  line?: number;
-  data: T;
-  /**
-   * Keys of earlier items this one needs (./order.ts): it waits for them, and fails without being
-   * attempted (`dependency_failed`) when one of them failed.
-   */
-  after?: readonly string[];
-  /** Later items name this one in `after`: its outcome is kept for them. */
-  needed?: boolean;
-  /** Items run phase by phase (non-decreasing): a later phase starts once the earlier ones have finished. */
-  phase?: number;
-  /**
-   * What every run doing this item shares (a queue entry and its state as listed): its idempotency
-   * key derives from this instead of the run's id, so two runs at once over the same item send
-   * the same key and the platform does it once (the later run gets the earlier answer, replayed).
-   */
-  shared?: string;
-}
-
-/**
- * `unknown`: the item's change may have reached the platform but every answer to it was lost; the
- * platform may have made it. It is not journaled: the resumed run sends it again with the same
- * key and learns its outcome.
- */
-export type BulkStatus = 'ok' | 'failed' | 'skipped' | 'unknown';
-
-/**
- * A worker's reason for an item it found done by a retry after the answer to its first attempt was
- * lost (a grant the retry was told exists, and nothing shows it is another's: foundAfterLostAnswer,
- * src/platform/found-after-lost.ts): most likely this run's own doing, counted with the run's
- * gone_after_lost_answer items, never "skipped".
- */
-export const FOUND_AFTER_LOST_ANSWER = 'found_after_lost_answer';
-
-export interface BulkResult {
-  line?: number;
-  key: string;
-  status: BulkStatus;
-  /** Why an item was skipped, e.g. `journal` (done by an earlier run of the same operation). */
-  reason?: string;
-  error?: { code: string; message: string; status?: number; request_id?: string; [more: string]: unknown };
-  [detail: string]: unknown;
-}
-
-export interface BulkSummary {
-  total: number;
-  ok: number;
-  failed: number;
-  skipped: number;
-  /**
-   * Items whose change may have been made, every answer to it lost (status `unknown`); in a dry
-   * run, items the server did not answer the check of (judge.ts notChecked).
-   */
-  unknown: number;
-  /**
-   * Of `unknown`, those the server accepted (2xx) in an answer svc cannot read (AcceptedUnreadError):
-   * the same command sends them again with the same key, which a server that stores its answers
-   * answers the same; absent when there were none.
-   */
-  acceptedUnread?: number;
-  /**
-   * In a dry run, of `unknown`, the checks the server answered in words svc does not know
-   * (UnknownWordsError): asked again, answered the same; absent when there were none.
-   */
-  unknownWords?: number;
-  /** Failed items whose change may still be owed: the journal is kept so the same command resumes. */
-  unsettled: number;
-  /** Failed items the server refused with a definite answer (a 4xx): their next attempt gets a new key. */
-  refused: number;
-  /**
-   * Of `refused`, the items answered from the platform's record whose change is not so now
-   * (UndoneSinceError, `changed_since`): nothing in the file is wrong, the same command makes them
-   * anew (finishRun's hint); absent when there were none.
-   */
-  undoneSince?: number;
-  /** Failed items that were not attempted because an item they need failed (counted in `failed`). */
-  blocked: number;
-  /**
-   * Failed items a stop left before their next request, no change of theirs answered or lost
-   * (counted in `failed`; the resume tries them again); absent when there were none.
-   */
-  stoppedRows?: number;
-  /**
-   * Ok items known only from a retry that found the change made after the answer to an earlier
-   * attempt was lost (reason gone_after_lost_answer, or a worker's FOUND_AFTER_LOST_ANSWER);
-   * absent when there were none.
-   */
-  gone?: number;
-  /**
-   * Ok items this run did that the platform answered from its record of an earlier attempt (the
-   * item's `replayed: true`), not counting journal skips; absent when there were none.
-   */
-  replayed?: number;
-  /**
-   * Of `replayed`, those answered so at the first attempt this run made of them (no answer of it
-   * was lost): the platform had the key from elsewhere (the run this one resumes, another run
-   * sharing the key, or a server that marks answers so); absent when there were none.
-   */
-  replayedFirst?: number;
-  /**
-   * Ok items made on the platform after the journal could not be written (their row's reason
-   * `not_journaled`): the run halted with that error; absent when there were none.
-   */
-  unjournaled?: number;
-  /**
-   * Failed items whose row says their change was made or may have been (failedButMade): not
-   * "nothing done" (finish.ts failedItems); absent when there were none.
-   */
-  failedMade?: number;
-  /** A stop (Ctrl-C, a closed stdout, a halt) ended the run before every item was tried. */
-  stopped: boolean;
-  /**
-   * The error that stopped the run because no later item could succeed: the credential is gone,
-   * rejected, or now someone else's (an AuthError, exit 3), the journal cannot be written (a
-   * JournalWriteError: a full disk, exit 1), or the verb's own reason (RunOptions.halts, with its
-   * exit code and hint). No item started after it.
-   */
-  halted?: unknown;
-  /**
-   * `halted` came from an item whose change was made (WorkCall.halt), not from a failed one: when
-   * every item had started by then it stopped nothing, and the run ends as if not halted.
-   */
-  haltedAfterMade?: true;
-  /**
-   * The error that stopped reading items (a listing page that could not be fetched): the items
-   * read before it were done, the others not started; the run ends with it (finishRun).
-   */
-  unread?: unknown;
-  elapsedMs: number;
-}
-
-/**
- * Whether a failed row says its change was made or may have been (review27a F5), by what the row
- * carries: what its change made (`new_delivery_id`: a replay made whose delivery failed or is
- * retrying), or an earlier attempt's answer lost before the refusal (`error.lost_answer`: it may
- * have acted). (apply's creations whose secret was not saved say so through its madeThoughFailed:
- * an `id` on a row of another verb names what it was asked to change.)
- */
-export function failedButMade(row: BulkResult): boolean {
-  if (typeof row.new_delivery_id === 'string') return true;
-  // A worker's failed row whose change was made, not as planned (steps.ts updateRole).
-  if (row.error?.made === true) return true;
-  return row.error?.lost_answer !== undefined;
-}
-
-/**
- * A source's end that is not the end of its items: it stopped reading because the run is stopping
- * (BulkVerb.items' `settled`, src/bulk/operation.ts, throws it). The run is cut, as when a stop
- * finds items still in the source: what was not started is counted, the journal kept, and the
- * same command resumes; never a run that ended with every item done.
- */
-export class SourceCut extends Error {
-  constructor() {
-    super('the run is stopping: its source reads nothing more');
-    this.name = 'SourceCut';
-  }
-}
-
-/** What a worker is given for one item. */
-export interface WorkCall {
-  /**
-   * For the HTTP client (and the worker's own waits): at a stop, a request on the wire finishes
-   * but one waiting to be sent again is not, and a wait ends (src/http/retry.ts finishingSent).
-   */
-  signal: AbortSignal;
-  /**
-   * The item's idempotency key: one attempt of one logical operation. It derives from the run's
-   * id (kept in the journal) and the item, so a resumed run sends the same key and a new run a
-   * new one (or from what every run shares, BulkItem.shared); an attempt the server refused
-   * outright gets a new key next time.
-   */
-  idempotencyKey: string;
-  /**
-   * The key this attempt would send were the item's `shared` this (BulkItem.shared): for an item
-   * whose shared state is known only once the worker has read it (a named dead-letter entry, as
-   * it is when looked at), so every run that saw it alike sends one key.
-   */
-  keyFor(shared: string): string;
-  /**
-   * The row's mark for an answer the platform gave from its record of an earlier request of the
-   * key (`Idempotent-Replayed`): `{ replayed: true }`, or nothing. The run counts it, apart when
-   * no answer of this item was lost (`afterLostAnswer` false): then the earlier request is not an
-   * attempt of this run's (BulkSummary.replayedFirst).
-   */
-  replayed(response: { replayed: boolean; afterLostAnswer: boolean }): { replayed?: true };
-  /**
-   * The run resumes an earlier one (its journal's): a stored answer may be that run's, and tell of
-   * a change made then that is not so now (UndoneSinceError, storedBy in ./judge.ts).
-   */
-  resumed: boolean;
-  /**
-   * The mark an earlier run of this journal wrote before it sent this item's request (RunOptions.
-   * markSent, Journal.sentEarlier), when that run ended without the item's own line (killed, or
-   * stopped before its answer): its request may have made the change. Undefined otherwise.
-   */
-  sentEarlier?: Record<string, unknown> | undefined;
-  /**
-   * The item's change was made, but what followed it (a read of what it made) met an error that
-   * no later item can get past (haltsTheRun: the platform refuses the connection, the caller's
-   * role or credential is gone): the row stands as the worker returns it (made, never failed:
-   * review24e H1), and no item starts after it (BulkSummary.haltedAfterMade).
-   */
-  halt(error: unknown): void;
-}
-
-/**
- * Does one item and returns details for its result line. It may return `status: 'skipped'` or
- * `status: 'failed'` (with `error`) for an item that was handled but did not end as asked (the
- * API's own answer that it was already done, a replayed delivery that failed again): such items
- * are done as far as the journal goes. A thrown error fails the item.
- */
-export type Worker<T> = (item: BulkItem<T>, call: WorkCall) => Promise<Record<string, unknown>>;
+import { SourcePull } from './source-pull.js';
+import type { BulkSummary } from './summary.js';
 
 export interface RunOptions<T> {
   items: Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
@@ -320,53 +114,11 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     summary.halted = error;
     halt.abort();
   };
-  const iterator = (
-    Symbol.asyncIterator in options.items
-      ? (options.items as AsyncIterable<BulkItem<T>>)[Symbol.asyncIterator]()
-      : (options.items as Iterable<BulkItem<T>>)[Symbol.iterator]()
-  ) as AsyncIterator<BulkItem<T>> | Iterator<BulkItem<T>>;
-  // The source said it has no more items (its iterator is done): not when it stopped reading
-  // because the run is stopping (SourceCut), nor after it failed to read.
-  let exhausted = false;
-  let cut = false;
+  const order = options.order ?? new RunOrder();
+  const source = new SourcePull(options.items, order, halting);
   // Items taken from the source but left unstarted after a stop (they waited at a phase barrier
   // meanwhile): the run is cut though another worker's pull found the source's end.
   let left = false;
-  // A failure to read the next item (a listing page that could not be fetched) ends the run
-  // once the items in flight are done; it is then the run's error (summary.unread).
-  let pullError: { error: unknown } | undefined;
-  const end: IteratorResult<BulkItem<T>> = { done: true, value: undefined };
-  // An item taken: `release` once its worker started it or left it (RunOrder.take).
-  type Taken = IteratorResult<BulkItem<T>> & { release?: () => void };
-  // One pull at a time, so workers never race on the iterator.
-  let pulling: Promise<Taken> = Promise.resolve({
-    done: false,
-    value: undefined as never,
-  });
-  const order = options.order ?? new RunOrder();
-  const next = (): Promise<Taken> => {
-    pulling = pulling.then(async (): Promise<Taken> => {
-      if (exhausted || cut || pullError) return end;
-      let step: IteratorResult<BulkItem<T>>;
-      try {
-        step = await iterator.next();
-      } catch (error) {
-        // The journal could not note the items taken (Journal.plan): none of them was sent.
-        if (error instanceof JournalWriteError) halting(error);
-        else if (error instanceof SourceCut) cut = true;
-        else pullError = { error };
-        return end;
-      }
-      if (step.done) {
-        exhausted = true;
-        return step;
-      }
-      await order.enter(step.value.phase);
-      // In flight from now for what waits for the run's items to settle (its own barrier passed).
-      return { ...step, release: order.take() };
-    });
-    return pulling;
-  };
   const { journal } = options;
   const recording = options.dryRun ? undefined : journal;
   /**
@@ -403,7 +155,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   const worker = async () => {
     for (;;) {
       if (stop.aborted) return;
-      const step = await next();
+      const step = await source.next();
       if (step.done) return;
       const item = step.value;
       const release = step.release ?? (() => {});
@@ -629,10 +381,10 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   }
   // Cut short: an item not started (still in the source, or taken and left, or the source stopped
   // reading: SourceCut), counted by finishRun.
-  if (stop.aborted && (!exhausted || left)) summary.stopped = true;
-  if (!exhausted && !cut && !pullError) await iterator.return?.();
+  if (stop.aborted && (!source.exhausted || left)) summary.stopped = true;
+  await source.close();
   options.progress?.done();
   summary.elapsedMs = options.now() - started;
-  if (pullError) summary.unread = pullError.error;
+  if (source.pullError) summary.unread = source.pullError.error;
   return summary;
 }

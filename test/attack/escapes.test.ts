@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runListen } from '../../src/commands/webhooks/listen.js';
+import { runListen } from '../../src/commands/webhooks/listen-run.js';
 import { createContext } from '../../src/context.js';
 import { escapeForTerminal, escapeJsonForTerminal } from '../../src/output/sanitize.js';
 import { fakeIO, runInProcess, testDeps } from '../helpers/context.js';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runListen } from '../../src/commands/webhooks/listen.js';
+import { runListen } from '../../src/commands/webhooks/listen-run.js';
 import { createContext } from '../../src/context.js';
 import { secretFromText } from '../../src/system/secret-text.js';
 import { computeSignature } from '../../src/webhooks/signature.js';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { BulkItem, BulkResult } from '../../src/bulk/item.js';
 import { Journal } from '../../src/bulk/journal.js';
-import { type BulkItem, type BulkResult, runItems } from '../../src/bulk/runner.js';
+import { runItems } from '../../src/bulk/runner.js';
 import { ApiError } from '../../src/http/errors.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -4,7 +4,8 @@
 // (review23b L1). Counts, not bytes: what the run's signals hold after the rows.
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { type BulkItem, runItems } from '../../src/bulk/runner.js';
+import type { BulkItem } from '../../src/bulk/item.js';
+import { runItems } from '../../src/bulk/runner.js';
 import { attemptsOnTheWire, finishingItem, finishingSent } from '../../src/http/retry.js';
 import { dependants } from '../helpers/signal-holds.js';
 

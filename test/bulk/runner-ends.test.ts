@@ -5,10 +5,12 @@
 // dry run's unchecked items, and a stop that comes once every item was tried.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { BulkItem, BulkResult } from '../../src/bulk/item.js';
 import { Journal } from '../../src/bulk/journal.js';
 import { JournalWriteError } from '../../src/bulk/journal-disk.js';
 import { UnknownWordsError } from '../../src/bulk/judge.js';
-import { type BulkItem, type BulkResult, runItems, SourceCut } from '../../src/bulk/runner.js';
+import { runItems } from '../../src/bulk/runner.js';
+import { SourceCut } from '../../src/bulk/source-pull.js';
 import { AuthError, InterruptedError } from '../../src/errors.js';
 import { ApiError, ConnectionError, NotFoundError, OutcomeUnknownError } from '../../src/http/errors.js';
 import { AcceptedUnreadError, GoneAfterLostAnswerError } from '../../src/platform/errors.js';

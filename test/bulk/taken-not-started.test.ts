@@ -6,8 +6,9 @@
 // started items"). Order by a gate the source opens a turn of the event loop later (setImmediate:
 // after every promise job then due), and a turn in each item's work: no timer decides anything.
 import { describe, expect, it } from 'vitest';
+import type { BulkItem } from '../../src/bulk/item.js';
 import { RunOrder } from '../../src/bulk/order.js';
-import { type BulkItem, runItems } from '../../src/bulk/runner.js';
+import { runItems } from '../../src/bulk/runner.js';
 
 const never = new AbortController().signal;
 const now = () => Date.parse('2026-01-15T09:30:00Z');

@@ -1,8 +1,9 @@
 // How a bulk run ends (src/bulk/finish.ts), called directly: a verb's words, a run's counts and a
 // journal that records whether it was removed, and the error as the user sees it (message, hint,
 // exit code) with stderr. Shared by test/unit/bulk-finish*.test.ts.
-import { finishDryRun, finishRun, type RunEnd } from '../../src/bulk/finish.js';
-import type { BulkSummary } from '../../src/bulk/runner.js';
+import { finishDryRun } from '../../src/bulk/dry-run-end.js';
+import { finishRun, type RunEnd } from '../../src/bulk/finish.js';
+import type { BulkSummary } from '../../src/bulk/summary.js';
 import { exitCodeFor, type SvcError } from '../../src/errors.js';
 import { testContext } from './context.js';
 

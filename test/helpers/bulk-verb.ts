@@ -3,8 +3,8 @@
  * items worked in-process, exact output on a Context over buffers (test/bulk/operation*.test.ts).
  */
 import { randomUUID } from 'node:crypto';
+import type { BulkItem } from '../../src/bulk/item.js';
 import { type BulkVerb, runBulkOperation } from '../../src/bulk/operation.js';
-import type { BulkItem } from '../../src/bulk/runner.js';
 import { exitCodeFor } from '../../src/errors.js';
 import { NotFoundError } from '../../src/http/errors.js';
 import { testContext, type VerbOptions } from './context.js';

@@ -8,6 +8,7 @@
 import { assignmentInForce, oddGrantStatus, unknownStatusWords } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { sameExpiry } from '../../api/time.js';
+import { FOUND_AFTER_LOST_ANSWER, type Worker } from '../../bulk/item.js';
 import {
   definiteRefusal,
   ItemError,
@@ -16,7 +17,6 @@ import {
   UnknownWordsError,
 } from '../../bulk/judge.js';
 import { OWN_REACH_PHASE } from '../../bulk/order.js';
-import { FOUND_AFTER_LOST_ANSWER, type Worker } from '../../bulk/runner.js';
 import { checkStoredGrant, checkStoredRevocation } from '../../bulk/stored-grants.js';
 import { readAfterChange, SvcError } from '../../errors.js';
 import { counted } from '../../output/format.js';

@@ -11,11 +11,11 @@ import {
   refuseCutLastRow,
   snapshotInput,
 } from '../../bulk/input.js';
+import type { BulkItem } from '../../bulk/item.js';
 import type { Journal, RunIdentity } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import { ownReachLast } from '../../bulk/order.js';
 import { readInput } from '../../bulk/readers.js';
-import type { BulkItem } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, UsageError } from '../../errors.js';
 import { answerOf } from '../../http/errors.js';

@@ -172,7 +172,7 @@ function cached<K, V>(options: RowRules, key: K, compute: (key: K) => V): V {
   return cache.get(key) as V;
 }
 
-/** The `status` words of svc's own bulk result rows (src/bulk/runner.ts BulkStatus): a result row is a row. */
+/** The `status` words of svc's own bulk result rows (src/bulk/item.ts BulkStatus): a result row is a row. */
 const RESULT_STATUSES: ReadonlySet<unknown> = new Set(['ok', 'skipped', 'failed', 'unknown']);
 
 /**

@@ -1,6 +1,6 @@
 import { DLQ_PAGE } from '../../api/constants.js';
 import type { DlqEntry, WebhookDelivery } from '../../api/schemas/webhooks.js';
-import type { WorkCall } from '../../bulk/runner.js';
+import type { WorkCall } from '../../bulk/item.js';
 import { type CommandLine, commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';

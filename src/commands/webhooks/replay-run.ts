@@ -2,8 +2,8 @@
 // said, a resumed run's rows included) is closures over one run's state and reads as one; the
 // verb's flags and help are replay.ts, what it works on replay-targets.ts.
 import type { CallerAuthority } from '../../api/caller-authority.js';
+import type { Worker } from '../../bulk/item.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
-import type { Worker } from '../../bulk/runner.js';
 import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, OutputCutError, PartialFailureError, SvcError } from '../../errors.js';

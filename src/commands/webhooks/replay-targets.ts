@@ -1,6 +1,7 @@
 /** What a replay run works on: a named delivery or entry, or an entry of the queue (as bulk items). */
+
+import type { BulkItem } from '../../bulk/item.js';
 import type { Journal } from '../../bulk/journal.js';
-import type { BulkItem } from '../../bulk/runner.js';
 import { attemptShared } from './dlq/attempt-shared.js';
 import { entryFields, type Planned } from './dlq/left.js';
 import type { QueueSnapshot } from './dlq/queue.js';

@@ -11,7 +11,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ListenOptions, parseListen, runListen } from '../../../src/commands/webhooks/listen.js';
+import { parseListen } from '../../../src/commands/webhooks/listen.js';
+import type { ListenOptions } from '../../../src/commands/webhooks/listen-options.js';
+import { runListen } from '../../../src/commands/webhooks/listen-run.js';
 import type { ReceivedDelivery } from '../../../src/webhooks/listen.js';
 import { signatureHeader } from '../../../src/webhooks/signature.js';
 import { testContext, useTempDirs } from '../../helpers/context.js';

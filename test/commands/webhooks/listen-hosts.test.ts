@@ -5,7 +5,8 @@
  * back keeps the URL exact.
  */
 import { describe, expect, it } from 'vitest';
-import { parseListen, runListen } from '../../../src/commands/webhooks/listen.js';
+import { parseListen } from '../../../src/commands/webhooks/listen.js';
+import { runListen } from '../../../src/commands/webhooks/listen-run.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { createWebhook } from '../../helpers/webhooks.js';
 

@@ -8,7 +8,8 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseListen, runListen } from '../../../src/commands/webhooks/listen.js';
+import { parseListen } from '../../../src/commands/webhooks/listen.js';
+import { runListen } from '../../../src/commands/webhooks/listen-run.js';
 import { spawnSvc } from '../../helpers/oauth.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 import { useTempDir } from '../../helpers/temp.js';

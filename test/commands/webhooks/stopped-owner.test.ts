@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
-import { parseListen, runListen } from '../../../src/commands/webhooks/listen.js';
+import { parseListen } from '../../../src/commands/webhooks/listen.js';
+import { runListen } from '../../../src/commands/webhooks/listen-run.js';
 import { SEEDED_WEBHOOKS } from '../../../src/sandbox/delivery/events.js';
 import { writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';

@@ -4,9 +4,9 @@
 import { Command, Option } from 'commander';
 import type { CallerAuthority } from '../../../api/caller-authority.js';
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
+import type { BulkItem, Worker } from '../../../bulk/item.js';
 import type { Journal } from '../../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
-import type { BulkItem, Worker } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { counted } from '../../../output/format.js';

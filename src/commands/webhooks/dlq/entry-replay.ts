@@ -3,7 +3,7 @@
  * field: from then on the run's replays are plain ones (QueueSnapshot.replay, replay-named.ts).
  */
 import type { WebhookDelivery } from '../../../api/schemas/webhooks.js';
-import type { WorkCall } from '../../../bulk/runner.js';
+import type { WorkCall } from '../../../bulk/item.js';
 import { BadRequestError, UnprocessableEntityError } from '../../../http/errors.js';
 import { deriveIdempotencyKey } from '../../../http/idempotency.js';
 import type { WithResponse } from '../../../platform/api-promise.js';

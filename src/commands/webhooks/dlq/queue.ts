@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { WebhookDelivery } from '../../../api/schemas/webhooks.js';
 import { isoSeconds } from '../../../api/time.js';
-import type { WorkCall } from '../../../bulk/runner.js';
+import type { WorkCall } from '../../../bulk/item.js';
 import type { Context } from '../../../context.js';
 import { describeError, OutputCutError, PartialFailureError } from '../../../errors.js';
 import type { WithResponse } from '../../../platform/api-promise.js';
