@@ -6,6 +6,7 @@ import { joinUrl } from '../http/path.js';
 import { sym } from '../output/symbols.js';
 import { linkedSignal } from '../system/linked-signal.js';
 import { type ExpectedResponse, issuerMissing } from './authorization-response.js';
+import { ISSUER_STEP, issuerChecked } from './issuer-check.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { promisesIssuer } from './metadata.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
@@ -227,12 +228,16 @@ export async function authorizeWithBrowser<T>(
     } catch (error) {
       // An error response without `iss` from a server that promises it may be another server's
       // (RFC 9207 §2.4): not said as this server's refusal (review28e L4).
-      if (error instanceof AuthError && unissued.has(error) && (await issuerPromised))
+      if (
+        error instanceof AuthError &&
+        unissued.has(error) &&
+        (await issuerChecked(ctx, issuerPromised, receiver))
+      )
         throw issuerMissing().error;
       throw error;
     }
-    if (unissued.has(code) && (await issuerPromised)) {
-      failedStep = 'the response does not say which authorization server sent it';
+    if (unissued.has(code) && (await issuerChecked(ctx, issuerPromised, receiver))) {
+      failedStep = ISSUER_STEP;
       throw issuerMissing().error;
     }
     failedStep = 'svc cannot store a login now';

@@ -51,6 +51,11 @@ export interface LoopbackReceiver {
   /** The authorization code, once the right callback arrived; its browser request is held open. */
   code(): Promise<string>;
   /**
+   * Answers the held browser request (if one is) now, leaving the port open: a page that claims
+   * nothing the login has not decided yet (a check that takes long: flow.ts).
+   */
+  answer(ending: PageEnding): Promise<void>;
+  /**
    * Answers the browser request holding the code (if one is) with how the login ended — without
    * `ending`, a failure page — then closes the port (idempotent).
    */
@@ -222,21 +227,25 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener('abort', onAbort, { once: true });
 
+  async function answerHeld(ending: PageEnding): Promise<void> {
+    const response = held;
+    held = undefined;
+    if (!response || response.writableEnded || response.destroyed) return;
+    await new Promise<void>((resolve) => {
+      response.once('finish', resolve);
+      response.once('close', resolve);
+      response.writeHead(ending.ok ? 200 : 400, PAGE_HEADERS).end(page(ending.title, ending.text));
+    });
+  }
+
   return {
     redirectUri: `http://${HOST}:${port}${CALLBACK_PATH}`,
     port,
     code: () => outcome,
+    answer: answerHeld,
     close: async (ending = FAILED) => {
       finish(() => settle!.reject(new InterruptedError('the login was cancelled')));
-      const response = held;
-      held = undefined;
-      if (response && !response.writableEnded && !response.destroyed) {
-        await new Promise<void>((resolve) => {
-          response.once('finish', resolve);
-          response.once('close', resolve);
-          response.writeHead(ending.ok ? 200 : 400, PAGE_HEADERS).end(page(ending.title, ending.text));
-        });
-      }
+      await answerHeld(ending);
       await close();
     },
   };
