@@ -1,7 +1,9 @@
 import type { Context } from '../context.js';
+import type { AuthError } from '../errors.js';
 import { sym } from '../output/symbols.js';
 import { realSleep } from '../system/clock.js';
-import type { LoopbackReceiver, PageEnding } from './loopback.js';
+import { AuthorizationRefusedError, refusalPage } from './authorization-response.js';
+import { failurePage, type LoopbackReceiver, type PageEnding } from './loopback.js';
 import { ISSUER_HINT_TIMEOUT_MS, ISSUER_NOTICE_MS } from './metadata.js';
 
 /** The step a response without `iss` fails at, from a server that promises one (RFC 9207 §2.4). */
@@ -43,3 +45,7 @@ export async function issuerChecked(
     await notice;
   }
 }
+
+/** The page of an error response without `iss` once svc took it as this server's: its own words. */
+export const refusedPage = (error: AuthError): PageEnding | undefined =>
+  error instanceof AuthorizationRefusedError ? failurePage(refusalPage(error.serverCode)) : undefined;

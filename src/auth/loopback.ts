@@ -76,6 +76,13 @@ const FAILED: PageEnding = {
   text: 'svc could not finish the login. See your terminal for why and what to do.',
 };
 
+/** The page of a response that fails the login by itself (a foreign `iss`, the server's `error`). */
+export const failurePage = (text: string): PageEnding => ({
+  ok: false,
+  title: 'Login failed',
+  text: `${text} Return to your terminal.`,
+});
+
 /** How long the login waits for the browser, as said while it waits and when it gives up. */
 export function describeWait(seconds: number): string {
   return seconds % 60 === 0 ? counted(seconds / 60, 'minute') : `${seconds} s`;
@@ -144,8 +151,16 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
       }
       return;
     }
+    if (result.kind === 'failure' && result.unchecked) {
+      // Held, as a code is: the page says the server's error only once the caller took it as
+      // this server's, and the same as the terminal otherwise (issuer_missing).
+      held = response;
+      finish(() => settle!.reject(result.error), undefined, true);
+      return;
+    }
     if (result.kind === 'failure') {
-      answer(400, 'Login failed', `${result.page} Return to your terminal.`);
+      const ending = failurePage(result.page);
+      answer(400, ending.title, ending.text);
       finish(() => settle!.reject(result.error), response);
       return;
     }

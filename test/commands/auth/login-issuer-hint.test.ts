@@ -234,24 +234,37 @@ describe('svc login reads the server metadata alongside the URL, as a hint', () 
       'error: the authorization response has no iss, though this server says it always sends one (authorization_response_iss_parameter_supported): it may come from another server; run the login again, and open only the URL svc printed (RFC 9207 mix-up protection)',
       '',
     ]);
-    await page;
+    // The page says what the terminal says, not the server's error (was: "You denied the request.").
+    expect(await page).toEqual({
+      status: 400,
+      text: expect.stringContaining(
+        '<h1>Login failed</h1><p>svc could not finish: the response does not say which authorization server sent it. See your terminal for why and what to do.</p>',
+      ),
+    });
   });
 
   it('says the denial of an error response without iss when the metadata gives no promise', async () => {
     deny = true;
     const { run, link } = await loginUpToUrl();
     answerMetadata('none');
-    await follow(link);
+    const page = await follow(link);
     const r = await run.done;
     expect(r.code).toBe(3);
     expect(r.stderr.split('\n').at(-2)).toBe(
       'error: authorization was denied: access_denied; run the login again and choose Approve',
     );
+    // Held until svc took the error as this server's, then said as before.
+    expect(page).toEqual({
+      status: 400,
+      text: expect.stringContaining(
+        '<h1>Login failed</h1><p>You denied the request. Return to your terminal.</p>',
+      ),
+    });
   });
 
   // review28e (also noted): the wait on the read after a response without iss (up to 10 s) was silent,
   // and the tab spun. The read is held by the test's server until the line and the page are seen.
-  for (const denied of [false]) {
+  for (const denied of [false, true]) {
     it(`says it waits for the read after ${denied ? 'an error response' : 'a code'} without iss, and answers the tab with a page that claims nothing`, async () => {
       deny = denied;
       const { run, link } = await loginUpToUrl();
