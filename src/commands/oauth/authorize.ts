@@ -147,7 +147,8 @@ export function authorizeCommand(make: MakeContext): Command {
         'takes the access token line), the reader may hold them: svc revokes nothing and says how to\n' +
         'end that session with a token the reader kept (exit 141).\n' +
         'The secret comes from --client-secret-file, --client-secret-stdin, SVC_CLIENT_SECRET or a\n' +
-        'hidden prompt on a terminal — never from a flag value. --public: a client without a secret.',
+        'hidden prompt on a terminal — never from a flag value. --public: a client without a secret;\n' +
+        "svc's own client svc-cli is one, with or without --public (a secret given for it is refused).",
     )
     .addOption(new Option('--public', 'the client is public (no secret; PKCE only)'))
     .addOption(new Option('--save', 'store the tokens in the profile, as `svc login` does'));
