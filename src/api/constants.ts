@@ -74,15 +74,9 @@ export const RECORD_OWNED_FIELDS = [
 
 /**
  * svc's own OAuth client (`svc sandbox start` seeds it, a profile's client_id names it): a public
- * client (RFC 8252, PKCE, no secret), so svc never sends it a client secret from the environment.
+ * client (RFC 8252, PKCE, no secret), so svc never sends it a client secret (auth/client-secret.ts).
  */
 export const SVC_PUBLIC_CLIENT_ID = 'svc-cli';
-
-/** The secret a stored login sends for its client: none for svc-cli (one an older svc stored). */
-export const sentClientSecret = (credential: {
-  client_id?: string | undefined;
-  client_secret?: string | undefined;
-}) => (credential.client_id === SVC_PUBLIC_CLIENT_ID ? undefined : credential.client_secret);
 
 /**
  * OAuth 2.0: the paths of the reference (authorize, relative to {app_url}; token, to {base_url}),

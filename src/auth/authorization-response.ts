@@ -11,8 +11,12 @@ export type AuthorizationResponse =
   /** Not this login's response (no or another state): turned away, the wait goes on. */
   | { kind: 'stray'; reason: string }
   | { kind: 'code'; code: string }
-  /** This login's response, and it ends the login with a failure. */
-  | { kind: 'failure'; error: AuthError; page: string };
+  /**
+   * This login's response, and it ends the login with a failure. `unchecked`: an error response
+   * without `iss`, whose page waits until the caller knows whether the server promises `iss`
+   * (until then the server's error is not known to be this server's: review28e L4).
+   */
+  | { kind: 'failure'; error: AuthError; page: string; unchecked?: boolean };
 
 /**
  * The server's `error` in the redirect (RFC 6749 §4.1.2.1): svc's own code says what happened
@@ -69,6 +73,11 @@ export function issuerMissing(): { error: AuthError; page: string } {
   };
 }
 
+/** What the browser's page says of the server's `error` once svc takes it as this server's. */
+export function refusalPage(error: string): string {
+  return error === 'access_denied' ? 'You denied the request.' : `The server answered ${error}.`;
+}
+
 function normalizeIssuer(value: string): string {
   return value.replace(/\/+$/, '');
 }
@@ -109,12 +118,9 @@ export function readAuthorizationResponse(
   const error = params.get('error');
   if (error !== null) {
     const refused = authorizationRefused(error, params.get('error_description'));
+    const unchecked = iss === null && expected.noIssuer !== undefined;
     if (iss === null) expected.noIssuer?.(refused);
-    return {
-      kind: 'failure',
-      error: refused,
-      page: error === 'access_denied' ? 'You denied the request.' : `The server answered ${error}.`,
-    };
+    return { kind: 'failure', error: refused, page: refusalPage(error), ...(unchecked ? { unchecked } : {}) };
   }
   const code = params.get('code');
   if (code === null || code === '') {

@@ -6,6 +6,7 @@ import { joinUrl } from '../http/path.js';
 import { sym } from '../output/symbols.js';
 import { linkedSignal } from '../system/linked-signal.js';
 import { type ExpectedResponse, issuerMissing } from './authorization-response.js';
+import { ISSUER_STEP, issuerChecked, refusedPage } from './issuer-check.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { promisesIssuer } from './metadata.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
@@ -182,6 +183,8 @@ export async function authorizeWithBrowser<T>(
   const requestedScope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
   /** What the browser is told when the login ends here: the step that failed, if any. */
   let failedStep: string | undefined = 'the login was cancelled or timed out';
+  /** The page instead, when the response's own failure ends the login (the server's `error`). */
+  let failurePageShown: PageEnding | undefined;
   try {
     const url = joinUrl(appUrl, OAUTH_PATHS.authorize);
     const params: Record<string, string | undefined> = {
@@ -226,13 +229,19 @@ export async function authorizeWithBrowser<T>(
       }
     } catch (error) {
       // An error response without `iss` from a server that promises it may be another server's
-      // (RFC 9207 §2.4): not said as this server's refusal (review28e L4).
-      if (error instanceof AuthError && unissued.has(error) && (await issuerPromised))
-        throw issuerMissing().error;
+      // (RFC 9207 §2.4): not said as this server's refusal (review28e L4), on the page either
+      // (its tab was held until now: the same words as the terminal).
+      if (error instanceof AuthError && unissued.has(error)) {
+        if (await issuerChecked(ctx, issuerPromised, receiver)) {
+          failedStep = ISSUER_STEP;
+          throw issuerMissing().error;
+        }
+        failurePageShown = refusedPage(error);
+      }
       throw error;
     }
-    if (unissued.has(code) && (await issuerPromised)) {
-      failedStep = 'the response does not say which authorization server sent it';
+    if (unissued.has(code) && (await issuerChecked(ctx, issuerPromised, receiver))) {
+      failedStep = ISSUER_STEP;
       throw issuerMissing().error;
     }
     failedStep = 'svc cannot store a login now';
@@ -246,7 +255,7 @@ export async function authorizeWithBrowser<T>(
   } finally {
     readEnds.abort();
     read.end();
-    await receiver.close(ending(options.kind, failedStep));
+    await receiver.close(failurePageShown ?? ending(options.kind, failedStep));
   }
 }
 

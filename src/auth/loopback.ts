@@ -51,6 +51,11 @@ export interface LoopbackReceiver {
   /** The authorization code, once the right callback arrived; its browser request is held open. */
   code(): Promise<string>;
   /**
+   * Answers the held browser request (if one is) now, leaving the port open: a page that claims
+   * nothing the login has not decided yet (a check that takes long: flow.ts).
+   */
+  answer(ending: PageEnding): Promise<void>;
+  /**
    * Answers the browser request holding the code (if one is) with how the login ended — without
    * `ending`, a failure page — then closes the port (idempotent).
    */
@@ -70,6 +75,13 @@ const FAILED: PageEnding = {
   title: 'Login failed',
   text: 'svc could not finish the login. See your terminal for why and what to do.',
 };
+
+/** The page of a response that fails the login by itself (a foreign `iss`, the server's `error`). */
+export const failurePage = (text: string): PageEnding => ({
+  ok: false,
+  title: 'Login failed',
+  text: `${text} Return to your terminal.`,
+});
 
 /** How long the login waits for the browser, as said while it waits and when it gives up. */
 export function describeWait(seconds: number): string {
@@ -139,8 +151,16 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
       }
       return;
     }
+    if (result.kind === 'failure' && result.unchecked) {
+      // Held, as a code is: the page says the server's error only once the caller took it as
+      // this server's, and the same as the terminal otherwise (issuer_missing).
+      held = response;
+      finish(() => settle!.reject(result.error), undefined, true);
+      return;
+    }
     if (result.kind === 'failure') {
-      answer(400, 'Login failed', `${result.page} Return to your terminal.`);
+      const ending = failurePage(result.page);
+      answer(400, ending.title, ending.text);
       finish(() => settle!.reject(result.error), response);
       return;
     }
@@ -222,21 +242,25 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener('abort', onAbort, { once: true });
 
+  async function answerHeld(ending: PageEnding): Promise<void> {
+    const response = held;
+    held = undefined;
+    if (!response || response.writableEnded || response.destroyed) return;
+    await new Promise<void>((resolve) => {
+      response.once('finish', resolve);
+      response.once('close', resolve);
+      response.writeHead(ending.ok ? 200 : 400, PAGE_HEADERS).end(page(ending.title, ending.text));
+    });
+  }
+
   return {
     redirectUri: `http://${HOST}:${port}${CALLBACK_PATH}`,
     port,
     code: () => outcome,
+    answer: answerHeld,
     close: async (ending = FAILED) => {
       finish(() => settle!.reject(new InterruptedError('the login was cancelled')));
-      const response = held;
-      held = undefined;
-      if (response && !response.writableEnded && !response.destroyed) {
-        await new Promise<void>((resolve) => {
-          response.once('finish', resolve);
-          response.once('close', resolve);
-          response.writeHead(ending.ok ? 200 : 400, PAGE_HEADERS).end(page(ending.title, ending.text));
-        });
-      }
+      await answerHeld(ending);
       await close();
     },
   };

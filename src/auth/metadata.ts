@@ -95,6 +95,9 @@ export function usableEndpoint(value: unknown): string | undefined {
 /** How long the login's metadata read may take: a hint, never a wait of its own (review28c F2). */
 export const ISSUER_HINT_TIMEOUT_MS = 10_000;
 
+/** How long a login waits on that read, after a response without `iss`, before it says so (flow.ts). */
+export const ISSUER_NOTICE_MS = 1_000;
+
 /**
  * Whether the server says it puts `iss` in every authorization response (RFC 9207 §3,
  * authorization_response_iss_parameter_supported): then one without is refused (§2.4). No

@@ -1,6 +1,5 @@
 // Past 300 lines: one refresh under the lock, from the proof that its tokens can be kept to what a stop
 // (attack21 F6) and a second stop say; the token endpoint itself is in ./token-endpoint.ts.
-import { SVC_PUBLIC_CLIENT_ID, sentClientSecret } from '../api/constants.js';
 import { serverTime } from '../api/time.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
@@ -19,6 +18,7 @@ import {
   sentUnsaved,
   withoutInFlight,
 } from './abandoned-refresh.js';
+import { sentClientSecret } from './client-secret.js';
 import type { CredentialSource, TokenUse } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
 
@@ -52,7 +52,7 @@ const DEFINITE_REFUSALS = new Set(['invalid_grant', 'invalid_client']);
  */
 export function reloginHint(loginCommand: string, credential: StoredCredential | undefined): string {
   // svc's own public client has no secret to pass (one stored by an older svc is refused now).
-  if (credential?.client_secret && credential.client_id && credential.client_id !== SVC_PUBLIC_CLIENT_ID) {
+  if (credential?.client_id && sentClientSecret(credential)) {
     return (
       `run \`${loginCommand} --client-id ${shellWord(credential.client_id)} --client-secret-file FILE\` again ` +
       '(a confidential client: its secret from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET)'

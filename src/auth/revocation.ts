@@ -1,7 +1,8 @@
-import { OAUTH_PATHS, sentClientSecret } from '../api/constants.js';
+import { OAUTH_PATHS } from '../api/constants.js';
 import type { StoredCredential } from '../config/store.js';
 import type { ApiClient } from '../http/client.js';
 import { ApiError } from '../http/errors.js';
+import { sentClientSecret } from './client-secret.js';
 import { isOtherIssuer, issuerOf, notFound, serverMetadata, usableEndpoint } from './metadata.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sentClientSecret } from '../../src/api/constants.js';
+import { sentClientSecret } from '../../src/auth/client-secret.js';
 import { reloginHint } from '../../src/auth/refresh.js';
 import type { StoredCredential } from '../../src/config/store.js';
 

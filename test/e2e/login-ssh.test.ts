@@ -81,6 +81,29 @@ needs('tmux').describe('svc login over SSH', () => {
     expect(JSON.parse(me.stdout)).toMatchObject({ id: 'usr_analyst' });
   }, 40_000);
 
+  // closing12-s28: the pasted path's deferred `iss` check (flow.ts) had no test. The sandbox promises
+  // `iss` (its metadata, read alongside the URL); an address pasted without it may be another
+  // server's (RFC 9207 §2.4): refused once svc knows the promise, its code never exchanged.
+  it('a pasted address without iss is refused (issuer_missing, exit 3): no code exchanged, nothing stored', async () => {
+    const before = await tokenRequests(sandbox());
+    const local = { ...env, SVC_CONFIG_DIR: join(env.HOME!, 'config-no-iss') };
+    term = await Terminal.svc(['login'], local);
+    const screen = await term.waitFor(/Paste the address here: /, undefined, { joined: true });
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(screen)![1]!;
+    const address = new URL((await consent(url)).location!);
+    expect(address.searchParams.get('iss')).toBe(sandbox().url);
+    address.searchParams.delete('iss');
+    await term.type(address.href);
+    await term.send('Enter');
+    const done = await term.waitFor(/\[exit \d+\]/, undefined, { joined: true });
+    expect(done).toContain(
+      'error: the authorization response has no iss, though this server says it always sends one (authorization_response_iss_parameter_supported): it may come from another server; run the login again, and open only the URL svc printed (RFC 9207 mix-up protection)',
+    );
+    expect(done).toContain('[exit 3]');
+    expect((await tokenRequests(sandbox())) - before).toBe(0);
+    expect(existsSync(join(local.SVC_CONFIG_DIR, 'credentials.json'))).toBe(false);
+  }, 40_000);
+
   it('--no-browser on a terminal still finishes by itself when the redirect reaches this machine', async () => {
     const local = { ...env, SSH_CONNECTION: '', SVC_CONFIG_DIR: join(env.HOME!, 'config-local') };
     term = await Terminal.svc(['login', '--no-browser'], local);

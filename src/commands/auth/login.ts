@@ -3,12 +3,12 @@
 // call into src/auth, so splitting it would scatter one verb's options from their checks (and
 // what a closed stdout says of a login that was saved, printLogin).
 import { Command, Option } from 'commander';
-import { SVC_PUBLIC_CLIENT_ID } from '../../api/constants.js';
+import { clientSecretFor } from '../../auth/client-secret.js';
 import { credentialBeingReplaced, refuseAsToken } from '../../auth/credentials.js';
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
-import { cleanSecret, readSecret } from '../../auth/secret-input.js';
+import { cleanSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
 import { envSwitch } from '../../config/env-flags.js';
 import {
@@ -266,7 +266,7 @@ export async function runLoginBrowser(
       : idSource === 'env'
         ? 'from SVC_CLIENT_ID'
         : `profile "${settings.profile}"'s client_id (\`svc ${profileFlag(settings)}config set client_id ID\` changes it, \`svc ${profileFlag(settings)}config unset client_id\` removes it)`;
-  const clientSecret = await loginSecret(ctx, options.secret, clientId);
+  const clientSecret = await clientSecretFor(ctx, options.secret, clientId);
   // The code exchange opens a session at the server: first proven storable (a full disk).
   const again = `\`${loginCommand(settings)}\``;
   const beforeExchange = loginStorable(ctx, again);
@@ -394,25 +394,4 @@ export default function login(make: MakeContext): Command {
         else await runLoginBrowser(ctx, options);
       })
   );
-}
-
-/**
- * The client secret the login sends: from --client-secret-file/-stdin as given, and from
- * SVC_CLIENT_SECRET unless the client is svc's own public one (svc-cli), which a secret makes
- * fail (invalid_client) after the user consented: then the variable (left over from a vendor
- * client, say) is not sent, and a warning says so once (review28c F4).
- */
-async function loginSecret(
-  ctx: Context,
-  flags: Parameters<typeof readSecret>[1],
-  clientId: string,
-): Promise<string | undefined> {
-  const given = flags.file !== undefined || flags.stdin;
-  if (!given && clientId === SVC_PUBLIC_CLIENT_ID && ctx.env.SVC_CLIENT_SECRET) {
-    ctx.out.warn(
-      `SVC_CLIENT_SECRET is set but not sent: ${SVC_PUBLIC_CLIENT_ID} is svc's own public client (it proves itself with PKCE); unset SVC_CLIENT_SECRET unless another client needs it`,
-    );
-    return undefined;
-  }
-  return readSecret(ctx, flags, { name: 'client-secret', label: 'client secret', env: 'SVC_CLIENT_SECRET' });
 }

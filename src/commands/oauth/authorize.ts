@@ -1,8 +1,9 @@
 import { Command, Option } from 'commander';
 import { acceptsSvcRedirect, SVC_REDIRECT_EXAMPLE } from '../../api/redirect-uris.js';
+import { clientSecretFor } from '../../auth/client-secret.js';
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
-import { readSecret, secretShellText } from '../../auth/secret-input.js';
+import { secretShellText } from '../../auth/secret-input.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import { refuseSentSetting, refuseUrlQueries, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -87,15 +88,10 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
   // The page is opened at app_url: a query there refused before the client is looked up (review25c L3).
   refuseUrlQueries(ctx.settings(), ['app_url']);
   const clientDoubt = await checkRedirectUris(ctx, options.clientId);
+  // svc-cli takes none, --public or not: the rule of login, refresh and revocation (review28e L5).
   const clientSecret = options.publicClient
     ? undefined
-    : await readSecret(ctx, options.secret, {
-        name: 'client-secret',
-        label: 'client secret',
-        env: 'SVC_CLIENT_SECRET',
-        prompt: true,
-        required: true,
-      });
+    : await clientSecretFor(ctx, options.secret, options.clientId, { required: true });
   // Stored (with --save) before the browser hears, so its page says "Authorized" only when it is true.
   const result = await authorizeWithBrowser(
     ctx,
@@ -151,7 +147,8 @@ export function authorizeCommand(make: MakeContext): Command {
         'takes the access token line), the reader may hold them: svc revokes nothing and says how to\n' +
         'end that session with a token the reader kept (exit 141).\n' +
         'The secret comes from --client-secret-file, --client-secret-stdin, SVC_CLIENT_SECRET or a\n' +
-        'hidden prompt on a terminal — never from a flag value. --public: a client without a secret.',
+        'hidden prompt on a terminal — never from a flag value. --public: a client without a secret;\n' +
+        "svc's own client svc-cli is one, with or without --public (a secret given for it is refused).",
     )
     .addOption(new Option('--public', 'the client is public (no secret; PKCE only)'))
     .addOption(new Option('--save', 'store the tokens in the profile, as `svc login` does'));

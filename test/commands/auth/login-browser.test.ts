@@ -5,6 +5,8 @@
  * endpoint refuses. The same paths with a real Chromium and a real tmux terminal are in
  * test/e2e/login-browser.test.ts and test/e2e/login-ssh.test.ts.
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Browser } from '../../../src/system/browser.js';
@@ -113,6 +115,25 @@ describe('svc login: the browser', () => {
     const result = await live.done;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/^warning: SVC_CLIENT_SECRET is set but not sent: svc-cli /);
+  });
+
+  // review28e L5: stored, it was never sent at refresh or revocation; sent, the sandbox refuses it.
+  it('svc-cli with --client-secret-file: exit 2 before the page opens, the profile untouched', async () => {
+    const browser = consentBrowser();
+    const credentials = join(dirs().SVC_CONFIG_DIR, 'credentials.json');
+    const before = existsSync(credentials) ? readFileSync(credentials, 'utf8') : undefined;
+    const file = `${dirs().SVC_CONFIG_DIR}.secret`;
+    writeFileSync(file, 'a-secret-for-svc-cli\n', { mode: 0o600 });
+    const live = startInProcess(['login', '--client-secret-file', file], env(), { now: Date.now(), browser });
+    const result = await live.done;
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        "error: svc-cli is svc's own public client and takes no client secret (it proves itself with PKCE; a secret sent for it is refused with invalid_client): leave out --client-secret-file\n",
+    });
+    expect(browser.opened).toEqual([]);
+    expect(existsSync(credentials) ? readFileSync(credentials, 'utf8') : undefined).toBe(before);
   });
 
   it('asks for the scopes given with --scope, space-separated', async () => {

@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startInProcess, useTempDirs } from '../../helpers/context.js';
+import { ISSUER_NOTICE_MS } from '../../../src/auth/metadata.js';
+import { realSleep, realTimer } from '../../../src/system/clock.js';
+import { FIXED_NOW, startInProcess, useTempDirs } from '../../helpers/context.js';
 import { held as holds } from '../../helpers/signal-holds.js';
 
 /**
@@ -83,7 +85,29 @@ afterAll(
       server.closeAllConnections();
     }),
 );
+/**
+ * The login's wait of ISSUER_NOTICE_MS before it says it waits for the read (issuer-check.ts)
+ * ends only when the test opens it (`notice()`), so no line depends on which comes first; every
+ * other wait is real (the time is the fixed one startInProcess uses without a clock).
+ */
+let notice: () => void = () => {};
+let noticeOpen: Promise<void>;
+const clock = {
+  now: () => FIXED_NOW,
+  timer: realTimer,
+  sleep: (ms: number, signal?: AbortSignal) =>
+    ms !== ISSUER_NOTICE_MS
+      ? realSleep(ms, signal)
+      : new Promise<void>((resolve, reject) => {
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+          void noticeOpen.then(resolve);
+        }),
+};
+
 beforeEach(() => {
+  noticeOpen = new Promise((resolve) => {
+    notice = resolve;
+  });
   codes.clear();
   held = [];
   metadataRequests = 0;
@@ -127,11 +151,15 @@ let cases = 0;
 /** A login up to its printed URL, with the metadata read not answered yet. */
 async function loginUpToUrl() {
   // A config of its own: no earlier login to end (its revocation would read the metadata too).
-  const run = startInProcess(['login', '--client-id', CLIENT_ID, '--no-browser'], {
-    ...dirs(),
-    SVC_CONFIG_DIR: join(dirs().SVC_CONFIG_DIR, `case-${++cases}`),
-    SVC_BASE_URL: origin,
-  });
+  const run = startInProcess(
+    ['login', '--client-id', CLIENT_ID, '--no-browser'],
+    {
+      ...dirs(),
+      SVC_CONFIG_DIR: join(dirs().SVC_CONFIG_DIR, `case-${++cases}`),
+      SVC_BASE_URL: origin,
+    },
+    { clock },
+  );
   const [, link] = await run.waitForStderr(/^ {2}(http\S+)$/m);
   await run.waitForStderr(/waiting for the browser on /);
   await metadataHeld();
@@ -206,20 +234,64 @@ describe('svc login reads the server metadata alongside the URL, as a hint', () 
       'error: the authorization response has no iss, though this server says it always sends one (authorization_response_iss_parameter_supported): it may come from another server; run the login again, and open only the URL svc printed (RFC 9207 mix-up protection)',
       '',
     ]);
-    await page;
+    // The page says what the terminal says, not the server's error (was: "You denied the request.").
+    expect(await page).toEqual({
+      status: 400,
+      text: expect.stringContaining(
+        '<h1>Login failed</h1><p>svc could not finish: the response does not say which authorization server sent it. See your terminal for why and what to do.</p>',
+      ),
+    });
   });
 
   it('says the denial of an error response without iss when the metadata gives no promise', async () => {
     deny = true;
     const { run, link } = await loginUpToUrl();
     answerMetadata('none');
-    await follow(link);
+    const page = await follow(link);
     const r = await run.done;
     expect(r.code).toBe(3);
     expect(r.stderr.split('\n').at(-2)).toBe(
       'error: authorization was denied: access_denied; run the login again and choose Approve',
     );
+    // Held until svc took the error as this server's, then said as before.
+    expect(page).toEqual({
+      status: 400,
+      text: expect.stringContaining(
+        '<h1>Login failed</h1><p>You denied the request. Return to your terminal.</p>',
+      ),
+    });
   });
+
+  // review28e (also noted): the wait on the read after a response without iss (up to 10 s) was silent,
+  // and the tab spun. The read is held by the test's server until the line and the page are seen.
+  for (const denied of [false, true]) {
+    it(`says it waits for the read after ${denied ? 'an error response' : 'a code'} without iss, and answers the tab with a page that claims nothing`, async () => {
+      deny = denied;
+      const { run, link } = await loginUpToUrl();
+      const redirectUri = new URL(link).searchParams.get('redirect_uri')!;
+      const page = follow(link);
+      await authorized();
+      notice();
+      await run.waitForStderr(/asking the server whether it promises one/);
+      // The tab is answered while the read is still unanswered.
+      expect(await page).toEqual({
+        status: 200,
+        text: expect.stringContaining(
+          '<h1>Checking the response</h1><p>svc is asking the server whether this response is its own. See your terminal for how it ends; you can close this tab.</p>',
+        ),
+      });
+      expect(held).toHaveLength(1);
+      answerMetadata('promise');
+      const r = await run.done;
+      expect(r.code).toBe(3);
+      expect(r.stderr.split('\n')).toEqual([
+        ...urlLines(link, redirectUri),
+        'the response has no iss: asking the server whether it promises one (up to 10 s)…',
+        'error: the authorization response has no iss, though this server says it always sends one (authorization_response_iss_parameter_supported): it may come from another server; run the login again, and open only the URL svc printed (RFC 9207 mix-up protection)',
+        '',
+      ]);
+    });
+  }
 
   it('logs in with a response carrying iss while the metadata never answers', async () => {
     sendIss = true;

@@ -134,6 +134,41 @@ describe('svc oauth authorize', () => {
     expect(await requestCount(svc.sandbox())).toBe(before);
   });
 
+  // review28e L5: svc-cli is public (PKCE); by login's rule, --public or not (client-secret.ts).
+  it('svc-cli without --public: SVC_CLIENT_SECRET is not sent (said once), and the tokens come back', async () => {
+    const browser = consentBrowser();
+    const r = await svc.run(['oauth', 'authorize', '--client-id', 'svc-cli', '--json'], {
+      env: { ...anonymous('svc-cli'), SVC_CLIENT_SECRET: 'left-over-vendor-secret' },
+      browser,
+    });
+    await browser.settled();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(
+      "warning: SVC_CLIENT_SECRET is set but not sent: svc-cli is svc's own public client (it proves itself with PKCE); unset SVC_CLIENT_SECRET unless another client needs it\n" +
+        waiting(browser.opened[0]),
+    );
+    expect(JSON.parse(r.stdout)).toMatchObject({ access_token: expect.stringMatching(/^eyJ/) });
+  });
+
+  it('svc-cli with --client-secret-stdin: exit 2 before any request, as svc login refuses it', async () => {
+    const before = await requestCount(svc.sandbox());
+    const browser = consentBrowser();
+    const r = await svc.run(['oauth', 'authorize', '--client-id', 'svc-cli', '--client-secret-stdin'], {
+      env: anonymous('svc-cli-flag'),
+      browser,
+      stdin: 'some-secret',
+    });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        "error: svc-cli is svc's own public client and takes no client secret (it proves itself with PKCE; a secret sent for it is refused with invalid_client): leave out --client-secret-stdin\n",
+    });
+    expect(browser.opened).toEqual([]);
+    // The client lookup (checkRedirectUris) comes first; nothing reaches the token endpoint.
+    expect(await requestCount(svc.sandbox())).toBeLessThanOrEqual(before + 1);
+  });
+
   it('a client with no loopback redirect URI: exit 2 at once, naming what is registered and what svc needs', async () => {
     const client = await createClient(svc.sandbox(), { redirect_uris: ['https://vendor.example/callback'] });
     const file = join(files, 'web.secret');

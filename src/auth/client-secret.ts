@@ -1,0 +1,54 @@
+import { SVC_PUBLIC_CLIENT_ID } from '../api/constants.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { readSecret, type SecretFlags } from './secret-input.js';
+
+/**
+ * One rule for a client's secret at login, `oauth authorize`, refresh and revocation (review28e
+ * L5): svc's own client svc-cli is public (PKCE, RFC 8252) and takes no secret from anywhere; the
+ * sandbox answers one sent for it with 401 invalid_client. Every other client sends the secret it
+ * was given, and its stored login sends that same secret at refresh and revocation. The reference
+ * names no per-client authentication method, so svc-cli is the only client svc knows to be public.
+ */
+export const isPublicClient = (clientId: string | undefined): boolean => clientId === SVC_PUBLIC_CLIENT_ID;
+
+/** The secret a stored login sends for its client: none for svc-cli (one an older svc stored). */
+export const sentClientSecret = (credential: {
+  client_id?: string | undefined;
+  client_secret?: string | undefined;
+}): string | undefined => (isPublicClient(credential.client_id) ? undefined : credential.client_secret);
+
+/**
+ * The secret a browser or device login (and `oauth authorize`) sends for `clientId`, which is the
+ * one it stores. For svc-cli: a secret given by flag is refused before anything is opened (it
+ * would fail after the user consented, and stored, it is never sent); SVC_CLIENT_SECRET (left over
+ * from a vendor client, say) is not sent, and a warning says so once (review28c F4).
+ */
+export async function clientSecretFor(
+  ctx: Context,
+  flags: SecretFlags,
+  clientId: string,
+  options: { required?: boolean } = {},
+): Promise<string | undefined> {
+  if (isPublicClient(clientId)) {
+    const flag =
+      flags.file !== undefined ? '--client-secret-file' : flags.stdin ? '--client-secret-stdin' : undefined;
+    if (flag !== undefined) {
+      throw new UsageError(
+        `${clientId} is svc's own public client and takes no client secret (it proves itself with PKCE; a secret sent for it is refused with invalid_client): leave out ${flag}`,
+      );
+    }
+    if (ctx.env.SVC_CLIENT_SECRET) {
+      ctx.out.warn(
+        `SVC_CLIENT_SECRET is set but not sent: ${clientId} is svc's own public client (it proves itself with PKCE); unset SVC_CLIENT_SECRET unless another client needs it`,
+      );
+    }
+    return undefined;
+  }
+  return readSecret(ctx, flags, {
+    name: 'client-secret',
+    label: 'client secret',
+    env: 'SVC_CLIENT_SECRET',
+    ...(options.required ? { prompt: true, required: true } : {}),
+  });
+}
