@@ -250,7 +250,9 @@ describe('the authorization matrix', () => {
     const strangers = callers.filter((c) => !c.namesTreasury).length;
     expect(crossTenantEvents).toBe(operations.filter((o) => o.authz.tenant !== 'none').length * strangers);
     expect(unique('x')).toMatch(/^x-/);
-  });
+    // 1,430 requests in one test: 3 s on a quiet machine, over 60 s (the suite's default limit) in
+    // session 29's CI under a load of 27 on Node 24. The limit is an upper bound, never a verdict.
+  }, 300_000);
 
   // Rules the table cannot say, because they depend on who is granted what: where the table
   // allows the call, a user granting or re-timing their own role is refused (self_assignment),
