@@ -17,6 +17,7 @@ import {
   cursorWithin,
   isOwnCursor,
   isWholeListCursor,
+  namesPosition,
   PRINTED_LAST,
   printedOf,
   skipOf,
@@ -192,7 +193,14 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       let within: string | undefined;
       if (limit !== undefined && items.length > left) {
         const cut = rest.indexOf(items[left - 1]!) + 1;
-        within = cursorWithin(asked, cut, trail.cut(rest.slice(cut), twice), trail.unmet());
+        // A page asked by position names the items printed on it too (the last PRINTED_LAST, a
+        // command's before included): a list gaining items ahead of it before the next command
+        // shifts them past the `#skip` (session 24's closing note: printed again).
+        const here = namesPosition(asked)
+          ? page.items.slice(0, skipOf(asked) + cut).slice(-PRINTED_LAST)
+          : [];
+        const keys = here.map(itemKey).filter((key): key is string => key !== undefined);
+        within = cursorWithin(asked, cut, trail.cut(rest.slice(cut), twice), [...keys, ...trail.unmet()]);
         this.twice = trail.twice;
       }
       const shown = within === undefined ? items : items.slice(0, left);

@@ -916,3 +916,14 @@ export function cursorNaming(next: string, last: unknown): string {
 export function printedOf(cursor: unknown): readonly string[] {
   return [...(ownPage(cursor)?.printed ?? [])];
 }
+
+/**
+ * Whether `cursor` asks a page by its position (svc's own offset, page number or link), whose
+ * items a list gaining items ahead of it shifts on between two commands: a listing cut within it
+ * names the items it printed there (Listing; session 24's closing note: the next command printed
+ * them again), as cursorAfter names those printed last before such a page.
+ */
+export function namesPosition(cursor: unknown): boolean {
+  const way = ownPage(cursor)?.way;
+  return way === 'offset' || way === 'page' || way === 'link';
+}
