@@ -177,8 +177,14 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       const whole = this.wholeOf !== undefined && !page.next_cursor;
       if (whole && asked !== undefined && isWholeListCursor(asked)) throw wholeCursorError(this.wholeOf!);
       // A page of the server's own cursor within this run is checked by the trail (a whole page repeated).
-      if (whole && asked !== undefined && asked === this.options.cursor && this.shown === 0) {
-        const before = new Set(rest.slice(0, await this.#cursorIgnored(fetchPage, rest, asked)));
+      // Its first page, whole or not: a server ignoring the cursor may page from the list's start too.
+      if (
+        this.wholeOf !== undefined &&
+        asked !== undefined &&
+        asked === this.options.cursor &&
+        this.shown === 0
+      ) {
+        const before = new Set(rest.slice(0, await this.#cursorIgnored(fetchPage, rest, asked, whole)));
         items = items.filter((item) => !before.has(item));
       }
       if (whole && asked === undefined) {
@@ -228,7 +234,8 @@ export class Listing<T, P extends Page<T> = Page<T>> {
   }
 
   /**
-   * A list the API may give whole, answered without a next cursor to a request with one (fixnum2):
+   * A list the API may give whole, answered without a next cursor to a request with one (fixnum2;
+   * with one too, for the row the cursor names):
    * the last page of a server that pages, or the whole list from a server that ignores the cursor,
    * which printed as the rows after it were the first rows again. The cursor svc printed names the
    * row printed last before it (cursorNaming): an answer holding that row started before the
@@ -246,6 +253,7 @@ export class Listing<T, P extends Page<T> = Page<T>> {
     fetchPage: (page: { limit: number; cursor?: string }) => Promise<P>,
     rows: readonly T[],
     asked: string,
+    whole: boolean,
   ): Promise<number> {
     const named = printedOf(asked);
     const at = rows.findLastIndex((row) => named.includes(itemKey(row) as string));
@@ -254,7 +262,8 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       if (ahead > 0) this.#cursorAhead = { cursor: asked, key: itemKey(rows[at])!, ahead };
       return at + 1;
     }
-    const first = rows.length > 0 ? itemKey(rows[0]) : undefined;
+    // A page with a next cursor is told from the list's start by the trail (a whole page repeated).
+    const first = whole && rows.length > 0 ? itemKey(rows[0]) : undefined;
     if (first === undefined) return 0;
     const start = await fetchPage({ limit: this.pageMax });
     if (start.items.length > 0 && itemKey(start.items[0]) === first) this.#cursorDoubt = asked;

@@ -243,6 +243,25 @@ describe('a cursor sent to a server that answers the key list whole (fixnum2)', 
     ]);
   });
 
+  it('a server ignoring the cursor that pages from the start: none of its first keys printed as the ones after the cursor, exit 1', async () => {
+    const keys = await ok(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json']);
+    const cursor = `svc-page:cursor=page2#skip=0&printed=${idOf(keys.stdout, 'k2')}`;
+    // Every answer is the first page, k3 and k2, with a next cursor, whatever cursor was asked.
+    proxy().set({
+      path: (_method, asked) => asked.replace(/\?cursor=[^&]*$/, ''),
+      reshape(x) {
+        if (x.method !== 'GET' || !/\/api-keys(\?|$)/.test(x.path)) return;
+        const body = x.body as { items: unknown[] };
+        x.body = { ...body, items: body.items.slice(0, 2), next_cursor: 'page2' };
+      },
+    });
+    const r = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', cursor, '--json'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'cursor_loop' });
+  });
+
   it('an answer starting with the key the cursor names is printed from the key after it, without a word', async () => {
     // `--limit 1` printed k3, the list's first key; a server ignoring the cursor answers k3, k2, k1.
     const keys = await ok(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json']);
