@@ -4,7 +4,8 @@
  * large as the API allows, the last one sized to end exactly at --limit, so its cursor continues
  * exactly there; a page whose size is the server's is cut there instead, its cursor naming the
  * same page and the items of it printed), and --all streams page
- * after page as they arrive.
+ * after page as they arrive. About 300 lines: the check of a --cursor answer a server may have
+ * answered from the list's start (#cursorIgnored) belongs to the listing that reads it.
  */
 import { Option } from 'commander';
 import type { Context } from '../context.js';
@@ -13,10 +14,13 @@ import { itemKey } from '../http/item-key.js';
 import {
   CursorTrail,
   cursorAfter,
+  cursorNaming,
   cursorWithin,
   isOwnCursor,
   isWholeListCursor,
+  namesPosition,
   PRINTED_LAST,
+  printedOf,
   skipOf,
   twiceNote,
 } from '../http/paging.js';
@@ -126,6 +130,8 @@ export class Listing<T, P extends Page<T> = Page<T>> {
   whole: number | undefined;
   /** The --cursor whose whole answer started as the list does (#cursorIgnored): warned of in hintMore. */
   #cursorDoubt: string | undefined;
+  /** The --cursor whose answer held its own row after `ahead` others, left out (#cursorIgnored): said in hintMore. */
+  #cursorAhead: { cursor: string; key: string; ahead: number } | undefined;
 
   constructor(
     private readonly options: ListingOptions,
@@ -167,12 +173,20 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       // next command has no page before to compare them with (brief paging23 2; a repeat whose
       // first copy is after the cut too is read again by the next command: review23a F1).
       const rest = page.items.slice(skipOf(asked));
-      const items = rest.filter((item) => !twice.has(item));
+      let items = rest.filter((item) => !twice.has(item));
       const whole = this.wholeOf !== undefined && !page.next_cursor;
       if (whole && asked !== undefined && isWholeListCursor(asked)) throw wholeCursorError(this.wholeOf!);
       // A page of the server's own cursor within this run is checked by the trail (a whole page repeated).
-      if (whole && asked !== undefined && asked === this.options.cursor && this.shown === 0)
-        await this.#cursorIgnored(fetchPage, page.items, asked);
+      // Its first page, whole or not: a server ignoring the cursor may page from the list's start too.
+      if (
+        this.wholeOf !== undefined &&
+        asked !== undefined &&
+        asked === this.options.cursor &&
+        this.shown === 0
+      ) {
+        const before = new Set(rest.slice(0, await this.#cursorIgnored(fetchPage, rest, asked, whole)));
+        items = items.filter((item) => !before.has(item));
+      }
       if (whole && asked === undefined) {
         this.next = null;
         const shown = limit === undefined ? items : items.slice(0, left);
@@ -186,7 +200,14 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       let within: string | undefined;
       if (limit !== undefined && items.length > left) {
         const cut = rest.indexOf(items[left - 1]!) + 1;
-        within = cursorWithin(asked, cut, trail.cut(rest.slice(cut), twice), trail.unmet());
+        // A page asked by position names the items printed on it too (the last PRINTED_LAST, a
+        // command's before included): a list gaining items ahead of it before the next command
+        // shifts them past the `#skip` (session 24's closing note: printed again).
+        const here = namesPosition(asked)
+          ? page.items.slice(0, skipOf(asked) + cut).slice(-PRINTED_LAST)
+          : [];
+        const keys = here.map(itemKey).filter((key): key is string => key !== undefined);
+        within = cursorWithin(asked, cut, trail.cut(rest.slice(cut), twice), [...keys, ...trail.unmet()]);
         this.twice = trail.twice;
       }
       const shown = within === undefined ? items : items.slice(0, left);
@@ -199,8 +220,9 @@ export class Listing<T, P extends Page<T> = Page<T>> {
       const next = page.next_cursor;
       this.next = within ?? (filled && next ? cursorAfter(next, last, trail.unmet()) : next) ?? null;
       // A server's cursor, in svc's own form, which parseWholeListing tells from any other.
+      // It names the row printed last, which a server ignoring the cursor answers again (#cursorIgnored).
       if (this.wholeOf !== undefined && this.next && !isOwnCursor(this.next))
-        this.next = `svc-page:cursor=${this.next}`;
+        this.next = cursorNaming(this.next, last.at(-1));
       for (const item of shown) {
         this.shown++;
         yield item;
@@ -212,24 +234,40 @@ export class Listing<T, P extends Page<T> = Page<T>> {
   }
 
   /**
-   * A list the API may give whole, answered without a next cursor to a request with one (fixnum2):
+   * A list the API may give whole, answered without a next cursor to a request with one (fixnum2;
+   * with one too, for the row the cursor names):
    * the last page of a server that pages, or the whole list from a server that ignores the cursor,
-   * which printed as the rows after it were the first rows again. svc cannot tell them from the
-   * answer (a server may leave `next_cursor` out of its last page), so it asks the list's first
-   * page: an answer starting with the same row may be the list from its start, or a valid last
-   * page whose rows before the cursor were removed since (review28a L2). The rows are printed and
-   * hintMore warns: refusing valid data would be wrong.
+   * which printed as the rows after it were the first rows again. The cursor svc printed names the
+   * row printed last before it (cursorNaming): an answer holding that row started before the
+   * cursor, whatever the list's head did meanwhile (brief fixlists 1: a key created between the
+   * two reads below hid it), so only the rows after it are printed (the ones before it were printed
+   * by the command before, or came ahead of the place the cursor names since), said when any but
+   * rows the cursor named is left out. Returns how many of `rows` are left out so. Otherwise (that
+   * row removed since, or an older cursor naming none) svc cannot tell the answer from a last page
+   * (a server may leave `next_cursor` out of its last page), so it asks the list's first page: an
+   * answer starting with the same row may be the list from its start, or a valid last page whose
+   * rows before the cursor were removed since (review28a L2). The rows are printed and hintMore
+   * warns: refusing valid data would be wrong.
    */
   async #cursorIgnored(
     fetchPage: (page: { limit: number; cursor?: string }) => Promise<P>,
-    items: readonly T[],
+    rows: readonly T[],
     asked: string,
-  ): Promise<void> {
-    const first = items.length > 0 ? itemKey(items[0]) : undefined;
-    if (first === undefined) return;
+    whole: boolean,
+  ): Promise<number> {
+    const named = printedOf(asked);
+    const at = rows.findLastIndex((row) => named.includes(itemKey(row) as string));
+    if (at >= 0) {
+      const ahead = rows.slice(0, at).filter((row) => !named.includes(itemKey(row) as string)).length;
+      if (ahead > 0) this.#cursorAhead = { cursor: asked, key: itemKey(rows[at])!, ahead };
+      return at + 1;
+    }
+    // A page with a next cursor is told from the list's start by the trail (a whole page repeated).
+    const first = whole && rows.length > 0 ? itemKey(rows[0]) : undefined;
+    if (first === undefined) return 0;
     const start = await fetchPage({ limit: this.pageMax });
-    if (start.items.length === 0 || itemKey(start.items[0]) !== first) return;
-    this.#cursorDoubt = asked;
+    if (start.items.length > 0 && itemKey(start.items[0]) === first) this.#cursorDoubt = asked;
+    return 0;
   }
 
   /**
@@ -242,6 +280,12 @@ export class Listing<T, P extends Page<T> = Page<T>> {
     if (this.#cursorDoubt !== undefined) {
       ctx.out.warn(
         `the server answered \`svc ${this.wholeOf}\` for --cursor ${shellWord(this.#cursorDoubt)} with a last page that starts with the same row as the list's first page: it may have ignored the cursor (then these are the list's first rows, not the ones after it), or the rows before the cursor were removed since; every one with: ${command}${ctx.out.isMachine ? ` --${ctx.out.mode}` : ''} --all`,
+      );
+    }
+    if (this.#cursorAhead !== undefined) {
+      const { cursor, key, ahead } = this.#cursorAhead;
+      ctx.out.warn(
+        `the server answered \`svc ${this.wholeOf}\` for --cursor ${shellWord(cursor)} with rows from before it: ${ahead.toLocaleString('en')} row${ahead === 1 ? '' : 's'} then ${key}, the row printed last before the cursor (the server ignored the cursor, or rows were added ahead of it since); only the rows after ${key} are printed; every one with: ${command}${ctx.out.isMachine ? ` --${ctx.out.mode}` : ''} --all`,
       );
     }
     const note = twiceNote(this.twice);

@@ -899,3 +899,31 @@ function apiPathOf(link: string, baseUrl: string, asked: AskedPage, what: string
   }
   return `${url.pathname.slice(prefix.length)}${url.search}`;
 }
+
+/**
+ * The server's cursor `next` in svc's own form, naming `last`, the item printed last before it
+ * (`svc-page:cursor=c2#skip=0&printed=K`), for a list the API may give whole (Listing): a server
+ * that ignores the cursor answers with that item among the rows (brief fixlists 1), which no first
+ * row compared can tell once the list's head changed. Without a key, the cursor as it was
+ * (`svc-page:cursor=c2`). Written here, at the file's end, so no line above it moved.
+ */
+export function cursorNaming(next: string, last: unknown): string {
+  const key = itemKey(last);
+  return `${SVC_PAGE}cursor=${next}${key === undefined ? '' : `#skip=0&printed=${encodeURIComponent(key)}`}`;
+}
+
+/** The keys a cursor of svc's own names as printed before it (`&printed=`), in order; none for any other. */
+export function printedOf(cursor: unknown): readonly string[] {
+  return [...(ownPage(cursor)?.printed ?? [])];
+}
+
+/**
+ * Whether `cursor` asks a page by its position (svc's own offset, page number or link), whose
+ * items a list gaining items ahead of it shifts on between two commands: a listing cut within it
+ * names the items it printed there (Listing; session 24's closing note: the next command printed
+ * them again), as cursorAfter names those printed last before such a page.
+ */
+export function namesPosition(cursor: unknown): boolean {
+  const way = ownPage(cursor)?.way;
+  return way === 'offset' || way === 'page' || way === 'link';
+}

@@ -190,6 +190,14 @@ describe('YAML edge cases', () => {
       '7: an item of "roles" has the tag !rolemap, which svc does not read (the map would be taken as a plain map); remove the tag',
       '9: "permissions" has the tag !set, which svc does not read (the list would be taken as a plain list); remove the tag',
     ]);
+    // A key's tag was not looked at: `!note name` was read as `name`, silently (session 28's closing note).
+    const keys =
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - !note name: ci-role\n        !!float 3: x\n        ? !keymap {a: 1}\n        : y\n        !!str permissions: [exception.read]\n';
+    expect(problemsOf(keys)).toEqual([
+      '5: the key "name" has the tag !note, which svc does not read (the key would be taken as text); remove the tag',
+      '6: the key "3" is 3 tagged !!float, which YAML takes only on a number written with a fraction (it read 3 as text, not a number); remove the tag: 3',
+      '7: a key has the tag !keymap, which svc does not read (the map would be taken as a plain map); remove the tag',
+    ]);
   });
 
   it('a %YAML 1.1 directive is refused in one line', () => {

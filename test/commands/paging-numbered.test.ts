@@ -93,9 +93,9 @@ describe('numbered pages and links as other servers write them', () => {
     // list gaining items ahead of it before the next command starts that page with them.
     offset: "'svc-page:offset=4#skip=0&printed=usr_admin,usr_ai_prompter,usr_analyst,usr_auditor'",
     // The link as the server wrote it (its limit=4 kept), of which one item was printed.
-    link: "'svc-page:link=/v1/users?limit=4&offset=3#skip=1'",
-    pages: "'svc-page:page=2&per_page=3#skip=1'",
-    'hal-pages': "'svc-page:link=/v1/users?page=2&limit=3#skip=1'",
+    link: "'svc-page:link=/v1/users?limit=4&offset=3#skip=1&printed=usr_auditor'",
+    pages: "'svc-page:page=2&per_page=3#skip=1&printed=usr_auditor'",
+    'hal-pages': "'svc-page:link=/v1/users?page=2&limit=3#skip=1&printed=usr_auditor'",
   } as Record<PagedShape, string>;
   it.each(['offset', 'link', 'pages', 'hal-pages'] as const)(
     'by %s, --limit 4 prints the first 4 once and names a cursor that continues exactly there',
@@ -230,7 +230,9 @@ describe('numbered pages and links as other servers write them', () => {
       through(),
     );
     expect([rest.code, rest.stdout]).toEqual([0, text(all.slice(2, 4))]);
-    expect(/--cursor (\S+)/.exec(rest.stderr)?.[1]).toBe("'svc-page:page=2&per_page=3#skip=1'");
+    expect(/--cursor (\S+)/.exec(rest.stderr)?.[1]).toBe(
+      "'svc-page:page=2&per_page=3#skip=1&printed=usr_auditor'",
+    );
   });
 
   // Session 20: an older svc's cursor without its page size was sent as an opaque cursor.

@@ -65,7 +65,7 @@ describe('a --limit cut before a repeat further on its page (brief paging23 2)',
     '%s: the next command prints the items after the last printed, none again',
     async (_what, shape, page) => {
       const all = await everyUser();
-      const [, second] = idsOf((await svc.run(['users', 'ls', '--limit', '2', '--ndjson'])).stdout);
+      const [, second, , fourth] = idsOf((await svc.run(['users', 'ls', '--limit', '4', '--ndjson'])).stdout);
       pageAs(proxy(), shape);
       // Page 2 is [a3, a4, a1]: --limit 4 prints a0 … a3 and stops after a3, a1 still ahead on the page.
       const first = await svc.run(['users', 'ls', '--limit', '4'], through());
@@ -76,8 +76,9 @@ describe('a --limit cut before a repeat further on its page (brief paging23 2)',
       ]);
       const cursor = cursorIn(first.stderr);
       const next = await svc.run(['users', 'ls', '--limit', '2', '--cursor', cursor], through());
+      // An offset page names a3, printed on it, too: a list gaining a user ahead of it shifts a3 past the skip.
       expect([cursor, next.code, next.stdout]).toEqual([
-        `${page}#skip=1&printed=${second}`,
+        `${page}#skip=1&printed=${shape === 'offset-twice' ? `${fourth},` : ''}${second}`,
         0,
         text(all.slice(4, 6)),
       ]);

@@ -15,6 +15,8 @@ const svc = useSandboxContext();
 const proxy = useReshapingProxy(svc.sandbox);
 
 const names = (stdout: string) => (JSON.parse(stdout) as Array<{ name: string }>).map((row) => row.name);
+const idOf = (stdout: string, name: string) =>
+  (JSON.parse(stdout) as Array<{ id: string; name: string }>).find((row) => row.name === name)!.id;
 
 async function ok(argv: string[], env: Record<string, string> = {}) {
   const r = await svc.run(argv, { env });
@@ -124,16 +126,26 @@ describe('a server that pages its key list (review27a F2)', () => {
     const first = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--limit', '2', '--json'], {
       env,
     });
+    // The cursor names the key printed last (k2): a server that ignored it would answer k2 again.
+    const cursor = `svc-page:cursor=page2#skip=0&printed=${idOf(first.stdout, 'k2')}`;
     expect([first.code, names(first.stdout), first.stderr]).toEqual([
       0,
       ['k3', 'k2'],
-      '2 shown; more with: svc tenants api-keys ls acme-treasury --json --cursor svc-page:cursor=page2  (or --all)\n',
+      `2 shown; more with: svc tenants api-keys ls acme-treasury --json --cursor '${cursor}'  (or --all)\n`,
     ]);
-    const rest = await svc.run(
-      ['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', 'svc-page:cursor=page2', '--json'],
-      { env },
-    );
+    const rest = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', cursor, '--json'], {
+      env,
+    });
     expect([rest.code, names(rest.stdout), rest.stderr]).toEqual([0, ['k1'], '']);
+    // k2 is not on its last page: svc looks at the list's first page, which starts otherwise (k3).
+    expect(
+      proxy()
+        .seen.filter((line) => line.includes('/api-keys'))
+        .slice(-2),
+    ).toEqual([
+      expect.stringMatching(/^GET \/v1\/tenants\/[\w-]+\/api-keys\?cursor=page2$/),
+      expect.stringMatching(/^GET \/v1\/tenants\/[\w-]+\/api-keys$/),
+    ]);
   });
 });
 
@@ -169,7 +181,7 @@ describe('keys withheld, counted on every page (fixnum2)', () => {
     expect([r.code, names(r.stdout), r.stderr]).toEqual([
       0,
       ['k3', 'k2'],
-      `${warning(1, ' on the pages read')}2 shown; more with: svc tenants api-keys ls acme-treasury --json --cursor svc-page:cursor=page2  (or --all)\n`,
+      `${warning(1, ' on the pages read')}2 shown; more with: svc tenants api-keys ls acme-treasury --json --cursor 'svc-page:cursor=page2#skip=0&printed=${idOf(r.stdout, 'k2')}'  (or --all)\n`,
     ]);
   });
 
@@ -201,6 +213,70 @@ describe('a cursor sent to a server that answers the key list whole (fixnum2)', 
       ['k3', 'k2', 'k1'],
       "warning: the server answered `svc tenants api-keys ls` for --cursor svc-page:cursor=page2 with a last page that starts with the same row as the list's first page: it may have ignored the cursor (then these are the list's first rows, not the ones after it), or the rows before the cursor were removed since; every one with: svc tenants api-keys ls acme-treasury --json --all\n",
     ]);
+  });
+
+  it('the cursor names the key printed last: an answer holding it is cut after it, though the list gained a key between the two reads', async () => {
+    // Printed before: k3, k2, by a server that paged then. Now the server ignores ?cursor= and
+    // answers every key, and a key is created before svc's look at the list's first page (the
+    // proxy adds it there), so the two answers' first rows differ: the first-row check alone
+    // printed k3, k2, k1 as the keys after the cursor, without a word (closing note of session 28).
+    const keys = await ok(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json']);
+    const cursor = `svc-page:cursor=page2#skip=0&printed=${idOf(keys.stdout, 'k2')}`;
+    proxy().set({
+      path: (_method, asked) => asked.replace(/\?cursor=[^&]*$/, ''),
+      reshape(x) {
+        if (x.method !== 'GET' || !/\/api-keys$/.test(x.path)) return;
+        const body = x.body as { items: Array<Record<string, unknown>> };
+        x.body = {
+          ...body,
+          items: [{ ...body.items[0], id: 'key_created_meanwhile', name: 'k4' }, ...body.items],
+        };
+      },
+    });
+    const r = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', cursor, '--json'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    expect([r.code, names(r.stdout), r.stderr]).toEqual([
+      0,
+      ['k1'],
+      `warning: the server answered \`svc tenants api-keys ls\` for --cursor '${cursor}' with rows from before it: 1 row then ${idOf(keys.stdout, 'k2')}, the row printed last before the cursor (the server ignored the cursor, or rows were added ahead of it since); only the rows after ${idOf(keys.stdout, 'k2')} are printed; every one with: svc tenants api-keys ls acme-treasury --json --all\n`,
+    ]);
+  });
+
+  it('a server ignoring the cursor that pages from the start: none of its first keys printed as the ones after the cursor, exit 1', async () => {
+    const keys = await ok(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json']);
+    const cursor = `svc-page:cursor=page2#skip=0&printed=${idOf(keys.stdout, 'k2')}`;
+    // Every answer is the first page, k3 and k2, with a next cursor, whatever cursor was asked.
+    proxy().set({
+      path: (_method, asked) => asked.replace(/\?cursor=[^&]*$/, ''),
+      reshape(x) {
+        if (x.method !== 'GET' || !/\/api-keys(\?|$)/.test(x.path)) return;
+        const body = x.body as { items: unknown[] };
+        x.body = { ...body, items: body.items.slice(0, 2), next_cursor: 'page2' };
+      },
+    });
+    const r = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', cursor, '--json'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'cursor_loop' });
+  });
+
+  it('an answer starting with the key the cursor names is printed from the key after it, without a word', async () => {
+    // `--limit 1` printed k3, the list's first key; a server ignoring the cursor answers k3, k2, k1.
+    const keys = await ok(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json']);
+    const cursor = `svc-page:cursor=page2#skip=0&printed=${idOf(keys.stdout, 'k3')}`;
+    proxy().set({ path: (_method, asked) => asked.replace(/\?cursor=[^&]*$/, '') });
+    const r = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', cursor, '--json'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    expect([r.code, names(r.stdout), r.stderr]).toEqual([0, ['k2', 'k1'], '']);
+    // No look at the list's first page: the answer said where the cursor is.
+    expect(
+      proxy()
+        .seen.filter((line) => line.includes('/api-keys'))
+        .slice(-1),
+    ).toEqual([expect.stringMatching(/\?cursor=page2$/)]);
   });
 
   it("a paging server's last page without any paging field is still printed: it does not start as the list does", async () => {

@@ -112,7 +112,7 @@ describe('Listing.items within a page', () => {
     expect(r).toEqual({
       shown: ['i0', 'i1', 'i2', 'i3', 'i4', 'i5', 'i6'],
       asked: [{ limit: 7 }, { limit: 2, cursor: page2 }],
-      next: `${page2}#skip=2`,
+      next: `${page2}#skip=2&printed=i5,i6`,
       count: 7,
     });
   });
@@ -125,7 +125,27 @@ describe('Listing.items within a page', () => {
         [within]: { items: ids(5, 5), next_cursor: 'svc-page:page=3&per_page=5' },
       },
     );
-    expect([r.shown, r.next]).toEqual([['i7', 'i8'], `${page2}#skip=4`]);
+    expect([r.shown, r.next]).toEqual([['i7', 'i8'], `${page2}#skip=4&printed=i5,i6,i7,i8`]);
+  });
+
+  it('a page cut within, asked again after the list gained an item ahead of it, prints none of its printed items again', async () => {
+    // Session 24's closing note: the cursor `#skip=2` alone skipped i4 and i5 of the page now
+    // starting one item earlier, and printed i6 a second time.
+    const before = await list(
+      { limit: 7 },
+      {
+        first: { items: ids(5), next_cursor: page2 },
+        [page2]: { items: ids(5, 5), next_cursor: 'svc-page:page=3&per_page=5' },
+      },
+    );
+    const within = before.next as string;
+    const r = await list(
+      { limit: 2, cursor: within },
+      {
+        [within]: { items: ids(5, 4), next_cursor: 'svc-page:page=3&per_page=5' },
+      },
+    );
+    expect([r.shown, r.next]).toEqual([['i7', 'i8'], 'svc-page:page=3&per_page=5#skip=0&printed=i7,i8']);
   });
 
   it('a page that ends exactly at --limit continues with the next page’s cursor, naming the items printed last when it is a position', async () => {

@@ -23,7 +23,7 @@ import { collect, confirmDestructive, examples, type MakeContext } from '../kit.
 import { KEY_KEPT } from '../replayed-creation.js';
 import { bodyFields, queryFields } from './fields.js';
 import { headersGiven } from './headers.js';
-import { authenticatesItsClient, tenantOfPath, withoutDotSegments } from './path.js';
+import { authenticatesItsClient, destructiveCall, tenantOfPath, withoutDotSegments } from './path.js';
 import { printBody, printHead, printPages } from './print.js';
 
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -234,8 +234,8 @@ async function inputBody(
   return { raw: { data: bom ? bytes.subarray(3) : bytes, contentType } };
 }
 
-/** A DELETE's path as the question and its refusal show it: its query and fields, secrets masked. */
-function deleteTarget(path: string, fields: Record<string, QueryValue>): string {
+/** A call's path as the question and its refusal show it (destructiveCall): its query and fields, secrets masked. */
+function askedTarget(path: string, fields: Record<string, QueryValue>): string {
   const given = new URLSearchParams();
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined || value === null) continue;
@@ -267,9 +267,11 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   // unasked is what it guards against. The path as typed with its query string and the -f/-F
   // fields (`?soft_delete=false` makes a record's DELETE permanent), masked alike in the question
   // and the refusal: a credential-shaped segment, a secret-named query value (review27a F7).
-  if (options.method === 'DELETE') {
-    const target = deleteTarget(options.path, query);
-    await confirmDestructive(ctx, `Send DELETE ${target}?`, `sending DELETE ${target}`);
+  // A POST that destroys as a verb's does (`oauth rotate-secret`'s) is asked alike (path.ts destructiveCall).
+  const destroys = destructiveCall(options.method, options.path);
+  if (destroys !== undefined) {
+    const target = `${options.method} ${askedTarget(options.path, query)}`;
+    await confirmDestructive(ctx, `Send ${target}?${destroys ? ` ${destroys}.` : ''}`, `sending ${target}`);
   }
   const api = await ctx.api();
   // A header the user gives is sent as given, never replaced by svc's own. An Authorization
@@ -440,6 +442,7 @@ export default function api(make: MakeContext): Command {
           'first answer was lost and whose retry finds nothing says the lost attempt most likely deleted it.\n' +
           'A DELETE is destructive, as svc webhooks delete is: on a terminal svc asks first (naming the\n' +
           'path), elsewhere it needs --yes (gh api asks nothing; svc keeps its one rule for deleting).\n' +
+          'So is a POST to /v1/oauth/clients/ID/rotate-secret, as svc oauth rotate-secret is.\n' +
           'Sandbox controls (/_sandbox) and other\n' +
           'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +
           'leading byte-order mark is dropped; a JSON object to a platform POST gets its key put in,\n' +

@@ -82,3 +82,32 @@ export function authenticatesItsClient(method: string, path: string): boolean {
   const id = operationIdOf(method, path.split(/[?#]/)[0]!);
   return id !== undefined && OPERATIONS[id]!.access === 'public';
 }
+
+/**
+ * The operations besides a DELETE that svc's own verbs ask before, as the contract's destructive
+ * actions (`--yes` "required for them when stdin is not a TTY"), each with what it does:
+ * `oauth rotate-secret` (the client's current secret stops working at once). A raw call to one
+ * does it as surely as the verb (brief fixlists 3). Revoking a grant or a key and discarding a
+ * dead-letter entry are DELETEs (asked as every DELETE is); a webhook's rotation is not asked by
+ * its verb (the replaced secret keeps signing for a while), nor an OAuth token's revocation by
+ * `logout` (the caller's own session).
+ */
+const DESTRUCTIVE: Readonly<Record<string, string>> = {
+  oauth_clients_rotate_secret: "It rotates the client's secret: the current one stops working at once",
+};
+
+/**
+ * What a call svc asks before sending does, or undefined for a call it sends unasked: any DELETE
+ * (it deletes whatever its path names), and a DESTRUCTIVE operation's method to a path of its form
+ * (a trailing `/` too).
+ */
+export function destructiveCall(method: string, path: string): string | undefined {
+  if (method === 'DELETE') return '';
+  const bare = path.split(/[?#]/)[0]!;
+  for (const [id, what] of Object.entries(DESTRUCTIVE)) {
+    const rule = OPERATIONS[id]!;
+    const form = new RegExp(`^${rule.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+    if (rule.method === method && form.test(bare)) return what;
+  }
+  return undefined;
+}

@@ -2,7 +2,8 @@
  * `svc api DELETE` is a destructive action like `webhooks delete` (attack26a F12; the contract:
  * `--yes` "required for them when stdin is not a TTY"): off a terminal without --yes it is refused
  * before anything is sent, exit 2; with --yes it is sent; on a terminal it asks, naming the path,
- * and a No sends nothing. Other methods are not asked about.
+ * and a No sends nothing. Other methods are not asked about, but the POST `oauth rotate-secret`
+ * sends, which that verb asks before too (brief fixlists 3).
  */
 import { describe, expect, it } from 'vitest';
 import { parseApi, runApi } from '../../../src/commands/api/index.js';
@@ -62,5 +63,65 @@ describe('svc api DELETE', () => {
     expect(shown).not.toContain(key.slice(12));
     expect(shown).not.toContain('s3cr3t-value');
     expect(await requestCount(svc.sandbox())).toBe(before);
+  });
+});
+
+describe("svc api POST to an OAuth client's rotate-secret (brief fixlists 3)", () => {
+  // `oauth rotate-secret` asks (the current secret stops working at once): the raw call did not,
+  // and a pipe rotated a client's secret unasked, the old one dead at once.
+  const client = async () => {
+    const r = await svc.run([
+      ...['oauth', 'create', '--name', `rot-${Math.random().toString(36).slice(2)}`],
+      ...[
+        '--redirect-uri',
+        'https://example.com/cb',
+        '--scope',
+        'read:exceptions',
+        '--show-secret',
+        '--json',
+      ],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    return (JSON.parse(r.stdout) as { client_id: string }).client_id;
+  };
+
+  it('off a terminal without --yes: refused, exit 2, nothing sent; with --yes: rotated', async () => {
+    const id = await client();
+    const before = await requestCount(svc.sandbox());
+    expect(await svc.run(['api', 'POST', `/v1/oauth/clients/${id}/rotate-secret`])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: sending POST /v1/oauth/clients/${id}/rotate-secret needs confirmation; pass --yes to confirm non-interactively\n`,
+    });
+    // With a trailing slash too (a server may route it so).
+    const slash = await svc.run(['api', 'POST', `/v1/oauth/clients/${id}/rotate-secret/`]);
+    expect([slash.code, slash.stderr]).toEqual([
+      2,
+      `error: sending POST /v1/oauth/clients/${id}/rotate-secret/ needs confirmation; pass --yes to confirm non-interactively\n`,
+    ]);
+    expect(await requestCount(svc.sandbox())).toBe(before);
+    const done = await svc.run(['api', 'POST', `/v1/oauth/clients/${id}/rotate-secret`, '--yes', '--json']);
+    expect([done.code, done.stderr]).toEqual([0, '']);
+    expect(JSON.parse(done.stdout)).toMatchObject({ client_id: id });
+  });
+
+  it('on a terminal: asks, naming the path and what it does; No sends nothing', async () => {
+    const id = await client();
+    const { ctx, stderr, questions } = svc.context({ tty: true, answers: [false] });
+    const before = await requestCount(svc.sandbox());
+    await expect(runApi(ctx, parseApi('POST', `/v1/oauth/clients/${id}/rotate-secret`, {}))).rejects.toThrow(
+      'cancelled; nothing was changed',
+    );
+    expect(questions).toEqual([
+      `Send POST /v1/oauth/clients/${id}/rotate-secret? It rotates the client's secret: the current one stops working at once.`,
+    ]);
+    expect(stderr()).toBe('');
+    expect(await requestCount(svc.sandbox())).toBe(before);
+  });
+
+  it("another POST, and a webhook's rotation (its verb asks nothing either), are not asked about", async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'https://h.example/api-rotate');
+    const r = await svc.run(['api', 'POST', `/v1/webhooks/${id}/rotate-secret`, '--json']);
+    expect([r.code, r.stderr]).toEqual([0, '']);
   });
 });
