@@ -513,8 +513,10 @@ export function rotationSecretFlags(file: string | undefined): { to: string; nex
 }
 
 /**
- * What both rotate-secret verbs say beside a rotation's answer (`data`, as it is to be printed): an
- * earlier run's note, and a same-second tie's doubt (`unsure`) as a warning and in --json too
+ * What both rotate-secret verbs say beside a rotation's answer (`data`, as it is to be printed), and
+ * the one shape both print it in: an earlier run's stored answer with its note on stderr and
+ * `"replayed": true` in --json (asReplayed; `webhooks rotate-secret` left it out, brief s29 fixrot
+ * 1), and a same-second tie's doubt (`unsure`) as a warning and in --json too
  * (`secret_may_be_replaced`), so a script reading stdout tells it from a current secret.
  */
 export function sayRotation<T extends object>(
@@ -522,12 +524,14 @@ export function sayRotation<T extends object>(
   what: string,
   rotation: { byEarlierRun: boolean; unsure?: string },
   data: T,
-): T & { secret_may_be_replaced?: true } {
+): T & { replayed?: true; secret_may_be_replaced?: true } {
   if (rotation.byEarlierRun && !ctx.out.isMachine)
     ctx.out.info(earlierRotationNote(what, rotation.unsure !== undefined));
-  if (!rotation.unsure) return data;
+  const shown = asReplayed(data, rotation.byEarlierRun);
+  if (!rotation.unsure) return shown;
   ctx.out.warn(rotation.unsure);
-  return spreadAsTheyCame(data, { secret_may_be_replaced: true as const }) as T & {
+  return spreadAsTheyCame(shown, { secret_may_be_replaced: true as const }) as T & {
+    replayed?: true;
     secret_may_be_replaced: true;
   };
 }

@@ -9,7 +9,6 @@ import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import { confirmDestructive, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../kit.js';
 import {
-  asReplayed,
   keptUntil,
   rotateOnce,
   rotationSecretFlags,
@@ -112,7 +111,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     await file?.discard();
     throw error;
   }
-  const shown = sayRotation(ctx, what, { byEarlierRun: replayed, unsure }, asReplayed(data, replayed));
+  const shown = sayRotation(ctx, what, { byEarlierRun: replayed, unsure }, data);
   const [, remedy] = secretLost(data.client_id);
   await printClientWithSecret(
     ctx,
