@@ -20,7 +20,7 @@ import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
 import { AcceptedUnreadError } from '../platform/errors.js';
 import type { SentChange } from '../platform/found-after-lost.js';
-import { provenSameRotation, sameRotation } from '../platform/stored-answer.js';
+import { type SecretEvidence, storedSecretNow } from '../platform/stored-answer.js';
 import { LAGGING_READ_WAITS_MS, readThroughLag } from '../system/lagging-reads.js';
 import { SecretFile, type SecretIntent } from '../system/secret-file.js';
 import { pathWord, shellWord } from '../system/shell-words.js';
@@ -347,8 +347,11 @@ export async function madeNow<T>(
 /**
  * The object of a replayed creation with a one-time secret, as it is now (madeNow over `get`),
  * with the stored answer's `kept` fields (the secret, its warning), which a read never shows: its
- * secret rotated since the answer's `secret_rotated_at`: exit 6, the stale secret neither printed
- * nor written (`remedy` gets a new one).
+ * secret rotated since (storedSecretNow, the rotations' rule: a later rotation time, or the
+ * `evidence` telling another secret where whole seconds cannot, brief s29 fixrot 2): exit 6, the
+ * stale secret neither printed nor written (`remedy` gets a new one). No evidence and a rotation in
+ * the creation's second: the time rule's "no later rotation" (a server whose rotation time starts
+ * at the creation reads back so on every replay, review19 F4).
  */
 export async function asItIsNow<T extends { secret_rotated_at?: string | null; created_at?: string }>(
   ctx: Pick<Context, 'clock' | 'signal'>,
@@ -358,10 +361,12 @@ export async function asItIsNow<T extends { secret_rotated_at?: string | null; c
   created: Created,
   key: string,
   remedy: string,
+  evidence?: SecretEvidence,
 ): Promise<T> {
   const now = await madeNow(ctx, created, key, made.created_at, get);
-  if (!sameRotation(now.secret_rotated_at, made.secret_rotated_at, made.created_at)) {
-    throw rotatedSince(created, key, now.secret_rotated_at ?? '', remedy);
+  const judged = storedSecretNow(made, now, evidence);
+  if (judged === 'rotated-since' || judged === 'replaced') {
+    throw rotatedSince(created, key, now.secret_rotated_at ?? 'the server does not say when', remedy);
   }
   const keptFields = Object.fromEntries(kept.map((field) => [field, made[field]]));
   return spreadAsTheyCame(made, now, withNumbersOf(made, keptFields)) as unknown as T;
@@ -398,9 +403,9 @@ export interface Rotated {
   /**
    * Evidence beyond the rotation times, for when they cannot tell (the answer's and the read's
    * times one second apart or less, whole seconds): whether the stored answer's secret is still
-   * the current one (true), is not (false), or svc cannot tell (undefined).
+   * the current one (true), is not (false), or svc cannot tell (undefined); src/commands/secret-evidence.ts.
    */
-  stillCurrent?: (stored: Record<string, unknown>, now: Record<string, unknown>) => boolean | undefined;
+  stillCurrent?: SecretEvidence;
 }
 
 /**
@@ -442,7 +447,12 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
     ),
   );
   const rotatedAt = creation.data.secret_rotated_at;
-  if (!sameRotation(current.secret_rotated_at, rotatedAt)) {
+  // Times that cannot tell the answer's rotation from another in the same second (attack28b F2):
+  // evidence that can tell decides (the secret's fingerprint, the secrets rotated out then); a
+  // server that gives none gets the time rule, and a tie writes the secret with a warning, never
+  // withholds it: the answer may be this run's own rotation, whose old secret is dead (review28a H2).
+  const judged = storedSecretNow(creation.data, current, rotated.stillCurrent);
+  if (judged === 'rotated-since' || (judged === 'replaced' && !current.secret_rotated_at)) {
     const at = current.secret_rotated_at ?? 'unknown';
     throw new SvcError(
       'conflict',
@@ -452,39 +462,28 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
       { code: 'secret_rotated', hint: `get a new one with: ${rotated.again}` },
     );
   }
-  // Times that cannot tell the answer's rotation from another in the same second (attack28b F2):
-  // evidence that can tell decides (the secret's fingerprint, the secrets rotated out then); a
-  // server that gives none gets the time rule, and a tie writes the secret with a warning, never
-  // withholds it: the answer may be this run's own rotation, whose old secret is dead (review28a H2).
+  if (judged === 'replaced') {
+    const whose = creation.byEarlierRun
+      ? `the rotation with idempotency key ${creation.key} was made by an earlier run`
+      : `the platform answered with a rotation under idempotency key ${creation.key} (${BY_EITHER_RUN})`;
+    throw new SvcError(
+      'conflict',
+      `${whose}, and ${rotated.what}'s secret was rotated again in the same second (${rotatedAt}): the secret in that answer is not the current one, so svc neither prints nor writes it`,
+      {
+        code: 'secret_rotated',
+        hint: `get a working secret with a new rotation (it ends the secret in use, whoever holds it): ${rotated.again}`,
+      },
+    );
+  }
   if (
-    current.secret_rotated_at &&
+    judged === 'tie' &&
     rotatedAt &&
-    !provenSameRotation(current.secret_rotated_at, rotatedAt) &&
     !(!creation.byEarlierRun && madeByThisAttempt(rotatedAt, rotated.attempt?.()))
   ) {
-    const verdict = rotated.stillCurrent?.(
-      creation.data as Record<string, unknown>,
-      current as Record<string, unknown>,
-    );
-    if (verdict === false) {
-      const whose = creation.byEarlierRun
-        ? `the rotation with idempotency key ${creation.key} was made by an earlier run`
-        : `the platform answered with a rotation under idempotency key ${creation.key} (${BY_EITHER_RUN})`;
-      throw new SvcError(
-        'conflict',
-        `${whose}, and ${rotated.what}'s secret was rotated again in the same second (${rotatedAt}): the secret in that answer is not the current one, so svc neither prints nor writes it`,
-        {
-          code: 'secret_rotated',
-          hint: `get a working secret with a new rotation (it ends the secret in use, whoever holds it): ${rotated.again}`,
-        },
-      );
-    }
-    if (verdict === undefined) {
-      return {
-        ...creation,
-        unsure: `${rotated.what}'s secret was rotated at ${rotatedAt}, and svc cannot rule out another rotation in that same second (the platform gives whole seconds, and nothing that tells its secrets apart): if the secret is refused, get a new one with: ${rotated.againWritten ?? rotated.again}`,
-      };
-    }
+    return {
+      ...creation,
+      unsure: `${rotated.what}'s secret was rotated at ${rotatedAt}, and svc cannot rule out another rotation in that same second (the platform gives whole seconds, and nothing that tells its secrets apart): if the secret is refused, get a new one with: ${rotated.againWritten ?? rotated.again}`,
+    };
   }
   return creation;
 }

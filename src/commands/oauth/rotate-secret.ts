@@ -16,6 +16,7 @@ import {
   secretFileFor,
 } from '../replayed-creation.js';
 import type { SecretDestination } from '../secret-destination.js';
+import { clientSecretEvidence } from '../secret-evidence.js';
 import { clientSecretDestination, printClientWithSecret } from './create.js';
 
 export interface RotateSecretOptions {
@@ -30,22 +31,6 @@ export function parseRotateSecret(clientId: unknown, flags: Record<string, unkno
     secret: clientSecretDestination(flags, 'svc oauth rotate-secret'),
     idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
   };
-}
-
-/**
- * Whether a stored rotation's secret is still the client's current one, told by the fingerprint
- * the client record carries (secret_last4, the sandbox's; review28a H2): the same last four
- * characters, current (true); others, replaced since (false); a server that gives none cannot
- * tell (undefined), and the rotation times decide. Nothing is sent: the token endpoint, asked
- * before, could not tell on many servers and withheld a live secret (a client without the
- * refresh_token grant, Basic-only client authentication, a grant checked first, a 5xx).
- */
-function sameFingerprint(stored: Record<string, unknown>, now: Record<string, unknown>): boolean | undefined {
-  const [secret, last4] = [stored.client_secret, now.secret_last4];
-  if (typeof secret !== 'string' || secret.length < 4 || typeof last4 !== 'string' || last4.length !== 4) {
-    return undefined;
-  }
-  return secret.endsWith(last4);
 }
 
 export async function runRotateSecret(ctx: Context, options: RotateSecretOptions): Promise<void> {
@@ -86,7 +71,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
         again: command(to),
         againWritten: command(next),
         attempt: () => attemptStart(platform, startMs),
-        stillCurrent: sameFingerprint,
+        stillCurrent: clientSecretEvidence,
       },
       (idempotencyKey) => platform.oauth.clients.rotateSecret(options.clientId, { idempotencyKey }),
       () => platform.oauth.clients.get(options.clientId),

@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import { sameInstant } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
@@ -15,6 +14,7 @@ import {
   sayRotation,
   secretIntent,
 } from '../replayed-creation.js';
+import { webhookSecretEvidence } from '../secret-evidence.js';
 import { restoreSecretCommand } from './by-hand.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { webhookArg } from './shared.js';
@@ -34,27 +34,6 @@ export function parseWebhooksRotateSecret(
     secret: secretDestination(flags, 'svc webhooks rotate-secret'),
     idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
   };
-}
-
-/**
- * A stored rotation's secret against the webhook as it is now, when their rotation times are one
- * second (attack28b F2): another rotation in that second rotated this answer's secret out, so the
- * webhook lists one more secret rotated out then than the answer did (true: as many, the answer's
- * is current; false: more; undefined: a server that lists none, or fewer).
- */
-function rotatedOutAlike(stored: Record<string, unknown>, now: Record<string, unknown>): boolean | undefined {
-  const at = stored.secret_rotated_at;
-  if (typeof at !== 'string') return undefined;
-  const count = (webhook: Record<string, unknown>) =>
-    Array.isArray(webhook.previous_secrets)
-      ? webhook.previous_secrets.filter(
-          (e: { rotated_out_at?: unknown } | null) =>
-            typeof e?.rotated_out_at === 'string' && sameInstant(e.rotated_out_at, at),
-        ).length
-      : undefined;
-  const [then, later] = [count(stored), count(now)];
-  if (then === undefined || later === undefined || later < then) return undefined;
-  return later === then;
 }
 
 export async function runWebhooksRotateSecret(
@@ -82,7 +61,7 @@ export async function runWebhooksRotateSecret(
           again: command(to),
           againWritten: command(next),
           attempt: () => attemptStart(platform, startMs),
-          stillCurrent: rotatedOutAlike,
+          stillCurrent: webhookSecretEvidence,
         },
         (idempotencyKey) => platform.webhooks.rotateSecret(options.webhook, { idempotencyKey }),
         () => platform.webhooks.get(options.webhook),
