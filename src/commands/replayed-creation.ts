@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { spreadAsTheyCame, withNumbersOf } from '../api/numbers-as-they-came.js';
-import { serverTime } from '../api/time.js';
+import { clearlyAfter, serverTime } from '../api/time.js';
 import { stateDir } from '../config/paths.js';
 import { heirOf } from '../config/store-directory.js';
 import type { Context } from '../context.js';
@@ -19,7 +19,6 @@ import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
 import { AcceptedUnreadError } from '../platform/errors.js';
-import type { SentChange } from '../platform/found-after-lost.js';
 import { type SecretEvidence, storedSecretNow } from '../platform/stored-answer.js';
 import { LAGGING_READ_WAITS_MS, readThroughLag } from '../system/lagging-reads.js';
 import { SecretFile, type SecretIntent } from '../system/secret-file.js';
@@ -395,12 +394,6 @@ export interface Rotated {
    */
   againWritten?: string;
   /**
-   * This attempt's start (attemptStart), read once its answer is in: an answer whose rotation is
-   * not before it, on the platform's clock, is this request's own rotation, and carries no more
-   * doubt than a rotation without a key (review28d M2).
-   */
-  attempt?: () => Pick<SentChange, 'before' | 'onServerClock'>;
-  /**
    * Evidence beyond the rotation times, for when they cannot tell (the answer's and the read's
    * times one second apart or less, whole seconds): whether the stored answer's secret is still
    * the current one (true), is not (false), or svc cannot tell (undefined); src/commands/secret-evidence.ts.
@@ -423,6 +416,10 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
   now: () => Promise<{ secret_rotated_at?: string | null }>,
   key = given ?? newIdempotencyKey(),
 ): Promise<Creation<T> & { unsure?: string }> {
+  // Under the user's own key, the object as it was before the request (nothing sent yet): a
+  // rotation in the answer clearly after the one it showed was made after this command began, so
+  // it is this request's own, or an answer the server marks as fresh is (brief s29 fixrot 3).
+  const before = given === undefined ? undefined : await readBefore(now);
   const creation = await createOnce(
     given,
     'rotation',
@@ -475,11 +472,13 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
       },
     );
   }
-  if (
-    judged === 'tie' &&
-    rotatedAt &&
-    !(!creation.byEarlierRun && madeByThisAttempt(rotatedAt, rotated.attempt?.()))
-  ) {
+  // A tie the request's own rotation makes carries no more doubt than a rotation without a key
+  // (review28d M2). Its time against the command's start was no proof: an unmarked replay of an
+  // earlier run's rotation with that key, made in the second this command started (or within the
+  // Date header's second of it), was taken as its own, with no warning (brief s29 fixrot 3).
+  const ownRotation =
+    (creation.unmarked === false && !creation.byEarlierRun) || rotatedAfterRead(before, rotatedAt);
+  if (judged === 'tie' && rotatedAt && !ownRotation) {
     return {
       ...creation,
       unsure: `${rotated.what}'s secret was rotated at ${rotatedAt}, and svc cannot rule out another rotation in that same second (the platform gives whole seconds, and nothing that tells its secrets apart): if the secret is refused, get a new one with: ${rotated.againWritten ?? rotated.again}`,
@@ -489,16 +488,31 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
 }
 
 /**
- * A rotation this very request made: its time not before the attempt's start, both on the
- * platform's clock (whole seconds, the start floored). On this machine's clock nothing is decided.
+ * The object as it was before a keyed rotation was sent, or undefined when it could not be read
+ * (then nothing is proven by it: a tie warns). Ctrl-C stops the command, nothing sent.
  */
-function madeByThisAttempt(
-  rotatedAt: string,
-  start: Pick<SentChange, 'before' | 'onServerClock'> | undefined,
+async function readBefore(
+  read: () => Promise<{ secret_rotated_at?: string | null }>,
+): Promise<{ secret_rotated_at?: string | null } | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof SvcError && error.category === 'interrupted') throw error;
+    return undefined;
+  }
+}
+
+/**
+ * Whether a rotation at `rotatedAt` was made after the read `before` (readBefore): that read showed
+ * none yet (null), or one clearly before it (clearlyAfter: a later second, whole seconds). A read
+ * that gave no time, or none at all, proves nothing.
+ */
+function rotatedAfterRead(
+  before: { secret_rotated_at?: string | null } | undefined,
+  rotatedAt: string | null | undefined,
 ): boolean {
-  if (!start?.onServerClock || !start.before) return false;
-  const late = serverTime(rotatedAt) - serverTime(start.before);
-  return Number.isFinite(late) && late >= 0;
+  if (!before || !rotatedAt || before.secret_rotated_at === undefined) return false;
+  return before.secret_rotated_at === null || clearlyAfter(rotatedAt, before.secret_rotated_at);
 }
 
 /**

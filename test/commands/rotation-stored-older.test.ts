@@ -86,3 +86,38 @@ describe('a rotation key run again 30 s later, the stored answer unmarked', () =
     },
   );
 });
+
+// brief s29 fixrot 3: the same unmarked server, the key run again in the very second of the first
+// run's rotation (the clock not moved): svc cannot tell the stored answer from a rotation of its
+// own by the time, and it was taken as its own, with no warning. Its read of the object before the
+// request shows that rotation already made: the same warning as any tie. A first use of a key
+// (r1 above and here) reads no rotation yet, and stays free of it.
+describe('a rotation key run again in the same second, the stored answer unmarked', () => {
+  it.each([
+    ['oauth', 'OAuth client'],
+    ['webhook', 'webhook'],
+  ] as const)('%s: not taken as this request’s own: written with the warning', async (noun, what) => {
+    const id = await made(noun);
+    const group = noun === 'oauth' ? 'oauth' : 'webhooks';
+    const key = `same-${++runs}`;
+    const [first, file] = [join(files, `c-${runs}.secret`), join(files, `d-${runs}.secret`)];
+    const rotate = (to: string, ...more: string[]) =>
+      svc.run(
+        [group, 'rotate-secret', id, '--yes', '--secret-file', to, '--idempotency-key', key, ...more],
+        at(),
+      );
+    const r1 = await rotate(first);
+    expect([r1.code, r1.stderr.includes('warning:')], r1.stderr).toEqual([0, false]);
+    const r = await rotate(file, '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ secret_may_be_replaced: true });
+    const second = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
+    const again = `svc ${group} rotate-secret ${id} --secret-file ${file}.new${noun === 'oauth' ? ' --yes' : ''}`;
+    expect(r.stderr).toBe(
+      `warning: ${what} ${id}'s secret was rotated at ${second}, and svc cannot rule out another rotation in that same second ` +
+        '(the platform gives whole seconds, and nothing that tells its secrets apart): ' +
+        `if the secret is refused, get a new one with: ${again}\n`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe(readFileSync(first, 'utf8'));
+  });
+});

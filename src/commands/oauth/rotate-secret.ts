@@ -3,7 +3,6 @@ import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
-import { attemptStart } from '../../platform/found-after-lost.js';
 import { refuseUnusableSecret } from '../../system/secret-form.js';
 import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
@@ -61,7 +60,6 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   let unsure: string | undefined;
   try {
     const platform = await ctx.platform();
-    const startMs = ctx.clock.now();
     const rotation = await rotateOnce(
       options.idempotencyKey,
       {
@@ -70,7 +68,6 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
         rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
         again: command(to),
         againWritten: command(next),
-        attempt: () => attemptStart(platform, startMs),
         stillCurrent: clientSecretEvidence,
       },
       (idempotencyKey) => platform.oauth.clients.rotateSecret(options.clientId, { idempotencyKey }),
@@ -130,8 +127,9 @@ export function rotateSecretCommand(make: MakeContext): Command {
         "second, told by the client's secret_last4): exit 6, not written. A server that gives no\n" +
         'secret_last4 (the reference gives none; the sandbox does): a stored answer in the same second\n' +
         'as the client now is written, with a warning that a rotation in that second cannot be ruled out\n' +
-        '(in --json: "secret_may_be_replaced": true); a rotation this command made itself (its time not\n' +
-        "before the command's start, on the platform's clock) carries no such doubt.",
+        '(in --json: "secret_may_be_replaced": true); a rotation this command made itself carries no\n' +
+        'such doubt: one after the client as svc read it just before the request (with a key), or one\n' +
+        'the server marks as no stored answer.',
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))

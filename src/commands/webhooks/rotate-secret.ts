@@ -2,7 +2,6 @@ import { Command, Option } from 'commander';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
-import { attemptStart } from '../../platform/found-after-lost.js';
 import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import { examples, idempotencyKeyFlag, type MakeContext } from '../kit.js';
@@ -51,7 +50,6 @@ export async function runWebhooksRotateSecret(
     ctx,
     options.secret,
     async () => {
-      const startMs = ctx.clock.now();
       const rotation = await rotateOnce(
         options.idempotencyKey,
         {
@@ -60,7 +58,6 @@ export async function runWebhooksRotateSecret(
           rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
           again: command(to),
           againWritten: command(next),
-          attempt: () => attemptStart(platform, startMs),
           stillCurrent: webhookSecretEvidence,
         },
         (idempotencyKey) => platform.webhooks.rotateSecret(options.webhook, { idempotencyKey }),
@@ -134,8 +131,8 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'written. A server whose rotated-out secrets cannot tell (the reference lists none; the sandbox\n' +
         'does): a stored answer in the same second as the webhook now is written, with a warning that a\n' +
         'rotation in that second cannot be ruled out (in --json: "secret_may_be_replaced": true); a\n' +
-        "rotation this command made itself (its time not before the command's start, on the platform's\n" +
-        'clock) carries no such doubt.',
+        'rotation this command made itself carries no such doubt: one after the webhook as svc read it\n' +
+        'just before the request (with a key), or one the server marks as no stored answer.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(
