@@ -1,11 +1,11 @@
 /**
- * A rotation key run again, 30 s later, on a server that marks no stored answer and gives no
- * evidence of the secret (no `Idempotent-Replayed`, no secret_last4, no previous_secrets; its Date
- * kept): the answer's rotation is older than this attempt's start on the platform's clock, so it is
- * not taken as this request's own (review28e M2: `madeByThisAttempt`'s `late >= 0` was untested in
- * this direction, every other test runs on a frozen clock): the secret is written with the
- * same-second warning, and `--json` says `secret_may_be_replaced`. The clock is moved by the test,
- * never by time passing.
+ * A rotation key run again, 30 s later or in the same second, on a server that marks no stored
+ * answer and gives no evidence of the secret (no `Idempotent-Replayed`, no secret_last4, no
+ * previous_secrets; its Date kept): the answer's rotation is no later than the one svc's read just
+ * before the request showed, so it is not taken as this request's own (review28e M2; brief s29
+ * fixrot 3: it was judged by its time against the command's start, which the same second could
+ * not tell): the secret is written with the same-second warning, and `--json` says
+ * `secret_may_be_replaced`. The clock is moved by the test, never by time passing.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
