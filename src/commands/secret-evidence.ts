@@ -5,20 +5,26 @@
  * undefined, and the times decide. Used by the rotations (rotateOnce) and the replayed creations
  * (asItIsNow) alike.
  */
+import { createHash } from 'node:crypto';
 import { sameInstant } from '../api/time.js';
 import type { SecretEvidence } from '../platform/stored-answer.js';
 
 /**
- * An OAuth client's: the fingerprint its record carries (secret_last4, review28a H2) against the
- * stored answer's client_secret: the same last four characters, current (true); others, replaced
- * (false); none, undefined. The token endpoint, asked before, could not tell on many servers and
- * withheld a live secret (a client without the refresh_token grant, Basic-only authentication).
+ * An OAuth client's: a fingerprint its record carries against the stored answer's client_secret,
+ * the longer one where the server gives it (secret_sha256_prefix: the first hex characters of the
+ * secret's SHA-256, brief s29 fixrot 4), else secret_last4 (review28a H2; two secrets share their
+ * last four characters once in 16.7 million, and are then taken as the same): the same, current
+ * (true); another, replaced (false); none, undefined. The token endpoint, asked before, could not
+ * tell on many servers and withheld a live secret (a client without the refresh_token grant).
  */
 export const clientSecretEvidence: SecretEvidence = (stored, now) => {
-  const [secret, last4] = [stored.client_secret, now.secret_last4];
-  if (typeof secret !== 'string' || secret.length < 4 || typeof last4 !== 'string' || last4.length !== 4) {
-    return undefined;
+  const secret = stored.client_secret;
+  if (typeof secret !== 'string' || secret.length < 4) return undefined;
+  const [prefix, last4] = [now.secret_sha256_prefix, now.secret_last4];
+  if (typeof prefix === 'string' && /^[0-9a-f]{8,64}$/i.test(prefix)) {
+    return createHash('sha256').update(secret, 'utf8').digest('hex').startsWith(prefix.toLowerCase());
   }
+  if (typeof last4 !== 'string' || last4.length !== 4) return undefined;
   return secret.endsWith(last4);
 };
 

@@ -19,12 +19,17 @@ const frozen = Math.floor(Date.now() / 1000) * 1000 + 500;
 const svc = useSandboxContext({ baseClock: () => frozen });
 const files = useTempDir('svc-creation-rotated-same-second-');
 afterAll(() => rmSync(files, { recursive: true, force: true }));
-/** A server whose records carry no secret_last4 / previous_secrets (as the reference); its replay marker kept. */
+/** A server whose records carry no secret_last4 / secret_sha256_prefix / previous_secrets (as the reference); its replay marker kept. */
 const plain = useLossyProxy(svc.sandbox, {
   lose: () => false,
   reshape: (_method, path, status, text, headers) => {
     if (!/^\/v1\/(oauth\/clients|webhooks)/.test(path) || !text.startsWith('{')) return undefined;
-    const { secret_last4: _last4, previous_secrets: _previous, ...body } = JSON.parse(text);
+    const {
+      secret_last4: _last4,
+      secret_sha256_prefix: _prefix,
+      previous_secrets: _previous,
+      ...body
+    } = JSON.parse(text);
     const kept = Object.entries(headers).filter(
       (h): h is [string, string] =>
         ['date', 'idempotent-replayed'].includes(h[0].toLowerCase()) && typeof h[1] === 'string',

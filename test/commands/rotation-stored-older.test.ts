@@ -1,6 +1,7 @@
 /**
  * A rotation key run again, 30 s later or in the same second, on a server that marks no stored
- * answer and gives no evidence of the secret (no `Idempotent-Replayed`, no secret_last4, no
+ * answer and gives no evidence of the secret (no `Idempotent-Replayed`, no secret_last4 nor
+ * secret_sha256_prefix, no
  * previous_secrets; its Date kept): the answer's rotation is no later than the one svc's read just
  * before the request showed, so it is not taken as this request's own (review28e M2; brief s29
  * fixrot 3: it was judged by its time against the command's start, which the same second could
@@ -23,7 +24,12 @@ const unmarked = useLossyProxy(svc.sandbox, {
   lose: () => false,
   reshape: (_method, path, status, text, headers) => {
     if (!/^\/v1\/(oauth\/clients|webhooks)\//.test(path) || !text.startsWith('{')) return undefined;
-    const { secret_last4: _last4, previous_secrets: _previous, ...body } = JSON.parse(text);
+    const {
+      secret_last4: _last4,
+      secret_sha256_prefix: _prefix,
+      previous_secrets: _previous,
+      ...body
+    } = JSON.parse(text);
     const date = Object.entries(headers).filter(
       (h): h is [string, string] => h[0].toLowerCase() === 'date' && typeof h[1] === 'string',
     );
