@@ -460,11 +460,14 @@ export function stepWorker(
               grant.justification,
               `the server answered with a grant in place: ${other}`,
             );
-          // The platform's record of a grant made earlier: done only while the user holds it.
+          // The platform's record of a grant made earlier: done only while the user holds it. Sent
+          // by the run this one resumes (its mark), it is marked replayed: the runner counts it
+          // that run's, counted apart from this one's (BulkSummary.earlierRun): that run counted it.
           if (response.replayed)
             return {
               ...(await checkStoredGrant(platform, granted(grant, role), made, stored(response))),
               audit_trail_id: made.audit_trail_id,
+              ...(cut === undefined ? {} : call.replayed(response)),
             };
           const odd = oddGrantStatus(made.status);
           return {
