@@ -49,6 +49,7 @@ import {
 import { grant, plan, revoke } from './bulk-workers.js';
 import { CallerForecast } from './holds.js';
 import { orderLinked, RowsForecast } from './last-admin.js';
+import { notingRoles, refuseChangedRoles } from './resumed-roles.js';
 import { COLUMN_LIST, keepColumns, UnknownFields } from './row-header.js';
 import {
   type BulkKind,
@@ -179,22 +180,31 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       // name the tenant (changedIn).
       where: () => changedIn(ctx.settings()),
       prepare: async (run, journal) => {
+        // A resumed run whose rows done (or in flight) acted on a role its name no longer means:
+        // refused before anything (attack29b F1, F2).
+        refuseChangedRoles(ctx.settings(), kind, journal, roles);
         const fields = new UnknownFields();
+        const named = new Map<string, string>();
         const left = await checkInput(
           ctx,
           input.label,
           refuseCutLastRow(
             input,
             fields.noting(
-              fileRows(input.path, input.name, rulesAt(run, journal), {
-                duplicates: true,
-                noRowsIsNone: stdin,
-              }),
+              notingRoles(
+                fileRows(input.path, input.name, rulesAt(run, journal), {
+                  duplicates: true,
+                  noRowsIsNone: stdin,
+                }),
+                named,
+              ),
             ),
           ),
           () => (fields.seen ? `${fixHint}; keep only those: ${keepColumns(kind)}` : fixHint),
           limits.rows,
         );
+        // What each role name of the file means now, kept in a new run's first line.
+        journal.keepSubjects(named);
         const { count, first } = passed;
         if (first) {
           const { message, hint } = expired(first.counted, first.at);
