@@ -180,8 +180,8 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       // name the tenant (changedIn).
       where: () => changedIn(ctx.settings()),
       prepare: async (run, journal) => {
-        // A resumed run whose rows done (or in flight) acted on a role its name no longer means:
-        // refused before anything (attack29b F1, F2).
+        // A resumed run's journal from an earlier svc, which kept no role ids: refused before the
+        // file is read (attack29b F1).
         refuseChangedRoles(ctx.settings(), kind, journal, roles);
         const fields = new UnknownFields();
         const named = new Map<string, string>();
@@ -203,7 +203,9 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
           () => (fields.seen ? `${fixHint}; keep only those: ${keepColumns(kind)}` : fixHint),
           limits.rows,
         );
-        // What each role name of the file means now, kept in a new run's first line.
+        // A resumed run's rows whose role name now means another role: refused before anything
+        // is sent; a new run keeps what each role name of the file means now in its first line.
+        refuseChangedRoles(ctx.settings(), kind, journal, roles, named);
         journal.keepSubjects(named);
         const { count, first } = passed;
         if (first) {

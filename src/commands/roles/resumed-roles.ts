@@ -12,14 +12,16 @@ import type { BulkKind } from './rows.js';
  * is refused, before anything is sent, when a name now means another role (renamed or deleted and
  * made again, the platform's state reset): those rows acted on the old role, and the run would
  * report them done beside the new one (attack29b F1, F2). A journal an earlier svc wrote keeps no
- * ids: its done rows cannot be told done, so it is refused too. The roles are the run's one listing:
- * no read per row.
+ * ids: its done rows cannot be told done, so it is refused too (before the file is read; the
+ * other check once its rows are, `named`). The roles are the run's one listing: no read per row.
  */
 export function refuseChangedRoles(
   settings: TargetSettings,
   kind: BulkKind,
   journal: Journal,
   roles: readonly Role[],
+  /** Each role the file's rows name, by name, as they resolve now (undefined: not read yet). */
+  named?: ReadonlyMap<string, string>,
 ): void {
   if (!journal.run.resumed) return;
   const done = journal.earlier().length;
@@ -45,21 +47,29 @@ export function refuseChangedRoles(
       },
     );
   }
-  const byName = new Map(roles.map((r) => [r.name, r] as const));
+  if (named === undefined) return;
+  // A name the earlier run knew must mean the same id now; a name it did not know (a row naming its
+  // role by id, renamed since) must be of an id it acted on. Two roles whose names were swapped
+  // are refused even in a file naming them by id (conservative: a new run is the way on).
+  const then = new Set(known.values());
   const byId = new Map(roles.map((r) => [r.id, r] as const));
   const changed: string[] = [];
   let look: string | undefined;
-  for (const [name, thenId] of known) {
-    const now = byName.get(name);
-    if (now?.id === thenId) continue;
-    const old = byId.get(thenId);
+  for (const [name, nowId] of named) {
+    const thenId = known.get(name);
+    if (thenId === undefined ? then.has(nowId) : thenId === nowId) continue;
+    const old = thenId === undefined ? undefined : byId.get(thenId);
+    if (thenId === undefined) {
+      changed.push(`other roles (${rows}), but the file's role ${name} is ${nowId} now, none of them`);
+      continue;
+    }
     const oldNow =
       old === undefined
         ? `${thenId} is no longer listed (deleted, or the platform's state was reset)`
         : `${thenId} is now named ${old.name}`;
-    const nameNow =
-      now === undefined ? `${name} is no longer listed` : `${name} is now another role (${now.id})`;
-    changed.push(`role ${name} as ${thenId} (${rows}), but ${nameNow} and ${oldNow}`);
+    changed.push(
+      `role ${name} as ${thenId} (${rows}), but ${name} is now another role (${nowId}) and ${oldNow}`,
+    );
     if (old !== undefined) look ??= old.name;
   }
   if (changed.length === 0) return;

@@ -110,6 +110,17 @@ describe('a resumed roles file whose role name now means another role', () => {
     );
   });
 
+  it('rows naming the role by its id: a rename changes nothing they mean, the resume goes on', async () => {
+    const name = `fx10-${Date.now()}`;
+    const id = await customRole(sandbox(), name);
+    const { argv } = await cutRun('assign', id, [4, 5, 6]);
+    await rename(id, `${name}-old`);
+    await customRole(sandbox(), name);
+    const again = await svc.run(argv);
+    expect(again.code, again.stderr).toBe(7);
+    expect(again.stdout.split('\n').filter((l) => /\tskipped\t/.test(l))).toHaveLength(3);
+  });
+
   it('the same role, nothing changed: the resume goes on as before', async () => {
     const name = `fx9-${Date.now()}`;
     await customRole(sandbox(), name);
