@@ -103,12 +103,18 @@ export function invalidClientHint(
   error?: unknown,
   idFrom?: string,
 ): string {
-  if (error instanceof ApiError && /unknown client/i.test(error.message))
-    return `the server does not know this client id${idFrom ? `, ${idFrom}` : ''}: check it`;
+  if (error instanceof ApiError && saysUnknownClient(error.message)) return unknownClientWords(idFrom);
   return clientSecret === undefined
     ? 'a confidential client needs its secret: --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET'
     : 'check the client id and its secret (from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET)';
 }
+
+/** A server's invalid_client that says the client id is unknown to it (not a wrong secret). */
+export const saysUnknownClient = (message: string): boolean => /unknown client/i.test(message);
+
+/** What a client id the server does not know calls for; `idFrom`: where the id came from. */
+export const unknownClientWords = (idFrom?: string): string =>
+  `the server does not know this client id${idFrom ? `, ${idFrom}` : ''}: check it`;
 
 /**
  * A failed token request as an authentication failure (exit 3), its message cleaned of any

@@ -49,6 +49,7 @@ import {
 import { grant, plan, revoke } from './bulk-workers.js';
 import { CallerForecast } from './holds.js';
 import { orderLinked, RowsForecast } from './last-admin.js';
+import { notingRoles, refuseChangedRoles } from './resumed-roles.js';
 import { COLUMN_LIST, keepColumns, UnknownFields } from './row-header.js';
 import {
   type BulkKind,
@@ -179,22 +180,33 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       // name the tenant (changedIn).
       where: () => changedIn(ctx.settings()),
       prepare: async (run, journal) => {
+        // A resumed run's journal from an earlier svc, which kept no role ids: refused before the
+        // file is read (attack29b F1).
+        refuseChangedRoles(ctx.settings(), kind, journal, roles);
         const fields = new UnknownFields();
+        const named = new Map<string, string>();
         const left = await checkInput(
           ctx,
           input.label,
           refuseCutLastRow(
             input,
             fields.noting(
-              fileRows(input.path, input.name, rulesAt(run, journal), {
-                duplicates: true,
-                noRowsIsNone: stdin,
-              }),
+              notingRoles(
+                fileRows(input.path, input.name, rulesAt(run, journal), {
+                  duplicates: true,
+                  noRowsIsNone: stdin,
+                }),
+                named,
+              ),
             ),
           ),
           () => (fields.seen ? `${fixHint}; keep only those: ${keepColumns(kind)}` : fixHint),
           limits.rows,
         );
+        // A resumed run's rows whose role name now means another role: refused before anything
+        // is sent; a new run keeps what each role name of the file means now in its first line.
+        refuseChangedRoles(ctx.settings(), kind, journal, roles, named);
+        journal.keepSubjects(named);
         const { count, first } = passed;
         if (first) {
           const { message, hint } = expired(first.counted, first.at);
