@@ -1,4 +1,5 @@
 import { SVC_PUBLIC_CLIENT_ID } from '../api/constants.js';
+import { loginCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readSecret, type SecretFlags } from './secret-input.js';
@@ -11,6 +12,15 @@ import { readSecret, type SecretFlags } from './secret-input.js';
  * names no per-client authentication method, so svc-cli is the only client svc knows to be public.
  */
 export const isPublicClient = (clientId: string | undefined): boolean => clientId === SVC_PUBLIC_CLIENT_ID;
+
+/**
+ * The ways in for svc-cli on a server that registered it as confidential (review29a M1): svc sends
+ * it no secret, so nothing through svc-cli works there, and the hints that name a secret source
+ * (refused by flag, ignored from SVC_CLIENT_SECRET) would send the user round in a loop. `login`
+ * is the profile's login command (loginCommand).
+ */
+export const publicClientWayOut = (clientId: string, login: string): string =>
+  `if this server registered ${clientId} as confidential, log in with \`${login} --with-token\`, or pass --client-id of a client it registered for you, with that client's secret`;
 
 /** The secret a stored login sends for its client: none for svc-cli (one an older svc stored). */
 export const sentClientSecret = (credential: {
@@ -36,6 +46,7 @@ export async function clientSecretFor(
     if (flag !== undefined) {
       throw new UsageError(
         `${clientId} is svc's own public client and takes no client secret (it proves itself with PKCE; a secret sent for it is refused with invalid_client): leave out ${flag}`,
+        { hint: publicClientWayOut(clientId, loginCommand(ctx.settings())) },
       );
     }
     if (ctx.env.SVC_CLIENT_SECRET) {
