@@ -29,6 +29,22 @@ export const sentClientSecret = (credential: {
 }): string | undefined => (isPublicClient(credential.client_id) ? undefined : credential.client_secret);
 
 /**
+ * A secret flag given for svc-cli refused (exit 2); nothing else is read, so a command may call it
+ * before it uses the network (`oauth authorize`, ahead of its client lookup: review29a L4).
+ * clientSecretFor calls it too.
+ */
+export function refusePublicClientSecret(ctx: Context, flags: SecretFlags, clientId: string): void {
+  if (!isPublicClient(clientId)) return;
+  const flag =
+    flags.file !== undefined ? '--client-secret-file' : flags.stdin ? '--client-secret-stdin' : undefined;
+  if (flag === undefined) return;
+  throw new UsageError(
+    `${clientId} is svc's own public client and takes no client secret (it proves itself with PKCE; a secret sent for it is refused with invalid_client): leave out ${flag}`,
+    { hint: publicClientWayOut(clientId, loginCommand(ctx.settings())) },
+  );
+}
+
+/**
  * The secret a browser or device login (and `oauth authorize`) sends for `clientId`, which is the
  * one it stores. For svc-cli: a secret given by flag is refused before anything is opened (it
  * would fail after the user consented, and stored, it is never sent); SVC_CLIENT_SECRET (left over
@@ -41,14 +57,7 @@ export async function clientSecretFor(
   options: { required?: boolean } = {},
 ): Promise<string | undefined> {
   if (isPublicClient(clientId)) {
-    const flag =
-      flags.file !== undefined ? '--client-secret-file' : flags.stdin ? '--client-secret-stdin' : undefined;
-    if (flag !== undefined) {
-      throw new UsageError(
-        `${clientId} is svc's own public client and takes no client secret (it proves itself with PKCE; a secret sent for it is refused with invalid_client): leave out ${flag}`,
-        { hint: publicClientWayOut(clientId, loginCommand(ctx.settings())) },
-      );
-    }
+    refusePublicClientSecret(ctx, flags, clientId);
     if (ctx.env.SVC_CLIENT_SECRET) {
       ctx.out.warn(
         `SVC_CLIENT_SECRET is set but not sent: ${clientId} is svc's own public client (it proves itself with PKCE); unset SVC_CLIENT_SECRET unless another client needs it`,
