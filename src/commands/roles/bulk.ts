@@ -4,6 +4,7 @@ import { type Anchor, describeExpiry } from '../../api/expiry.js';
 import { grantsPermission } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { isoSeconds, serverTime } from '../../api/time.js';
+import { stopsSaid, stopsSentence, type WebhookStops } from '../../api/webhook-stops.js';
 import { checkInput, type LineVerdict } from '../../bulk/check.js';
 import {
   BULK_INPUT_LIMITS,
@@ -30,6 +31,7 @@ import {
   startMark,
 } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
+import { forecastFileStops, sayStopped } from '../../platform/webhook-stops.js';
 import { withConcurrency } from '../../system/command-scope.js';
 import { sayReadingTerminal } from '../../system/input.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
@@ -158,6 +160,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
     /** Rows granted with another expiry than the one asked for (attack18b 15). */
     const notKept: Array<{ line: number; user: string }> = [];
     const permissions = new Map(roles.map((r) => [r.id, r.permissions] as const));
+    let stops: WebhookStops | undefined;
     /** Who the caller is (grantAnswerNotMade): read at the run's start, in prepare. */
     let callers: CallerIds = callerIdsOnce(platform, ctx.signal);
     const verb: BulkVerb<Row, RowOutput> = {
@@ -204,6 +207,16 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
         }
         // Before the question and the first row: the caller's own rows must be told apart.
         await caller.require(kind, options.dryRun);
+        // The webhooks the revocations stop (attack29a F1): in the question, the dry run, the run's end.
+        if (kind === 'revoke')
+          stops = await forecastFileStops(
+            platform,
+            fileRows(input.path, input.name, rulesAt(run, journal), {
+              duplicates: false,
+              noRowsIsNone: stdin,
+            }),
+            permissions,
+          );
         // Who the caller is, for every grant's answer, read before the first is sent (a read that
         // fails stops the run here, nothing granted; brief fixgrant4 item 3).
         if (kind === 'assign' && !options.dryRun)
@@ -301,7 +314,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
               confirmDestructive(
                 ctx,
                 async () =>
-                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label}, in ${await tenantLabel(ctx)}?`,
+                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label}, in ${await tenantLabel(ctx)}?${stopsSentence(stops)}`,
                 `revoking the roles listed in ${input.label}`,
               ),
           }
@@ -313,6 +326,10 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       sayShortened(ctx, shortened, options.dryRun);
       sayKeysMayStop(ctx, keysStopped, options.dryRun);
       sayExpiryNotKept(ctx, notKept);
+      if (stops && options.dryRun) {
+        const said = stopsSaid(stops, 'the run');
+        if (said) ctx.out.warn(said);
+      } else await sayStopped(platform, stops, (m) => ctx.out.warn(m));
     }
   } finally {
     // A copy that cannot be removed (attack21 F3: out of file descriptors) is one warning after
