@@ -51,6 +51,7 @@ import {
 import { grant, plan, revoke } from './bulk-workers.js';
 import { CallerForecast } from './holds.js';
 import { orderLinked, RowsForecast } from './last-admin.js';
+import { OWN_ROW_NOTE, type OwnRow, ownRows, ownRowsSaid, ownSentence } from './own-rows.js';
 import { COLUMN_LIST, keepColumns, UnknownFields } from './row-header.js';
 import {
   type BulkKind,
@@ -161,6 +162,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
     const notKept: Array<{ line: number; user: string }> = [];
     const permissions = new Map(roles.map((r) => [r.id, r.permissions] as const));
     let stops: WebhookStops | undefined;
+    let own: OwnRow[] = [];
     /** Who the caller is (grantAnswerNotMade): read at the run's start, in prepare. */
     let callers: CallerIds = callerIdsOnce(platform, ctx.signal);
     const verb: BulkVerb<Row, RowOutput> = {
@@ -207,16 +209,17 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
         }
         // Before the question and the first row: the caller's own rows must be told apart.
         await caller.require(kind, options.dryRun);
-        // The webhooks the revocations stop (attack29a F1): in the question, the dry run, the run's end.
-        if (kind === 'revoke')
-          stops = await forecastFileStops(
-            platform,
+        // The caller's own rows (attack29a F2) and the webhooks the revocations stop (F1): in the
+        // question, on the rows, after a dry run's summary; the stops read back at the run's end.
+        if (kind === 'revoke') {
+          const again = () =>
             fileRows(input.path, input.name, rulesAt(run, journal), {
               duplicates: false,
               noRowsIsNone: stdin,
-            }),
-            permissions,
-          );
+            });
+          own = await ownRows(again(), caller);
+          stops = await forecastFileStops(platform, again(), permissions);
+        }
         // Who the caller is, for every grant's answer, read before the first is sent (a read that
         // fails stops the run here, nothing granted; brief fixgrant4 item 3).
         if (kind === 'assign' && !options.dryRun)
@@ -293,6 +296,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
           tenant_id: tenantId,
           ...result,
           ...(note ? { note } : {}),
+          ...(own.some((r) => r.line === data.line) ? { note: OWN_ROW_NOTE } : {}),
         };
       },
       fixHint: () =>
@@ -314,7 +318,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
               confirmDestructive(
                 ctx,
                 async () =>
-                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label}, in ${await tenantLabel(ctx)}?${stopsSentence(stops)}`,
+                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label}, in ${await tenantLabel(ctx)}?${ownSentence(own)}${stopsSentence(stops)}`,
                 `revoking the roles listed in ${input.label}`,
               ),
           }
@@ -326,6 +330,8 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       sayShortened(ctx, shortened, options.dryRun);
       sayKeysMayStop(ctx, keysStopped, options.dryRun);
       sayExpiryNotKept(ctx, notKept);
+      const mine = options.dryRun ? ownRowsSaid(own, true) : undefined;
+      if (mine) ctx.out.warn(mine);
       if (stops && options.dryRun) {
         const said = stopsSaid(stops, 'the run');
         if (said) ctx.out.warn(said);

@@ -158,7 +158,8 @@ export function revokeCommand(make: MakeContext): Command {
           '(a read that lags) is read again, then its outcome is unknown (not_shown_yet). Rows that revoke ' +
           'your own roles are made last, after every other row has finished (and not while an ' +
           'earlier row is still owed: own_row_deferred), so they cannot take away the power the ' +
-          'others need; the dry run lists them last too. When GET /v1/me, which tells them ' +
+          'others need; the dry run lists them last too. The question names them, as the single verb asks "your own" ' +
+          'grant, and the dry run warns of them and marks each with a note. When GET /v1/me, which tells them ' +
           'apart, goes unanswered, nothing is revoked (exit 1; the dry run exits 1 not_checked): run it again. --dry-run plans a ' +
           'row the platform would refuse as fail, and exits 7: a role whose permissions you do not ' +
           "all hold (insufficient_permission), or the tenant's last tenant_admin (last_tenant_admin, " +
