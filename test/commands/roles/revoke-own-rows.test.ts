@@ -30,7 +30,7 @@ describe('roles revoke --file: your own rows', () => {
       'cancelled',
     );
     expect(questions[0]).toMatch(
-      /^Revoke the 2 role assignments listed in .*own\.csv, in Acme Treasury \(acme-treasury\)\? Line 3 revokes your own tenant_admin grant \(usr_admin\)\. This stops 2 webhooks of usr_admin /,
+      /^Revoke the 2 role assignments listed in .*own\.csv that are held \(a row whose grant is not is skipped\), in Acme Treasury \(acme-treasury\)\? Line 3 revokes your own tenant_admin grant \(usr_admin\)\. This stops 2 webhooks of usr_admin /,
     );
   });
 });

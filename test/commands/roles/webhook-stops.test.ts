@@ -95,7 +95,7 @@ describe('roles revoke --file names them too', () => {
     const { ctx, questions, stderr } = svc.context({ tty: true, answers: [true] });
     await runRolesRevoke(ctx, parseRolesRevoke(undefined, undefined, { file }));
     expect(questions).toEqual([
-      `Revoke the 2 role assignments listed in ${file}, in Acme Treasury (acme-treasury)? This stops 1 webhook of usr_rule_author (${id}): ${RULE}.`,
+      `Revoke the 2 role assignments listed in ${file} that are held (a row whose grant is not is skipped), in Acme Treasury (acme-treasury)? This stops 1 webhook of usr_rule_author (${id}): ${RULE}.`,
     ]);
     expect(stderr()).toContain(`warning: the platform disabled 1 webhook of usr_rule_author (${id})`);
   });
