@@ -365,7 +365,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       if (ctx.globals.yes) return;
       // On a terminal the plan is shown before the question (on stderr: stdout carries results).
       if (ctx.canPrompt) {
-        ctx.out.stderr(`${planLines(doc!, new Chalk({ level: 0 })).join('\n')}\n`);
+        ctx.out.stderr(`${planLines(doc!, new Chalk({ level: 0 }), options.prune).join('\n')}\n`);
         // Someone else's plan (as it says: the digest cannot prove who made it) is reviewed from its file.
         if (applier !== undefined && doc!.planned_by !== applier)
           ctx.out.stderr(
