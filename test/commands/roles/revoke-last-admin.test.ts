@@ -91,6 +91,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
         role_id: 'tenant_admin',
         tenant_id: tenantId(slug),
         audit_trail_id: audit,
+        dry_run: true,
       },
       {
         line: 3,
@@ -102,6 +103,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
         tenant_id: tenantId(slug),
         audit_trail_id: seeded,
         error,
+        dry_run: true,
       },
     ];
     const json = await dryRun(slug, path, ['--json']);
@@ -217,6 +219,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
           tenant_id: tenantId(slug),
           previous_expires_at: null,
           error: { code: 'last_tenant_admin', message },
+          dry_run: true,
         },
       ],
     ]);
