@@ -1,4 +1,4 @@
-// Over 300 lines (323): `dlq discard` is one bulk verb — its flags, the entries it takes (ids or
+// Over 300 lines (333): `dlq discard` is one bulk verb — its flags, the entries it takes (ids or
 // --all under filters, a snapshot of the queue), the question naming what goes and in which tenant,
 // and the run's summary — and each part reads the others' state; split, each would pass it around.
 import { Command, Option } from 'commander';
