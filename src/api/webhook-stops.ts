@@ -90,12 +90,17 @@ export function stopsSaid(forecast: WebhookStops, subject = 'this'): string | un
  * After the run (read back, not guessed): the watched webhooks the platform now shows stopped
  * (status disabled with a disabled_reason), in words; undefined when none is.
  */
-export function stoppedSaid(watched: readonly string[], now: readonly OwnedWebhook[]): string | undefined {
+export function stoppedSaid(
+  watched: readonly string[],
+  now: readonly OwnedWebhook[],
+  /** The run's `svc webhooks get ID` line (its -p, --tenant, --base-url: src/platform's sayStopped). */
+  getLine: string,
+): string | undefined {
   const set = new Set(watched);
   const stopped = now.filter((w) => set.has(w.id) && isStopped(w));
   if (stopped.length === 0) return undefined;
   const owners = [...new Set(stopped.map((w) => w.owner_id ?? ''))].filter(Boolean);
-  return `the platform disabled ${counted(stopped.length, 'webhook')}${owners.length ? ` of ${owners.join(', ')}` : ''} (${listed(stopped.map((w) => w.id))}): \`svc webhooks get ID\` says why and who may enable it again`;
+  return `the platform disabled ${counted(stopped.length, 'webhook')}${owners.length ? ` of ${owners.join(', ')}` : ''} (${listed(stopped.map((w) => w.id))}): \`${getLine}\` says why and who may enable it again`;
 }
 
 /** stopsSaid as a question's further sentence (` This stops …`), or nothing. */

@@ -8,6 +8,7 @@
 import { assignmentInForce } from '../api/roles.js';
 import { type HeldRole, stoppedSaid, stopsOver, type WebhookStops } from '../api/webhook-stops.js';
 import { lookupMayFail, readAfterChange } from '../errors.js';
+import { shellWord } from '../system/shell-words.js';
 import type { Platform } from './index.js';
 import type { CallOptions } from './transport.js';
 
@@ -123,6 +124,10 @@ export async function sayStopped(
     );
     return;
   }
-  const said = stoppedSaid(forecast.watched, now);
+  const look = 'webhooks get ID';
+  const getLine = tenant
+    ? platform.svcAnyTenant(`--tenant ${shellWord(tenant.slug)} ${look}`)
+    : platform.svc(look);
+  const said = stoppedSaid(forecast.watched, now, getLine);
   if (said !== undefined) warn(`${at}${said}`);
 }

@@ -35,7 +35,7 @@ const HELP = 'help text: the syntax, for no run in particular';
 const ALLOWED: ReadonlyArray<[file: string, piece: string, why: string]> = [
   [
     'src/auth/end-session.ts',
-    'end it with \\`svc profiles rm ${kept}',
+    'svc profiles rm ${kept}\\`',
     'names the profile itself; acts on no tenant',
   ],
   ['src/ascode/apply.ts', 'run svc apply with --prune', PROSE],

@@ -44,7 +44,7 @@ blocks:
     const applied = await svc.run(['apply', saved, '--prune', '--yes']);
     expect(applied.stderr).toContain(stops);
     expect(applied.stderr).toContain(
-      `warning: acme-treasury: the platform disabled 1 webhook of usr_rule_author (${made.body.id}): \`svc webhooks get ID\` says why and who may enable it again\n`,
+      `warning: acme-treasury: the platform disabled 1 webhook of usr_rule_author (${made.body.id}): \`svc --tenant acme-treasury webhooks get ID\` says why and who may enable it again\n`,
     );
   });
 });
