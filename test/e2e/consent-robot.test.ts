@@ -25,7 +25,8 @@ describe('the consent stand-in', () => {
         HTTP_PROXY: 'http://127.0.0.1:9',
         http_proxy: 'http://127.0.0.1:9',
       },
-      timeoutMs: 20_000,
+      // A whole login through a browser, spawned: far above need on a loaded machine.
+      timeoutMs: 60_000,
     });
     expect(r.code, r.stderr).toBe(0);
     expect(storedCredential(dir)).toMatchObject({ type: 'oauth', client_id: 'svc-cli' });

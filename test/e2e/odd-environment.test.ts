@@ -29,7 +29,8 @@ const holders = async (role: string) =>
 /** A user namespace can mount a tmpfs here (Linux with unprivileged user namespaces, or root). */
 const canMount = await runProcess('unshare', ['-rm', 'true'], {
   env: { PATH: process.env.PATH ?? '' },
-  timeoutMs: 5000,
+  // Far above need: a probe that timed out on a loaded machine skipped the file's tests unseen.
+  timeoutMs: 30_000,
 }).then(
   (r) => r.code === 0,
   () => false,

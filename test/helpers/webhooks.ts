@@ -7,6 +7,15 @@ import { advanceClock, call } from './sandbox.js';
 import { type Answer, gate, startTarget } from './targets.js';
 
 export const TENANT = tenantId('acme-treasury');
+
+/**
+ * The sandbox's delivery request timeout for a file whose targets answer: far above a local
+ * target's answer on a loaded machine. At 400 ms for a whole file, targets that answer at once
+ * timed out in a full run under a load of 20 (session 29). A test that needs a timeout to happen
+ * sets a short one for itself (PUT /_sandbox/webhooks/engine {request_timeout_ms}) against a
+ * target that never answers, so its verdict cannot change with the machine's speed.
+ */
+export const ANSWERED_TIMEOUT_MS = 30_000;
 let keys = 0;
 const key = () => `test-${process.pid}-${Date.now()}-${++keys}`;
 

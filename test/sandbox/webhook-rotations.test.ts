@@ -7,9 +7,10 @@ import { MAX_PREVIOUS_SECRETS } from '../../src/sandbox/domain/webhooks.js';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { advanceClock, call, useSandbox } from '../helpers/sandbox.js';
 import { startTarget } from '../helpers/targets.js';
-import { admin, createWebhook, emit, settle } from '../helpers/webhooks.js';
+import { ANSWERED_TIMEOUT_MS, admin, createWebhook, emit, settle } from '../helpers/webhooks.js';
 
-const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: 400 } });
+// Every target here answers: the request timeout is far above need (ANSWERED_TIMEOUT_MS).
+const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: ANSWERED_TIMEOUT_MS } });
 const rotate = async (id: string) =>
   (await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {})).body;
 const advance = (seconds: number) => advanceClock(sandbox(), seconds);

@@ -2,10 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { startTarget } from '../helpers/targets.js';
-import { admin, createWebhook, emit, settle, TENANT } from '../helpers/webhooks.js';
+import { gate, startTarget } from '../helpers/targets.js';
+import {
+  ANSWERED_TIMEOUT_MS,
+  admin,
+  createWebhook,
+  emit,
+  settle,
+  TENANT,
+  until,
+} from '../helpers/webhooks.js';
 
-const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: 400 } });
+// Every target here answers (the one held in flight once its test lets it go): the request timeout
+// is far above need (ANSWERED_TIMEOUT_MS).
+const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: ANSWERED_TIMEOUT_MS } });
 
 async function as(user: string, method: string, path: string) {
   const token = (await call(sandbox(), 'POST', '/_sandbox/tokens', { body: { user_id: user } })).body
@@ -203,10 +213,13 @@ describe('deliveries, the dead-letter queue, test events', () => {
     expect(a.status).toBe(201);
     expect(b.body.id).toBe(a.body.id);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
-    const hanging = await startTarget(() => 'hang');
-    // One attempt: its 400 ms timeout is all the later tests' settle() waits for (five were 2 s).
-    const slow = await createWebhook(sandbox(), hanging.url, { max_attempts: 1 });
+    // The target holds its answer until the replay was refused: in flight for as long as the test
+    // needs, not for a request timeout (at 400 ms, a slow step here found the delivery failed: 201).
+    const held = gate();
+    const holding = await startTarget(() => ({ status: 200, until: held.until }));
+    const slow = await createWebhook(sandbox(), holding.url, { max_attempts: 1 });
     const { events } = await emit(sandbox(), slow.id);
+    await until(() => holding.received.length === 1);
     const inFlight = await admin(
       sandbox(),
       'POST',
@@ -218,6 +231,7 @@ describe('deliveries, the dead-letter queue, test events', () => {
       code: 'delivery_in_progress',
       message: `delivery ${events[0]!.delivery_ids[0]} is still pending; replay it once it is delivered or failed`,
     });
+    held.open();
     expect(
       (await admin(sandbox(), 'POST', `/v1/webhooks/${webhook.id}/deliveries/dlv_nope/replay`, {})).status,
     ).toBe(404);
@@ -260,8 +274,9 @@ describe('deliveries, the dead-letter queue, test events', () => {
     });
     expect(r.status).toBe(201);
     // Waits for a's two deliveries, not for settle(): the seeded webhook (a dead port) is
-    // subscribed too, and its retries would take two more seconds to end.
-    for (let i = 0; i < 400 && a.received.length < 2; i++) await new Promise((done) => setTimeout(done, 5));
+    // subscribed too, and its retries would take two more seconds to end. No limit of its own
+    // (it was 2 s): the test's timeout ends a wait that never does.
+    await until(() => a.received.length >= 2);
     expect(a.received).toHaveLength(2);
     // The disabled webhook got no delivery at all (none sent, none queued).
     const none = await admin(sandbox(), 'GET', `/v1/webhooks/${disabled.id}/deliveries`);

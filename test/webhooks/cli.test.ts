@@ -15,9 +15,11 @@ import { call, useSandbox } from '../helpers/sandbox.js';
 import { sandboxEnv } from '../helpers/svc.js';
 import { startTarget } from '../helpers/targets.js';
 import { useTempDir } from '../helpers/temp.js';
-import { admin, createWebhook, emit, settle } from '../helpers/webhooks.js';
+import { ANSWERED_TIMEOUT_MS, admin, createWebhook, emit, settle } from '../helpers/webhooks.js';
 
-const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: 500 } });
+// Every target here answers (a spawned `webhooks listen` among them): the request timeout is far
+// above need (ANSWERED_TIMEOUT_MS).
+const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: ANSWERED_TIMEOUT_MS } });
 const dir = useTempDir('svc-wh-cli-');
 const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
 const SEEDED = SEEDED_WEBHOOKS.exceptions;

@@ -8,12 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { ACME, call, sandboxNow, useSandboxContext } from '../helpers/sandbox.js';
 import { startTarget } from '../helpers/targets.js';
-import { admin, createWebhook, settle } from '../helpers/webhooks.js';
+import { ANSWERED_TIMEOUT_MS, admin, createWebhook, settle } from '../helpers/webhooks.js';
 
 /** The sandbox's wall clock, injected: what a receiver's clock reads. */
 const WALL = Date.parse('2026-03-01T10:00:00Z');
 const svc = useSandboxContext({
-  webhooks: { timeScale: 0.0005, requestTimeoutMs: 500 },
+  // Every target here answers: the request timeout is far above need (ANSWERED_TIMEOUT_MS).
+  webhooks: { timeScale: 0.0005, requestTimeoutMs: ANSWERED_TIMEOUT_MS },
   wallClock: () => WALL,
 });
 const sandbox = () => svc.sandbox();

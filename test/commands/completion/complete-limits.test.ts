@@ -47,9 +47,11 @@ describe('svc __complete: one deadline for the whole run', () => {
 
   // Once, not retried: with retries (the old path) the same deadline would see four requests. No
   // timed assertion on how long it took (shared, noisy machines).
+  // The deadline is far above a request's need (it was 0.3 s: a loaded machine could reach it before
+  // the lookup was sent, and `requests` was empty); the held lookup waits it out (5 s).
   it('a tenant slug is looked up under the same deadline, once (no retries)', async () => {
     const result = await svc.run(['--tenant', 'acme-labs', '__complete', 'roles'], {
-      env: { SVC_BASE_URL: url, SVC_TIMEOUT: '0.3' },
+      env: { SVC_BASE_URL: url, SVC_TIMEOUT: '5', SVC_COMPLETION_TIMEOUT: '5' },
     });
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(requests).toEqual(['GET /v1/me']);
@@ -78,7 +80,8 @@ describe('svc __complete: one deadline for the whole run', () => {
       SVC_TENANT: undefined,
     };
     const result = await svc.run(['-p', 'px', '__complete', 'roles'], {
-      env: { ...env, SVC_TIMEOUT: '0.3' },
+      // Far above need (GET /v1/roles is answered at once); a refresh, held, would wait it out.
+      env: { ...env, SVC_TIMEOUT: '5', SVC_COMPLETION_TIMEOUT: '5' },
     });
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(requests).toEqual(['GET /v1/roles']);

@@ -81,7 +81,7 @@ describe('svc records delete by a caller who cannot read the record, its answer 
   it('an answer lost for good: the hint says svc cannot check for them, not "check whether it was made"', async () => {
     const record = await made();
     const r = await svc.run(['records', 'delete', 'exceptions', record.id, '--yes'], {
-      env: { ...writer, SVC_BASE_URL: lossy().url, SVC_TIMEOUT: '5' },
+      env: { ...writer, SVC_BASE_URL: lossy().url },
     });
     expect(isDeleted(record)).toBe(true);
     expect(r.code).toBe(1);
@@ -93,7 +93,7 @@ describe('svc records delete by a caller who cannot read the record, its answer 
   it('a DELETE that never reached the platform: the hint says a re-run tells, and the re-run deletes it (✓)', async () => {
     const record = await made();
     const argv = ['records', 'delete', 'exceptions', record.id, '--yes'];
-    const r = await svc.run(argv, { env: { ...writer, SVC_BASE_URL: gateway().url, SVC_TIMEOUT: '5' } });
+    const r = await svc.run(argv, { env: { ...writer, SVC_BASE_URL: gateway().url } });
     expect(isDeleted(record)).toBe(false);
     expect([r.code, r.stdout, r.stderr]).toEqual([
       1,

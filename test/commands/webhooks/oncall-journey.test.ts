@@ -4,12 +4,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 import { startTarget } from '../../helpers/targets.js';
 import { useTempDir } from '../../helpers/temp.js';
+import { ANSWERED_TIMEOUT_MS } from '../../helpers/webhooks.js';
 
 // Issue 13, on call at 3 a.m., end to end with svc verbs only: a target goes down (the sandbox
 // makes it fail), events fail and are dead-lettered; why is in human output, with the remedy;
 // replaying while it is still down exits 7 naming the failures; once it is back, the replay
 // delivers, the summary counts the failures as recovered, and a payload verifies as sent.
-const svc = useSandboxContext({ webhooks: { timeScale: 0.0002, requestTimeoutMs: 500 } });
+// The target answers: the request timeout is far above need (ANSWERED_TIMEOUT_MS).
+const svc = useSandboxContext({ webhooks: { timeScale: 0.0002, requestTimeoutMs: ANSWERED_TIMEOUT_MS } });
 const dir = useTempDir('svc-oncall-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const live = { now: Date.now() };

@@ -11,12 +11,13 @@ import { bulkRunner, fixedClock, lastJson } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { startTarget, type Target } from '../../helpers/targets.js';
-import { admin, createWebhook } from '../../helpers/webhooks.js';
+import { ANSWERED_TIMEOUT_MS, admin, createWebhook } from '../../helpers/webhooks.js';
 
+// Every target here answers: the request timeout is far above need (ANSWERED_TIMEOUT_MS).
 // Fast retries: a failed replay of a webhook with max_attempts 1 is dead-lettered at once.
-const fast = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 500 } });
+const fast = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: ANSWERED_TIMEOUT_MS } });
 // The documented schedule: a failed first attempt is retried 30 s later, so it stays `retrying`.
-const slow = useSandbox({ webhooks: { timeScale: 1, requestTimeoutMs: 500 } });
+const slow = useSandbox({ webhooks: { timeScale: 1, requestTimeoutMs: ANSWERED_TIMEOUT_MS } });
 const svc = bulkRunner(fast);
 const svcSlow = bulkRunner(slow);
 
