@@ -33,11 +33,7 @@ const PROSE = 'prose naming the command, not a line to paste';
 const HELP = 'help text: the syntax, for no run in particular';
 /** Each string that may stay plain, by file and a piece of its line, with why. */
 const ALLOWED: ReadonlyArray<[file: string, piece: string, why: string]> = [
-  [
-    'src/auth/end-session.ts',
-    'svc profiles rm ${kept}\\`',
-    'names the profile itself; acts on no tenant',
-  ],
+  ['src/auth/end-session.ts', 'svc profiles rm ${kept}\\`', 'names the profile itself; acts on no tenant'],
   ['src/ascode/apply.ts', 'run svc apply with --prune', PROSE],
   ['src/ascode/apply.ts', 'svc plan says why; keep ${count', PROSE],
   ['src/ascode/drift.ts', 'is not a plan saved by svc plan --out', PROSE],
