@@ -124,3 +124,23 @@ export function addedAndRemoved(add: readonly string[], remove: readonly string[
   const both = add.filter((p, i) => remove.includes(p) && add.indexOf(p) === i);
   return both.length > 0 ? `${both.join(', ')} is both added and removed; pick one` : undefined;
 }
+
+/**
+ * A grant found already as asked (its expiry at the value to be sent, or the grant in place), so svc
+ * wrote nothing: the justification it was given is then recorded nowhere, since the audit trail
+ * keeps the justification of the write that set the grant (session 28's leftover). The words a
+ * skipped row's note adds (`whose`: the file's, the row's) and its flag; undefined when none was
+ * given, or the grant in place carries that very one (`held`, when known).
+ */
+export function justificationNotSent(
+  given: string | null | undefined,
+  whose: string,
+  held?: string | null,
+): { words: string; flag: { justification_not_sent: true } } | undefined {
+  if (given === null || given === undefined || given.trim() === '') return undefined;
+  if (held !== undefined && held !== null && held.trim() === given.trim()) return undefined;
+  return {
+    words: `${whose} justification was not sent: the audit trail keeps the justification of the change that set the grant, not ${whose}`,
+    flag: { justification_not_sent: true },
+  };
+}

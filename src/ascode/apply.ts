@@ -7,6 +7,7 @@ import { Chalk } from 'chalk';
 import { thirdPartyClientOf } from '../api/caller-authority.js';
 import type { Anchor } from '../api/expiry.js';
 import { isoSeconds, serverTime } from '../api/time.js';
+import { stopsSaid } from '../api/webhook-stops.js';
 import { type BulkItem, FOUND_AFTER_LOST_ANSWER } from '../bulk/item.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
@@ -26,6 +27,7 @@ import {
   startMark,
 } from '../platform/found-after-lost.js';
 import type { Platform } from '../platform/index.js';
+import { sayStopped } from '../platform/webhook-stops.js';
 import { fromPipe } from '../system/cut-short.js';
 import { PLAN_INPUT_LIMIT, readInputBytes, sayReadingTerminal } from '../system/input.js';
 import { pathWord } from '../system/shell-words.js';
@@ -43,6 +45,7 @@ import { checkPlanTenants } from './plan-tenants.js';
 import { changeLabel, headline, planLines } from './render.js';
 import { SecretDir } from './secrets.js';
 import { planSteps, type Step, stepWorker, withSecret } from './steps.js';
+import { applyStops, type TenantStops } from './webhook-stops.js';
 
 /**
  * `svc apply`: a plan (computed from the file now, or saved by `svc plan --out` and checked
@@ -198,6 +201,9 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     callers: (signal) => callers(signal),
   });
 
+  let pruneStops: TenantStops[] = [];
+  /** The plan made from the file in this run (computePlan said what its removals stop). */
+  let planned = false;
   const verb: BulkVerb<Step, Row> = {
     resumeNote: () => spansNote,
     // A saved plan an earlier svc's run applied part of is stale once its journal is gone (attack23b F4).
@@ -231,6 +237,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       if (source && keptBytes === undefined) {
         const anchor = (p: Platform) => options.anchor(p, run, journal);
         doc = (await computePlan(ctx, async () => platform, source, anchor, options.createMissing)).document;
+        planned = true;
         source = undefined; // the file's value is not needed once planned: let it go
         journal.keepBeside('.plan.json', planParts(doc));
         steps = planSteps(doc, options.prune);
@@ -276,6 +283,16 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       }
       const plan = doc!;
       stopOnRefused(ctx, plan, options.prune);
+      // The webhooks its removals stop (attack29a F1): read before, said (a saved plan's here; a
+      // file's plan said it as it was made), and read back after the run.
+      if (options.prune) {
+        pruneStops = await applyStops(platform, plan, ctx.signal);
+        if (!planned)
+          for (const { tenant, stops } of pruneStops) {
+            const said = stopsSaid(stops, 'svc apply --prune');
+            if (said) ctx.out.warn(`${tenant.slug}: ${said}`);
+          }
+      }
       for (const tenant of plan.tenants) {
         for (const change of tenant.changes) {
           // A revocation whose grant expired since as the plan showed: --prune would not make it either.
@@ -348,7 +365,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       if (ctx.globals.yes) return;
       // On a terminal the plan is shown before the question (on stderr: stdout carries results).
       if (ctx.canPrompt) {
-        ctx.out.stderr(`${planLines(doc!, new Chalk({ level: 0 })).join('\n')}\n`);
+        ctx.out.stderr(`${planLines(doc!, new Chalk({ level: 0 }), options.prune).join('\n')}\n`);
         // Someone else's plan (as it says: the digest cannot prove who made it) is reviewed from its file.
         if (applier !== undefined && doc!.planned_by !== applier)
           ctx.out.stderr(
@@ -388,6 +405,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     // A list that changed while svc read it (an item repeated, kept once): said once, at the end
     // of every read of the run (the plan's, the drift check's, a step's; brief paging22 2).
     platform.sayTwice((note) => ctx.out.warn(note), 'kept');
+    for (const { tenant, stops } of pruneStops)
+      await sayStopped(platform, stops, (m) => ctx.out.warn(m), tenant);
   }
   const { made, refused } = leftForPrune;
   if (summary && made + refused > 0) {

@@ -64,7 +64,16 @@ const KIND_WORDS: Record<Kind, string> = {
   oauth_client: 'OAuth clients',
 };
 
-type Current = { print: string | null; done: boolean; replaced?: boolean };
+/**
+ * The live resource's fingerprint, whether the change is made, and, for a role whose name now
+ * names another role than the one planned, that role's id and the name the planned one goes by
+ * now (undefined: not listed, deleted or the platform's state reset).
+ */
+type Current = {
+  print: string | null;
+  done: boolean;
+  replaced?: { id: string; plannedNow: string | undefined } | undefined;
+};
 
 /** The live resource has every value the change sets. */
 const wants = (change: PlanChange, actual: object) =>
@@ -121,7 +130,10 @@ function current(
       ? {
           print: fingerprint(comparable.role(found)),
           done: !gone && wants(change, found) && (change.id === null || change.id === found.id),
-          replaced: change.id !== null && change.id !== found.id,
+          replaced:
+            change.id !== null && change.id !== found.id
+              ? { id: found.id, plannedNow: [...live.roles.values()].find((r) => r.id === change.id)?.name }
+              : undefined,
         }
       : { print: null, done: gone };
   }
@@ -234,14 +246,20 @@ export function checkDrift(
         done.add(changeKey(tenant.id, change));
         continue;
       }
+      // A name that names another role: said as it is known, never as a deletion the platform
+      // may not have made (attack29b F5: a rename was called "deleted and created again").
+      if (change.before !== null && now.print !== null && now.replaced) {
+        const { id, plannedNow } = now.replaced;
+        const planned = plannedNow
+          ? `which is now named ${plannedNow}`
+          : `which is no longer listed: deleted, or the platform's state was reset`;
+        drift.push(
+          `${tenant.slug}: ${what(change)} names another role since the plan (${id}, not ${change.id}, ${planned})`,
+        );
+        continue;
+      }
       const how =
-        change.before === null
-          ? 'was created'
-          : now.print === null
-            ? gone(change, nowMs)
-            : now.replaced
-              ? 'was replaced (deleted and created again)'
-              : 'changed';
+        change.before === null ? 'was created' : now.print === null ? gone(change, nowMs) : 'changed';
       drift.push(`${tenant.slug}: ${what(change)} ${how} since the plan`);
     }
     const digests = unchangedDigests(have, tenant.scope, tenant.changes);

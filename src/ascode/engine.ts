@@ -24,6 +24,7 @@ import { checkReferences } from './references.js';
 import { checkShape, type ShapeProblem } from './shape.js';
 import { type Problem, parseSource, type Source } from './source.js';
 import { visibleTenants } from './visible.js';
+import { sayPlanStops } from './webhook-stops.js';
 
 /**
  * From a file to a plan: read it, check everything (its shape, then what needs no platform,
@@ -215,6 +216,8 @@ export async function computePlan(
     planned.push(diff.tenant);
   }
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was changed');
+  // The webhooks its removals stop (attack29a F1), said beside the plan svc plan and svc apply show.
+  await sayPlanStops(ctx, platform, live, planned, readsOf(file).webhooks);
   const content = {
     svc_plan: PLAN_FORMAT,
     created_at: isoSeconds(ctx.clock.now()),

@@ -180,8 +180,11 @@ function forPeople(change: PlanChange): PlanChange {
   return { ...change, name, fields: change.fields.map(urls) };
 }
 
-/** The lines a terminal shows for a plan; colour only through `color`. */
-export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
+/**
+ * The lines a terminal shows for a plan; colour only through `color`. svc apply --prune's
+ * preview (`pruning`), which makes the removals: they are not marked "only with --prune" (attack29a F7).
+ */
+export function planLines(doc: PlanDocument, color: ChalkInstance, pruning = false): string[] {
   const lines: string[] = [];
   for (const tenant of doc.tenants) {
     const title = oneLine(`${tenant.display_name} (${tenant.slug})`);
@@ -194,7 +197,7 @@ export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
       const paint =
         change.action === 'create' ? color.green : change.action === 'update' ? color.yellow : color.red;
       const where = change.line === null ? '' : `  (line ${change.line})`;
-      const prune = `${change.prune ? `  ${sym.dash} only with --prune` : ''}${change.last ? `  ${sym.dash} ${madeLast(change)}` : ''}`;
+      const prune = `${change.prune && !pruning ? `  ${sym.dash} only with --prune` : ''}${change.last ? `  ${sym.dash} ${madeLast(change)}` : ''}`;
       const inline =
         change.kind === 'grant' ? `: ${change.fields.map((f) => describeField(change, f)).join('; ')}` : '';
       lines.push(`  ${paint(oneLine(headline(change)))}${oneLine(inline)}${color.dim(`${prune}${where}`)}`);

@@ -1,7 +1,7 @@
 // Past 300 lines: one worker for every kind of change an apply makes (roles, grants, webhooks, OAuth
 // clients), whose idempotency keys, stored answers and "so already" refusals are one set of rules.
 
-import { oddGrantStatus } from '../api/roles.js';
+import { justificationNotSent, oddGrantStatus } from '../api/roles.js';
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import { clearlyAfter } from '../api/time.js';
 import { type BulkItem, FOUND_AFTER_LOST_ANSWER, type WorkCall } from '../bulk/item.js';
@@ -125,11 +125,14 @@ function body(change: PlanChange, except: string[] = []): Record<string, unknown
  */
 function madeMeanwhile(change: PlanChange): Record<string, unknown> {
   const names = change.fields.filter((f) => f.to !== undefined).map((f) => f.field);
+  // A grant's expiry so found: the file's justification goes unsent with the write (justificationNotSent).
+  const unsent = justificationNotSent(change.grant?.justification, "the file's");
   return {
     ...(change.id === undefined ? {} : { id: change.id }),
     status: 'skipped',
     reason: 'already_done',
-    note: `its ${names.join(', ')} already ${names.length === 1 ? 'holds' : 'hold'} the file's value: someone made this change since the plan was checked; svc sent nothing`,
+    note: `its ${names.join(', ')} already ${names.length === 1 ? 'holds' : 'hold'} the file's value: someone made this change since the plan was checked; svc sent nothing${unsent ? `; ${unsent.words}` : ''}`,
+    ...unsent?.flag,
   };
 }
 
@@ -307,13 +310,27 @@ function foundByRetry(
  * clearly made before the plan's time (a lagging read); within the anchor's second it is taken as
  * made since. A 409's grant, or one a 2xx answered with (attack26b F6).
  */
-function inPlace(held: RoleAssignment | undefined, plannedAt: string): Record<string, unknown> {
+function inPlace(
+  held: RoleAssignment | undefined,
+  plannedAt: string,
+  justification: string | null | undefined,
+  note?: string,
+): Record<string, unknown> {
   const before = held?.assigned_at === undefined || clearlyAfter(plannedAt, held.assigned_at);
+  // Nothing written: a justification of the file's that the grant in place does not carry is recorded nowhere.
+  const unsent = justificationNotSent(
+    justification,
+    "the file's",
+    held === undefined ? undefined : held.justification,
+  );
+  const notes = [note, unsent?.words].filter((w) => w !== undefined);
   return {
     status: 'skipped',
     reason: before ? 'already_assigned' : 'created_by_another_run',
     ...(held ? { expires_at: held.expires_at ?? null } : {}),
     audit_trail_id: held?.audit_trail_id,
+    ...(notes.length ? { note: notes.join('; ') } : {}),
+    ...unsent?.flag,
   };
 }
 
@@ -437,15 +454,20 @@ export function stepWorker(
             () => callers(call.signal),
           );
           if (other !== undefined)
-            return {
-              ...inPlace(made, run.plannedAt()),
-              note: `the server answered with a grant in place: ${other}`,
-            };
-          // The platform's record of a grant made earlier: done only while the user holds it.
+            return inPlace(
+              made,
+              run.plannedAt(),
+              grant.justification,
+              `the server answered with a grant in place: ${other}`,
+            );
+          // The platform's record of a grant made earlier: done only while the user holds it. Sent
+          // by the run this one resumes (its mark), it is marked replayed: the runner counts it
+          // that run's, counted apart from this one's (BulkSummary.earlierRun): that run counted it.
           if (response.replayed)
             return {
               ...(await checkStoredGrant(platform, granted(grant, role), made, stored(response))),
               audit_trail_id: made.audit_trail_id,
+              ...(cut === undefined ? {} : call.replayed(response)),
             };
           const odd = oddGrantStatus(made.status);
           return {
@@ -524,7 +546,7 @@ export function stepWorker(
             audit_trail_id: held?.audit_trail_id,
           });
         }
-        if (as) return inPlace(held, run.plannedAt());
+        if (as) return inPlace(held, run.plannedAt(), change.grant.justification);
       }
       if (change.action === 'delete') {
         if (error instanceof AssignmentNotFoundError) return gone('not_assigned');

@@ -124,7 +124,7 @@ export async function authorizeWithDevice(
       error,
       secrets,
       oauthErrorCode(error) === 'invalid_client'
-        ? invalidClientHint(options.clientSecret, error, options.clientIdFrom)
+        ? invalidClientHint(options, loginCommand(ctx.settings()), error)
         : 'check the client id and --scope',
     );
   }

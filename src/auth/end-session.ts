@@ -1,5 +1,6 @@
 // Over 300 lines: every way a session ends (logout, profiles rm, a login that replaces one) and
 // what each says of the revoke at the server; they share one revoke and one truthful outcome.
+
 import type { ConfFile } from '../config/disk.js';
 import { commandLine, loginCommand } from '../config/settings.js';
 import type { StoredCredential } from '../config/store.js';
@@ -9,10 +10,12 @@ import { describeError, InterruptedError, readAfterChange, SvcError } from '../e
 import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../http/errors.js';
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
+import { isPublicClient, sentClientSecret } from './client-secret.js';
 import { originOf, replacedCredentials } from './credentials.js';
 import { decodeJwtClaims } from './jwt.js';
 import { askAboutKey, type KeyState } from './key-state.js';
 import type { Revocation } from './revocation.js';
+import { cleanSecret } from './secret-input.js';
 
 /**
  * Ending a profile's session before its credential is forgotten — the one way `svc logout` and
@@ -71,6 +74,56 @@ export function unanswered(error: unknown): boolean {
   );
 }
 
+/**
+ * The server refused the client secret svc sent (invalid_client, not "unknown client"): the
+ * client's secret was most likely rotated since the login. The session is not ended, and the
+ * client's current secret can still end it, so its only copy is not thrown away (attack29b F3).
+ * A client the server does not know has no session left to end.
+ */
+export function clientSecretRefused(error: unknown, credential: StoredCredential): boolean {
+  return (
+    sentClientSecret(credential) !== undefined &&
+    error instanceof ApiError &&
+    error.code === 'invalid_client' &&
+    !/unknown client/i.test(error.message)
+  );
+}
+
+/**
+ * Revokes `credential`'s session with its stored client secret, then, when that secret is refused
+ * (clientSecretRefused), with each of `others` (another secret of the same client: SVC_CLIENT_SECRET,
+ * a new login's) in turn. Throws the last refusal, or the first error of another kind.
+ */
+async function revokeTrying(
+  ctx: Context,
+  credential: StoredCredential,
+  others: readonly string[],
+): Promise<Revocation> {
+  const { revokeSession } = await import('./revocation.js');
+  const api = await ctx.api();
+  const secrets = [undefined, ...others.filter((o) => o !== credential.client_secret)];
+  let refused: unknown;
+  for (const secret of secrets) {
+    try {
+      return await revokeSession(api, credential, secret);
+    } catch (error) {
+      if (!clientSecretRefused(error, credential)) throw error;
+      refused = error;
+    }
+  }
+  throw refused;
+}
+
+/**
+ * SVC_CLIENT_SECRET, for a session whose stored secret the server refused: only for a confidential
+ * client (svc-cli, svc's public client, is sent no secret: login's rule, sentClientSecret).
+ */
+function environmentSecret(ctx: Context, credential: StoredCredential): string[] {
+  const given = ctx.env.SVC_CLIENT_SECRET;
+  if (!given || isPublicClient(credential.client_id)) return [];
+  return [cleanSecret(ctx, 'client secret', 'SVC_CLIENT_SECRET', given)];
+}
+
 export async function endSession(ctx: Context, options: EndSessionOptions): Promise<SessionEnd> {
   const store = ctx.store();
   // An API key has no session to end; asked about before it is forgotten, so the warning is true:
@@ -102,12 +155,14 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
           `the session of profile "${options.profile}" was not ended: ${reason}; nothing was changed, at the server or here`,
         (fix) => `${fix}, then run the command again`,
       );
-      const { revokeSession } = await import('./revocation.js');
+      const others = environmentSecret(ctx, credential);
       try {
-        revocation = await revokeSession(await ctx.api(), credential);
+        revocation = await revokeTrying(ctx, credential, others);
       } catch (error) {
         if (error instanceof SvcError && error.category === 'interrupted')
           throw interruptedEnd(options, error);
+        if (clientSecretRefused(error, credential))
+          throw secretRefusedEnd(options, credential, others.length > 0, error);
         if (unanswered(error)) {
           const reason = error instanceof Error ? error.message : String(error);
           throw new SvcError(
@@ -168,6 +223,32 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
     );
   }
   return end;
+}
+
+/**
+ * The server refused the client secret svc holds (rotated since the login, most likely): the
+ * session stays valid, and its refresh token is the only copy, so nothing is removed; the client's
+ * current secret in SVC_CLIENT_SECRET ends it, --no-revoke forgets it knowingly (attack29b F3).
+ */
+function secretRefusedEnd(
+  options: EndSessionOptions,
+  credential: StoredCredential,
+  triedEnvironment: boolean,
+  error: unknown,
+): SvcError {
+  const reason = describeError(error);
+  const which = triedEnvironment
+    ? 'the stored client secret nor SVC_CLIENT_SECRET'
+    : 'the stored client secret';
+  return new SvcError(
+    'failure',
+    `could not revoke the session of profile "${options.profile}": the server accepted neither ${which} of client ${credential.client_id} (${reason}; was the secret rotated since the login?); the session is still valid, so nothing was removed`,
+    {
+      code: 'revocation_failed',
+      hint: `run it again with the client${sym.apostrophe}s current secret: \`SVC_CLIENT_SECRET="$(cat FILE)" ${options.retry}\`, or \`${options.noRevoke}\` to forget the credential here without revoking it (its session then stays valid until it expires)`,
+      cause: error,
+    },
+  );
 }
 
 /**
@@ -448,27 +529,32 @@ export async function endReplacedSession(
   const what = `the previous session of profile "${profile}"`;
   let revocation: Revocation;
   try {
-    const { revokeSession } = await import('./revocation.js');
-    revocation = await revokeSession(await ctx.api(), replaced);
+    // The stored secret refused (rotated since): the new login's secret of the same client, given
+    // to this login, ends it (attack29b F3).
+    revocation = await revokeTrying(ctx, replaced, newSecretOf(ctx, profile, replaced));
   } catch (error) {
     const reason = describeError(error);
     // Ctrl-C is no refusal: the session may still be valid, so it is kept as an unanswered one.
     const interrupted = error instanceof SvcError && error.category === 'interrupted';
-    if (!unanswered(error) && !interrupted) {
+    // A refused client secret leaves the session valid too: kept, as the login's help promises.
+    const secretRefused = clientSecretRefused(error, replaced);
+    if (!unanswered(error) && !interrupted && !secretRefused) {
       ctx.out.warn(
         `the server refused to revoke ${what} (${reason}): it may stay valid until it expires; ask the server${sym.apostrophe}s administrator to end it if it must end now`,
       );
       return { outcome: 'refused' };
     }
     const kept = await keepSession(ctx, profile, replaced);
-    const state = !interrupted
-      ? `could not be revoked at ${server} (${reason}), so it is still valid`
-      : error instanceof OutcomeUnknownError
-        ? `was being revoked at ${server} when svc was interrupted, after the revocation was sent, so it may still be valid`
-        : `was not revoked: svc was interrupted before the revocation was sent to ${server}, so it is still valid`;
+    const state = secretRefused
+      ? `could not be revoked at ${server}: the server refused the client secret svc holds for it (${reason}; was it rotated?), so it is still valid`
+      : !interrupted
+        ? `could not be revoked at ${server} (${reason}), so it is still valid`
+        : error instanceof OutcomeUnknownError
+          ? `was being revoked at ${server} when svc was interrupted, after the revocation was sent, so it may still be valid`
+          : `was not revoked: svc was interrupted before the revocation was sent to ${server}, so it is still valid`;
     ctx.out.warn(
       kept
-        ? `${what} ${state}: svc keeps it in profile "${kept}"; end it with \`svc profiles rm ${kept}\``
+        ? `${what} ${state}: svc keeps it in profile "${kept}"; end it with \`${secretRefused ? 'SVC_CLIENT_SECRET="$(cat FILE)" ' : ''}svc profiles rm ${kept}\`${secretRefused ? ` (FILE: the client${sym.apostrophe}s current secret)` : ''}`
         : `${what} ${state}, and svc could not keep it: it ${interrupted && error instanceof OutcomeUnknownError ? 'may stay' : 'stays'} valid until it expires`,
     );
     return kept ? { outcome: 'kept', profile: kept } : { outcome: 'unreachable' };
@@ -485,6 +571,16 @@ export async function endReplacedSession(
   }
   // Nothing to revoke at the server (not an OAuth session after all).
   return null;
+}
+
+/**
+ * The client secret the new login of `profile` holds, when it is for the same client as the session
+ * it replaced and another secret than that session's: the one to try when the old one is refused.
+ */
+function newSecretOf(ctx: Context, profile: string, replaced: StoredCredential): string[] {
+  const now = ctx.store().credential(profile);
+  if (now?.type !== 'oauth' || now.client_id !== replaced.client_id || !now.client_secret) return [];
+  return now.client_secret === replaced.client_secret ? [] : [now.client_secret];
 }
 
 /** Stores a session svc could not revoke in a profile of its own; its name, or undefined. */

@@ -247,7 +247,15 @@ export async function authorizeWithBrowser<T>(
     failedStep = 'svc cannot store a login now';
     options.beforeExchange?.();
     failedStep = 'the authorization code could not be exchanged for tokens';
-    const result = await exchange(api, baseUrl, code, receiver.redirectUri, verifier, options);
+    const result = await exchange(
+      api,
+      baseUrl,
+      code,
+      receiver.redirectUri,
+      verifier,
+      options,
+      loginCommand(ctx.settings()),
+    );
     failedStep = 'the tokens could not be stored';
     const completed = await complete({ ...result, requestedScope });
     failedStep = undefined;
@@ -267,6 +275,7 @@ async function exchange(
   redirectUri: string,
   verifier: string,
   options: BrowserFlowOptions,
+  login: string,
 ): Promise<Omit<BrowserFlowResult, 'requestedScope'>> {
   const url = tokenUrl(baseUrl);
   const form = {
@@ -287,7 +296,7 @@ async function exchange(
       secrets,
       oauthErrorCode(error) !== 'invalid_client'
         ? 'run the login again'
-        : invalidClientHint(options.clientSecret, error, options.clientIdFrom),
+        : invalidClientHint(options, login, error),
     );
   }
 }

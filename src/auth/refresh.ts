@@ -20,7 +20,14 @@ import {
 } from './abandoned-refresh.js';
 import { sentClientSecret } from './client-secret.js';
 import type { CredentialSource, TokenUse } from './credentials.js';
-import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
+import {
+  credentialFromTokens,
+  oauthErrorCode,
+  requestToken,
+  saysUnknownClient,
+  tokenRequestFailed,
+  unknownClientWords,
+} from './token-endpoint.js';
 
 /** Refresh when less than this is left, so a token does not expire between check and use. */
 export const REFRESH_MARGIN_MS = 30_000;
@@ -61,12 +68,31 @@ export function reloginHint(loginCommand: string, credential: StoredCredential |
   return `run \`${loginCommand}\` again`;
 }
 
+/**
+ * A refresh refused because the server does not know the profile's client (deleted, the
+ * platform's state reset): logging in again through the same client id would wait on a browser
+ * page saying "Unknown client" (attack29b F4), so the hint says to check it, in the token
+ * endpoint's words, and to log in through a client the server knows.
+ */
+export function refreshRefusedHint(
+  loginCommand: string,
+  credential: StoredCredential | undefined,
+  refusal: { code: string | undefined; message: string },
+): string {
+  if (refusal.code !== 'invalid_client' || !saysUnknownClient(refusal.message) || !credential?.client_id)
+    return reloginHint(loginCommand, credential);
+  return `${unknownClientWords(`the profile's client_id (${credential.client_id})`)}; log in through a client it knows: \`${loginCommand} --client-id CLIENT_ID\` (with its secret for a confidential client: --client-secret-file FILE)`;
+}
+
 /** The refusal recorded on a credential, raised again with the words it was first raised with. */
 function refusedError(credential: StoredCredential, loginCommand: string): AuthError | undefined {
   // A refresh in flight is no refusal here: its mark (refresh_sent) says more (abandoned-refresh.ts).
   const refused = withoutInFlight(credential).refresh_refused;
   if (!refused) return undefined;
-  return new AuthError(refused.message, { code: refused.code, hint: reloginHint(loginCommand, credential) });
+  return new AuthError(refused.message, {
+    code: refused.code,
+    hint: refreshRefusedHint(loginCommand, credential, refused),
+  });
 }
 
 export function credentialSecrets(credential: StoredCredential | undefined): string[] {
@@ -303,7 +329,10 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
           [...seen],
           error instanceof OutcomeUnknownError
             ? `the command itself was not sent; run it again: if the platform did refresh the session, the new tokens were lost with its answer, and svc will say so and ask for \`${deps.loginCommand()}\``
-            : reloginHint(deps.loginCommand(), stored),
+            : refreshRefusedHint(deps.loginCommand(), stored, {
+                code,
+                message: error instanceof Error ? error.message : String(error),
+              }),
         );
         if (failure instanceof AuthError && code && DEFINITE_REFUSALS.has(code)) {
           // Recorded, not deleted (the mark taken off by the same write): `auth token` and `auth

@@ -43,7 +43,12 @@ export async function revocationEndpoint(
  * the access tokens of the grant), or its access token when it has no refresh token. Throws when
  * the server could not be asked or refused, so a failure is never reported as a logout.
  */
-export async function revokeSession(api: ApiClient, credential: StoredCredential): Promise<Revocation> {
+export async function revokeSession(
+  api: ApiClient,
+  credential: StoredCredential,
+  /** Another secret of the same client to authenticate with (the stored one was refused); sent under sentClientSecret's rule. */
+  clientSecret?: string,
+): Promise<Revocation> {
   if (credential.type !== 'oauth' || !credential.token_url) return { outcome: 'not_applicable' };
   const server = new URL(credential.token_url).origin;
   const endpoint = await revocationEndpoint(api, credential.token_url);
@@ -59,13 +64,16 @@ export async function revokeSession(api: ApiClient, credential: StoredCredential
         token,
         token_type_hint: hint,
         client_id: credential.client_id,
-        client_secret: sentClientSecret(credential),
+        client_secret: sentClientSecret({
+          client_id: credential.client_id,
+          client_secret: clientSecret ?? credential.client_secret,
+        }),
       },
       auth: false,
       tenant: null,
       // RFC 7009 §2.2: a 200 whose body, if any, the client ignores.
       expect: 'optional',
-      secrets: [token, credential.client_secret ?? ''].filter(Boolean),
+      secrets: [token, credential.client_secret ?? '', clientSecret ?? ''].filter(Boolean),
     });
   } catch (error) {
     // A guessed path the server does not have, or a server that says it cannot revoke this kind.

@@ -6,6 +6,7 @@ import { ApiError, OutcomeUnknownError } from '../http/errors.js';
 import { joinUrl } from '../http/path.js';
 import { scrubSecrets } from '../http/redact.js';
 import { machineTimeAtOffset } from '../platform/clock.js';
+import { isPublicClient, publicClientWayOut } from './client-secret.js';
 import { isoTimeOf, jwtExpiry } from './jwt.js';
 import { newSessionId } from './session.js';
 
@@ -96,19 +97,30 @@ export function oauthErrorCode(error: unknown): string | undefined {
  * The fix for a token endpoint's invalid_client (RFC 6749 §5.2), the same for every grant: a
  * confidential client sent without its secret, or a wrong client id or secret. A server that says
  * the client is unknown gets no word of a secret (attack25a F7: "supply the secret", followed,
- * changed nothing); `idFrom` says where the id came from and how to change it there.
+ * changed nothing); `idFrom` says where the id came from and how to change it there. svc's own
+ * public client svc-cli takes no secret from anywhere (client-secret.ts), so its hint names the
+ * ways that work instead (review29a M1); `login` is the profile's login command.
  */
 export function invalidClientHint(
-  clientSecret: string | undefined,
+  client: { clientId: string; clientSecret?: string | undefined; clientIdFrom?: string | undefined },
+  login: string,
   error?: unknown,
-  idFrom?: string,
 ): string {
-  if (error instanceof ApiError && /unknown client/i.test(error.message))
-    return `the server does not know this client id${idFrom ? `, ${idFrom}` : ''}: check it`;
+  const { clientId, clientSecret, clientIdFrom: idFrom } = client;
+  if (error instanceof ApiError && saysUnknownClient(error.message)) return unknownClientWords(idFrom);
+  if (isPublicClient(clientId))
+    return `svc sends no secret for ${clientId}, its own public client: ${publicClientWayOut(clientId, login)}`;
   return clientSecret === undefined
     ? 'a confidential client needs its secret: --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET'
     : 'check the client id and its secret (from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET)';
 }
+
+/** A server's invalid_client that says the client id is unknown to it (not a wrong secret). */
+export const saysUnknownClient = (message: string): boolean => /unknown client/i.test(message);
+
+/** What a client id the server does not know calls for; `idFrom`: where the id came from. */
+export const unknownClientWords = (idFrom?: string): string =>
+  `the server does not know this client id${idFrom ? `, ${idFrom}` : ''}: check it`;
 
 /**
  * A failed token request as an authentication failure (exit 3), its message cleaned of any

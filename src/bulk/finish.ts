@@ -109,7 +109,11 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const gone = summary.gone
     ? ` (${n(summary.gone)} found done by a retry after the answer to the first attempt was lost)`
     : '';
-  const parts = [`${n(summary.ok)} ${verb.words.done}${gone}`];
+  // Made by the run this one resumes (its not-journaled or unanswered items): not this run's count.
+  const earlier = summary.earlierRun ?? 0;
+  const parts =
+    summary.ok - earlier > 0 || earlier === 0 ? [`${n(summary.ok - earlier)} ${verb.words.done}${gone}`] : [];
+  if (earlier) parts.push(`${n(earlier)} ${verb.words.done} by the run this one resumes`);
   if (summary.skipped) parts.push(`${n(summary.skipped)} skipped`);
   if (summary.failed) {
     const why = [

@@ -120,6 +120,12 @@ export class Journal {
   #olderAfter: string | undefined;
   /** This process wrote the resumed run's `resumed` line (start()). */
   #resumedSaid = false;
+  /**
+   * What the run's items act on, by the names its input gives them (a grants file's roles: each
+   * name's id when the run first started), kept in the first line: a resumed run checks that each
+   * name still means the same object (attack29b F1). Undefined in a journal an earlier svc wrote.
+   */
+  #subjects: Map<string, string> | undefined;
 
   private constructor(path: string, owner: RunOwner, run: RunIdentity, now: () => number, disk: JournalDisk) {
     this.path = path;
@@ -181,6 +187,7 @@ export class Journal {
       typeof header.platform_started_at === 'string' ? serverTime(header.platform_started_at) : Number.NaN;
     if (!Number.isNaN(platformMs)) journal.#platformStartMs = platformMs;
     journal.#kept.note(header.kept);
+    journal.#subjects = subjectsOf(header.subjects);
     for (const line of rest) {
       if (line.trim() === '') continue;
       try {
@@ -261,6 +268,7 @@ export class Journal {
         ? {}
         : { platform_started_at: isoSeconds(this.#platformStartMs) }),
       ...(this.#kept.size === 0 ? {} : { kept: this.#kept.digests() }),
+      ...(this.#subjects === undefined ? {} : { subjects: Object.fromEntries(this.#subjects) }),
     };
     try {
       this.#append(header);
@@ -322,6 +330,27 @@ export class Journal {
   /** The run's start on the platform's clock if it is known (platformStart); undefined in a journal written before svc kept it. */
   knownPlatformStart(): number | undefined {
     return this.#platformStartMs;
+  }
+
+  /**
+   * What the run's items act on, by name (see #subjects): a resumed run's as its first start
+   * found them; a new run's once kept (keepSubjects); undefined in a journal an earlier svc wrote.
+   */
+  subjects(): ReadonlyMap<string, string> | undefined {
+    return this.#subjects;
+  }
+
+  /** A new run's subjects, written in its first line by start(); a resumed run keeps its first start's. */
+  keepSubjects(subjects: ReadonlyMap<string, string>): void {
+    if (this.run.resumed || this.#started) return;
+    this.#subjects = new Map(subjects);
+  }
+
+  /** How many items an earlier run marked sent (markSent) and did not finish. */
+  inFlight(): number {
+    let count = 0;
+    for (const key of this.#sent.keys()) if (!this.#done.has(key)) count++;
+    return count;
   }
 
   has(key: string): boolean {
@@ -539,6 +568,15 @@ export interface JournalHeader {
   anchor?: unknown;
   platform_started_at?: unknown;
   kept?: unknown;
+  subjects?: unknown;
+}
+
+/** A header's subjects (name → id), or undefined when it has none or they are not names and ids. */
+function subjectsOf(value: unknown): Map<string, string> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (!entries.every(([, id]) => typeof id === 'string')) return undefined;
+  return new Map(entries as Array<[string, string]>);
 }
 
 /**

@@ -294,7 +294,9 @@ async function runLocked<T, R extends Row>(
     // A resumed run with nothing done, nothing left and nothing owed is over: its journal goes.
     const left = journal.run.resumed && !verb.dryRun ? leftJournal(journal, 'say this again') : undefined;
     if (ctx.out.mode === 'json') await ctx.out.jsonList([]);
-    ctx.out.info(typeof verb.empty === 'string' ? verb.empty : await verb.empty());
+    // An empty dry run prints [] as an empty run does: its line says it was a dry run (attack29a F8).
+    const empty = typeof verb.empty === 'string' ? verb.empty : await verb.empty();
+    ctx.out.info(verb.dryRun ? `dry run: ${empty}; nothing was changed` : empty);
     if (left !== undefined) ctx.out.warn(left);
     return undefined;
   }
@@ -382,7 +384,8 @@ async function runLocked<T, R extends Row>(
     progress,
     onResult: (result, item, error) => {
       far.done++;
-      const planned = verb.dryRun ? { plan: PLAN[result.status] ?? verb.words.act } : {};
+      // A dry run's row says so itself (attack29a F8), beside its `plan`: added, nothing renamed.
+      const planned = verb.dryRun ? { plan: PLAN[result.status] ?? verb.words.act, dry_run: true } : {};
       // The contract's statuses are ok, failed and skipped: an item whose outcome is unknown is
       // shown failed, with outcome "unknown" (its error says the platform may have made it).
       // A dry run's `unknown` is a check the server did not answer: planned `unknown`, no outcome.

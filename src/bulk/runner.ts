@@ -258,8 +258,21 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
           const detail = await options.work(item, call);
           // Made by this run, unless the worker says it was done already or failed after all.
           const made = detail.status === undefined || detail.status === 'ok';
+          // Made by the run this one resumes: it marked the item sent and did not journal its end
+          // (a full disk after the change, a kill, a lost answer), and this run's first attempt is
+          // answered from the platform's record of that request (same key). Done, so ok (it settles
+          // that run's unknown outcome), but not this run's doing: counted apart (earlierRun), never
+          // in this run's own count, which the cut run's not_journaled row already made once
+          // (session 28's leftover: `4 granted`, then `✓ 7 granted` of 10 rows).
+          const byEarlierRun =
+            made &&
+            detail.replayed === true &&
+            firstReplayed &&
+            call.resumed &&
+            call.sentEarlier !== undefined;
           const unjournaled = journaling(() => recording?.record(item.key, detail), made);
-          if (detail.replayed === true) {
+          if (byEarlierRun) summary.earlierRun = (summary.earlierRun ?? 0) + 1;
+          else if (detail.replayed === true) {
             summary.replayed = (summary.replayed ?? 0) + 1;
             if (firstReplayed) summary.replayedFirst = (summary.replayedFirst ?? 0) + 1;
           }

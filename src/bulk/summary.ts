@@ -55,6 +55,12 @@ export interface BulkSummary {
    */
   replayedFirst?: number;
   /**
+   * Ok items made by the run this one resumes (marked sent by it, not journaled, and answered from
+   * the platform's record at this run's first attempt; their row's `replayed: true`): not this
+   * run's doing, said apart from its own count; absent when there were none.
+   */
+  earlierRun?: number;
+  /**
    * Ok items made on the platform after the journal could not be written (their row's reason
    * `not_journaled`): the run halted with that error; absent when there were none.
    */

@@ -6,10 +6,10 @@ import { type Command, Option } from 'commander';
 import { credentialBeingReplaced, staticCredentials } from '../auth/credentials.js';
 import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../auth/flow.js';
 import { checkSecretFlags, type SecretFlags } from '../auth/secret-input.js';
-import { credentialFromTokens, type TokenSet } from '../auth/token-endpoint.js';
+import { credentialFromTokens, saysUnknownClient, type TokenSet } from '../auth/token-endpoint.js';
 import type { StoredCredential } from '../config/store.js';
 import type { Context } from '../context.js';
-import { describeError, SvcError } from '../errors.js';
+import { AuthError, describeError, SvcError } from '../errors.js';
 import type { CallerIdentity } from '../platform/me.js';
 import { identityDespiteTenant, notYoursWarning } from '../platform/tenant-ref.js';
 import { collect, intFlag, nonEmpty, parseScopes } from './kit.js';
@@ -181,8 +181,24 @@ export async function doubtAboutClient(ctx: Context, clientId: string): Promise<
     await (await ctx.platform()).oauth.clients.get(clientId, { maxRetries: 0 });
   } catch (error) {
     if (isUnknownClient(error)) return warnClientNotFound(ctx, clientId);
+    // The profile's session could not be read with: its refresh refused because the server does not
+    // know this same client. That answer is the server's word on the client (attack29b F4: the read
+    // needs the dead credential, so no warning came, and the login waited on "Unknown client").
+    if (refusedAsUnknown(ctx, error, clientId)) {
+      ctx.out.warn(
+        `the server does not know OAuth client ${clientId}: it refused to refresh the session of profile "${ctx.settings().profile}" through it as an unknown client; the login page will most likely say "Unknown client": check --client-id`,
+      );
+      return `the server refused OAuth client ${clientId} as unknown: if the login page said "Unknown client", check --client-id`;
+    }
   }
   return undefined;
+}
+
+/** A refresh of the profile's session through `clientId` refused as an unknown client (refreshRefusedHint). */
+function refusedAsUnknown(ctx: Context, error: unknown, clientId: string): boolean {
+  if (!(error instanceof AuthError) || error.code !== 'invalid_client' || !saysUnknownClient(error.message))
+    return false;
+  return ctx.store().credential(ctx.settings().profile)?.client_id === clientId;
 }
 
 /**

@@ -18,12 +18,15 @@ export interface BulkFlags {
 export function withBulkFlags(command: Command, only: string | undefined, dryRun: string): Command {
   const within = only ? `with ${only}: ` : '';
   const range = `1-${BULK_CONCURRENCY.max} (default ${BULK_CONCURRENCY.default})`;
-  return command
-    .addOption(new Option('--concurrency <n>', `${within}requests in flight, ${range}`))
-    .addOption(new Option('--dry-run', dryRun))
-    .addOption(
-      new Option('--journal <path>', `${within}where finished items are recorded (default: state dir)`),
-    );
+  return (
+    command
+      .addOption(new Option('--concurrency <n>', `${within}requests in flight, ${range}`))
+      // Each planned row says it is one, in every machine mode (attack29a F8); `[]` of an empty dry run is told by its line.
+      .addOption(new Option('--dry-run', `${dryRun} (--json/--ndjson rows carry "dry_run": true)`))
+      .addOption(
+        new Option('--journal <path>', `${within}where finished items are recorded (default: state dir)`),
+      )
+  );
 }
 
 /** `--dry-run` for commander's `dryRun`: the flag as the user typed it. */

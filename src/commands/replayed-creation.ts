@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { spreadAsTheyCame, withNumbersOf } from '../api/numbers-as-they-came.js';
-import { serverTime } from '../api/time.js';
+import { clearlyAfter, serverTime } from '../api/time.js';
 import { stateDir } from '../config/paths.js';
 import { heirOf } from '../config/store-directory.js';
 import type { Context } from '../context.js';
@@ -19,8 +19,7 @@ import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
 import { AcceptedUnreadError } from '../platform/errors.js';
-import type { SentChange } from '../platform/found-after-lost.js';
-import { provenSameRotation, sameRotation } from '../platform/stored-answer.js';
+import { type SecretEvidence, storedSecretNow } from '../platform/stored-answer.js';
 import { LAGGING_READ_WAITS_MS, readThroughLag } from '../system/lagging-reads.js';
 import { SecretFile, type SecretIntent } from '../system/secret-file.js';
 import { pathWord, shellWord } from '../system/shell-words.js';
@@ -347,8 +346,11 @@ export async function madeNow<T>(
 /**
  * The object of a replayed creation with a one-time secret, as it is now (madeNow over `get`),
  * with the stored answer's `kept` fields (the secret, its warning), which a read never shows: its
- * secret rotated since the answer's `secret_rotated_at`: exit 6, the stale secret neither printed
- * nor written (`remedy` gets a new one).
+ * secret rotated since (storedSecretNow, the rotations' rule: a later rotation time, or the
+ * `evidence` telling another secret where whole seconds cannot, brief s29 fixrot 2): exit 6, the
+ * stale secret neither printed nor written (`remedy` gets a new one). No evidence and a rotation in
+ * the creation's second: the time rule's "no later rotation" (a server whose rotation time starts
+ * at the creation reads back so on every replay, review19 F4).
  */
 export async function asItIsNow<T extends { secret_rotated_at?: string | null; created_at?: string }>(
   ctx: Pick<Context, 'clock' | 'signal'>,
@@ -358,10 +360,12 @@ export async function asItIsNow<T extends { secret_rotated_at?: string | null; c
   created: Created,
   key: string,
   remedy: string,
+  evidence?: SecretEvidence,
 ): Promise<T> {
   const now = await madeNow(ctx, created, key, made.created_at, get);
-  if (!sameRotation(now.secret_rotated_at, made.secret_rotated_at, made.created_at)) {
-    throw rotatedSince(created, key, now.secret_rotated_at ?? '', remedy);
+  const judged = storedSecretNow(made, now, evidence);
+  if (judged === 'rotated-since' || judged === 'replaced') {
+    throw rotatedSince(created, key, now.secret_rotated_at ?? 'the server does not say when', remedy);
   }
   const keptFields = Object.fromEntries(kept.map((field) => [field, made[field]]));
   return spreadAsTheyCame(made, now, withNumbersOf(made, keptFields)) as unknown as T;
@@ -390,17 +394,11 @@ export interface Rotated {
    */
   againWritten?: string;
   /**
-   * This attempt's start (attemptStart), read once its answer is in: an answer whose rotation is
-   * not before it, on the platform's clock, is this request's own rotation, and carries no more
-   * doubt than a rotation without a key (review28d M2).
-   */
-  attempt?: () => Pick<SentChange, 'before' | 'onServerClock'>;
-  /**
    * Evidence beyond the rotation times, for when they cannot tell (the answer's and the read's
    * times one second apart or less, whole seconds): whether the stored answer's secret is still
-   * the current one (true), is not (false), or svc cannot tell (undefined).
+   * the current one (true), is not (false), or svc cannot tell (undefined); src/commands/secret-evidence.ts.
    */
-  stillCurrent?: (stored: Record<string, unknown>, now: Record<string, unknown>) => boolean | undefined;
+  stillCurrent?: SecretEvidence;
 }
 
 /**
@@ -418,6 +416,10 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
   now: () => Promise<{ secret_rotated_at?: string | null }>,
   key = given ?? newIdempotencyKey(),
 ): Promise<Creation<T> & { unsure?: string }> {
+  // Under the user's own key, the object as it was before the request (nothing sent yet): a
+  // rotation in the answer clearly after the one it showed was made after this command began, so
+  // it is this request's own, or an answer the server marks as fresh is (brief s29 fixrot 3).
+  const before = given === undefined ? undefined : await readBefore(now);
   const creation = await createOnce(
     given,
     'rotation',
@@ -442,7 +444,12 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
     ),
   );
   const rotatedAt = creation.data.secret_rotated_at;
-  if (!sameRotation(current.secret_rotated_at, rotatedAt)) {
+  // Times that cannot tell the answer's rotation from another in the same second (attack28b F2):
+  // evidence that can tell decides (the secret's fingerprint, the secrets rotated out then); a
+  // server that gives none gets the time rule, and a tie writes the secret with a warning, never
+  // withholds it: the answer may be this run's own rotation, whose old secret is dead (review28a H2).
+  const judged = storedSecretNow(creation.data, current, rotated.stillCurrent);
+  if (judged === 'rotated-since' || (judged === 'replaced' && !current.secret_rotated_at)) {
     const at = current.secret_rotated_at ?? 'unknown';
     throw new SvcError(
       'conflict',
@@ -452,54 +459,60 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
       { code: 'secret_rotated', hint: `get a new one with: ${rotated.again}` },
     );
   }
-  // Times that cannot tell the answer's rotation from another in the same second (attack28b F2):
-  // evidence that can tell decides (the secret's fingerprint, the secrets rotated out then); a
-  // server that gives none gets the time rule, and a tie writes the secret with a warning, never
-  // withholds it: the answer may be this run's own rotation, whose old secret is dead (review28a H2).
-  if (
-    current.secret_rotated_at &&
-    rotatedAt &&
-    !provenSameRotation(current.secret_rotated_at, rotatedAt) &&
-    !(!creation.byEarlierRun && madeByThisAttempt(rotatedAt, rotated.attempt?.()))
-  ) {
-    const verdict = rotated.stillCurrent?.(
-      creation.data as Record<string, unknown>,
-      current as Record<string, unknown>,
+  if (judged === 'replaced') {
+    const whose = creation.byEarlierRun
+      ? `the rotation with idempotency key ${creation.key} was made by an earlier run`
+      : `the platform answered with a rotation under idempotency key ${creation.key} (${BY_EITHER_RUN})`;
+    throw new SvcError(
+      'conflict',
+      `${whose}, and ${rotated.what}'s secret was rotated again in the same second (${rotatedAt}): the secret in that answer is not the current one, so svc neither prints nor writes it`,
+      {
+        code: 'secret_rotated',
+        hint: `get a working secret with a new rotation (it ends the secret in use, whoever holds it): ${rotated.again}`,
+      },
     );
-    if (verdict === false) {
-      const whose = creation.byEarlierRun
-        ? `the rotation with idempotency key ${creation.key} was made by an earlier run`
-        : `the platform answered with a rotation under idempotency key ${creation.key} (${BY_EITHER_RUN})`;
-      throw new SvcError(
-        'conflict',
-        `${whose}, and ${rotated.what}'s secret was rotated again in the same second (${rotatedAt}): the secret in that answer is not the current one, so svc neither prints nor writes it`,
-        {
-          code: 'secret_rotated',
-          hint: `get a working secret with a new rotation (it ends the secret in use, whoever holds it): ${rotated.again}`,
-        },
-      );
-    }
-    if (verdict === undefined) {
-      return {
-        ...creation,
-        unsure: `${rotated.what}'s secret was rotated at ${rotatedAt}, and svc cannot rule out another rotation in that same second (the platform gives whole seconds, and nothing that tells its secrets apart): if the secret is refused, get a new one with: ${rotated.againWritten ?? rotated.again}`,
-      };
-    }
+  }
+  // A tie the request's own rotation makes carries no more doubt than a rotation without a key
+  // (review28d M2). Its time against the command's start was no proof: an unmarked replay of an
+  // earlier run's rotation with that key, made in the second this command started (or within the
+  // Date header's second of it), was taken as its own, with no warning (brief s29 fixrot 3).
+  const ownRotation =
+    (creation.unmarked === false && !creation.byEarlierRun) || rotatedAfterRead(before, rotatedAt);
+  if (judged === 'tie' && rotatedAt && !ownRotation) {
+    return {
+      ...creation,
+      unsure: `${rotated.what}'s secret was rotated at ${rotatedAt}, and svc cannot rule out another rotation in that same second (the platform gives whole seconds, and nothing that tells its secrets apart): if the secret is refused, get a new one with: ${rotated.againWritten ?? rotated.again}`,
+    };
   }
   return creation;
 }
 
 /**
- * A rotation this very request made: its time not before the attempt's start, both on the
- * platform's clock (whole seconds, the start floored). On this machine's clock nothing is decided.
+ * The object as it was before a keyed rotation was sent, or undefined when it could not be read
+ * (then nothing is proven by it: a tie warns). Ctrl-C stops the command, nothing sent.
  */
-function madeByThisAttempt(
-  rotatedAt: string,
-  start: Pick<SentChange, 'before' | 'onServerClock'> | undefined,
+async function readBefore(
+  read: () => Promise<{ secret_rotated_at?: string | null }>,
+): Promise<{ secret_rotated_at?: string | null } | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof SvcError && error.category === 'interrupted') throw error;
+    return undefined;
+  }
+}
+
+/**
+ * Whether a rotation at `rotatedAt` was made after the read `before` (readBefore): that read showed
+ * none yet (null), or one clearly before it (clearlyAfter: a later second, whole seconds). A read
+ * that gave no time, or none at all, proves nothing.
+ */
+function rotatedAfterRead(
+  before: { secret_rotated_at?: string | null } | undefined,
+  rotatedAt: string | null | undefined,
 ): boolean {
-  if (!start?.onServerClock || !start.before) return false;
-  const late = serverTime(rotatedAt) - serverTime(start.before);
-  return Number.isFinite(late) && late >= 0;
+  if (!before || !rotatedAt || before.secret_rotated_at === undefined) return false;
+  return before.secret_rotated_at === null || clearlyAfter(rotatedAt, before.secret_rotated_at);
 }
 
 /**
@@ -513,8 +526,10 @@ export function rotationSecretFlags(file: string | undefined): { to: string; nex
 }
 
 /**
- * What both rotate-secret verbs say beside a rotation's answer (`data`, as it is to be printed): an
- * earlier run's note, and a same-second tie's doubt (`unsure`) as a warning and in --json too
+ * What both rotate-secret verbs say beside a rotation's answer (`data`, as it is to be printed), and
+ * the one shape both print it in: an earlier run's stored answer with its note on stderr and
+ * `"replayed": true` in --json (asReplayed; `webhooks rotate-secret` left it out, brief s29 fixrot
+ * 1), and a same-second tie's doubt (`unsure`) as a warning and in --json too
  * (`secret_may_be_replaced`), so a script reading stdout tells it from a current secret.
  */
 export function sayRotation<T extends object>(
@@ -522,12 +537,14 @@ export function sayRotation<T extends object>(
   what: string,
   rotation: { byEarlierRun: boolean; unsure?: string },
   data: T,
-): T & { secret_may_be_replaced?: true } {
+): T & { replayed?: true; secret_may_be_replaced?: true } {
   if (rotation.byEarlierRun && !ctx.out.isMachine)
     ctx.out.info(earlierRotationNote(what, rotation.unsure !== undefined));
-  if (!rotation.unsure) return data;
+  const shown = asReplayed(data, rotation.byEarlierRun);
+  if (!rotation.unsure) return shown;
   ctx.out.warn(rotation.unsure);
-  return spreadAsTheyCame(data, { secret_may_be_replaced: true as const }) as T & {
+  return spreadAsTheyCame(shown, { secret_may_be_replaced: true as const }) as T & {
+    replayed?: true;
     secret_may_be_replaced: true;
   };
 }

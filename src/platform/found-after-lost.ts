@@ -358,16 +358,17 @@ export async function grantAnswerNotMade(
  * A single verb's error when a stop cut the read of who the caller is after the server answered
  * its change 2xx (`answer`: the grant's, a key revoke's): interrupted (exit 130) with its outcome
  * unknown, never a bare "interrupted" that hides a change the server said it made (cut-sweep), and
- * `hint` when the verb knows how it is settled. Other errors are given back as they are.
+ * `hint` when the verb knows how it is settled; `reading`, what was being read (an audit trail too). Other errors are given back as they are.
  */
 export function interruptedReadingCaller(
   error: unknown,
   answer = "the server's answer to the grant",
   hint?: string,
+  reading = 'who you are (GET /v1/me)',
 ): unknown {
   if (!(error instanceof InterruptedError)) return error;
   return new OutcomeUnknownError(
-    new InterruptedError(`interrupted while svc read who you are (GET /v1/me) to judge ${answer}`),
+    new InterruptedError(`interrupted while svc read ${reading} to judge ${answer}`),
     hint,
   );
 }

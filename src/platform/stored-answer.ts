@@ -41,3 +41,37 @@ export function provenSameRotation(now: string, then: string): boolean {
   const [x, y] = [isoTime(now), isoTime(then)];
   return x !== undefined && y !== undefined && x.precisionMs < 1000 && y.precisionMs < 1000 && x.ms === y.ms;
 }
+
+/**
+ * Evidence of a secret beyond its rotation times, nothing sent (a fingerprint on the record, the
+ * secrets rotated out then): whether the stored answer's secret (`stored`) is still the current one
+ * of the object as it is now (`now`): true, false, or undefined (the server gives none).
+ */
+export type SecretEvidence = (
+  stored: Record<string, unknown>,
+  now: Record<string, unknown>,
+) => boolean | undefined;
+
+/**
+ * What became of the secret in a stored answer (a rotation's or a creation's), judged against its
+ * object as it is now: 'rotated-since' (a later rotation time proves it, sameRotation), 'replaced'
+ * (the evidence tells another secret, whatever the times: one in the same second, or a server that
+ * gives no time), 'current' (the same rotation, proven by times to the millisecond or by the
+ * evidence; or no rotation time now to compare), or 'tie': whole-second times that cannot tell it
+ * from another rotation in that second, and no evidence. One rule for rotations and replayed
+ * creations (brief s29 fixrot 2), whose stored answers carry no rotation time: their creation's.
+ */
+export function storedSecretNow(
+  stored: { secret_rotated_at?: string | null; created_at?: string | null },
+  now: { secret_rotated_at?: string | null },
+  evidence?: SecretEvidence,
+): 'current' | 'rotated-since' | 'replaced' | 'tie' {
+  if (!sameRotation(now.secret_rotated_at, stored.secret_rotated_at, stored.created_at))
+    return 'rotated-since';
+  const then = stored.secret_rotated_at || stored.created_at;
+  if (now.secret_rotated_at && then && provenSameRotation(now.secret_rotated_at, then)) return 'current';
+  const verdict = evidence?.(stored as Record<string, unknown>, now as Record<string, unknown>);
+  if (verdict === false) return 'replaced';
+  if (verdict === true || !now.secret_rotated_at || !then) return 'current';
+  return 'tie';
+}

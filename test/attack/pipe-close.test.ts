@@ -25,6 +25,9 @@ const dir = useTempDir('svc-pipe-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const TENANT = tenantId('acme-treasury');
 const user = (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`;
+// The whole runs (1,000 grants, 500 replays) took over 30 s, the spawn helper's limit, in a full
+// run under a load of 20 (session 29): 120 s for each, 240 s for a test; upper bounds, not verdicts.
+const LONG = { env, timeoutMs: 120_000 };
 const counted = async (role: string) =>
   (await call(sandbox(), 'GET', `/_sandbox/assignments?tenant_id=${TENANT}&role_id=${role}`)).body;
 /** A fresh custom role, so the sandbox's counts are this test's alone. */
@@ -37,7 +40,7 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     const rows = Array.from({ length: ROWS }, (_, i) => `${user(i + 1)},pipe-closed,8h,pipe`);
     const csv = join(dir, 'pipe.csv');
     writeFileSync(csv, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
-    const r = await bash(`svc roles assign --file '${csv}' --ndjson | head -1`, { env });
+    const r = await bash(`svc roles assign --file '${csv}' --ndjson | head -1`, LONG);
     expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
     expect(r.code, r.stderr).toBe(141);
     // The summary line, then (--ndjson) the error as one JSON object.
@@ -58,13 +61,13 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     const made = (await counted(role)).total;
     expect(made).toBeGreaterThan(0);
     expect(made).toBeLessThan(ROWS);
-    const again = await bash(`svc roles assign --file '${csv}' --ndjson > /dev/null`, { env });
+    const again = await bash(`svc roles assign --file '${csv}' --ndjson > /dev/null`, LONG);
     expect(again.code, again.stderr).toBe(0);
     expect(afterResuming(again.stderr)).toMatch(
       new RegExp(`^✓ ${(ROWS - made).toLocaleString('en')} granted, ${made.toLocaleString('en')} skipped in`),
     );
     expect(await counted(role)).toEqual({ total: ROWS, active: ROWS, users: ROWS, duplicates: 0 });
-  }, 60_000);
+  }, 240_000);
 
   it(`replay --dlq (${ENTRIES.toLocaleString('en')} entries) --ndjson | head -1 exits 141; the re-run replays the rest, each entry once`, async () => {
     const target = await startTarget(() => ({ status: 204 }));
@@ -72,7 +75,7 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
       body: { webhook_id: webhook.id, count: ENTRIES },
     });
-    const r = await bash(`svc webhooks replay ${webhook.id} --dlq --ndjson | head -1`, { env });
+    const r = await bash(`svc webhooks replay ${webhook.id} --dlq --ndjson | head -1`, LONG);
     expect(r.code, r.stderr).toBe(141);
     const error = JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!).error;
     expect(`${error.message}; ${error.hint}`).toMatch(
@@ -80,12 +83,12 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
         `^stdout closed after [\\d,]+ of ${ENTRIES.toLocaleString('en')}; run the same command again with the same profile, logged in as the same user or with the same API key, to resume`,
       ),
     );
-    const again = await bash(`svc webhooks replay ${webhook.id} --dlq --ndjson > /dev/null`, { env });
+    const again = await bash(`svc webhooks replay ${webhook.id} --dlq --ndjson > /dev/null`, LONG);
     expect(again.code, again.stderr).toBe(0);
     const queued = (await admin(sandbox(), 'GET', `/v1/webhooks/${webhook.id}/dlq?status=queued`)).body;
     expect(queued.total).toBe(0);
     expect(await replayCounts(sandbox(), webhook.id)).toEqual({ 1: ENTRIES });
-  }, 60_000);
+  }, 240_000);
 
   it('a single change whose output cannot be written exits 141 and says the change was made', async () => {
     const role = await customRole('single-closed');

@@ -112,7 +112,7 @@ describe('a retry answered 409 idempotency_key_in_use (the first attempt still b
     const again = await svc.run(grantArgv(path), { env: env(), clock });
     expect([again.code, timeless(afterResuming(again.stderr))]).toEqual([
       0,
-      '2 of these were done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then\n✓ 2 granted in Acme Treasury (acme-treasury) (T)\n',
+      '✓ 2 granted by the run this one resumes in Acme Treasury (acme-treasury) (T)\n',
     ]);
   });
 

@@ -311,6 +311,21 @@ describe("runItems: the source's ends", () => {
     expect([s.pulls(), s.closed()]).toEqual([2, 0]);
   });
 
+  // review29a L2: SourcePull.close() skips return() after a read failure (source-pull.ts, !pullError).
+  it("after a read failure nothing more is read from the source, it is not closed, and the failure is the run's", async () => {
+    const failure = new Error('page 2 could not be fetched');
+    const s = scripted([
+      () => {
+        throw failure;
+      },
+      item('b'),
+    ]);
+    const { summary, results } = await run({ items: s.source, work: async () => ({}) });
+    expect(results).toEqual([]);
+    expect(summary.unread).toBe(failure);
+    expect([s.pulls(), s.closed()]).toEqual([1, 0]);
+  });
+
   it('a stop after the source ended and every item was tried leaves the run done, not stopped, even with an unknown outcome', async () => {
     const stop = new AbortController();
     let ended!: () => void;

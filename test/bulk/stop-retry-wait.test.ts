@@ -113,7 +113,7 @@ describe('a stop during a bulk run’s Retry-After wait', () => {
     });
     expect(rerun.code).toBe(0);
     expect(afterResuming(rerun.stderr).replace(/ \([\d.]+ s\)\n/, ' (T s)\n')).toBe(
-      '2 of these were done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then\n✓ 20 granted in Acme Treasury (acme-treasury) (T s)\n',
+      '✓ 18 granted, 2 granted by the run this one resumes in Acme Treasury (acme-treasury) (T s)\n',
     );
   });
 

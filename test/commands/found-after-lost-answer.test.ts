@@ -112,7 +112,8 @@ describe("another admin's grant just before a lost attempt (review25a H1)", () =
       0,
       'skipped',
       'created_by_another_run',
-      undefined,
+      // Nothing written: the file's justification is recorded nowhere, and the row says so (session 29).
+      "the file's justification was not sent: the audit trail keeps the justification of the change that set the grant, not the file's",
     ]);
   });
 
@@ -179,12 +180,16 @@ describe("another admin's grant just before a lost attempt (review25a H1)", () =
     const role = await customRole(sandbox(), 'h1-file');
     theirs = { tenant: ACME, role, justification: 'theirs' };
     const path = svc.file('h1.csv', `user,role\n${bulkUser(4)},h1-file\n`);
-    await expectSkippedAlreadyAssigned(path);
+    await expectSkippedAlreadyAssigned(
+      path,
+      // Nothing written: the row's justification is recorded nowhere, and the row says so (session 29).
+      "the row's justification was not sent: the audit trail keeps the justification of the change that set the grant, not the row's",
+    );
   });
 });
 
 /** `roles assign --file path` as "mine", never expiring, through the proxy: its one row skipped as already assigned. */
-async function expectSkippedAlreadyAssigned(path: string): Promise<void> {
+async function expectSkippedAlreadyAssigned(path: string, note?: string): Promise<void> {
   const r = await svc.run(
     [
       'roles',
@@ -201,7 +206,7 @@ async function expectSkippedAlreadyAssigned(path: string): Promise<void> {
     { env: { SVC_BASE_URL: proxy().url } },
   );
   const row = JSON.parse(r.stdout.trim().split('\n')[0]!);
-  expect([r.code, row.status, row.reason, row.note]).toEqual([0, 'skipped', 'already_assigned', undefined]);
+  expect([r.code, row.status, row.reason, row.note]).toEqual([0, 'skipped', 'already_assigned', note]);
 }
 
 // review25d L2: a grant made clearly before the run (10 minutes, far beyond the clocks' allowed

@@ -18,14 +18,19 @@ const frozen = Math.floor(Date.now() / 1000) * 1000 + 500;
 const svc = useSandboxContext({ baseClock: () => frozen });
 const files = useTempDir('svc-rotation-same-second-');
 /**
- * Another server: its OAuth clients carry no secret_last4, its webhooks no previous_secrets (as the
+ * Another server: its OAuth clients carry no secret_last4 nor secret_sha256_prefix, its webhooks no previous_secrets (as the
  * reference); its Date and its replay marker are the sandbox's.
  */
 const plain = useLossyProxy(svc.sandbox, {
   lose: () => false,
   reshape: (_method, path, status, text, headers) => {
     if (!/^\/v1\/(oauth\/clients|webhooks)\//.test(path) || !text.startsWith('{')) return undefined;
-    const { secret_last4: _last4, previous_secrets: _previous, ...body } = JSON.parse(text);
+    const {
+      secret_last4: _last4,
+      secret_sha256_prefix: _prefix,
+      previous_secrets: _previous,
+      ...body
+    } = JSON.parse(text);
     const kept = Object.entries(headers).filter(
       (h): h is [string, string] =>
         ['date', 'idempotent-replayed'].includes(h[0].toLowerCase()) && typeof h[1] === 'string',
@@ -34,6 +39,19 @@ const plain = useLossyProxy(svc.sandbox, {
   },
 });
 afterAll(() => rmSync(files, { recursive: true, force: true }));
+/** A server whose OAuth clients carry secret_last4 but not the sandbox's longer secret_sha256_prefix. */
+const last4Only = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  reshape: (_method, path, status, text, headers) => {
+    if (!/^\/v1\/oauth\/clients\//.test(path) || !text.startsWith('{')) return undefined;
+    const { secret_sha256_prefix: _prefix, ...body } = JSON.parse(text);
+    const kept = Object.entries(headers).filter(
+      (h): h is [string, string] =>
+        ['date', 'idempotent-replayed'].includes(h[0].toLowerCase()) && typeof h[1] === 'string',
+    );
+    return { status, body: JSON.stringify(body), headers: Object.fromEntries(kept) };
+  },
+});
 const at = { clock: { now: () => frozen } };
 let runs = 0;
 
@@ -110,6 +128,26 @@ describe('a rotation key run again, another rotation in the same second', () => 
       `${what} ${id}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one`,
     );
     expect(readFileSync(files2[1]!, 'utf8')).toBe(readFileSync(files2[0]!, 'utf8'));
+  });
+});
+
+describe('a server with secret_last4 but no secret_sha256_prefix (brief s29 fixrot 4)', () => {
+  it('oauth: another rotation in the same second is still told by last4: exit 6, nothing written', async () => {
+    const id = await made('oauth');
+    const env = { SVC_BASE_URL: last4Only().url };
+    const key = `last4-only-${++runs}`;
+    const rotate = (file: string) =>
+      svc.run(['oauth', 'rotate-secret', id, '--yes', '--secret-file', file, '--idempotency-key', key], {
+        ...at,
+        env,
+      });
+    expect((await rotate(join(files, `l4-a-${runs}.secret`))).code).toBe(0);
+    await as(svc.sandbox(), ACME, 'POST', `/v1/oauth/clients/${id}/rotate-secret`, {});
+    const again = join(files, `l4-b-${runs}.secret`);
+    const late = await rotate(again);
+    expect([late.code, late.stdout], late.stderr).toEqual([6, '']);
+    expect(late.stderr).toContain('was rotated again in the same second');
+    expect(existsSync(again)).toBe(false);
   });
 });
 

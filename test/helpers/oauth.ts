@@ -5,14 +5,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { ISSUER_NOTICE_MS } from '../../src/auth/metadata.js';
 import { codeChallengeS256, createCodeVerifier } from '../../src/auth/pkce.js';
 import type { StoredCredential } from '../../src/config/store.js';
 import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import type { Browser } from '../../src/system/browser.js';
+import { type Clock, realSleep, realTimer } from '../../src/system/clock.js';
 import { writeConsentRobot } from '../../src/tour/consent-robot.js';
-import { runInProcess, useTempDirs } from './context.js';
+import { FIXED_NOW, runInProcess, useTempDirs } from './context.js';
 import { call, useSandbox } from './sandbox.js';
 import { BIN, baseEnv, ROOT, type SvcResult } from './svc.js';
 import { useTempDir } from './temp.js';
@@ -405,5 +407,31 @@ export function useLoggedIn() {
       file.profiles.default.expires_at = '2020-01-01T00:00:00Z';
       writeFileSync(path, JSON.stringify(file));
     },
+  };
+}
+
+/**
+ * A clock for a login that gets a response without `iss`: its wait of ISSUER_NOTICE_MS before it
+ * says it waits for the metadata read (src/auth/issuer-check.ts: one line, and the tab answered
+ * with the "Checking the response" page) ends only when the test calls `open()`, never by time,
+ * so what the page and the terminal say does not depend on whether the read answered within 1 s
+ * (review29a L1). Every other wait is real; `now` is fixed (FIXED_NOW unless given).
+ */
+export function issuerNoticeClock(now = FIXED_NOW): Clock & { open(): void } {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return {
+    open: () => open(),
+    now: () => now,
+    timer: realTimer,
+    sleep: (ms: number, signal?: AbortSignal) =>
+      ms !== ISSUER_NOTICE_MS
+        ? realSleep(ms, signal)
+        : new Promise<void>((resolve, reject) => {
+            signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+            void opened.then(resolve);
+          }),
   };
 }

@@ -310,6 +310,9 @@ describe('keptNote: the warning of the lists a run read whole names them (closin
     expect(note(['a', 1], ['b', 1], ['c', 1], ['d', 1], ['e', 0], ['f', 2])).toBe(
       'the lists a, b, c and 2 more changed while svc read them: 6 items seen twice were kept once',
     );
+    expect(note(['a', 1], ['b', 1], ['c', 1])).toBe(
+      'the lists a, b, c changed while svc read them: 3 items seen twice were kept once',
+    );
     expect(note(['a', 0])).toBeUndefined();
   });
 });

@@ -36,6 +36,14 @@ describe("CursorTrail: the start cursor's &printed= keys no page held are handed
     expect([...trail.read([it_(9), it_(5)], 'svc-page:offset=6')]).toEqual([it_(9)]);
     expect([trail.twice, trail.unmet()]).toEqual([0, []]);
   });
+
+  it('a dead-letter drain (repeats counted once) keeps no &printed= keys of its start cursor: it leaves none out, so it hands none on', () => {
+    const cursor = 'svc-page:offset=3#skip=1&printed=it_1,it_9';
+    const drain = new CursorTrail(cursor, 'counted once');
+    expect(drain.unmet()).toEqual([]);
+    expect([...drain.read([it_(3), it_(1), it_(4)], cursor)]).toEqual([]);
+    expect(drain.unmet()).toEqual([]);
+  });
 });
 
 describe('CursorTrail.read: what a page is, at the edges', () => {

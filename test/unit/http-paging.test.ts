@@ -36,6 +36,7 @@ describe('startCursor', () => {
     ['a field that is not a string: the path', '/v1/t?cursor=abc', { cursor: 5 }, 'abc'],
     ['no cursor in the path', '/v1/t?limit=2', {}, undefined],
     ['no query at all', '/v1/t', {}, undefined],
+    ['an & in a path without ?: no query', '/v1/t&cursor=abc', {}, undefined],
   ])('%s', (_, path, query, expected) => {
     expect(startCursor(path, query)).toBe(expected);
   });
@@ -359,6 +360,22 @@ describe('nextCursorOf: a count or a page number with no way on (review19 F1)', 
 // review19b F10: a numbered page answered in another size than the one svc asked for is other
 // items (page 2 of 5 is items 5–9, of which 5 and 6 were page 1's of 7): taken as it came, rows
 // were printed twice (or left out), exit 0.
+describe('nextCursorOf: a count written otherwise than as a whole number or its digits is no count', () => {
+  const a = { id: 'a' };
+  // Read as page 2 (or 0) of pages of 2, the first page would be paged on by number; it is no page
+  // number, so the total beyond the page is refused as a count with no way to the rest.
+  it.each([' 2', '2 ', '+2', '0x2', '2e0', '2.0', '', [2], null, true])(
+    'a page number %j: the total beyond the page is refused',
+    (at) => {
+      const error = thrown(() => next({ page: at, per_page: 2, total: 10, data: [a, a] }));
+      expect(error.message).toBe(
+        `the server's answer to ${WHAT} counts 10 items (total) but gives 2 and no way to the others (no next_cursor, next_offset, page number, Link header or item id); svc stopped, so the listing is incomplete`,
+      );
+      expect(error.code).toBe('paging_unknown');
+    },
+  );
+});
+
 describe('nextCursorOf: a numbered page answered in another size or number than asked (review19b F10)', () => {
   const a = { id: 'a' };
   const asked = (cursor: string) => ({ path: '/items', cursor });

@@ -45,6 +45,12 @@ const clientFields = {
         "The current secret's last four characters, a fingerprint that is no secret (as many platforms show); null for a public client (not in the reference: a sandbox addition, which svc uses to tell whether a rotation's stored answer still holds the current secret)",
     }),
   ),
+  secret_sha256_prefix: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The current secret's longer fingerprint: the first 16 hex characters (lower case) of the SHA-256 of its UTF-8 bytes, no secret either; null for a public client (not in the reference: a sandbox addition, which svc prefers to secret_last4, whose four characters two secrets share once in 16.7 million)",
+    }),
+  ),
   tenant_id: Type.Union([Type.String(), Type.Null()], {
     description:
       'The tenant the client was created in; its tokens act only there (not in the reference; null for the first-party svc client)',

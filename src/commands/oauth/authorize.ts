@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { acceptsSvcRedirect, SVC_REDIRECT_EXAMPLE } from '../../api/redirect-uris.js';
-import { clientSecretFor } from '../../auth/client-secret.js';
+import { clientSecretFor, refusePublicClientSecret } from '../../auth/client-secret.js';
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { secretShellText } from '../../auth/secret-input.js';
@@ -87,6 +87,8 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
   refuseSentSetting('client_id', options.clientId, 'flag', ctx.settings());
   // The page is opened at app_url: a query there refused before the client is looked up (review25c L3).
   refuseUrlQueries(ctx.settings(), ['app_url']);
+  // A secret flag for svc-cli refused before the lookup: a refusal of a flag needs no network (review29a L4).
+  refusePublicClientSecret(ctx, options.secret, options.clientId);
   const clientDoubt = await checkRedirectUris(ctx, options.clientId);
   // svc-cli takes none, --public or not: the rule of login, refresh and revocation (review28e L5).
   const clientSecret = options.publicClient

@@ -36,6 +36,7 @@ import {
   secretFileFor,
 } from '../replayed-creation.js';
 import { type SecretDestination, secretDestination } from '../secret-destination.js';
+import { clientSecretEvidence } from '../secret-evidence.js';
 import { CLIENT_FIELD_FLAGS, clientFields } from './shared.js';
 
 export interface OAuthCreateOptions {
@@ -205,6 +206,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
           commandLine(ctx.settings())(
             `oauth rotate-secret ${shellWord(creation.data.client_id)} --secret-file PATH --yes`,
           ),
+          clientSecretEvidence,
         )
       : creation.data;
     const [what, remedy] = secretLost(ctx, data.client_id);

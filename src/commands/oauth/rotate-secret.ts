@@ -3,7 +3,6 @@ import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
-import { attemptStart } from '../../platform/found-after-lost.js';
 import { refuseUnusableSecret } from '../../system/secret-form.js';
 import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
@@ -16,7 +15,6 @@ import {
   tenantLabel,
 } from '../kit.js';
 import {
-  asReplayed,
   keptUntil,
   rotateOnce,
   rotationSecretFlags,
@@ -24,6 +22,7 @@ import {
   secretFileFor,
 } from '../replayed-creation.js';
 import type { SecretDestination } from '../secret-destination.js';
+import { clientSecretEvidence } from '../secret-evidence.js';
 import { clientSecretDestination, printClientWithSecret } from './create.js';
 
 export interface RotateSecretOptions {
@@ -38,22 +37,6 @@ export function parseRotateSecret(clientId: unknown, flags: Record<string, unkno
     secret: clientSecretDestination(flags, 'svc oauth rotate-secret'),
     idempotencyKey: idempotencyKeyFlag(flags.idempotencyKey),
   };
-}
-
-/**
- * Whether a stored rotation's secret is still the client's current one, told by the fingerprint
- * the client record carries (secret_last4, the sandbox's; review28a H2): the same last four
- * characters, current (true); others, replaced since (false); a server that gives none cannot
- * tell (undefined), and the rotation times decide. Nothing is sent: the token endpoint, asked
- * before, could not tell on many servers and withheld a live secret (a client without the
- * refresh_token grant, Basic-only client authentication, a grant checked first, a 5xx).
- */
-function sameFingerprint(stored: Record<string, unknown>, now: Record<string, unknown>): boolean | undefined {
-  const [secret, last4] = [stored.client_secret, now.secret_last4];
-  if (typeof secret !== 'string' || secret.length < 4 || typeof last4 !== 'string' || last4.length !== 4) {
-    return undefined;
-  }
-  return secret.endsWith(last4);
 }
 
 export async function runRotateSecret(ctx: Context, options: RotateSecretOptions): Promise<void> {
@@ -90,7 +73,6 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   let unsure: string | undefined;
   try {
     const platform = await ctx.platform();
-    const startMs = ctx.clock.now();
     const rotation = await rotateOnce(
       options.idempotencyKey,
       {
@@ -99,8 +81,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
         rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
         again: command(to),
         againWritten: command(next),
-        attempt: () => attemptStart(platform, startMs),
-        stillCurrent: sameFingerprint,
+        stillCurrent: clientSecretEvidence,
       },
       (idempotencyKey) => platform.oauth.clients.rotateSecret(options.clientId, { idempotencyKey }),
       () => platform.oauth.clients.get(options.clientId),
@@ -125,7 +106,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     await file?.discard();
     throw error;
   }
-  const shown = sayRotation(ctx, what, { byEarlierRun: replayed, unsure }, asReplayed(data, replayed));
+  const shown = sayRotation(ctx, what, { byEarlierRun: replayed, unsure }, data);
   const [, remedy] = secretLost(data.client_id);
   await printClientWithSecret(
     ctx,
@@ -156,11 +137,13 @@ export function rotateSecretCommand(make: MakeContext): Command {
         "a third-party client's token, 403 user_required (exit 4). When the answer is lost (Ctrl-C, a dropped\n" +
         'connection) or unreadable (a 2xx that is not JSON), the error names the idempotency key: run again with --idempotency-key KEY (within 24\n' +
         'hours) to get the same new secret without rotating again; rotated again since (or in the same\n' +
-        "second, told by the client's secret_last4): exit 6, not written. A server that gives no\n" +
-        'secret_last4 (the reference gives none; the sandbox does): a stored answer in the same second\n' +
+        "second, told by the client's secret fingerprint: secret_sha256_prefix, else secret_last4): exit\n" +
+        '6, not written. A server that gives neither (the reference gives none; the sandbox does): a\n' +
+        'stored answer in the same second\n' +
         'as the client now is written, with a warning that a rotation in that second cannot be ruled out\n' +
-        '(in --json: "secret_may_be_replaced": true); a rotation this command made itself (its time not\n' +
-        "before the command's start, on the platform's clock) carries no such doubt.",
+        '(in --json: "secret_may_be_replaced": true); a rotation this command made itself carries no\n' +
+        'such doubt: one after the client as svc read it just before the request (with a key), or one\n' +
+        'the server marks as no stored answer.',
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))

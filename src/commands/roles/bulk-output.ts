@@ -54,7 +54,7 @@ export function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput
         if (error?.message) return error.hint ? `${error.message}; ${error.hint}` : error.message;
         if (r.reason === 'journal')
           return r.reason_then ? `${r.reason_then} in an earlier run` : 'done in an earlier run';
-        return r.note ? `${r.reason}: ${r.note}` : r.reason;
+        return r.note ? (r.reason ? `${r.reason}: ${r.note}` : r.note) : r.reason;
       },
       kind: 'detail',
     },

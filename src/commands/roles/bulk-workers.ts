@@ -5,7 +5,12 @@
  * the revoke (the caller's own rows held back while an earlier row is owed), and --dry-run's plan
  * of each.
  */
-import { assignmentInForce, oddGrantStatus, unknownStatusWords } from '../../api/roles.js';
+import {
+  assignmentInForce,
+  justificationNotSent,
+  oddGrantStatus,
+  unknownStatusWords,
+} from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { sameExpiry } from '../../api/time.js';
 import { FOUND_AFTER_LOST_ANSWER, type Worker } from '../../bulk/item.js';
@@ -107,7 +112,7 @@ export const grant =
     if (other !== undefined)
       return extend && !sameExpiry(made.expires_at, row.expiresAt)
         ? moveHeld(platform, permissions, row, made, signal)
-        : heldAlready(made, `the server answered with a grant in place: ${other}`);
+        : heldAlready(made, row, `the server answered with a grant in place: ${other}`);
     const unread = expiryUnread(
       {
         user: row.user,
@@ -184,17 +189,34 @@ async function alreadyHeld(
       note: `the answer to the grant was lost (${lost}) and its retry found it made: most likely by that attempt`,
     };
   }
-  return heldAlready(held);
+  return heldAlready(held, row);
 }
 
-/** A grant in place, left as it is: skipped, already_assigned (`note`: why a 2xx's grant is not the row's). */
-const heldAlready = (held: RoleAssignment | undefined, note?: string): Record<string, unknown> => ({
-  status: 'skipped',
-  reason: 'already_assigned',
-  expires_at: held?.expires_at ?? null,
-  audit_trail_id: held?.audit_trail_id,
-  ...(note === undefined ? {} : { note }),
-});
+/**
+ * A grant in place, left as it is: skipped, already_assigned (`note`: why a 2xx's grant is not the
+ * row's). Nothing is written, so a row's justification the grant in place does not carry is
+ * recorded nowhere: said, never lost silently (justificationNotSent).
+ */
+const heldAlready = (
+  held: RoleAssignment | undefined,
+  row: GrantRow,
+  note?: string,
+): Record<string, unknown> => {
+  const unsent = justificationNotSent(
+    row.justification,
+    "the row's",
+    held === undefined ? undefined : held.justification,
+  );
+  const notes = [note, unsent?.words].filter((w) => w !== undefined);
+  return {
+    status: 'skipped',
+    reason: 'already_assigned',
+    expires_at: held?.expires_at ?? null,
+    audit_trail_id: held?.audit_trail_id,
+    ...(notes.length ? { note: notes.join('; ') } : {}),
+    ...unsent?.flag,
+  };
+};
 
 /** --extend of a grant in place (`held`, as the platform gave it): its expiry moved to the row's. */
 async function moveHeld(

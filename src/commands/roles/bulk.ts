@@ -4,6 +4,7 @@ import { type Anchor, describeExpiry } from '../../api/expiry.js';
 import { grantsPermission } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { isoSeconds, serverTime } from '../../api/time.js';
+import { stopsSaid, stopsSentence, type WebhookStops } from '../../api/webhook-stops.js';
 import { checkInput, type LineVerdict } from '../../bulk/check.js';
 import {
   BULK_INPUT_LIMITS,
@@ -30,6 +31,7 @@ import {
   startMark,
 } from '../../platform/found-after-lost.js';
 import type { Platform } from '../../platform/index.js';
+import { forecastFileStops, sayStopped } from '../../platform/webhook-stops.js';
 import { withConcurrency } from '../../system/command-scope.js';
 import { sayReadingTerminal } from '../../system/input.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
@@ -49,6 +51,8 @@ import {
 import { grant, plan, revoke } from './bulk-workers.js';
 import { CallerForecast } from './holds.js';
 import { orderLinked, RowsForecast } from './last-admin.js';
+import { OWN_ROW_NOTE, type OwnRow, ownRows, ownRowsSaid, ownSentence } from './own-rows.js';
+import { notingRoles, refuseChangedRoles } from './resumed-roles.js';
 import { COLUMN_LIST, keepColumns, UnknownFields } from './row-header.js';
 import {
   type BulkKind,
@@ -158,6 +162,8 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
     /** Rows granted with another expiry than the one asked for (attack18b 15). */
     const notKept: Array<{ line: number; user: string }> = [];
     const permissions = new Map(roles.map((r) => [r.id, r.permissions] as const));
+    let stops: WebhookStops | undefined;
+    let own: OwnRow[] = [];
     /** Who the caller is (grantAnswerNotMade): read at the run's start, in prepare. */
     let callers: CallerIds = callerIdsOnce(platform, ctx.signal);
     const verb: BulkVerb<Row, RowOutput> = {
@@ -179,22 +185,33 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       // name the tenant (changedIn).
       where: () => changedIn(ctx.settings()),
       prepare: async (run, journal) => {
+        // A resumed run's journal from an earlier svc, which kept no role ids: refused before the
+        // file is read (attack29b F1).
+        refuseChangedRoles(ctx.settings(), kind, journal, roles);
         const fields = new UnknownFields();
+        const named = new Map<string, string>();
         const left = await checkInput(
           ctx,
           input.label,
           refuseCutLastRow(
             input,
             fields.noting(
-              fileRows(input.path, input.name, rulesAt(run, journal), {
-                duplicates: true,
-                noRowsIsNone: stdin,
-              }),
+              notingRoles(
+                fileRows(input.path, input.name, rulesAt(run, journal), {
+                  duplicates: true,
+                  noRowsIsNone: stdin,
+                }),
+                named,
+              ),
             ),
           ),
           () => (fields.seen ? `${fixHint}; keep only those: ${keepColumns(kind)}` : fixHint),
           limits.rows,
         );
+        // A resumed run's rows whose role name now means another role: refused before anything
+        // is sent; a new run keeps what each role name of the file means now in its first line.
+        refuseChangedRoles(ctx.settings(), kind, journal, roles, named);
+        journal.keepSubjects(named);
         const { count, first } = passed;
         if (first) {
           const { message, hint } = expired(first.counted, first.at);
@@ -204,6 +221,17 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
         }
         // Before the question and the first row: the caller's own rows must be told apart.
         await caller.require(kind, options.dryRun);
+        // The caller's own rows (attack29a F2) and the webhooks the revocations stop (F1): in the
+        // question, on the rows, after a dry run's summary; the stops read back at the run's end.
+        if (kind === 'revoke') {
+          const again = () =>
+            fileRows(input.path, input.name, rulesAt(run, journal), {
+              duplicates: false,
+              noRowsIsNone: stdin,
+            });
+          own = await ownRows(again(), caller);
+          stops = await forecastFileStops(platform, again(), permissions);
+        }
         // Who the caller is, for every grant's answer, read before the first is sent (a read that
         // fails stops the run here, nothing granted; brief fixgrant4 item 3).
         if (kind === 'assign' && !options.dryRun)
@@ -280,6 +308,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
           tenant_id: tenantId,
           ...result,
           ...(note ? { note } : {}),
+          ...(own.some((r) => r.line === data.line) ? { note: OWN_ROW_NOTE } : {}),
         };
       },
       fixHint: () =>
@@ -301,7 +330,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
               confirmDestructive(
                 ctx,
                 async () =>
-                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label}, in ${await tenantLabel(ctx)}?`,
+                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label} that are held (a row whose grant is not is skipped), in ${await tenantLabel(ctx)}?${ownSentence(own)}${stopsSentence(stops)}`,
                 `revoking the roles listed in ${input.label}`,
               ),
           }
@@ -313,6 +342,12 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       sayShortened(ctx, shortened, options.dryRun);
       sayKeysMayStop(ctx, keysStopped, options.dryRun);
       sayExpiryNotKept(ctx, notKept);
+      const mine = options.dryRun ? ownRowsSaid(own, true) : undefined;
+      if (mine) ctx.out.warn(mine);
+      if (stops && options.dryRun) {
+        const said = stopsSaid(stops, 'the run');
+        if (said) ctx.out.warn(said);
+      } else await sayStopped(platform, stops, (m) => ctx.out.warn(m));
     }
   } finally {
     // A copy that cannot be removed (attack21 F3: out of file descriptors) is one warning after

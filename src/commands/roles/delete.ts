@@ -1,6 +1,8 @@
 import { Command } from 'commander';
+import { stopsSentence, type WebhookStops } from '../../api/webhook-stops.js';
 import type { Context } from '../../context.js';
 import { counted } from '../../output/format.js';
+import { forecastStops, sayStopped } from '../../platform/webhook-stops.js';
 import { alreadyGone } from '../already-gone.js';
 import { changedIn } from '../changed-in.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
@@ -30,8 +32,11 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
   }
   // A built-in role goes straight to the server, whose refusal (builtin_role_immutable) is the answer.
   let holders: number | undefined;
+  let stops: WebhookStops | undefined;
   if (role.kind === 'custom') {
     holders = await countHolders(platform, role.id);
+    // The webhooks its holders own that losing it stops (attack29a F1): asked, then read back.
+    stops = holders === 0 ? undefined : await forecastStops(platform, 'any', (_u, id) => id === role.id);
     const who =
       holders === undefined
         ? 'Users holding it lose it at once.'
@@ -40,7 +45,8 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
           : `${counted(holders, 'user holds it and loses', 'users hold it and lose')} it at once.`;
     await confirmDestructive(
       ctx,
-      async () => `Delete the custom role ${role.name} (${role.id}) in ${await tenantLabel(ctx)}? ${who}`,
+      async () =>
+        `Delete the custom role ${role.name} (${role.id}) in ${await tenantLabel(ctx)}? ${who}${stopsSentence(stops)}`,
       `deleting role ${role.name}`,
     );
   }
@@ -54,10 +60,14 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
   });
   if (data === undefined) return;
   // The one verdict (verdict.ts); the answer's fields (the role, `revoked_assignments`) stay at the top too.
-  if (ctx.out.isMachine) return ctx.out.json(verdict('deleted', 'role', data, data));
+  if (ctx.out.isMachine) {
+    await sayStopped(platform, stops, (m) => ctx.out.warn(m));
+    return ctx.out.json(verdict('deleted', 'role', data, data));
+  }
   ctx.out.success(
     `deleted role ${data.name} (${data.id})${changedIn(ctx.settings())}${lostBy(data, holders)}`,
   );
+  await sayStopped(platform, stops, (m) => ctx.out.warn(m));
 }
 
 /**
@@ -82,7 +92,7 @@ export function deleteCommand(make: MakeContext): Command {
     .description(
       'Soft-delete a custom role: it disappears from lists and stops granting access at once; ' +
         'the record stays (with deleted_at) for the audit trail. Asks first on a terminal, saying how ' +
-        'many users hold it and in which tenant; needs --yes otherwise. A role deleted already (by id, ' +
+        'many users hold it, in which tenant, and the webhooks they own that losing it stops; needs --yes otherwise. A role deleted already (by id, ' +
         'or by the name it had) is left as it is: "nothing changed", exit 0, nothing asked. With --json: ' +
         'svc\'s verdict, {"outcome": "deleted" | "already_deleted" | "gone_after_lost_answer", "role": {…}} ' +
         "(the role's fields also at the top, as before).",

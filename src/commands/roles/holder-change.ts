@@ -47,7 +47,7 @@ const grantedBy = (held: readonly string[], permission: string): string | undefi
   held.find((p) => grantsPermission([p], permission));
 
 /**
- * The words after `✓ updated role …`: `; its 2 holders gain rule.read and lose exception.read`,
+ * The words after `✓ role … now has …`: `; its 2 holders gain rule.read and lose exception.read`,
  * `; its 1 holder keeps exception.read through another role`, `; nobody holds it`, or, when the
  * holders are unknown, `; it now grants rule.read and no longer grants exception.read`. Empty
  * when nothing but the description changed.

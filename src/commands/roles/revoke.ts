@@ -1,7 +1,9 @@
 import { Command, Option } from 'commander';
+import { stopsSentence } from '../../api/webhook-stops.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
+import { forecastStops, sayStopped } from '../../platform/webhook-stops.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { changedIn, tenantChanged } from '../changed-in.js';
 import {
@@ -89,13 +91,16 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
   } else {
     role = await roleToGrant(platform, options.role);
   }
+  // The webhooks the user owns that the revocation stops (attack29a F1): asked, then read back
+  // (with --yes too: what was enabled before is what the run's words are read against).
+  const stops = await forecastStops(platform, new Set([user]), (_u, id) => id === role.id);
   await confirmDestructive(
     ctx,
     async () => {
       // Giving up one's own grant (tenant_admin above all) is said so: it is asked only on a terminal.
       const own = (await platform.me.get()).id === user;
       const what = own ? `your own ${role.name} grant (${user})` : `${role.name} from ${user}`;
-      return `Revoke ${what} in ${await tenantLabel(ctx)}?`;
+      return `Revoke ${what} in ${await tenantLabel(ctx)}?${stopsSentence(stops)}`;
     },
     `revoking ${role.name} from ${user}`,
   );
@@ -117,11 +122,15 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
   });
   if (data === undefined) return;
   // The one verdict of every delete and revoke (verdict.ts); the assignment's fields stay at the top too.
-  if (ctx.out.isMachine) return ctx.out.json(verdict('revoked', 'assignment', data, data));
+  if (ctx.out.isMachine) {
+    await sayStopped(platform, stops, (m) => ctx.out.warn(m));
+    return ctx.out.json(verdict('revoked', 'assignment', data, data));
+  }
   await ctx.out.record(data, assignmentFields(data, tenantChanged(ctx.settings())));
   // Nullable in the document: a server that sends null gets no clause, not "(audit trail null)".
   const audit = data.revocation_audit_trail_id ? ` (audit trail ${data.revocation_audit_trail_id})` : '';
   ctx.out.success(`revoked ${data.role_name} from ${data.user_id}${changedIn(ctx.settings())}${audit}`);
+  await sayStopped(platform, stops, (m) => ctx.out.warn(m));
 }
 
 export function revokeCommand(make: MakeContext): Command {
@@ -131,6 +140,8 @@ export function revokeCommand(make: MakeContext): Command {
       .description(
         'Revoke a role from a user in the tenant: the role stops granting access at once and the ' +
           `revocation is written to the audit trail. A revocation may stop API keys: ${keysStop()}. ` +
+          "It also stops the webhooks the user owns whose kinds' read permission it takes away (they stay " +
+          'stopped after the user regains it): the question, the dry run and the summary name them. ' +
           'Asks first on a terminal; needs --yes ' +
           'otherwise. A USER and ROLE named alone whose grant is not held is refused as the platform ' +
           'answers it (exit 5, not found): a grant revoked already and one never held look alike, so a ' +
@@ -147,7 +158,8 @@ export function revokeCommand(make: MakeContext): Command {
           '(a read that lags) is read again, then its outcome is unknown (not_shown_yet). Rows that revoke ' +
           'your own roles are made last, after every other row has finished (and not while an ' +
           'earlier row is still owed: own_row_deferred), so they cannot take away the power the ' +
-          'others need; the dry run lists them last too. When GET /v1/me, which tells them ' +
+          'others need; the dry run lists them last too. The question names them, as the single verb asks "your own" ' +
+          'grant, and the dry run warns of them and marks each with a note. When GET /v1/me, which tells them ' +
           'apart, goes unanswered, nothing is revoked (exit 1; the dry run exits 1 not_checked): run it again. --dry-run plans a ' +
           'row the platform would refuse as fail, and exits 7: a role whose permissions you do not ' +
           "all hold (insufficient_permission), or the tenant's last tenant_admin (last_tenant_admin, " +

@@ -101,7 +101,9 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
     const said = changesHolders(role, mine)
       ? changeSaid(role, mine, await readHolders(platform, data.id))
       : '';
-    ctx.out.success(`updated role ${data.name} (${data.id})${changedIn(ctx.settings())}${said}`);
+    ctx.out.success(
+      `role ${data.name} (${data.id})${changedIn(ctx.settings())} now ${nowAs(data, options)}${said}`,
+    );
   }
   if (others)
     ctx.out.warn(
@@ -120,6 +122,25 @@ function ownChange(before: Role, after: Role, options: RolesUpdateOptions): Role
     ...(options.description === undefined ? {} : { description: after.description }),
     permissions: [...permissions],
   };
+}
+
+/**
+ * What the answer shows of what the update asked, in words: `has exception.assign`, `is named fx
+ * and does not have rule.read`. Never "updated": when another admin made the same change while this
+ * request was in flight, this one changed nothing and its answer is the same as if it had made it
+ * (no field of it names who did; the reference shows no PATCH answer), so svc says what is known,
+ * the role as asked now (session 28's leftover of attack28b F4). Only what holds is said.
+ */
+function nowAs(role: Role, options: RolesUpdateOptions): string {
+  const facts: string[] = [];
+  if (options.name !== undefined && role.name === options.name) facts.push(`is named ${role.name}`);
+  if (options.description !== undefined && (role.description ?? '') === options.description)
+    facts.push('has that description');
+  const has = options.add.filter((p) => role.permissions.includes(p));
+  const hasNot = options.remove.filter((p) => !role.permissions.includes(p));
+  if (has.length) facts.push(`has ${has.join(', ')}`);
+  if (hasNot.length) facts.push(`does not have ${hasNot.join(', ')}`);
+  return andList(facts);
 }
 
 /** What the answer shows changed beyond this request's own change, in words; '' for nothing. */

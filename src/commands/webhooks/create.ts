@@ -21,6 +21,7 @@ import {
   keptUntil,
   secretIntent,
 } from '../replayed-creation.js';
+import { webhookSecretEvidence } from '../secret-evidence.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { eventTypeArg, WEBHOOK_FIELD_FLAGS } from './shared.js';
 
@@ -106,6 +107,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
         commandLine(ctx.settings())(
           `webhooks rotate-secret ${shellWord(creation.data.id)} --secret-file PATH`,
         ),
+        webhookSecretEvidence,
       );
       if (!creation.byEarlierRun) return now;
       byEarlierRun = true;

@@ -1,9 +1,7 @@
 import { Command, Option } from 'commander';
-import { sameInstant } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
-import { attemptStart } from '../../platform/found-after-lost.js';
 import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
 import { examples, idempotencyKeyFlag, type MakeContext } from '../kit.js';
@@ -15,6 +13,7 @@ import {
   sayRotation,
   secretIntent,
 } from '../replayed-creation.js';
+import { webhookSecretEvidence } from '../secret-evidence.js';
 import { restoreSecretCommand } from './by-hand.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { webhookArg } from './shared.js';
@@ -36,27 +35,6 @@ export function parseWebhooksRotateSecret(
   };
 }
 
-/**
- * A stored rotation's secret against the webhook as it is now, when their rotation times are one
- * second (attack28b F2): another rotation in that second rotated this answer's secret out, so the
- * webhook lists one more secret rotated out then than the answer did (true: as many, the answer's
- * is current; false: more; undefined: a server that lists none, or fewer).
- */
-function rotatedOutAlike(stored: Record<string, unknown>, now: Record<string, unknown>): boolean | undefined {
-  const at = stored.secret_rotated_at;
-  if (typeof at !== 'string') return undefined;
-  const count = (webhook: Record<string, unknown>) =>
-    Array.isArray(webhook.previous_secrets)
-      ? webhook.previous_secrets.filter(
-          (e: { rotated_out_at?: unknown } | null) =>
-            typeof e?.rotated_out_at === 'string' && sameInstant(e.rotated_out_at, at),
-        ).length
-      : undefined;
-  const [then, later] = [count(stored), count(now)];
-  if (then === undefined || later === undefined || later < then) return undefined;
-  return later === then;
-}
-
 export async function runWebhooksRotateSecret(
   ctx: Context,
   options: WebhooksRotateSecretOptions,
@@ -72,7 +50,6 @@ export async function runWebhooksRotateSecret(
     ctx,
     options.secret,
     async () => {
-      const startMs = ctx.clock.now();
       const rotation = await rotateOnce(
         options.idempotencyKey,
         {
@@ -81,8 +58,7 @@ export async function runWebhooksRotateSecret(
           rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
           again: command(to),
           againWritten: command(next),
-          attempt: () => attemptStart(platform, startMs),
-          stillCurrent: rotatedOutAlike,
+          stillCurrent: webhookSecretEvidence,
         },
         (idempotencyKey) => platform.webhooks.rotateSecret(options.webhook, { idempotencyKey }),
         () => platform.webhooks.get(options.webhook),
@@ -155,8 +131,8 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'written. A server whose rotated-out secrets cannot tell (the reference lists none; the sandbox\n' +
         'does): a stored answer in the same second as the webhook now is written, with a warning that a\n' +
         'rotation in that second cannot be ruled out (in --json: "secret_may_be_replaced": true); a\n' +
-        "rotation this command made itself (its time not before the command's start, on the platform's\n" +
-        'clock) carries no such doubt.',
+        'rotation this command made itself carries no such doubt: one after the webhook as svc read it\n' +
+        'just before the request (with a key), or one the server marks as no stored answer.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(

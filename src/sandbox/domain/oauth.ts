@@ -102,6 +102,13 @@ export function sha256(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+/**
+ * A secret's longer fingerprint, as the client record shows it: the first 16 hex characters of the
+ * SHA-256 of its UTF-8 bytes (64 bits: two secrets share it about once in 1.8e19, where last4
+ * shares once in 16.7 million). A hash prefix of a 256-bit random secret tells nothing of it.
+ */
+export const fingerprintOf = (secret: string): string => sha256(secret).toString('hex').slice(0, 16);
+
 export interface GrantCounts {
   [grantAndOutcome: string]: number;
 }
@@ -142,6 +149,7 @@ export class OAuthStore {
       created_at: '2024-06-01T00:00:00Z',
       secret_rotated_at: null,
       secret_last4: null,
+      secret_sha256_prefix: null,
       tenant_id: null,
       secretHash: null,
       created_by: 'system',
@@ -161,6 +169,7 @@ export class OAuthStore {
       created_at: this.#clock.iso(),
       secret_rotated_at: null,
       secret_last4: secret.slice(-4),
+      secret_sha256_prefix: fingerprintOf(secret),
       tenant_id: tenantId,
       secretHash: sha256(secret),
       created_by: actor,
@@ -201,6 +210,7 @@ export class OAuthStore {
     client.secretHash = sha256(secret);
     client.secret_rotated_at = this.#clock.iso();
     client.secret_last4 = secret.slice(-4);
+    client.secret_sha256_prefix = fingerprintOf(secret);
     return secret;
   }
 

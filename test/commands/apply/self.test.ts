@@ -189,14 +189,46 @@ describe('svc apply and the caller', () => {
     const saved = join(dir, 'rc.plan.json');
     expect((await svc.run(['plan', '-f', file, '--out', saved], real)).code).toBe(10);
     await call(sandbox, 'DELETE', `/v1/roles/${first.id}`, { token: sandbox.adminToken, tenant: APAC });
-    await as(sandbox, APAC, 'POST', '/v1/roles', { name: 'rc1', permissions: ['exception.read'] });
+    const second = await as(sandbox, APAC, 'POST', '/v1/roles', {
+      name: 'rc1',
+      permissions: ['exception.read'],
+    });
     const before = await writes(sandbox);
     const applied = await svc.run(['apply', saved, '--prune', '--yes'], real);
     expect(applied.code).toBe(6);
     expect(applied.stderr).toContain(
-      'acme-apac: role rc1 was replaced (deleted and created again) since the plan\n',
+      `acme-apac: role rc1 names another role since the plan (${second.id}, not ${first.id}, which is no longer listed: deleted, or the platform's state was reset)\n`,
     );
     expect(applied.stderr).toContain('nothing was applied');
+    expect(await writes(sandbox)).toBe(before);
+  });
+
+  // attack29b F5: a role renamed, another made with its name, was said "deleted and created again".
+  it('says a role renamed since the plan was renamed, not deleted (exit 6)', async () => {
+    const sandbox = svc.sandbox();
+    const first = await as(sandbox, APAC, 'POST', '/v1/roles', {
+      name: 'rc2',
+      permissions: ['exception.read'],
+    });
+    const file = writeFile(
+      dir,
+      'rc2.yaml',
+      'version: 1\nmanage: {roles: all}\nblocks:\n  - tenants: acme-apac\n',
+    );
+    const saved = join(dir, 'rc2.plan.json');
+    expect((await svc.run(['plan', '-f', file, '--out', saved], real)).code).toBe(10);
+    await as(sandbox, APAC, 'PATCH', `/v1/roles/${first.id}`, { name: 'rc2-old' });
+    const second = await as(sandbox, APAC, 'POST', '/v1/roles', {
+      name: 'rc2',
+      permissions: ['exception.read'],
+    });
+    const before = await writes(sandbox);
+    const applied = await svc.run(['apply', saved, '--prune', '--yes'], real);
+    expect(applied.code).toBe(6);
+    expect(applied.stderr).toContain(
+      `acme-apac: role rc2 names another role since the plan (${second.id}, not ${first.id}, which is now named rc2-old)\n`,
+    );
+    expect(applied.stderr).not.toContain('deleted');
     expect(await writes(sandbox)).toBe(before);
   });
 

@@ -303,4 +303,46 @@ describe('svc apply: a field sent whole that another admin set to the file’s o
       note: madeAlready('description'),
     });
   });
+
+  // Session 28's leftover: a grant's expiry found at the file's value skips the write, and with it
+  // the file's justification, which the audit trail then never records (it keeps the other admin's,
+  // of the write that set it). The row says so, never a silent already_done.
+  it("a grant's expiry: skipped already_done, saying the file's justification was not sent", async () => {
+    const slug = 'acme-labs';
+    const tenant = tenantId(slug);
+    const role = await as(svc.sandbox(), tenant, 'POST', '/v1/roles', {
+      name: 'exp-same',
+      permissions: ['exception.read'],
+    });
+    const who = user(8);
+    await as(svc.sandbox(), tenant, 'POST', `/v1/users/${who}/roles`, {
+      role_id: role.id,
+      expires_at: '2031-01-01T00:00:00Z',
+      justification: 'on call',
+    });
+    const file = writeFile(
+      dir,
+      'exp-same.yaml',
+      `version: 1\nblocks:\n  - tenants: ${slug}\n    grants:\n      - { user: ${who}, role: exp-same, expires_at: 2032-01-01T00:00:00Z, justification: A extends }\n`,
+    );
+    const grant = `/v1/users/${who}/roles/${role.id}`;
+    meanwhile = {
+      method: '*',
+      path: '',
+      match: (m, p) =>
+        p === grant || (m === 'GET' && p.startsWith('/v1/role-assignments') && p.includes(who)),
+      act: () =>
+        as(svc.sandbox(), tenant, 'PATCH', grant, {
+          expires_at: '2032-01-01T00:00:00Z',
+          justification: 'B extends',
+        }),
+    };
+    const row = await applied(slug, file, 'grant', 0);
+    expect(row).toMatchObject({
+      status: 'skipped',
+      reason: 'already_done',
+      justification_not_sent: true,
+      note: `${madeAlready('expires_at')}; the file's justification was not sent: the audit trail keeps the justification of the change that set the grant, not the file's`,
+    });
+  });
 });

@@ -130,7 +130,8 @@ describe('svc login: the browser', () => {
       code: 2,
       stdout: '',
       stderr:
-        "error: svc-cli is svc's own public client and takes no client secret (it proves itself with PKCE; a secret sent for it is refused with invalid_client): leave out --client-secret-file\n",
+        "error: svc-cli is svc's own public client and takes no client secret (it proves itself with PKCE; a secret sent for it is refused with invalid_client): leave out --client-secret-file" +
+        "; if this server registered svc-cli as confidential, log in with `svc login --with-token`, or pass --client-id of a client it registered for you, with that client's secret\n",
     });
     expect(browser.opened).toEqual([]);
     expect(existsSync(credentials) ? readFileSync(credentials, 'utf8') : undefined).toBe(before);

@@ -2,9 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ISSUER_NOTICE_MS } from '../../../src/auth/metadata.js';
-import { realSleep, realTimer } from '../../../src/system/clock.js';
-import { FIXED_NOW, startInProcess, useTempDirs } from '../../helpers/context.js';
+import { startInProcess, useTempDirs } from '../../helpers/context.js';
+import { issuerNoticeClock } from '../../helpers/oauth.js';
 import { held as holds } from '../../helpers/signal-holds.js';
 
 /**
@@ -87,27 +86,13 @@ afterAll(
 );
 /**
  * The login's wait of ISSUER_NOTICE_MS before it says it waits for the read (issuer-check.ts)
- * ends only when the test opens it (`notice()`), so no line depends on which comes first; every
- * other wait is real (the time is the fixed one startInProcess uses without a clock).
+ * ends only when the test opens it (`clock.open()`), so no line depends on which comes first;
+ * every other wait is real (the time is the fixed one startInProcess uses without a clock).
  */
-let notice: () => void = () => {};
-let noticeOpen: Promise<void>;
-const clock = {
-  now: () => FIXED_NOW,
-  timer: realTimer,
-  sleep: (ms: number, signal?: AbortSignal) =>
-    ms !== ISSUER_NOTICE_MS
-      ? realSleep(ms, signal)
-      : new Promise<void>((resolve, reject) => {
-          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
-          void noticeOpen.then(resolve);
-        }),
-};
+let clock = issuerNoticeClock();
 
 beforeEach(() => {
-  noticeOpen = new Promise((resolve) => {
-    notice = resolve;
-  });
+  clock = issuerNoticeClock();
   codes.clear();
   held = [];
   metadataRequests = 0;
@@ -271,7 +256,7 @@ describe('svc login reads the server metadata alongside the URL, as a hint', () 
       const redirectUri = new URL(link).searchParams.get('redirect_uri')!;
       const page = follow(link);
       await authorized();
-      notice();
+      clock.open();
       await run.waitForStderr(/asking the server whether it promises one/);
       // The tab is answered while the read is still unanswered.
       expect(await page).toEqual({

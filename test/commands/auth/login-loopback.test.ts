@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/system/clock.js';
 import { runInProcess, startInProcess, useTempDirs, virtualClock } from '../../helpers/context.js';
-import { connectionRefused, consent, printedLogin, tokenRequests } from '../../helpers/oauth.js';
+import {
+  connectionRefused,
+  consent,
+  issuerNoticeClock,
+  printedLogin,
+  tokenRequests,
+} from '../../helpers/oauth.js';
 import { useSandbox } from '../../helpers/sandbox.js';
 
 const sandbox = useSandbox();
@@ -126,7 +132,9 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     ],
   ])('fails on %s: exit 3, no token request, port closed', async (_name, query, message) => {
     const before = await tokenRequests(sandbox());
-    const { live, redirectUri, state } = await startLogin();
+    // Without iss, the 400 page waits for the metadata read; this clock never lets the wait of
+    // ISSUER_NOTICE_MS end (its "Checking the response" page), however slow the read (review29a L1).
+    const { live, redirectUri, state } = await startLogin([], issuerNoticeClock(Date.now()));
     expect(await get(`${redirectUri}?${query(state)}`)).toBe(400);
     const result = await live.done;
     expect(result.code, result.stderr).toBe(3);

@@ -150,24 +150,32 @@ describe('svc oauth authorize', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ access_token: expect.stringMatching(/^eyJ/) });
   });
 
-  it('svc-cli with --client-secret-stdin: exit 2 before any request, as svc login refuses it', async () => {
-    const before = await requestCount(svc.sandbox());
-    const browser = consentBrowser();
-    const r = await svc.run(['oauth', 'authorize', '--client-id', 'svc-cli', '--client-secret-stdin'], {
-      env: anonymous('svc-cli-flag'),
-      browser,
-      stdin: 'some-secret',
-    });
-    expect(r).toEqual({
-      code: 2,
-      stdout: '',
-      stderr:
-        "error: svc-cli is svc's own public client and takes no client secret (it proves itself with PKCE; a secret sent for it is refused with invalid_client): leave out --client-secret-stdin\n",
-    });
-    expect(browser.opened).toEqual([]);
-    // The client lookup (checkRedirectUris) comes first; nothing reaches the token endpoint.
-    expect(await requestCount(svc.sandbox())).toBeLessThanOrEqual(before + 1);
-  });
+  // With a credential the client lookup (checkRedirectUris) is a request: the refusal comes first
+  // (review29a L4); without one the lookup sends nothing either way.
+  it.each([
+    ['no credential', anonymous('svc-cli-flag')],
+    ["the admin's token", { SVC_CONFIG_DIR: join(files, 'svc-cli-flag-admin') }],
+  ])(
+    'svc-cli with --client-secret-stdin (%s): exit 2 before any request, as svc login refuses it',
+    async (_name, env) => {
+      const before = await requestCount(svc.sandbox());
+      const browser = consentBrowser();
+      const r = await svc.run(['oauth', 'authorize', '--client-id', 'svc-cli', '--client-secret-stdin'], {
+        env,
+        browser,
+        stdin: 'some-secret',
+      });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          "error: svc-cli is svc's own public client and takes no client secret (it proves itself with PKCE; a secret sent for it is refused with invalid_client): leave out --client-secret-stdin" +
+          "; if this server registered svc-cli as confidential, log in with `svc login --with-token`, or pass --client-id of a client it registered for you, with that client's secret\n",
+      });
+      expect(browser.opened).toEqual([]);
+      expect(await requestCount(svc.sandbox())).toBe(before);
+    },
+  );
 
   it('a client with no loopback redirect URI: exit 2 at once, naming what is registered and what svc needs', async () => {
     const client = await createClient(svc.sandbox(), { redirect_uris: ['https://vendor.example/callback'] });

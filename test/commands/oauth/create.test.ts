@@ -4,6 +4,7 @@
  * created, replays by idempotency key, permissions. The file's mode under a umask: e2e/file-modes.
  */
 
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -142,6 +143,7 @@ describe('svc oauth create', () => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
       secret_rotated_at: null,
       secret_last4: body.client_secret.slice(-4),
+      secret_sha256_prefix: createHash('sha256').update(body.client_secret).digest('hex').slice(0, 16),
       tenant_id: TREASURY,
     });
     expect(r.stdout).toBe(`${JSON.stringify(body, null, 2)}\n`);

@@ -172,7 +172,7 @@ describe('a change whose every attempt lost its answer', () => {
       [4, 'ok', undefined, true],
     ]);
     expect(afterResuming(resumed.stderr)).toMatch(
-      /^1 of these was done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then\n✓ 1 granted, 2 skipped in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\n$/,
+      /^✓ 1 granted by the run this one resumes, 2 skipped in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\n$/,
     );
     expect((await assignments(sandbox(), id)).total).toBe(3);
   });

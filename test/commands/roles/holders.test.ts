@@ -213,18 +213,26 @@ describe('svc roles update', () => {
       2,
       { addPermission: ['evidence_pack.write'], removePermission: ['reconciliation.write'] },
       'its 2 holders gain evidence_pack.write and lose reconciliation.write',
+      'has evidence_pack.write and does not have reconciliation.write',
     ],
-    ['a permission added', 1, { addPermission: ['report.generate'] }, 'its 1 holder gains report.generate'],
-    ['a rename', 3, { name: 'NEW' }, 'its 3 holders hold it as NEW now'],
+    [
+      'a permission added',
+      1,
+      { addPermission: ['report.generate'] },
+      'its 1 holder gains report.generate',
+      'has report.generate',
+    ],
+    ['a rename', 3, { name: 'NEW' }, 'its 3 holders hold it as NEW now', 'is named NEW'],
     [
       'a permission added to a role nobody holds',
       0,
       { addPermission: ['exception.read'] },
       'nobody holds it',
+      'has exception.read',
     ],
   ])(
     'says what %s means for its holders, counted as roles delete counts them',
-    async (_, holders, flags, said) => {
+    async (_, holders, flags, said, now) => {
       const name = `fx-upd-${keys}`;
       // Permissions no other role of these holders grants: what they gain or lose is all of it.
       const id = await customRole(name, holders, 'reconciliation.write');
@@ -234,7 +242,7 @@ describe('svc roles update', () => {
       await runRolesUpdate(ctx, parseRolesUpdate(name, given));
       const expected = said.replace('NEW', renamed ?? '');
       expect(stderr()).toBe(
-        `✓ updated role ${renamed ?? name} (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; ${expected}\n`,
+        `✓ role ${renamed ?? name} (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 now ${now.replace('NEW', renamed ?? '')}; ${expected}\n`,
       );
     },
   );

@@ -28,7 +28,7 @@ describe('svc roles revoke --file', () => {
     const prompter = confirming(yes);
     const r = await svc.run(['roles', 'revoke', '--file', path], { mode: 'table', prompter });
     expect(prompter.asked).toEqual([
-      `Revoke the 2 role assignments listed in ${path}, in Acme Treasury (acme-treasury)?`,
+      `Revoke the 2 role assignments listed in ${path} that are held (a row whose grant is not is skipped), in Acme Treasury (acme-treasury)?`,
     ]);
     expect(r.code).toBe(code);
     expect((await assignments(sandbox(), id)).active).toBe(yes ? 0 : 2);

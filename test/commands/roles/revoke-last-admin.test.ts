@@ -10,6 +10,10 @@ import { call, useSandbox } from '../../helpers/sandbox.js';
 // test s7): a file revoking every tenant_admin of a tenant dry-ran clean ("2 would be revoked")
 // and the real run stopped part-way with 409. The rule is played over the tenant's live
 // tenant_admin grants in file order; the real run still reports the platform's own answer.
+/** The dry run's warning of the caller's own row (attack29a F2). */
+const OWN = (line: number) =>
+  `warning: line ${line} is your own tenant_admin grant (usr_admin): it is made after every other row`;
+
 const sandbox = useSandbox({ users: 10 });
 const svc = bulkRunner(sandbox);
 let keys = 0;
@@ -55,6 +59,8 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     ).body.items.find((a: { role_id: string }) => a.role_id === 'tenant_admin').audit_trail_id;
     const summary =
       'dry run: 1 would be revoked, 0 would be skipped, 1 would fail\n' +
+      // The caller's own row, said so (attack29a F2).
+      `${OWN(3)}\n` +
       `error: 1 of 2 items would fail: line 3: ${LAST(slug)}; nothing was changed; fix them before running without --dry-run\n`;
 
     const plain = await dryRun(slug, path, []);
@@ -85,6 +91,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
         role_id: 'tenant_admin',
         tenant_id: tenantId(slug),
         audit_trail_id: audit,
+        dry_run: true,
       },
       {
         line: 3,
@@ -92,9 +99,11 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
         user: 'usr_admin',
         role: 'tenant_admin',
         role_id: 'tenant_admin',
+        note: 'your own grant: made after every other row',
         tenant_id: tenantId(slug),
         audit_trail_id: seeded,
         error,
+        dry_run: true,
       },
     ];
     const json = await dryRun(slug, path, ['--json']);
@@ -133,8 +142,9 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     expect(ndjson(r.stdout).map((row) => [row.plan, row.error])).toEqual([
       ['fail', { code: 'last_tenant_admin', message }],
     ]);
-    const [counts, error] = r.stderr.trimEnd().split('\n');
+    const [counts, own, error] = r.stderr.trimEnd().split('\n');
     expect(counts).toBe('dry run: 0 would be revoked, 0 would be skipped, 1 would fail');
+    expect(own).toBe(OWN(2));
     expect(JSON.parse(error!).error).toEqual({
       code: 'would_fail',
       message: `1 of 1 item would fail: line 2: ${message}`,
@@ -151,7 +161,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     expect([r.code, r.stdout.split('\t').slice(0, 4), r.stderr]).toEqual([
       0,
       ['2', 'revoke', 'usr_admin', 'tenant_admin'],
-      'dry run: 1 would be revoked, 0 would be skipped, 0 would fail; nothing was changed\n',
+      `dry run: 1 would be revoked, 0 would be skipped, 0 would fail; nothing was changed\n${OWN(2)}\n`,
     ]);
   });
 
@@ -209,6 +219,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
           tenant_id: tenantId(slug),
           previous_expires_at: null,
           error: { code: 'last_tenant_admin', message },
+          dry_run: true,
         },
       ],
     ]);

@@ -61,7 +61,9 @@ describe('svc roles revoke --file with a row that takes away your own tenant_adm
     expect([dry.code, outline(dry.stdout), dry.stderr]).toEqual([
       0,
       expected,
-      'dry run: 3 would be revoked, 0 would be skipped, 0 would fail; nothing was changed\n',
+      'dry run: 3 would be revoked, 0 would be skipped, 0 would fail; nothing was changed\n' +
+        // The caller's own row, said so (attack29a F2).
+        'warning: line 2 is your own tenant_admin grant (usr_admin): it is made after every other row\n',
     ]);
     const real = await revoke(slug, path, ['--yes', '--concurrency', '8']);
     expect([real.code, outline(real.stdout)]).toEqual([0, expected.map(([l, , u]) => [l, 'ok', u, null])]);

@@ -46,17 +46,17 @@ describe('svc roles update says what holders really gain or lose', () => {
     expect(
       await update('oddrole2', { removePermission: ['exception.read'], addPermission: ['rule.read'] }),
     ).toBe(
-      `✓ updated role oddrole2 (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 1 holder gains rule.read and keeps exception.read through another role\n`,
+      `✓ role oddrole2 (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 now has rule.read and does not have exception.read; its 1 holder gains rule.read and keeps exception.read through another role\n`,
     );
   });
 
   it('a permission the role still grants through a broader one is neither gained nor lost', async () => {
     const id = await roleHeldBy('hier', ['rule.write'], ['usr_viewer']);
     expect(await update('hier', { addPermission: ['rule.write.fx'] })).toBe(
-      `✓ updated role hier (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 1 holder already had rule.write.fx through rule.write\n`,
+      `✓ role hier (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 now has rule.write.fx; its 1 holder already had rule.write.fx through rule.write\n`,
     );
     expect(await update('hier', { removePermission: ['rule.write.fx'] })).toBe(
-      `✓ updated role hier (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 1 holder keeps rule.write.fx through rule.write, which the role keeps\n`,
+      `✓ role hier (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 now does not have rule.write.fx; its 1 holder keeps rule.write.fx through rule.write, which the role keeps\n`,
     );
   });
 
@@ -67,7 +67,7 @@ describe('svc roles update says what holders really gain or lose', () => {
     expect(
       await update('split', { removePermission: ['exception.read'], addPermission: ['evidence_pack.read'] }),
     ).toBe(
-      `✓ updated role split (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 2 holders gain evidence_pack.read, and 1 of them loses exception.read (1 keeps it through other roles)\n`,
+      `✓ role split (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 now has evidence_pack.read and does not have exception.read; its 2 holders gain evidence_pack.read, and 1 of them loses exception.read (1 keeps it through other roles)\n`,
     );
   });
 
@@ -76,7 +76,7 @@ describe('svc roles update says what holders really gain or lose', () => {
     expect(
       await update('alone', { removePermission: ['audit_trail.read'], addPermission: ['rule.read'] }),
     ).toBe(
-      `✓ updated role alone (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016; its 2 holders gain rule.read and lose audit_trail.read\n`,
+      `✓ role alone (${id}) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 now has rule.read and does not have audit_trail.read; its 2 holders gain rule.read and lose audit_trail.read\n`,
     );
   });
 });

@@ -7,15 +7,20 @@ import { adminGrant, call, newApiKey, useSandboxContext } from '../../helpers/sa
 // revoke of a revoked key as a revocation; its revoked_by names the other admin, so svc says
 // already_revoked, not revoked. The order is forced by the hold, not timing.
 const svc = useSandboxContext({ users: 3 });
+/** The sandbox's X-Request-Id, kept on a reshaped answer: the audit trail's entry names it. */
+const requestIdOf = (headers: Record<string, string | string[] | undefined>) => ({
+  'x-request-id': String(headers['x-request-id']),
+});
 /** Another server's form of revoked_by: the caller's id as `USER:ID` (review28a M1). */
 const typed = useLossyProxy(svc.sandbox, {
   lose: () => false,
-  reshape: (method, _path, status, text) => {
+  reshape: (method, _path, status, text, headers) => {
     if (method !== 'DELETE' || !text.startsWith('{')) return undefined;
     const body = JSON.parse(text);
     return {
       status,
       body: JSON.stringify({ ...body, revoked_by: `USER:${String(body.revoked_by).toUpperCase()}` }),
+      headers: requestIdOf(headers),
     };
   },
 });
@@ -59,11 +64,22 @@ const earlier = useLossyProxy(svc.sandbox, {
  */
 const behind = useLossyProxy(svc.sandbox, {
   lose: () => false,
-  reshape: (method, _path, status, text) => {
+  reshape: (method, _path, status, text, headers) => {
     if (method !== 'DELETE' || !text.startsWith('{')) return undefined;
     const twoMinutes = new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    return { status, body: JSON.stringify({ ...JSON.parse(text), revoked_at: twoMinutes }) };
+    return {
+      status,
+      body: JSON.stringify({ ...JSON.parse(text), revoked_at: twoMinutes }),
+      headers: requestIdOf(headers),
+    };
   },
+});
+
+/** A server whose audit trail cannot be read (a key manager without audit_trail.read). */
+const noTrail = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  refuse: (method, path) =>
+    method === 'GET' && path.startsWith('/v1/audit_trail') ? refusal(403, 'forbidden') : undefined,
 });
 
 describe('svc tenants api-keys revoke of a key another admin revokes meanwhile', () => {
@@ -93,6 +109,80 @@ describe('svc tenants api-keys revoke of a key another admin revokes meanwhile',
     } finally {
       held.release();
     }
+  });
+
+  // One user revoking one key from two sessions (session 28's leftover): the other session is the
+  // same user, so revoked_by names the caller, and the key was revoked after this attempt started.
+  // The audit trail's entry names the request that revoked it: not this DELETE's X-Request-Id, so
+  // already_revoked, never the other session's revoke claimed as this command's.
+  it('the same user revoking it from another session meanwhile: already_revoked, not revoked', async () => {
+    const tenant = svc.env().SVC_TENANT!;
+    const key = await newApiKey(svc.sandbox(), 'twice');
+    const held = svc
+      .sandbox()
+      .faults.hold((method, url) => method === 'DELETE' && url.endsWith(`/api-keys/${key.id}`));
+    try {
+      const revoking = svc.run(['tenants', 'api-keys', 'revoke', tenant, key.id, '--yes', '--json']);
+      await held.arrived;
+      const other = await call(svc.sandbox(), 'DELETE', `/v1/tenants/${tenant}/api-keys/${key.id}`, {
+        token: svc.sandbox().adminToken,
+        tenant,
+      });
+      expect(other.status, other.text).toBe(200);
+      held.release();
+      const r = await revoking;
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ outcome: 'already_revoked', api_key: { id: key.id } });
+    } finally {
+      held.release();
+    }
+  });
+
+  it('the same user revoking it from another session meanwhile, said in text: not ✓ revoked', async () => {
+    const tenant = svc.env().SVC_TENANT!;
+    const key = await newApiKey(svc.sandbox(), 'twice-text');
+    const held = svc
+      .sandbox()
+      .faults.hold((method, url) => method === 'DELETE' && url.endsWith(`/api-keys/${key.id}`));
+    try {
+      const revoking = svc.run(['tenants', 'api-keys', 'revoke', tenant, key.id, '--yes']);
+      await held.arrived;
+      const other = await call(svc.sandbox(), 'DELETE', `/v1/tenants/${tenant}/api-keys/${key.id}`, {
+        token: svc.sandbox().adminToken,
+        tenant,
+      });
+      expect(other.status, other.text).toBe(200);
+      held.release();
+      const r = await revoking;
+      expect([r.code, r.stdout], r.stderr).toEqual([0, '']);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^nothing changed: API key ${key.id} \\(twice-text\\) of .+ was revoked already, at \\S+ by usr_admin: you, in request \\S+, not this command's\n$`,
+        ),
+      );
+    } finally {
+      held.release();
+    }
+  });
+
+  it('its own revocation, the audit trail unreadable: revoked_by_either, words that claim neither', async () => {
+    const tenant = svc.env().SVC_TENANT!;
+    const key = await newApiKey(svc.sandbox(), 'no-trail');
+    const r = await svc.run(['tenants', 'api-keys', 'revoke', tenant, key.id, '--yes'], {
+      env: { SVC_BASE_URL: noTrail().url },
+    });
+    expect([r.code, r.stdout], r.stderr).toEqual([0, '']);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^API key ${key.id} \\(no-trail\\) of .+ is revoked \\(by usr_admin, you: by this command or by another request of yours meanwhile: svc could not tell\\)\n$`,
+      ),
+    );
+    const other = await newApiKey(svc.sandbox(), 'no-trail-json');
+    const j = await svc.run(['tenants', 'api-keys', 'revoke', tenant, other.id, '--yes', '--json'], {
+      env: { SVC_BASE_URL: noTrail().url },
+    });
+    expect(j.code, j.stderr).toBe(0);
+    expect(JSON.parse(j.stdout)).toMatchObject({ outcome: 'revoked_by_either', api_key: { id: other.id } });
   });
 
   it('its own revocation is revoked', async () => {

@@ -53,6 +53,7 @@ describe('replay --dry-run by a caller who may not read the data (usr_compliance
         event_type: 'exception.sla.breached',
         event_id: e.event_id,
         error: { code: 'insufficient_permission', message: REFUSAL },
+        dry_run: true,
       })),
     ]);
     // What the real run does, row for row.

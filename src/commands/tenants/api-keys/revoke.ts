@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { commandLine } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
+import { InterruptedError } from '../../../errors.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
 import {
   attemptStart,
@@ -9,6 +10,7 @@ import {
   interruptedReadingCaller,
   isCaller,
 } from '../../../platform/found-after-lost.js';
+import type { Platform } from '../../../platform/index.js';
 import { alreadyGone } from '../../already-gone.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { verdict } from '../../verdict.js';
@@ -43,12 +45,15 @@ export async function runApiKeyRevoke(
   const label = await tenant.label();
   // This attempt's start, put on the platform's clock once its answer is in (attemptStart).
   const startMs = ctx.clock.now();
-  const revoke = platform.tenants.apiKeys.revoke(tenant.id, id).catch((error: unknown) => {
-    throw error instanceof ApiKeyNotFoundError
-      ? retyped(error, ApiKeyNotFoundError, keysOf(tenantRef)(commandLine(ctx.settings())))
-      : error;
-  });
-  const data = await deleted(ctx, revoke, {
+  const revoke = platform.tenants.apiKeys
+    .revoke(tenant.id, id)
+    .withResponse()
+    .catch((error: unknown) => {
+      throw error instanceof ApiKeyNotFoundError
+        ? retyped(error, ApiKeyNotFoundError, keysOf(tenantRef)(commandLine(ctx.settings())))
+        : error;
+    });
+  const answer = await deleted(ctx, revoke, {
     act: 'revoke',
     thing: 'the key',
     done: 'revoked',
@@ -56,7 +61,8 @@ export async function runApiKeyRevoke(
     target: { id, tenant_id: tenant.id },
     noun: 'api_key',
   });
-  if (data === undefined) return;
+  if (answer === undefined) return;
+  const { data, response } = answer;
   // The platform answers a revoke of a key revoked meanwhile (by another admin, after svc looked)
   // as its own: its revoked_by says whose it was (attack28b F6). Not the caller's, by the grant
   // rule's forms (isCaller: case, `user:ID`; review28a M1): already revoked. Who the caller is
@@ -93,6 +99,37 @@ export async function runApiKeyRevoke(
       return ctx.out.info(`${thing} is revoked (by ${by}, or by this command: svc could not tell)`);
     }
     if (!isCaller(mine, by)) return already();
+    // The caller's own name is no proof that this request revoked it: the same user, from another
+    // session, may have revoked it after svc looked (session 28's leftover of attack28b F6), later
+    // than this attempt started, so the time cannot tell. The audit trail's entry names the request
+    // that revoked the key: another than this one's X-Request-Id, already revoked; unreadable,
+    // words that claim neither. A stored answer replayed to this command's own retry is its own.
+    if (!response.replayed) {
+      const revokedIn = await revokingRequest(platform, tenant.id, id).catch((error: unknown) => {
+        throw interruptedReadingCaller(
+          error,
+          `the platform's answer that API key ${id} is revoked, by you (${by})`,
+          settled,
+          'the audit trail',
+        );
+      });
+      const known = revokedIn !== undefined && response.requestId !== undefined;
+      // After a lost answer, another request's id may be that lost attempt's, this command's own.
+      if (known && revokedIn !== response.requestId && !response.afterLostAnswer)
+        return alreadyGone(ctx, {
+          thing,
+          done: 'revoked',
+          at,
+          more: ` by ${by}: you, in request ${revokedIn}, not this command's`,
+          json: verdict('already_revoked', 'api_key', data, data),
+        });
+      if (!known || revokedIn !== response.requestId) {
+        if (ctx.out.isMachine) return ctx.out.json(verdict('revoked_by_either', 'api_key', data, data));
+        return ctx.out.info(
+          `${thing} is revoked (by ${by}, you: by this command or by another request of yours meanwhile: svc could not tell)`,
+        );
+      }
+    }
   }
   // The one verdict of every delete and revoke (verdict.ts): `outcome` and the key beside it under
   // `api_key`; the key's fields stay at the top too, where scripts read them before.
@@ -100,6 +137,29 @@ export async function runApiKeyRevoke(
   // The name svc listed; the answer's may be absent (another server's record; review19d F4).
   const name = before?.name ?? (typeof data.name === 'string' ? data.name : undefined);
   ctx.out.success(`revoked API key ${id}${name ? ` (${name})` : ''} of ${label}`);
+}
+
+/**
+ * The request (its id) that revoked API key `keyId`, by the tenant's audit trail (its one
+ * api_key.revoked entry); undefined when the trail cannot be read (a caller without
+ * audit_trail.read, a server without one) or has no such entry. A stop (Ctrl-C) is thrown.
+ */
+async function revokingRequest(
+  platform: Platform,
+  tenantId: string,
+  keyId: string,
+): Promise<string | undefined> {
+  try {
+    const page = await platform.audit.list(
+      { target_type: 'api_key', target_id: keyId, action: 'api_key.revoked', order: 'desc', limit: 10 },
+      { tenant: tenantId },
+    );
+    const entry = page.items.find((e) => e.target_id === keyId && e.action === 'api_key.revoked');
+    return typeof entry?.request_id === 'string' && entry.request_id !== '' ? entry.request_id : undefined;
+  } catch (error) {
+    if (error instanceof InterruptedError) throw error;
+    return undefined;
+  }
 }
 
 export function revokeCommand(make: MakeContext): Command {
@@ -112,7 +172,9 @@ export function revokeCommand(make: MakeContext): Command {
         '"revoked", "already_revoked" (nothing changed, exit 0), "gone_after_lost_answer" (an answer was lost\n' +
         'and the key is revoked now), or "revoked_by_either" (the answer names a revoker, svc cannot read who\n' +
         'you are (GET /v1/me) to tell whether it is you, and its revoked_at is not clearly before this command\n' +
-        "started (within the clocks' allowed difference): the key is revoked, exit 0).",
+        "started (within the clocks' allowed difference), or it names you and the audit trail cannot be read to\n" +
+        "tell this command's request from another of yours: the key is revoked, exit 0). It names you and the\n" +
+        'audit trail names another request as the revoking one: "already_revoked".',
     )
     .addHelpText(
       'after',

@@ -1,4 +1,4 @@
-// Over 300 lines (323): `dlq discard` is one bulk verb — its flags, the entries it takes (ids or
+// Over 300 lines (333): `dlq discard` is one bulk verb — its flags, the entries it takes (ids or
 // --all under filters, a snapshot of the queue), the question naming what goes and in which tenant,
 // and the run's summary — and each part reads the others' state; split, each would pass it around.
 import { Command, Option } from 'commander';
@@ -222,7 +222,7 @@ async function discard(ctx: Context, options: DiscardOptions): Promise<void> {
       confirmDestructive(
         ctx,
         async () =>
-          `Discard ${count === undefined ? 'the dead-letter entries' : counted(count, 'dead-letter entry', 'dead-letter entries')} of ${webhook} in ${await tenantLabel(ctx)}? Their deliveries will not be replayed from the queue.`,
+          `Discard ${count === undefined ? 'the dead-letter entries' : queue ? counted(count, 'dead-letter entry', 'dead-letter entries') : namedStill(count)} of ${webhook} in ${await tenantLabel(ctx)}? Their deliveries will not be replayed from the queue.`,
         `discarding dead-letter entries of ${webhook}`,
       ),
     single: !options.all && options.entries.length === 1,
@@ -321,3 +321,13 @@ export function discardCommand(make: MakeContext): Command {
       },
     );
 }
+
+/**
+ * Named entries, in the question: svc has not read them yet (each is read as its row runs), so the
+ * count is of those named, and one that left the queue already is said to be skipped, never
+ * counted as discarded (attack29a F6: "Discard 3 …" then "2 discarded, 1 skipped").
+ */
+const namedStill = (count: number) =>
+  count === 1
+    ? 'the dead-letter entry named, if it is still queued (one discarded, replayed or delivered already is skipped),'
+    : `the ${count.toLocaleString('en')} dead-letter entries named that are still queued (one discarded, replayed or delivered already is skipped),`;

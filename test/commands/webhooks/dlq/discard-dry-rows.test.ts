@@ -32,7 +32,7 @@ describe('svc webhooks dlq discard --all --dry-run', () => {
       event_type: e.event_type,
       event_id: e.event_id,
     }));
-    expect(ndjson(dry.stdout)).toEqual(rows.map((row) => ({ plan: 'discard', ...row })));
+    expect(ndjson(dry.stdout)).toEqual(rows.map((row) => ({ plan: 'discard', ...row, dry_run: true })));
     const plain = await svc.run([...argv, '--dry-run']);
     expect(plain.stdout).toBe(
       queued.map((e) => `discard\t${e.id}\t${e.delivery_id}\t${e.event_type}\t\t\n`).join(''),

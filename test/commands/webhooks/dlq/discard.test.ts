@@ -62,6 +62,17 @@ describe('svc webhooks dlq discard', () => {
     expect((await entries(webhook, 'queued')).map((e) => e.id)).toHaveLength(1);
   });
 
+  it('named entries: the question counts those named that are still queued, and says the rest are skipped (attack29a F6)', async () => {
+    const { webhook, entries: listed } = await queue(3);
+    const ids = listed.map((e) => e.id);
+    expect((await svc.run(['webhooks', 'dlq', 'discard', webhook, ids[0]!, '--yes'])).code).toBe(0);
+    const prompter = confirming(false);
+    await svc.run(['webhooks', 'dlq', 'discard', webhook, ...ids], { mode: 'table', prompter });
+    expect(prompter.asked).toEqual([
+      `Discard the 3 dead-letter entries named that are still queued (one discarded, replayed or delivered already is skipped), of ${webhook} in Acme Treasury (acme-treasury)? Their deliveries will not be replayed from the queue.`,
+    ]);
+  });
+
   it('asks on a terminal, naming the count and the tenant; refuses without --yes elsewhere', async () => {
     const { webhook } = await queue(4);
     const prompter = confirming(false);

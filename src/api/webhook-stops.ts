@@ -1,0 +1,106 @@
+/**
+ * Which webhooks a revocation stops (attack29a F1): the platform stops a webhook whose owner
+ * (owner_id) no longer holds the read permission of one of its kinds (channel-holds.ts, the rule
+ * channelRefusal applies to a choice), and it stays stopped after they regain it. A grant revoked
+ * (roles revoke, a file, svc apply --prune) or a role deleted may so stop the webhooks its users
+ * own: every preview of one says which (or that svc could not tell), and the run says which the
+ * platform did stop, read back. One rule and one wording for every verb.
+ */
+
+import { counted } from '../output/format.js';
+import { isStopped } from './channel-holds.js';
+import { missingPermissions } from './holds.js';
+import { eventReadPermissions } from './permissions.js';
+
+/** A webhook as this rule reads it: only what the platform shows of every webhook. */
+export interface OwnedWebhook {
+  id: string;
+  status: string;
+  event_types: readonly string[];
+  owner_id?: string | null | undefined;
+  disabled_reason?: string | null | undefined;
+}
+
+/** A grant a user holds, with its role's permissions. */
+export interface HeldRole {
+  roleId: string;
+  permissions: readonly string[];
+}
+
+/** What svc can tell: the webhooks the change stops (`watched`: every enabled one of the users it touches), or why it cannot. */
+export type WebhookStops =
+  | { known: true; stops: { id: string; owner: string }[]; watched: string[] }
+  | { known: false; why: string };
+
+/**
+ * The rule over what is read: each enabled webhook whose owner is among `held`'s users and who,
+ * once the grants `removes` names are gone, lacks the read permission of one of its kinds.
+ * `held`: the active grants of each user whose grants change (others keep theirs).
+ */
+export function stopsOver(
+  webhooks: readonly OwnedWebhook[],
+  held: ReadonlyMap<string, readonly HeldRole[]>,
+  removes: (user: string, roleId: string) => boolean,
+): WebhookStops {
+  const stops: { id: string; owner: string }[] = [];
+  const watched: string[] = [];
+  for (const w of webhooks) {
+    if (w.status !== 'enabled') continue;
+    // A server that does not show owners: whose webhooks stop cannot be told.
+    if (w.owner_id === undefined)
+      return { known: false, why: 'the platform does not show the owners of webhooks' };
+    const owner = w.owner_id;
+    if (owner === null) continue;
+    const grants = held.get(owner);
+    if (grants === undefined || !grants.some((g) => removes(owner, g.roleId))) continue;
+    watched.push(w.id);
+    const after = grants.filter((g) => !removes(owner, g.roleId)).flatMap((g) => g.permissions);
+    if (missingPermissions(after, eventReadPermissions(w.event_types)).length > 0)
+      stops.push({ id: w.id, owner });
+  }
+  return { known: true, stops, watched };
+}
+
+/** At most this many ids named in a line; the rest counted. */
+const SHOWN = 5;
+
+const listed = (ids: readonly string[]) =>
+  ids.length <= SHOWN
+    ? ids.join(', ')
+    : `${ids.slice(0, SHOWN).join(', ')} and ${(ids.length - SHOWN).toLocaleString('en')} more`;
+
+const ownersOf = (stops: readonly { owner: string }[]) => [...new Set(stops.map((s) => s.owner))].join(', ');
+
+/** Why a webhook stops, in words every line shares. */
+const RULE =
+  "a webhook delivers only while its owner holds its kinds' read permission, and stays stopped after they regain it";
+
+/**
+ * A preview's words (a question's sentence, a dry run's or a plan's line): the webhooks it stops,
+ * or that svc could not tell which; undefined when it stops none.
+ */
+export function stopsSaid(forecast: WebhookStops, subject = 'this'): string | undefined {
+  if (!forecast.known) return `svc could not tell which webhooks ${subject} stops (${forecast.why}): ${RULE}`;
+  const { stops } = forecast;
+  if (stops.length === 0) return undefined;
+  return `${subject} stops ${counted(stops.length, 'webhook')} of ${ownersOf(stops)} (${listed(stops.map((s) => s.id))}): ${RULE}`;
+}
+
+/**
+ * After the run (read back, not guessed): the watched webhooks the platform now shows stopped
+ * (status disabled with a disabled_reason), in words; undefined when none is.
+ */
+export function stoppedSaid(watched: readonly string[], now: readonly OwnedWebhook[]): string | undefined {
+  const set = new Set(watched);
+  const stopped = now.filter((w) => set.has(w.id) && isStopped(w));
+  if (stopped.length === 0) return undefined;
+  const owners = [...new Set(stopped.map((w) => w.owner_id ?? ''))].filter(Boolean);
+  return `the platform disabled ${counted(stopped.length, 'webhook')}${owners.length ? ` of ${owners.join(', ')}` : ''} (${listed(stopped.map((w) => w.id))}): \`svc webhooks get ID\` says why and who may enable it again`;
+}
+
+/** stopsSaid as a question's further sentence (` This stops …`), or nothing. */
+export function stopsSentence(forecast: WebhookStops | undefined): string {
+  const said = forecast && stopsSaid(forecast);
+  if (said === undefined) return '';
+  return ` ${said.startsWith('this') ? `T${said.slice(1)}` : said}.`;
+}
