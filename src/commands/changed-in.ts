@@ -33,8 +33,8 @@ export function tenantAsked(settings: Settings, words: string): void {
  * what it changed; '' for none. One rule (fixout3), the API keys' lines' too (pick.ts): the
  * words of the command's own question when it asked one (tenantAsked); else, for the tenant the
  * run named by its id or slug, `Display Name (slug)` as the platform gave them in this run's own
- * answers (a GET /v1/me the command read before the change: tenantWords,
- * platform/tenants-said.ts), never a slug stored earlier, which a rename may have made untrue;
+ * answers (any GET /v1/me the command read before the line, a grant's weighing of its answer too:
+ * tenantWords, platform/tenants-said.ts), never a slug stored earlier, which a rename may have made untrue;
  * else the tenant as the run named it (tenantChanged), the id or slug, when no answer of the run
  * named it (no request of its own for the words). Read when the line is printed (a bulk
  * summary's at the end), so an answer read during the run counts.

@@ -181,6 +181,23 @@ export function refuseJoinedValues(flag: string, value: string, parts: string[],
 }
 
 /**
+ * Who a call acts as when the command itself gives it a credential other than the run's (`svc api
+ * -H 'Authorization: …'`, attack29a F4): `who` as svc can tell it (the id GET /v1/me answered
+ * with that credential, a JWT's subject, or words such as "a bearer token"; never the token),
+ * `from` where it was given ("-H Authorization"). whereItActs says it in place of SVC_TOKEN's.
+ */
+export interface ActsAs {
+  who: string;
+  from: string;
+}
+
+/** A question computed when it is asked, with the identity the command acts as when it is not the run's (ActsAs). */
+export interface Asked {
+  text: string;
+  actsAs?: ActsAs | undefined;
+}
+
+/**
  * Destructive actions: confirmed at a prompt on a terminal, and refused without --yes when
  * svc cannot ask. The question may be computed lazily (e.g. to show a tenant's display name)
  * so nothing is fetched when no one is asked. `ownWhere`: the question names where it acts
@@ -189,7 +206,7 @@ export function refuseJoinedValues(flag: string, value: string, parts: string[],
  */
 export async function confirmDestructive(
   ctx: Context,
-  question: string | (() => Promise<string>),
+  question: string | (() => Promise<string | Asked>),
   refusal: string,
   { ownWhere = false }: { ownWhere?: boolean } = {},
 ): Promise<void> {
@@ -197,10 +214,11 @@ export async function confirmDestructive(
   if (!ctx.canPrompt) {
     throw new UsageError(`${refusal} needs confirmation; pass --yes to confirm non-interactively`);
   }
-  const asked = typeof question === 'string' ? question : await question();
+  const made = typeof question === 'string' ? question : await question();
+  const { text: asked, actsAs } = typeof made === 'string' ? { text: made, actsAs: undefined } : made;
   // Only keys typed once the question is shown answer it.
   await discardTypeAhead(ctx.io.stdin);
-  const where = ownWhere ? undefined : whereItActs(ctx, asked);
+  const where = ownWhere ? undefined : whereItActs(ctx, asked, actsAs);
   const ok = await ctx.prompter.confirm(where === undefined ? asked : `${asked} ${where}`, false);
   if (!ok) throw new UsageError('cancelled; nothing was changed', { code: 'cancelled' });
 }
@@ -225,9 +243,10 @@ export function profileAt(shown: string, stored: string | undefined, was = false
  * SVC_PROFILE) or the base URL overrides a stored profile's (--base-url, SVC_BASE_URL); the
  * active profile's own server is what the user expects and goes unsaid, and so does what the
  * question already names. Who acts is said when SVC_TOKEN replaces a login the profile holds
- * (attack23 F2): the change is made, and audited, as the token's identity, not the profile's.
+ * (attack23 F2): the change is made, and audited, as the token's identity, not the profile's; and
+ * always when the command was given a credential of its own (`actsAs`: `svc api -H Authorization`).
  */
-function whereItActs(ctx: Context, asked: string): string | undefined {
+function whereItActs(ctx: Context, asked: string, actsAs?: ActsAs): string | undefined {
   let settings: ReturnType<Context['settings']>;
   try {
     settings = ctx.settings();
@@ -251,7 +270,18 @@ function whereItActs(ctx: Context, asked: string): string | undefined {
   }
   // SVC_TOKEN alone (a profile without a login of its own, as in CI) is what the user set up.
   const token = ctx.env.SVC_TOKEN?.trim();
-  if (token && ctx.store().credential(settings.profile) !== undefined)
+  const login = ctx.store().credential(settings.profile) !== undefined;
+  if (actsAs !== undefined) {
+    // A credential the command was given replaces SVC_TOKEN's, or the profile's login, for this
+    // call: it is said whatever the run would have used (attack29a F4: `svc api DELETE -H
+    // 'Authorization: Bearer …'` deleted as another user under a question that named none).
+    const instead = token
+      ? ", not SVC_TOKEN's"
+      : login
+        ? `, not the login of profile "${settings.profile}"`
+        : '';
+    parts.push(`as ${actsAs.who} from ${actsAs.from}${instead}`);
+  } else if (token && login)
     parts.push(`as ${tokenIdentity(token)} from SVC_TOKEN, not the login of profile "${settings.profile}"`);
   return parts.length === 0 ? undefined : `[${parts.join('; ')}]`;
 }
@@ -262,9 +292,17 @@ function whereItActs(ctx: Context, asked: string): string | undefined {
  * token's own word, which the platform checks; a subject that is no plain id is not printed.
  */
 function tokenIdentity(token: string): string {
-  const sub = decodeJwtClaims(token)?.sub;
-  return typeof sub === 'string' && /^[\w.@:-]{1,64}$/.test(sub) ? sub : maskSecret(token);
+  return tokenSubject(token) ?? maskSecret(token);
 }
+
+/** A JWT's subject when it is a plain id (`usr_lead`), read unverified (the token's own word); else undefined. */
+export function tokenSubject(token: string): string | undefined {
+  const sub = decodeJwtClaims(token)?.sub;
+  return typeof sub === 'string' && plainIdentity(sub) ? sub : undefined;
+}
+
+/** An identity's id that may be printed as it is: a plain id, never a credential's shape. */
+export const plainIdentity = (id: string): boolean => /^[\w.@:-]{1,64}$/.test(id);
 
 /**
  * Collects a repeatable option's values. It is also what makes an option repeatable: any other

@@ -248,7 +248,7 @@ export function callerIdsOnce(platform: Platform, signal?: AbortSignal): CallerI
   let read: Promise<readonly string[] | undefined> | undefined;
   return (step) => {
     const cut = signal ?? step;
-    read ??= platform.me.evidence({ tenant: null, ...(cut ? { signal: cut } : {}) }).then(
+    read ??= platform.me.get({ tenant: null, ...(cut ? { signal: cut } : {}) }).then(
       (me: CallerIdentity) => idsOf(me),
       // A stop cuts the read: the run's interruption, not an answer svc could not read.
       (error: unknown) => {
@@ -286,7 +286,7 @@ export async function callerIdsAtStart(
     "which svc needs before it sends a grant, to tell a grant the platform answers with from someone else's";
   let me: CallerIdentity;
   try {
-    me = await platform.me.evidence({ tenant: null, ...(signal ? { signal } : {}) });
+    me = await platform.me.get({ tenant: null, ...(signal ? { signal } : {}) });
   } catch (error) {
     if (error instanceof InterruptedError || !(error instanceof SvcError)) throw error;
     throw new SvcError(

@@ -14,28 +14,17 @@ export type CallerIdentity = Omit<Me, 'credential'> & { credential?: Me['credent
 export class Identity {
   constructor(private readonly transport: Transport) {}
 
-  /** Who the credential is, its tenants and organisation. `options.token` checks another credential. */
-  get(options?: CallOptions): ApiPromise<CallerIdentity> {
-    const answer = this.evidence(options);
-    const settings = this.transport.settings;
-    if (settings === undefined) return answer;
-    // The slugs the platform gave in this run, for the ✓ line of a change in one of them.
-    return new ApiPromise(
-      answer.withResponse().then((said) => {
-        if (Array.isArray(said.data.tenants)) keepTenantsSaid(settings, said.data.tenants);
-        return said;
-      }),
-    );
-  }
-
   /**
-   * The identity read only as evidence about another answer (a grant's assigned_by:
-   * grantAnswerNotMade): its tenants' slugs are not kept, so a read made to weigh an answer words
-   * no ✓ line differently from a run that did not need it.
+   * Who the credential is, its tenants and organisation. `options.credentials` checks another
+   * credential. Every answer keeps the words the platform gave its tenants in this run (for the ✓
+   * line of a change in one of them: changed-in.ts), a read made only to weigh another answer (a
+   * grant's assigned_by: grantAnswerNotMade) too: the line names a tenant in one form whenever the
+   * run knows its names (attack29a: `roles assign`, which reads /v1/me on every grant, printed the
+   * id the run had read the names of).
    */
-  evidence(options?: CallOptions): ApiPromise<CallerIdentity> {
+  get(options?: CallOptions): ApiPromise<CallerIdentity> {
     // Every server of the API has it: a 404 says the base URL is wrong (a tenant slug's look-up too).
-    return this.transport.call<CallerIdentity>(
+    const answer = this.transport.call<CallerIdentity>(
       {
         method: 'GET',
         path: '/v1/me',
@@ -44,6 +33,14 @@ export class Identity {
         lookIn: baseUrlHint('GET /v1/me'),
       },
       options,
+    );
+    const settings = this.transport.settings;
+    if (settings === undefined) return answer;
+    return new ApiPromise(
+      answer.withResponse().then((said) => {
+        if (Array.isArray(said.data.tenants)) keepTenantsSaid(settings, said.data.tenants);
+        return said;
+      }),
     );
   }
 

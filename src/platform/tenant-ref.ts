@@ -130,15 +130,49 @@ export function notYoursWarning(
     const theirs = slugs.length ? slugs.join(', ') : 'none';
     return `the tenant ${quoted(settings.values.tenant ?? '')} of profile "${settings.profile}" is not one of those of the credential in SVC_TOKEN (${theirs}): pass --tenant ${one} with that token, or unset SVC_TOKEN to use the profile${sym.apostrophe}s own login`;
   }
-  const which =
-    from === '--tenant'
-      ? 'given by --tenant'
-      : from === 'SVC_TENANT'
-        ? 'from SVC_TENANT'
-        : `of profile "${settings.profile}"`;
+  const which = tenantWhich(settings);
   const yours = slugs.length ? slugs.join(', ') : 'none';
   const out = wayOut(commandLine(inTenant(settings, undefined)), from, slugs);
   return `the tenant ${quoted(settings.values.tenant ?? '')} ${which} is not one of yours (yours: ${yours}): ${out}`;
+}
+
+/** Where the run's tenant came from, as a warning names it: `given by --tenant`, `from SVC_TENANT`, `of profile "P"`. */
+function tenantWhich(settings: Settings): string {
+  const from = tenantFrom(settings);
+  return from === '--tenant'
+    ? 'given by --tenant'
+    : from === 'SVC_TENANT'
+      ? 'from SVC_TENANT'
+      : `of profile "${settings.profile}"`;
+}
+
+/**
+ * The note of `svc me` whose answer names a tenant of the call that is not among the caller's
+ * tenants (attack29b: a user whose last role in the profile's tenant was revoked saw `tenant
+ * 8ab…` and an empty `tenants`, exit 0, with nothing saying the tenant is no longer theirs): the
+ * platform still answers who they are there, but refuses whatever needs a role (exit 4). What it
+ * means and the fix: a role from an administrator of that tenant, or another tenant of theirs.
+ * No tenant at all (none named, none held): that no tenant's call will go through. Undefined when
+ * the tenant is one of theirs.
+ */
+export function roleLessNote(settings: Settings, identity: CallerIdentity): string | undefined {
+  const tenants = Array.isArray(identity.tenants) ? identity.tenants : [];
+  const slugs = tenants.map((t) => t.slug);
+  const id = identity.tenant_id;
+  if (id == null || id === '') {
+    if (tenants.length > 0) return undefined;
+    return 'you hold no live role in any tenant (tenants: none): the platform refuses every call that needs one (exit 4) until an administrator of a tenant grants you a role';
+  }
+  if (tenants.some((t) => namesTenant(t, id))) return undefined;
+  const named = settings.values.tenant !== undefined && settings.values.tenant !== '';
+  const which = named ? tenantWhich(settings) : "your credential's first tenant";
+  // Another tenant of theirs, the way the tenant was chosen (findTenant's wayOut), else --tenant.
+  const pass = `pass --tenant ${slugs.length === 1 ? slugs[0]! : 'SLUG'}`;
+  const switchTo = named
+    ? (wayOut(commandLine(inTenant(settings, undefined)), tenantFrom(settings), slugs) ?? pass)
+    : pass;
+  const other = slugs.length === 0 ? '' : `, or act in one of yours: ${switchTo}`;
+  return `you hold no live role in tenant ${quoted(id)} (${which}), so it is not among your tenants (yours: ${slugs.length ? slugs.join(', ') : 'none'}): the platform refuses there whatever needs a role (exit 4); ask an administrator of that tenant for a role${other}`;
 }
 
 /** The tenant with this id or slug in GET /v1/tenants, when the caller may read it; else undefined. */

@@ -47,7 +47,7 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     const [summary, last, ...more] = r.stderr.trimEnd().split('\n');
     expect([summary, more]).toEqual([
       expect.stringMatching(
-        /^[\d,]+ granted(, [\d,]+ not started)? in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/,
+        /^[\d,]+ granted(, [\d,]+ not started)? in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)$/,
       ),
       [],
     ]);
@@ -163,7 +163,7 @@ needs('bash').describe('attack: stdout on a full disk (/dev/full)', () => {
     const bulk = await bash(`svc roles assign --file '${csv}' > /dev/full`, { env });
     expect(bulk.code, bulk.stderr).toBe(1);
     expect(bulk.stderr).toMatch(
-      /^\d granted(, \d not started)? in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)\nerror: cannot write to stdout \(ENOSPC\) after \d of 3; run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
+      /^\d granted(, \d not started)? in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\nerror: cannot write to stdout \(ENOSPC\) after \d of 3; run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
     );
     const again = await bash(`svc roles assign --file '${csv}' > /dev/null`, { env });
     expect(again.code, again.stderr).toBe(0);

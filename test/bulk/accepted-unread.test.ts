@@ -118,7 +118,7 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
     reshaping = true;
     expect([again.code, timeless(afterResuming(again.stderr))]).toEqual([
       0,
-      '✓ 2 granted by the run this one resumes in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
+      '✓ 2 granted by the run this one resumes in Acme Treasury (acme-treasury) (T)\n',
     ]);
     expect((await held(sandbox(), bulkUser(3))).filter((a) => a.role_id === id)).toHaveLength(1);
   });

@@ -35,7 +35,7 @@ describe('a bulk run whose reader goes away', () => {
       const [summary, error] = r.stderr.trimEnd().split('\n');
       expect(summary).toMatch(
         new RegExp(
-          `^${made} granted, ${100 - made} not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \\(\\d+\\.\\d s\\)$`,
+          `^${made} granted, ${100 - made} not started in Acme Treasury \\(acme-treasury\\) \\(\\d+\\.\\d s\\)$`,
         ),
       );
       expect(JSON.parse(error!).error.message).toBe(`stdout closed after ${made} of 100`);
@@ -104,7 +104,7 @@ describe('a bulk run whose reader goes away after every item was done', () => {
       ]).toEqual([
         141,
         2,
-        `3 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n${error(join(svc.journals, kept[0]!))}\n`,
+        `3 granted in Acme Treasury (acme-treasury) (T s)\n${error(join(svc.journals, kept[0]!))}\n`,
       ]);
       const again = await svc.run(argv);
       expect(again.code, again.stderr).toBe(0);

@@ -59,7 +59,7 @@ describe('a finished run whose journal could not take the finished line (a full 
     expect(r.code, r.stderr).toBe(7);
     const journal = join(svc.journals, readdirSync(svc.journals).find((f) => f.endsWith('.ndjson'))!);
     const [counts, warning, error] = timeless(r.stderr).trimEnd().split('\n');
-    expect(counts).toBe('1 granted, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)');
+    expect(counts).toBe('1 granted, 1 failed in Acme Treasury (acme-treasury) (T s)');
     expect(warning).toBe(
       `warning: this run's end could not be written to its journal ${journal} (no space left on device): the same command will say it is resuming a run cut short, not taking up the failures of a finished run; what it does is the same`,
     );
@@ -94,7 +94,7 @@ describe('a finished run whose journal could not be removed', () => {
     expect(r.code).toBe(0);
     // The existing line, unchanged (journal-unremovable.test.ts).
     expect(timeless(r.stderr)).toBe(
-      '✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
+      '✓ 2 granted in Acme Treasury (acme-treasury) (T s)\n' +
         `warning: the run's result stands, but its journal ${journal} could not be removed (read-only file system): the same command would print these results again and do nothing; remove it (\`rm ${journal}\`) before you run it again\n`,
     );
     const [mark] = marks(journal).slice(-1);
@@ -112,7 +112,7 @@ describe('a finished run whose journal could not be removed', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(timeless(again.stderr)).toMatch(
       new RegExp(
-        `^showing again the run started at ${ISO} \\(it finished at ${literal(mark!.all_done as string)}, every item done\\): 2 done, 0 to do \\(journal ${literal(journal)}\\)\n✓ 0 granted, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \\(T s\\)\n$`,
+        `^showing again the run started at ${ISO} \\(it finished at ${literal(mark!.all_done as string)}, every item done\\): 2 done, 0 to do \\(journal ${literal(journal)}\\)\n✓ 0 granted, 2 skipped in Acme Treasury \\(acme-treasury\\) \\(T s\\)\n$`,
       ),
     );
     expect(ndjson(again.stdout).map((row) => [row.status, row.reason])).toEqual([

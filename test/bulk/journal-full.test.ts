@@ -56,7 +56,7 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
       [bulkUser(4), 'ok', 'not_journaled'],
     ]);
     expect(timeless(r.stderr)).toBe(
-      '4 granted, 6 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
+      '4 granted, 6 not started in Acme Treasury (acme-treasury) (T s)\n' +
         `${JSON.stringify({
           error: {
             code: 'journal_unwritable',
@@ -80,7 +80,7 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
       ...[5, 6, 7, 8, 9, 10].map((k) => [bulkUser(k), 'ok', undefined]),
     ]);
     expect(timeless(afterResuming(again.stderr))).toBe(
-      '✓ 6 granted, 1 granted by the run this one resumes, 3 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n',
+      '✓ 6 granted, 1 granted by the run this one resumes, 3 skipped in Acme Treasury (acme-treasury) (T s)\n',
     );
     expect(await assignments(sandbox(), id)).toMatchObject({ total: 10, active: 10, duplicates: 0 });
     expect(existsSync(journal)).toBe(false);
@@ -108,7 +108,7 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
         // The summary line comes first (attack26a F11), the error object is the last line.
         const [summary, last, end] = r.stderr.split('\n');
         expect([timeless(`${summary}\n`), end]).toEqual([
-          '2 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n',
+          '2 granted, 2 not started in Acme Treasury (acme-treasury) (T s)\n',
           '',
         ]);
         expect(JSON.parse(last!).error).toMatchObject({
@@ -125,14 +125,14 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
           [''],
         ]);
         expect(timeless(r.stderr)).toBe(
-          '2 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
+          '2 granted, 2 not started in Acme Treasury (acme-treasury) (T s)\n' +
             `error: the journal ${journal} could not be written: no space left on device; stopped after 2 of 4, 1 of them granted but not journaled; ` +
             `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal}); it finds what was not journaled done\n`,
         );
       } else {
         expect(r.stdout.split('\n')[1]).toMatch(/\tok\t.*\tnot_journaled$/);
         expect(timeless(r.stderr)).toBe(
-          '2 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
+          '2 granted, 2 not started in Acme Treasury (acme-treasury) (T s)\n' +
             `error: the journal ${journal} could not be written: no space left on device; stopped after 2 of 4, 1 of them granted but not journaled; ` +
             `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal}); it finds what was not journaled done\n`,
         );
@@ -156,7 +156,7 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
     expect((await assignments(sandbox(), id)).total).toBe(1);
     const journal = /the journal (\S+) could not/.exec(r.stderr)?.[1];
     expect(timeless(r.stderr)).toBe(
-      '1 granted, 1 failed (1 stopped before its next request was sent), 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
+      '1 granted, 1 failed (1 stopped before its next request was sent), 1 not started in Acme Treasury (acme-treasury) (T s)\n' +
         `${JSON.stringify({
           error: {
             code: 'journal_unwritable',

@@ -37,7 +37,7 @@ describe('a journal that cannot be removed at the end of a run', () => {
     const r = await svc.run(argv, { journalDisk: disk });
     expect(r.code).toBe(0);
     expect(timeless(r.stderr)).toBe(
-      '✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
+      '✓ 2 granted in Acme Treasury (acme-treasury) (T s)\n' +
         `warning: the run's result stands, but its journal ${journal} could not be removed (read-only file system): the same command would print these results again and do nothing; remove it (\`rm ${journal}\`) before you run it again\n`,
     );
     expect(existsSync(journal)).toBe(true);
@@ -71,7 +71,7 @@ describe('a journal that cannot be removed at the end of a run', () => {
       JSON.parse(r.stdout).map((row: { user: string; status: string }) => [row.user, row.status]),
     ).toEqual([[bulkUser(3), 'ok']]);
     expect(timeless(r.stderr)).toBe(
-      '✓ 1 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n' +
+      '✓ 1 granted in Acme Treasury (acme-treasury) (T s)\n' +
         `warning: the run's result stands, but its journal ${journal} could not be removed (read-only file system): the same command would print these results again and do nothing; remove it (\`rm ${journal}\`) before you run it again\n`,
     );
   });

@@ -77,7 +77,7 @@ describe('a retry answered 409 idempotency_key_in_use (the first attempt still b
     expect((await assignments(sandbox(), id)).active).toBe(2);
     expect([r.code, timeless(r.stderr)]).toEqual([
       0,
-      '2 of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
+      '2 of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 2 granted in Acme Treasury (acme-treasury) (T)\n',
     ]);
     expect(r.stdout.split('\n').filter((l) => /^\d+\tok\t/.test(l))).toHaveLength(2);
     // Each row: one key for its first attempt, its two "in use" retries and the one answered.
@@ -112,7 +112,7 @@ describe('a retry answered 409 idempotency_key_in_use (the first attempt still b
     const again = await svc.run(grantArgv(path), { env: env(), clock });
     expect([again.code, timeless(afterResuming(again.stderr))]).toEqual([
       0,
-      '✓ 2 granted by the run this one resumes in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
+      '✓ 2 granted by the run this one resumes in Acme Treasury (acme-treasury) (T)\n',
     ]);
   });
 
@@ -178,7 +178,7 @@ describe('a retry after a lost answer told "assignment_exists" by a server witho
     );
     expect([r.code, timeless(r.stderr)]).toEqual([
       0,
-      '✓ 2 granted (2 found done by a retry after the answer to the first attempt was lost) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
+      '✓ 2 granted (2 found done by a retry after the answer to the first attempt was lost) in Acme Treasury (acme-treasury) (T)\n',
     ]);
   });
 
@@ -225,7 +225,7 @@ describe('an answer marked replayed at the first attempt of a new run', () => {
     expect((await assignments(sandbox(), id)).active).toBe(2);
     expect([r.code, timeless(r.stderr)]).toEqual([
       0,
-      '2 of these the platform answered as done before (Idempotent-Replayed) though svc lost no answer of them: their idempotency key was not new to it (another run with the same key, or the server marks answers so); the platform answered with what it did then\n✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)\n',
+      '2 of these the platform answered as done before (Idempotent-Replayed) though svc lost no answer of them: their idempotency key was not new to it (another run with the same key, or the server marks answers so); the platform answered with what it did then\n✓ 2 granted in Acme Treasury (acme-treasury) (T)\n',
     ]);
   });
 });

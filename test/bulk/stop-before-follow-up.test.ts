@@ -80,7 +80,7 @@ describe('a stop before a bulk row’s follow-up request', () => {
     expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.message).toBe('interrupted after 1 of 1');
     // Counted apart among the failed: svc's own stop, not a refusal (truth22's note, review22a F3).
     expect(r.stderr.split('\n')[1]).toMatch(
-      /^0 granted or extended, 1 failed \(1 stopped before its next request was sent\) in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/,
+      /^0 granted or extended, 1 failed \(1 stopped before its next request was sent\) in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)$/,
     );
   });
 
@@ -192,7 +192,7 @@ describe('a stop before a bulk row’s follow-up request', () => {
       },
     ]);
     expect(r.stderr.split('\n')[1]).toMatch(
-      /^0 granted or extended, 1 with an unknown outcome in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/,
+      /^0 granted or extended, 1 with an unknown outcome in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)$/,
     );
   });
 });

@@ -101,7 +101,7 @@ describe('a stop during a bulk run’s Retry-After wait', () => {
       [
         'the server is unavailable (HTTP 503); retrying in 30 s (1 of 3)',
         'stopping: 1 request in flight; interrupt again to stop now',
-        '0 granted, 2 with an unknown outcome, 18 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)',
+        '0 granted, 2 with an unknown outcome, 18 not started in Acme Treasury (acme-treasury) (T s)',
         `error: interrupted after 2 of 20; run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${join(svc.journals, journal!)})`,
         '',
       ].join('\n'),
@@ -113,7 +113,7 @@ describe('a stop during a bulk run’s Retry-After wait', () => {
     });
     expect(rerun.code).toBe(0);
     expect(afterResuming(rerun.stderr).replace(/ \([\d.]+ s\)\n/, ' (T s)\n')).toBe(
-      '✓ 18 granted, 2 granted by the run this one resumes in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)\n',
+      '✓ 18 granted, 2 granted by the run this one resumes in Acme Treasury (acme-treasury) (T s)\n',
     );
   });
 
@@ -193,7 +193,7 @@ describe('a closed stdout during a row’s Retry-After wait', () => {
       [
         'the server is unavailable (HTTP 503); retrying in 30 s (1 of 3)',
         '1 of these was done by an earlier attempt whose answer was lost; the platform answered with what it did then',
-        '2 granted, 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T s)',
+        '2 granted, 1 not started in Acme Treasury (acme-treasury) (T s)',
         `error: stdout closed after 2 of 3; run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${join(svc.journals, journal!)})`,
         '',
       ].join('\n'),

@@ -311,7 +311,7 @@ describe('a refusal to the retry of an attempt whose answer was lost (review24f 
       ]),
     );
     const [summary, last] = timeless(r.stderr).trim().split('\n');
-    expect([r.code, summary]).toEqual([7, '0 granted, 2 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (T)']);
+    expect([r.code, summary]).toEqual([7, '0 granted, 2 failed in Acme Treasury (acme-treasury) (T)']);
     const { error } = JSON.parse(last!);
     // The lost first attempts may have acted: not "nothing done" (review27a F5).
     expect([error.code, error.message]).toEqual([

@@ -60,9 +60,7 @@ describe('stdout fails (ENOSPC)', () => {
     const [summary, last, ...more] = r.stderr.trimEnd().split('\n');
     // Each result is written before the next item starts: the first failed write stops the run.
     expect([summary, more]).toEqual([
-      expect.stringMatching(
-        /^1 granted, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/,
-      ),
+      expect.stringMatching(/^1 granted, 2 not started in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)$/),
       [],
     ]);
     const { error } = JSON.parse(last!);

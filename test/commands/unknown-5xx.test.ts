@@ -153,7 +153,7 @@ describe('a bulk run whose changes are answered 500 after they were made', () =>
     expect(results[1]?.error).toMatchObject({ code: 'service_unavailable', status: 500 });
     const lines = first.stderr.split('\n');
     expect(lines[0]).toMatch(
-      /^2 granted, 1 with an unknown outcome in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/,
+      /^2 granted, 1 with an unknown outcome in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)$/,
     );
     expect(JSON.parse(lines[1]!).error.hint).toMatch(
       /^run the same command again with the same profile, logged in as the same user or with the same API key, to settle them \(journal .+\)$/,
@@ -190,7 +190,7 @@ describe('a bulk run whose changes are answered 500 after they were made', () =>
     const ok = results.filter((row) => row.status === 'ok').length;
     expect(r.stderr.split('\n')[0]).toMatch(
       new RegExp(
-        `^${ok} granted, ${failed.length} with an unknown outcome in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \\(\\d+\\.\\d s\\)$`,
+        `^${ok} granted, ${failed.length} with an unknown outcome in Acme Treasury \\(acme-treasury\\) \\(\\d+\\.\\d s\\)$`,
       ),
     );
     // The platform made all of them.

@@ -63,7 +63,7 @@ needs('tmux').describe('svc roles on a terminal', () => {
     await t.send('quarterly review', 'Enter');
     const shown = await t.waitFor('[exit 0]');
     expect(shown).toMatch(
-      /✓ granted tenant_viewer to usr_compliance in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 until \S+Z \(audit trail aud_[0-9a-f]{24}\)/,
+      /✓ granted tenant_viewer to usr_compliance in Acme Treasury \(acme-treasury\) until \S+Z \(audit trail aud_[0-9a-f]{24}\)/,
     );
     expect(shown).toMatch(/audit trail id +aud_[0-9a-f]{24}/);
     const held = await call(sandbox(), 'GET', '/v1/users/usr_compliance/roles', {
@@ -125,7 +125,7 @@ needs('tmux').describe('svc roles on a terminal', () => {
       expect(drawing).toMatch(/granting \[/);
       held.release();
       const done = await t.waitFor('[exit 0]');
-      expect(done).toMatch(/^✓ 160 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/m);
+      expect(done).toMatch(/^✓ 160 granted in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)$/m);
       expect(done).not.toContain('granting [');
     } finally {
       held.release();

@@ -21,6 +21,7 @@ import { shellQuote, shellWord } from '../../system/shell-words.js';
 import { parseUserJson } from '../../system/user-json.js';
 import { collect, confirmDestructive, examples, type MakeContext } from '../kit.js';
 import { KEY_KEPT } from '../replayed-creation.js';
+import { callQuestion } from './acts-where.js';
 import { bodyFields, queryFields } from './fields.js';
 import { headersGiven } from './headers.js';
 import { authenticatesItsClient, destructiveCall, tenantOfPath, withoutDotSegments } from './path.js';
@@ -268,10 +269,15 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   // fields (`?soft_delete=false` makes a record's DELETE permanent), masked alike in the question
   // and the refusal: a credential-shaped segment, a secret-named query value (review27a F7).
   // A POST that destroys as a verb's does (`oauth rotate-secret`'s) is asked alike (path.ts destructiveCall).
+  // The question names the tenant and, for an -H Authorization, who acts, as a verb's does (acts-where.ts).
   const destroys = destructiveCall(options.method, options.path);
   if (destroys !== undefined) {
     const target = `${options.method} ${askedTarget(options.path, query)}`;
-    await confirmDestructive(ctx, `Send ${target}?${destroys ? ` ${destroys}.` : ''}`, `sending ${target}`);
+    await confirmDestructive(
+      ctx,
+      () => callQuestion(ctx, target, options.path, options.headers, destroys),
+      `sending ${target}`,
+    );
   }
   const api = await ctx.api();
   // A header the user gives is sent as given, never replaced by svc's own. An Authorization
@@ -441,7 +447,8 @@ export default function api(make: MakeContext): Command {
           'PUT and DELETE are idempotent: they are sent again (up to 3 retries), as GET is; a DELETE whose\n' +
           'first answer was lost and whose retry finds nothing says the lost attempt most likely deleted it.\n' +
           'A DELETE is destructive, as svc webhooks delete is: on a terminal svc asks first (naming the\n' +
-          'path), elsewhere it needs --yes (gh api asks nothing; svc keeps its one rule for deleting).\n' +
+          'path, the tenant, and who acts when -H Authorization gives the credential), elsewhere it needs\n' +
+          '--yes (gh api asks nothing; svc keeps its one rule for deleting).\n' +
           'So is a POST to /v1/oauth/clients/ID/rotate-secret, as svc oauth rotate-secret is.\n' +
           'Sandbox controls (/_sandbox) and other\n' +
           'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +

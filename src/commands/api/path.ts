@@ -61,13 +61,22 @@ export function withoutDotSegments(path: string): string {
  * alone decides.
  */
 export function tenantOfPath(path: string): string | null | undefined {
+  const tenant = tenantNamedByPath(path);
+  if (tenant === undefined) return /^\/v1\/tenants\/[^/\\?#]/.test(path) ? null : undefined;
+  return isTenantId(tenant) ? tenant : null;
+}
+
+/**
+ * The tenant segment of a /v1/tenants/{tenant}/… path, decoded, an id or a slug (for the question
+ * before a call: acts-where.ts); undefined for any other path, or one that does not decode.
+ */
+export function tenantNamedByPath(path: string): string | undefined {
   const segment = /^\/v1\/tenants\/([^/\\?#]+)(?:[/\\?#]|$)/.exec(path)?.[1];
   if (segment === undefined) return undefined;
   try {
-    const tenant = decodeURIComponent(segment);
-    return isTenantId(tenant) ? tenant : null;
+    return decodeURIComponent(segment);
   } catch {
-    return null;
+    return undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { Field } from '../../output/output.js';
-import { identityDespiteTenant, notYoursWarning } from '../../platform/tenant-ref.js';
+import { identityDespiteTenant, notYoursWarning, roleLessNote } from '../../platform/tenant-ref.js';
 import { examples, type MakeContext } from '../kit.js';
 
 export async function runMe(ctx: Context): Promise<void> {
@@ -9,6 +9,11 @@ export async function runMe(ctx: Context): Promise<void> {
   const { identity: data, refused } = await identityDespiteTenant(await ctx.platform(), ctx.settings());
   if (refused)
     ctx.out.warn(notYoursWarning(ctx.settings(), data.tenants, Boolean(ctx.env.SVC_TOKEN?.trim())));
+  else {
+    // A tenant of the call the answer does not list among yours: no longer yours (attack29b).
+    const note = roleLessNote(ctx.settings(), data);
+    if (note !== undefined) ctx.out.warn(note);
+  }
   const tenants = Array.isArray(data?.tenants) ? data.tenants : [];
   await ctx.out.record(data, [
     ['id', data?.id],

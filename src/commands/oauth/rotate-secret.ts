@@ -6,7 +6,14 @@ import { newIdempotencyKey } from '../../http/idempotency.js';
 import { refuseUnusableSecret } from '../../system/secret-form.js';
 import { shellWord } from '../../system/shell-words.js';
 import { changedIn } from '../changed-in.js';
-import { confirmDestructive, examples, idempotencyKeyFlag, type MakeContext, nonEmpty } from '../kit.js';
+import {
+  confirmDestructive,
+  examples,
+  idempotencyKeyFlag,
+  type MakeContext,
+  nonEmpty,
+  tenantLabel,
+} from '../kit.js';
 import {
   keptUntil,
   rotateOnce,
@@ -33,9 +40,15 @@ export function parseRotateSecret(clientId: unknown, flags: Record<string, unkno
 }
 
 export async function runRotateSecret(ctx: Context, options: RotateSecretOptions): Promise<void> {
+  // The client is read before it is asked about (attack29a F5: the question named only the id
+  // given, no name nor tenant, and a client that does not exist was asked about, failing after
+  // "y"): its name and tenant, as `oauth delete` asks; a 404 ends it here, nothing asked or sent.
   await confirmDestructive(
     ctx,
-    `Rotate the secret of ${options.clientId}? The current secret stops working at once.`,
+    async () => {
+      const client = await (await ctx.platform()).oauth.clients.get(options.clientId);
+      return `Rotate the secret of OAuth client ${client.name} (${client.client_id}) in ${await tenantLabel(ctx)}? The current secret stops working at once.`;
+    },
     'rotating a client secret',
   );
   const what = `OAuth client ${options.clientId}`;

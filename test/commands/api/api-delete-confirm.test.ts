@@ -1,8 +1,8 @@
 /**
  * `svc api DELETE` is a destructive action like `webhooks delete` (attack26a F12; the contract:
  * `--yes` "required for them when stdin is not a TTY"): off a terminal without --yes it is refused
- * before anything is sent, exit 2; with --yes it is sent; on a terminal it asks, naming the path,
- * and a No sends nothing. Other methods are not asked about, but the POST `oauth rotate-secret`
+ * before anything is sent, exit 2; with --yes it is sent; on a terminal it asks, naming the path
+ * and the tenant (read from GET /v1/me, its only request), and a No sends nothing else. Other methods are not asked about, but the POST `oauth rotate-secret`
  * sends, which that verb asks before too (brief fixlists 3).
  */
 import { describe, expect, it } from 'vitest';
@@ -35,9 +35,11 @@ describe('svc api DELETE', () => {
     await expect(runApi(ctx, parseApi('DELETE', `/v1/webhooks/${id}`, {}))).rejects.toThrow(
       'cancelled; nothing was changed',
     );
-    expect(questions).toEqual([`Send DELETE /v1/webhooks/${id}?`]);
+    expect(questions).toEqual([`Send DELETE /v1/webhooks/${id} in Acme Treasury (acme-treasury)?`]);
     expect(stderr()).toBe('');
-    expect(await requestCount(svc.sandbox())).toBe(before);
+    // The question's one read: GET /v1/me, for the tenant's name (api-question-where.test.ts).
+    expect(await requestCount(svc.sandbox())).toBe(before + 1);
+    expect((await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).status).toBe(200);
   });
 
   it('a GET is not asked about', async () => {
@@ -56,13 +58,13 @@ describe('svc api DELETE', () => {
     const refused = await svc.run(['api', 'DELETE', path, '-f', 'reason=cleanup']);
     expect(refused.code).toBe(2);
     const shown = /^error: sending DELETE (\S+) needs confirmation/.exec(refused.stderr)![1]!;
-    expect(questions).toEqual([`Send DELETE ${shown}?`]);
+    expect(questions).toEqual([`Send DELETE ${shown} in Acme Treasury (acme-treasury)?`]);
     expect(shown).toBe('/v1/webhooks/[redacted]?soft_delete=false&token=[redacted]&reason=cleanup');
     expect(shown).toContain('soft_delete=false');
     expect(shown).toContain('reason=cleanup');
     expect(shown).not.toContain(key.slice(12));
     expect(shown).not.toContain('s3cr3t-value');
-    expect(await requestCount(svc.sandbox())).toBe(before);
+    expect(await requestCount(svc.sandbox())).toBe(before + 1); // the question's GET /v1/me
   });
 });
 
@@ -113,10 +115,10 @@ describe("svc api POST to an OAuth client's rotate-secret (brief fixlists 3)", (
       'cancelled; nothing was changed',
     );
     expect(questions).toEqual([
-      `Send POST /v1/oauth/clients/${id}/rotate-secret? It rotates the client's secret: the current one stops working at once.`,
+      `Send POST /v1/oauth/clients/${id}/rotate-secret in Acme Treasury (acme-treasury)? It rotates the client's secret: the current one stops working at once.`,
     ]);
     expect(stderr()).toBe('');
-    expect(await requestCount(svc.sandbox())).toBe(before);
+    expect(await requestCount(svc.sandbox())).toBe(before + 1); // the question's GET /v1/me
   });
 
   it("another POST, and a webhook's rotation (its verb asks nothing either), are not asked about", async () => {

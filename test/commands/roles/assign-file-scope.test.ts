@@ -27,7 +27,7 @@ describe('roles assign --file, roles listed without scope', () => {
     const file = svc.file('no-scope.csv', `${HEADER}${bulkUser(1)},tenant_rule_author,8h,rota\n`);
     const r = await svc.run(['roles', 'assign', '--file', file, '--yes'], through());
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/^✓ 1 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)\n$/);
+    expect(r.stderr).toMatch(/^✓ 1 granted in Acme Treasury \(acme-treasury\) \([\d.]+ s\)\n$/);
   });
 
   it('still refuses org_admin before sending anything, exit 2', async () => {

@@ -64,7 +64,7 @@ describe('svc roles assign --file: output in every mode', () => {
         clock,
         mode: mode === 'table' ? 'table' : 'plain',
       });
-      expect(r.stderr).toBe('✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n');
+      expect(r.stderr).toBe('✓ 2 granted in Acme Treasury (acme-treasury) (0.0 s)\n');
       expect(r.code).toBe(0);
       const audit = await Promise.all(
         [1, 2].map(
@@ -266,7 +266,7 @@ describe('svc roles assign --file: the file is checked first', () => {
       '--ndjson',
     ];
     const r = await svc.run([...argv, '--concurrency', '1'], { clock, stdin });
-    expect([r.code, r.stderr]).toEqual([0, '✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n']);
+    expect([r.code, r.stderr]).toEqual([0, '✓ 2 granted in Acme Treasury (acme-treasury) (0.0 s)\n']);
     expect(ndjson(r.stdout).map((x) => [x.line, x.status, x.user, x.expires_at])).toEqual([
       [1, 'ok', bulkUser(20), isoSeconds(clock.ms + 7 * 24 * H)],
       [2, 'ok', bulkUser(21), '2099-01-01T00:00:00Z'],
@@ -460,7 +460,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
       [4, 'skipped', 'already_assigned', null],
     ]);
     expect(r.stderr).toMatch(
-      /^✓ 2 granted or extended, 1 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)\n$/,
+      /^✓ 2 granted or extended, 1 skipped in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\n$/,
     );
     const moved = (await held(sandbox(), bulkUser(36))).find((a) => a.role_id === id)!;
     expect(moved).toMatchObject({
@@ -483,7 +483,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     ]);
     // --ndjson: the summary line, then the error as one JSON object (the last line of stderr).
     const [summary, last] = first.stderr.trimEnd().split('\n');
-    expect(summary).toMatch(/^1 granted, 1 failed in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/);
+    expect(summary).toMatch(/^1 granted, 1 failed in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)$/);
     expect(JSON.parse(last!).error).toMatchObject({
       code: 'partial_failure',
       exit_code: 7,

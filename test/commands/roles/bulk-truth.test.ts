@@ -146,7 +146,7 @@ describe('a change whose every attempt lost its answer', () => {
       '1 of these was done by an earlier attempt whose answer was lost; the platform answered with what it did then',
     );
     expect(lines[1]).toMatch(
-      /^2 granted, 1 with an unknown outcome in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/,
+      /^2 granted, 1 with an unknown outcome in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)$/,
     );
     const error = JSON.parse(lines[2]!).error;
     expect(error.code).toBe('partial_failure');
@@ -172,7 +172,7 @@ describe('a change whose every attempt lost its answer', () => {
       [4, 'ok', undefined, true],
     ]);
     expect(afterResuming(resumed.stderr)).toMatch(
-      /^✓ 1 granted by the run this one resumes, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)\n$/,
+      /^✓ 1 granted by the run this one resumes, 2 skipped in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\n$/,
     );
     expect((await assignments(sandbox(), id)).total).toBe(3);
   });
@@ -281,7 +281,7 @@ describe('a bulk run keeps the identity it started with', () => {
     expect(rows[2]?.error).toMatchObject({ code: 'credential_changed' });
     const [summary, json] = r.stderr.trimEnd().split('\n');
     expect(summary).toMatch(
-      /^2 granted, 1 failed, 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)$/,
+      /^2 granted, 1 failed, 1 not started in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)$/,
     );
     const { error } = JSON.parse(json!);
     expect(error.message).toBe(
@@ -331,7 +331,7 @@ describe('a bulk run keeps the identity it started with', () => {
     // before the first grant since brief fixgrant4 item 3): granted (it was an unknown outcome,
     // as /v1/me was read after its answer, once the profile belonged to another: review27b M2).
     expect(r.stderr).toMatch(
-      /^1 granted, 1 failed, 1 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)\nerror: profile "default" now belongs to usr_analyst \(logged in while this run was going\); this run keeps the identity it started with; run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
+      /^1 granted, 1 failed, 1 not started in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\nerror: profile "default" now belongs to usr_analyst \(logged in while this run was going\); this run keeps the identity it started with; run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
     );
   });
 
@@ -377,7 +377,7 @@ describe('a bulk run whose credential stops working stops at once', () => {
     });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(
-      /^2 granted, 1 failed, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)\nerror: not logged in: profile "default" has no credential any more; run `svc login` again, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
+      /^2 granted, 1 failed, 2 not started in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\nerror: not logged in: profile "default" has no credential any more; run `svc login` again, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
     );
     expect(faults.posts).toBe(2);
     expect(await granted(users, id)).toEqual(users.slice(0, 2));
@@ -389,7 +389,7 @@ describe('a bulk run whose credential stops working stops at once', () => {
     });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(afterResuming(resumed.stderr)).toMatch(
-      /^✓ 3 granted, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)\n$/,
+      /^✓ 3 granted, 2 skipped in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\n$/,
     );
   });
 
@@ -409,7 +409,7 @@ describe('a bulk run whose credential stops working stops at once', () => {
       );
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(
-        /^2 granted, 1 failed, 2 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)\nerror: SVC_TOKEN was rejected: [^\n]+; [^\n]*then run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
+        /^2 granted, 1 failed, 2 not started in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\nerror: SVC_TOKEN was rejected: [^\n]+; [^\n]*then run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
       );
       // The row refused and nothing after it was sent.
       expect(faults.posts).toBe(3);

@@ -102,7 +102,7 @@ describe('✓ lines of a change in a tenant', () => {
     );
   });
 
-  it('name a tenant the profile holds by id by the names the platform gave in the run, else by its id', async () => {
+  it('name a tenant the profile holds by id by the names the platform gave in the run (any of its answers), else by its id', async () => {
     const set = await svc(['config', 'set', 'tenant', tenantId('acme-treasury')], undefined);
     expect(set.code, set.stderr).toBe(0);
     // roles assign reads GET /v1/me before it grants: its answer names the tenant acme-treasury.
@@ -121,12 +121,30 @@ describe('✓ lines of a change in a tenant', () => {
       undefined,
     );
     expect(bulk.code, bulk.stderr).toBe(0);
-    // A bulk grant asks GET /v1/me only when a row needs it; this one read nothing of the tenant,
-    // nor does roles create: the id, as the run named it, never a slug an earlier run read (the
-    // tenant may have been renamed since).
-    expect(bulk.stderr).toMatch(
-      new RegExp(`^✓ 1 granted in ${tenantId('acme-treasury')} \\(\\d+\\.\\d s\\)\\n$`, 'm'),
+    // A bulk grant reads GET /v1/me before its first grant (who the caller is, to weigh each answer's
+    // assigned_by): its names count as any answer's of the run do (attack29a: it said the id).
+    expect(bulk.stderr).toMatch(/^✓ 1 granted in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\n$/m);
+    // A permanent grant reads no forecast before it is sent, but GET /v1/me after its answer (the
+    // same weighing): named alike (attack29a: `--expires-in never` printed the id, a timed one the names).
+    const permanent = await svc(
+      [
+        'roles',
+        'assign',
+        'usr_analyst',
+        'tenant_auditor',
+        '--expires-in',
+        'never',
+        '--justification',
+        'slug',
+      ],
+      undefined,
     );
+    expect(permanent.code, permanent.stderr).toBe(0);
+    expect(permanent.stderr).toMatch(
+      /^✓ granted tenant_auditor to usr_analyst in Acme Treasury \(acme-treasury\) permanently \(audit trail \S+\)\n$/,
+    );
+    // roles create reads nothing of the tenant: the id, as the run named it, never a slug an earlier
+    // run read (the tenant may have been renamed since), and no request of its own for the words.
     const role = await svc(
       ['roles', 'create', '--name', 'slug-desk', '--permission', 'account.read'],
       undefined,

@@ -45,7 +45,7 @@ describe('roles assign --file --expires-in when the platform clock passes the ex
     const said = first.stderr.trimEnd().split('\n');
     expect(said).toHaveLength(2);
     expect(said[0]).toMatch(
-      /^2 granted, 1 failed, 3 not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)$/,
+      /^2 granted, 1 failed, 3 not started in Acme Treasury \(acme-treasury\) \([\d.]+ s\)$/,
     );
     expect(said[1]).toBe(
       `error: ${passed}; the platform refused line 4 (invalid_expiry); the run stopped, as its later rows count from the same start; ${hint}`,
@@ -72,7 +72,7 @@ describe('roles assign --file --expires-in when the platform clock passes the ex
     expect(fresh.code, fresh.stderr).toBe(0);
     // The grants of the first run have expired on the platform's clock by now: made again.
     expect(fresh.stderr.split('\n').slice(1).join('\n')).toMatch(
-      /^✓ 6 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)\n$/,
+      /^✓ 6 granted in Acme Treasury \(acme-treasury\) \([\d.]+ s\)\n$/,
     );
   });
 });

@@ -89,7 +89,7 @@ describe('svc roles assign --file --extend that gives a permanent grant an end',
       [5, 'expiry_updated', true],
     ]);
     expect(real.stderr).toMatch(
-      /^✓ 4 granted or extended in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)\nwarning: lines 2, 3, 4, 5 shortened grants .*\n/,
+      /^✓ 4 granted or extended in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\nwarning: lines 2, 3, 4, 5 shortened grants .*\n/,
     );
     expect(real.stderr.split('\n').at(-2)).toBe(warning('gave').trimEnd());
   });

@@ -57,7 +57,7 @@ describe('svc roles assign --extend that moves an expiry sooner', () => {
       [3, 'expiry_updated', null],
     ]);
     expect(real.stderr).toMatch(
-      /^✓ 2 granted or extended in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \(\d+\.\d s\)\nwarning: line 2 shortened a grant \(--extend moves an expiry sooner as well as later\)\n$/,
+      /^✓ 2 granted or extended in Acme Treasury \(acme-treasury\) \(\d+\.\d s\)\nwarning: line 2 shortened a grant \(--extend moves an expiry sooner as well as later\)\n$/,
     );
   });
 });

@@ -14,7 +14,6 @@ import { useSandbox } from '../../helpers/sandbox.js';
 const sandbox = useSandbox({ users: 200 });
 const svc = bulkRunner(sandbox);
 const HEADER = 'user,role,expires_in,justification\n';
-const TENANT = '8ab23c1d-a27b-565a-ad8f-983ecf5fe016';
 let roles = 0;
 
 async function grantsFile(users: string[]) {
@@ -31,7 +30,10 @@ describe('a bulk run whose rows failed', () => {
   it('every row of a one-row file failed: exit 7, every_item_failed, after the counts', async () => {
     const path = await grantsFile(['usr_nobody_here']);
     const r = await svc.run(['roles', 'assign', '--file', path, '--json'], { clock: fixedClock() });
-    expect([r.code, r.stderr.split('\n')[0]]).toEqual([7, `0 granted, 1 failed in ${TENANT} (0.0 s)`]);
+    expect([r.code, r.stderr.split('\n')[0]]).toEqual([
+      7,
+      `0 granted, 1 failed in Acme Treasury (acme-treasury) (0.0 s)`,
+    ]);
     expect(errorOf(r.stderr)).toMatchObject({
       code: 'every_item_failed',
       exit_code: 7,
@@ -44,7 +46,10 @@ describe('a bulk run whose rows failed', () => {
     const r = await svc.run(['roles', 'assign', '--file', path, '--json', '--concurrency', '1'], {
       clock: fixedClock(),
     });
-    expect([r.code, r.stderr.split('\n')[0]]).toEqual([7, `1 granted, 1 failed in ${TENANT} (0.0 s)`]);
+    expect([r.code, r.stderr.split('\n')[0]]).toEqual([
+      7,
+      `1 granted, 1 failed in Acme Treasury (acme-treasury) (0.0 s)`,
+    ]);
     expect(errorOf(r.stderr)).toMatchObject({
       code: 'partial_failure',
       exit_code: 7,

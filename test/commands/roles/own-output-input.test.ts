@@ -57,10 +57,7 @@ describe('svc output as bulk input', () => {
       ['roles', 'assign', '--file', '-', '--expires-in', '8h', '--justification', 'undo'],
       { stdin: run.stdout, clock: fixedClock() },
     );
-    expect([again.code, again.stderr]).toEqual([
-      0,
-      '✓ 2 granted in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n',
-    ]);
+    expect([again.code, again.stderr]).toEqual([0, '✓ 2 granted in Acme Treasury (acme-treasury) (0.0 s)\n']);
     expect((await assignments(sandbox(), id)).active).toBe(2);
   });
 

@@ -47,7 +47,7 @@ describe('a bulk run told to wait longer than svc waits', () => {
       const granted = (r.stdout.match(/"status":\s*"ok"|\tok\t/g) ?? []).length;
       const message = `stopped after ${granted + 1} of 12: the platform rate-limits this run and asks for a wait of 120 s, longer than svc waits by itself (60 s); the rows not started were not sent`;
       const hint = `run the same command again with the same profile, logged in as the same user or with the same API key, after ${isoSeconds(clock.ms + 120_000)} to resume (journal ${journal})`;
-      const counts = `${granted} granted, 1 failed, ${11 - granted} not started in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 (0.0 s)\n`;
+      const counts = `${granted} granted, 1 failed, ${11 - granted} not started in Acme Treasury (acme-treasury) (0.0 s)\n`;
       expect(r.stderr).toBe(
         mode === 'plain'
           ? `${counts}error: ${message}; ${hint}\n`

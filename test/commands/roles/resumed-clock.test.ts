@@ -48,7 +48,7 @@ describe('roles assign --file resumed 40 minutes later, the platform 2 h ahead',
           `^taking up the failures of the run started at ${isoSeconds(anchorMs)} on the platform's clock \\(${TIME} on this machine's; it finished at ${TIME}\\): 2 done, 1 to do \\(journal ${journal}\\); `,
         ),
       ),
-      expect.stringMatching(/^✓ 1 granted, 2 skipped in 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 \([\d.]+ s\)$/),
+      expect.stringMatching(/^✓ 1 granted, 2 skipped in Acme Treasury \(acme-treasury\) \([\d.]+ s\)$/),
       '',
     ]);
     expect(again.stderr.split('\n')[1]).toMatch(
