@@ -19,7 +19,7 @@ import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
 import { AcceptedUnreadError } from '../platform/errors.js';
-import { type SecretEvidence, storedSecretNow } from '../platform/stored-answer.js';
+import { markedFresh, type SecretEvidence, storedSecretNow } from '../platform/stored-answer.js';
 import { LAGGING_READ_WAITS_MS, readThroughLag } from '../system/lagging-reads.js';
 import { SecretFile, type SecretIntent } from '../system/secret-file.js';
 import { pathWord, shellWord } from '../system/shell-words.js';
@@ -124,6 +124,12 @@ export interface Creation<T> {
    * both readings when gone or rotated since (never by two clocks).
    */
   unmarked: EitherRun;
+  /**
+   * The server marks this answer as no stored one (markedFresh: `Idempotent-Replayed: false`): the
+   * request's own, fresh answer, whatever the key (review29b M4). Only a rotation takes it as its
+   * own by this; a creation's checks go by `unmarked` still.
+   */
+  markedFresh?: boolean;
 }
 
 /**
@@ -154,6 +160,7 @@ export async function createOnce<T>(
       data,
       key,
       byEarlierRun,
+      markedFresh: markedFresh(response.headers),
       mayBeStale: byEarlierRun || given !== undefined,
       unmarked:
         given === undefined
@@ -459,8 +466,9 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
   // (review28d M2). Its time against the command's start was no proof: an unmarked replay of an
   // earlier run's rotation with that key, made in the second this command started (or within the
   // Date header's second of it), was taken as its own, with no warning (brief s29 fixrot 3).
-  const ownRotation =
-    (creation.unmarked === false && !creation.byEarlierRun) || rotatedAfterRead(before, rotatedAt);
+  // An answer the server marks as no stored one is the request's own (review29b M4: the clause
+  // `unmarked === false && !byEarlierRun` it replaces holds for no keyed answer).
+  const ownRotation = creation.markedFresh === true || rotatedAfterRead(before, rotatedAt);
   if (judged === 'rotated-since') {
     const at = current.secret_rotated_at ?? 'unknown';
     throw new SvcError(

@@ -8,7 +8,7 @@
  */
 import { clearlyAfter, isoTime } from '../api/time.js';
 
-export { markedReplayed, REPLAYED_HEADERS } from '../http/replayed.js';
+export { markedFresh, markedReplayed, REPLAYED_HEADERS } from '../http/replayed.js';
 
 /**
  * Whether the secret as it is now (`now`) is still the one a stored answer carries (`then`), by

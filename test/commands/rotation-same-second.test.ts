@@ -40,6 +40,32 @@ const plain = useLossyProxy(svc.sandbox, {
   },
 });
 afterAll(() => rmSync(files, { recursive: true, force: true }));
+/**
+ * The same server, marking every answer to a keyed change: `Idempotent-Replayed: false` on a fresh
+ * one (review29b M4: "one the server marks as no stored answer").
+ */
+const marksBoth = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  reshape: (method, path, status, text, headers) => {
+    if (!/^\/v1\/(oauth\/clients|webhooks)\//.test(path) || !text.startsWith('{')) return undefined;
+    const {
+      secret_last4: _last4,
+      secret_sha256_prefix: _prefix,
+      previous_secrets: _previous,
+      ...body
+    } = JSON.parse(text);
+    const kept = Object.entries(headers).filter(
+      (h): h is [string, string] =>
+        ['date', 'idempotent-replayed'].includes(h[0].toLowerCase()) && typeof h[1] === 'string',
+    );
+    const marks = method === 'POST' && !kept.some((h) => h[0].toLowerCase() === 'idempotent-replayed');
+    return {
+      status,
+      body: JSON.stringify(body),
+      headers: { ...Object.fromEntries(kept), ...(marks ? { 'idempotent-replayed': 'false' } : {}) },
+    };
+  },
+});
 /** A server whose OAuth clients carry secret_last4 but not the sandbox's longer secret_sha256_prefix. */
 const last4Only = useLossyProxy(svc.sandbox, {
   lose: () => false,
@@ -226,4 +252,32 @@ describe('a rotation key run again on a server with no evidence of the secret', 
       expect(existsSync(`${file}.new`)).toBe(true);
     },
   );
+});
+
+// review29b M4: a second keyed rotation in the second of the first, on a server with no evidence of
+// the secret. One that marks a fresh answer as no stored one (`Idempotent-Replayed: false`) makes it
+// the command's own: no warning, as the help, README and RELIABILITY say. One that marks only its
+// stored answers gives a fresh one no mark, which svc cannot tell from an unmarked replay: the
+// tie's warning, as documented.
+describe('a second keyed rotation in the same second, a server with no evidence of the secret', () => {
+  it.each(CASES)('%s: marked fresh, no warning; marked only on replays, the warning', async (noun) => {
+    const id = await made(noun);
+    const group = noun === 'oauth' ? 'oauth' : 'webhooks';
+    const rotate = (url: string, ...more: string[]) =>
+      svc.run([group, 'rotate-secret', id, '--yes', '--show-secret', '--json', ...more], {
+        ...at,
+        env: { SVC_BASE_URL: url },
+      });
+    const first = await rotate(marksBoth().url, '--idempotency-key', `both-a-${++runs}`);
+    expect([first.code, first.stderr], first.stderr).toEqual([0, '']);
+    const second = await rotate(marksBoth().url, '--idempotency-key', `both-b-${runs}`);
+    expect([second.code, second.stderr], second.stderr).toEqual([0, '']);
+    expect(JSON.parse(second.stdout).secret_may_be_replaced).toBeUndefined();
+    const keyless = await rotate(marksBoth().url);
+    expect([keyless.code, keyless.stderr], keyless.stderr).toEqual([0, '']);
+    const onlyReplays = await rotate(plain().url, '--idempotency-key', `both-c-${runs}`);
+    expect(onlyReplays.code, onlyReplays.stderr).toBe(0);
+    expect(JSON.parse(onlyReplays.stdout)).toMatchObject({ secret_may_be_replaced: true });
+    expect(onlyReplays.stderr).toContain('cannot rule out another rotation in that same second');
+  });
 });

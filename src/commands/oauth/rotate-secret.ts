@@ -131,7 +131,7 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'as the client now is written, with a warning that a rotation in that second cannot be ruled out\n' +
         '(in --json: "secret_may_be_replaced": true); a rotation this command made itself carries no\n' +
         'such doubt: one after the client as svc read it just before the request (with a key), or one\n' +
-        'the server marks as no stored answer.',
+        'the server marks as no stored answer (Idempotent-Replayed: false).',
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))

@@ -132,7 +132,8 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'does): a stored answer in the same second as the webhook now is written, with a warning that a\n' +
         'rotation in that second cannot be ruled out (in --json: "secret_may_be_replaced": true); a\n' +
         'rotation this command made itself carries no such doubt: one after the webhook as svc read it\n' +
-        'just before the request (with a key), or one the server marks as no stored answer.',
+        'just before the request (with a key), or one the server marks as no stored answer\n' +
+        '(Idempotent-Replayed: false).',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(
