@@ -18,6 +18,7 @@ import {
   cursorWithin,
   isOwnCursor,
   isWholeListCursor,
+  lastOf,
   namesPosition,
   PRINTED_LAST,
   printedOf,
@@ -255,8 +256,12 @@ export class Listing<T, P extends Page<T> = Page<T>> {
     asked: string,
     whole: boolean,
   ): Promise<number> {
+    // Only the field cursorNaming writes (`&last=`) names a position: `&printed=` also names repeats
+    // after a --limit cut and keys printed on a page asked by position (review29b M2: a row neither
+    // command printed was left out, as "from before the cursor").
+    const last = lastOf(asked);
     const named = printedOf(asked);
-    const at = rows.findLastIndex((row) => named.includes(itemKey(row) as string));
+    const at = last === undefined ? -1 : rows.findLastIndex((row) => itemKey(row) === last);
     if (at >= 0) {
       const ahead = rows.slice(0, at).filter((row) => !named.includes(itemKey(row) as string)).length;
       if (ahead > 0) this.#cursorAhead = { cursor: asked, key: itemKey(rows[at])!, ahead };

@@ -19,7 +19,7 @@ import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
 import { AcceptedUnreadError } from '../platform/errors.js';
-import { type SecretEvidence, storedSecretNow } from '../platform/stored-answer.js';
+import { markedFresh, type SecretEvidence, storedSecretNow } from '../platform/stored-answer.js';
 import { LAGGING_READ_WAITS_MS, readThroughLag } from '../system/lagging-reads.js';
 import { SecretFile, type SecretIntent } from '../system/secret-file.js';
 import { pathWord, shellWord } from '../system/shell-words.js';
@@ -124,6 +124,12 @@ export interface Creation<T> {
    * both readings when gone or rotated since (never by two clocks).
    */
   unmarked: EitherRun;
+  /**
+   * The server marks this answer as no stored one (markedFresh: `Idempotent-Replayed: false`): the
+   * request's own, fresh answer, whatever the key (review29b M4). Only a rotation takes it as its
+   * own by this; a creation's checks go by `unmarked` still.
+   */
+  markedFresh?: boolean;
 }
 
 /**
@@ -154,6 +160,7 @@ export async function createOnce<T>(
       data,
       key,
       byEarlierRun,
+      markedFresh: markedFresh(response.headers),
       mayBeStale: byEarlierRun || given !== undefined,
       unmarked:
         given === undefined
@@ -448,36 +455,53 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
   // evidence that can tell decides (the secret's fingerprint, the secrets rotated out then); a
   // server that gives none gets the time rule, and a tie writes the secret with a warning, never
   // withholds it: the answer may be this run's own rotation, whose old secret is dead (review28a H2).
-  const judged = storedSecretNow(creation.data, current, rotated.stillCurrent);
-  if (judged === 'rotated-since' || (judged === 'replaced' && !current.secret_rotated_at)) {
+  const judged = storedSecretNow(
+    creation.data,
+    current,
+    rotated.stillCurrent,
+    // A stored answer an earlier run made changes nothing: the read before it shows the same.
+    creation.byEarlierRun ? undefined : (before as Record<string, unknown> | undefined),
+  );
+  // A tie the request's own rotation makes carries no more doubt than a rotation without a key
+  // (review28d M2). Its time against the command's start was no proof: an unmarked replay of an
+  // earlier run's rotation with that key, made in the second this command started (or within the
+  // Date header's second of it), was taken as its own, with no warning (brief s29 fixrot 3).
+  // An answer the server marks as no stored one is the request's own (review29b M4: the clause
+  // `unmarked === false && !byEarlierRun` it replaces holds for no keyed answer).
+  const ownRotation = creation.markedFresh === true || rotatedAfterRead(before, rotatedAt);
+  if (judged === 'rotated-since') {
     const at = current.secret_rotated_at ?? 'unknown';
     throw new SvcError(
       'conflict',
       creation.byEarlierRun
         ? `the rotation with idempotency key ${creation.key} was made by an earlier run, and ${rotated.what}'s secret was rotated again since (${at}): the secret in the platform's stored answer is not the current one, so svc neither prints nor writes it`
-        : `the rotation the platform answered with under idempotency key ${creation.key} (${BY_EITHER_RUN}: ${creation.unmarked === 'unmarked' ? 'the server does not say' : 'svc cannot tell'}) is not the latest: ${rotated.what}'s secret was rotated again since (${at}), so the secret in that answer is not the current one, and svc neither prints nor writes it`,
+        : ownRotation
+          ? `the rotation this command made with idempotency key ${creation.key} is not the latest: ${rotated.what}'s secret was rotated again since (${at}), so the secret in its answer is not the current one, and svc neither prints nor writes it`
+          : `the rotation the platform answered with under idempotency key ${creation.key} (${BY_EITHER_RUN}: ${creation.unmarked === 'unmarked' ? 'the server does not say' : 'svc cannot tell'}) is not the latest: ${rotated.what}'s secret was rotated again since (${at}), so the secret in that answer is not the current one, and svc neither prints nor writes it`,
       { code: 'secret_rotated', hint: `get a new one with: ${rotated.again}` },
     );
   }
+  // Evidence that tells another secret is no proof the answer's was replaced: a read that lags
+  // shows an older one (the old state, or a rotation made before this one), and once the platform
+  // rotated, the old secret is dead, so the answer's may be the only working one. It is written
+  // with the doubt, never withheld (review18b R6, review28a H2, review29b H1); only a read in the
+  // answer's own second that is not the old state says "replaced".
+  const again = rotated.againWritten ?? rotated.again;
   if (judged === 'replaced') {
-    const whose = creation.byEarlierRun
-      ? `the rotation with idempotency key ${creation.key} was made by an earlier run`
-      : `the platform answered with a rotation under idempotency key ${creation.key} (${BY_EITHER_RUN})`;
-    throw new SvcError(
-      'conflict',
-      `${whose}, and ${rotated.what}'s secret was rotated again in the same second (${rotatedAt}): the secret in that answer is not the current one, so svc neither prints nor writes it`,
-      {
-        code: 'secret_rotated',
-        hint: `get a working secret with a new rotation (it ends the secret in use, whoever holds it): ${rotated.again}`,
-      },
-    );
+    return {
+      ...creation,
+      unsure: `${rotated.what}'s secret was rotated again ${current.secret_rotated_at ? `in the same second as this rotation (${current.secret_rotated_at})` : 'since this rotation (the server gives no time)'}, by the server's read, whose fingerprint is not this secret's: this secret may already be replaced (svc cannot tell which rotation came last), so it is given with this warning; if it is refused, get a new one with: ${again}`,
+    };
   }
-  // A tie the request's own rotation makes carries no more doubt than a rotation without a key
-  // (review28d M2). Its time against the command's start was no proof: an unmarked replay of an
-  // earlier run's rotation with that key, made in the second this command started (or within the
-  // Date header's second of it), was taken as its own, with no warning (brief s29 fixrot 3).
-  const ownRotation =
-    (creation.unmarked === false && !creation.byEarlierRun) || rotatedAfterRead(before, rotatedAt);
+  if (judged === 'lagging') {
+    const shows = current.secret_rotated_at
+      ? `it shows a rotation at ${current.secret_rotated_at} with another secret`
+      : 'it shows no rotation';
+    return {
+      ...creation,
+      unsure: `svc could not check ${rotated.what}'s new secret: the server's read does not show this rotation (${shows}), as a read that lags behind the rotation would; the same command with --idempotency-key ${shellWord(creation.key)} gets this same secret again and checks it again, for ${KEY_KEPT}; if the secret is refused, get a new one with: ${again}`,
+    };
+  }
   if (judged === 'tie' && rotatedAt && !ownRotation) {
     return {
       ...creation,

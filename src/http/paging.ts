@@ -420,7 +420,9 @@ function wholeRepeat(own: OwnPage | undefined, asked: string, first: string): Sv
  * page before to compare them with (brief paging23 2).
  */
 const SVC_PAGE = 'svc-page:';
-const SKIP = /#skip=(\d+)(?:&printed=([^#&]*))?$/;
+// `&last=K`: the row printed last before a server's cursor (cursorNaming), a field of its own:
+// `&printed=` names rows left out as printed wherever they are, never a position (review29b M2).
+const SKIP = /#skip=(\d+)(?:&printed=([^#&]*))?(?:&last=([^#&]*))?$/;
 const NOT_UNDERSTOOD = "the server's paging is not one svc understands: report it to its operator";
 
 /**
@@ -428,7 +430,7 @@ const NOT_UNDERSTOOD = "the server's paging is not one svc understands: report i
  * `skip`: how many of its first items were printed; `printed`: the keys of items after those that
  * were printed too (CursorTrail.read leaves them out).
  */
-type OwnPage = { skip: number; printed?: ReadonlySet<string> } & (
+type OwnPage = { skip: number; printed?: ReadonlySet<string>; last?: string } & (
   | { way: 'link'; path: string }
   | { way: 'offset'; offset: number }
   | { way: 'starting_after'; id: string }
@@ -443,12 +445,18 @@ function ownPage(cursor: unknown): OwnPage | undefined {
   const body = cursor.slice(SVC_PAGE.length).replace(SKIP, '');
   const cut = SKIP.exec(cursor);
   let printed: ReadonlySet<string> | undefined;
+  let last: string | undefined;
   try {
     if (cut?.[2]) printed = new Set(cut[2].split(',').map(decodeURIComponent));
+    if (cut?.[3]) last = decodeURIComponent(cut[3]);
   } catch {
     return undefined;
   }
-  const skip = { skip: Number(cut?.[1] ?? 0), ...(printed ? { printed } : {}) };
+  const skip = {
+    skip: Number(cut?.[1] ?? 0),
+    ...(printed ? { printed } : {}),
+    ...(last === undefined ? {} : { last }),
+  };
   const at = body.indexOf('=');
   if (at < 1) return undefined;
   const [way, value] = [body.slice(0, at), body.slice(at + 1)];
@@ -902,14 +910,19 @@ function apiPathOf(link: string, baseUrl: string, asked: AskedPage, what: string
 
 /**
  * The server's cursor `next` in svc's own form, naming `last`, the item printed last before it
- * (`svc-page:cursor=c2#skip=0&printed=K`), for a list the API may give whole (Listing): a server
+ * (`svc-page:cursor=c2#skip=0&last=K`: a field of its own, review29b M2), for a list the API may give whole (Listing): a server
  * that ignores the cursor answers with that item among the rows (brief fixlists 1), which no first
  * row compared can tell once the list's head changed. Without a key, the cursor as it was
  * (`svc-page:cursor=c2`). Written here, at the file's end, so no line above it moved.
  */
 export function cursorNaming(next: string, last: unknown): string {
   const key = itemKey(last);
-  return `${SVC_PAGE}cursor=${next}${key === undefined ? '' : `#skip=0&printed=${encodeURIComponent(key)}`}`;
+  return `${SVC_PAGE}cursor=${next}${key === undefined ? '' : `#skip=0&last=${encodeURIComponent(key)}`}`;
+}
+
+/** The row a cursor of cursorNaming's names as printed last before it (`&last=`); none for any other. */
+export function lastOf(cursor: unknown): string | undefined {
+  return ownPage(cursor)?.last;
 }
 
 /** The keys a cursor of svc's own names as printed before it (`&printed=`), in order; none for any other. */

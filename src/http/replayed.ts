@@ -19,6 +19,19 @@ export const REPLAYED_HEADERS = [
   'x-idempotency-key-replayed',
 ] as const;
 
+/**
+ * One of REPLAYED_HEADERS says false (`false`, `0` or `no`, any case) and none says true: the
+ * server marks this answer as no stored one, a fresh answer to the request just sent (review29b
+ * M4). A server that marks only its stored answers gives a fresh one no mark, which svc cannot tell
+ * from the stored answer of a server that marks none.
+ */
+export function markedFresh(headers: Headers): boolean {
+  return (
+    !markedReplayed(headers) &&
+    REPLAYED_HEADERS.some((name) => /^\s*(false|0|no)\s*$/i.test(header(headers, name) ?? ''))
+  );
+}
+
 /** One of REPLAYED_HEADERS says true (`true`, `1` or `yes`, any case). */
 export function markedReplayed(headers: Headers): boolean {
   return REPLAYED_HEADERS.some((name) => /^\s*(true|1|yes)\s*$/i.test(header(headers, name) ?? ''));

@@ -8,7 +8,7 @@
  */
 import { clearlyAfter, isoTime } from '../api/time.js';
 
-export { markedReplayed, REPLAYED_HEADERS } from '../http/replayed.js';
+export { markedFresh, markedReplayed, REPLAYED_HEADERS } from '../http/replayed.js';
 
 /**
  * Whether the secret as it is now (`now`) is still the one a stored answer carries (`then`), by
@@ -52,26 +52,57 @@ export type SecretEvidence = (
   now: Record<string, unknown>,
 ) => boolean | undefined;
 
+/** The fields a read of an object shows of its secret (its rotation time and the evidence's). */
+const SECRET_STATE = [
+  'secret_rotated_at',
+  'secret_sha256_prefix',
+  'secret_last4',
+  'previous_secrets',
+] as const;
+
+/**
+ * Whether a read after a request shows its object as the read before it did (`before`, nothing
+ * sent then), as far as its secret goes: a read that lags behind the request's own write (a
+ * replica still serving the object as it was), review29b H1.
+ */
+function showsTheOldState(
+  before: Record<string, unknown> | undefined,
+  now: Record<string, unknown>,
+): boolean {
+  if (!before) return false;
+  return SECRET_STATE.every((field) => JSON.stringify(before[field]) === JSON.stringify(now[field]));
+}
+
 /**
  * What became of the secret in a stored answer (a rotation's or a creation's), judged against its
- * object as it is now: 'rotated-since' (a later rotation time proves it, sameRotation), 'replaced'
- * (the evidence tells another secret, whatever the times: one in the same second, or a server that
- * gives no time), 'current' (the same rotation, proven by times to the millisecond or by the
- * evidence; or no rotation time now to compare), or 'tie': whole-second times that cannot tell it
- * from another rotation in that second, and no evidence. One rule for rotations and replayed
- * creations (brief s29 fixrot 2), whose stored answers carry no rotation time: their creation's.
+ * object as it is now: 'rotated-since' (a later rotation time proves it, sameRotation); 'replaced'
+ * (the evidence tells another secret, and the read shows a rotation in the answer's own second,
+ * or a server that gives no time, and not the object as it was before the request, `before`);
+ * 'lagging' (the evidence tells another secret, but the read shows the object as it was before:
+ * no rotation time while the answer has one, one clearly before the answer's, or the very state
+ * the read before the request showed: a read that lags proves nothing, review29b H1); 'current'
+ * (the same rotation, proven by times to the millisecond or by the evidence; or no rotation time
+ * now to compare); or 'tie': whole-second times that cannot tell it from another rotation in that
+ * second, and no evidence. One rule for rotations and replayed creations (brief s29 fixrot 2),
+ * whose stored answers carry no rotation time: their creation's.
  */
 export function storedSecretNow(
   stored: { secret_rotated_at?: string | null; created_at?: string | null },
   now: { secret_rotated_at?: string | null },
   evidence?: SecretEvidence,
-): 'current' | 'rotated-since' | 'replaced' | 'tie' {
+  before?: Record<string, unknown>,
+): 'current' | 'rotated-since' | 'replaced' | 'lagging' | 'tie' {
   if (!sameRotation(now.secret_rotated_at, stored.secret_rotated_at, stored.created_at))
     return 'rotated-since';
   const then = stored.secret_rotated_at || stored.created_at;
   if (now.secret_rotated_at && then && provenSameRotation(now.secret_rotated_at, then)) return 'current';
   const verdict = evidence?.(stored as Record<string, unknown>, now as Record<string, unknown>);
-  if (verdict === false) return 'replaced';
+  if (verdict === false) {
+    const older = stored.secret_rotated_at
+      ? !now.secret_rotated_at || clearlyAfter(stored.secret_rotated_at, now.secret_rotated_at)
+      : false;
+    return older || showsTheOldState(before, now as Record<string, unknown>) ? 'lagging' : 'replaced';
+  }
   if (verdict === true || !now.secret_rotated_at || !then) return 'current';
   return 'tie';
 }

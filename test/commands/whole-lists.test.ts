@@ -127,7 +127,7 @@ describe('a server that pages its key list (review27a F2)', () => {
       env,
     });
     // The cursor names the key printed last (k2): a server that ignored it would answer k2 again.
-    const cursor = `svc-page:cursor=page2#skip=0&printed=${idOf(first.stdout, 'k2')}`;
+    const cursor = `svc-page:cursor=page2#skip=0&last=${idOf(first.stdout, 'k2')}`;
     expect([first.code, names(first.stdout), first.stderr]).toEqual([
       0,
       ['k3', 'k2'],
@@ -181,7 +181,7 @@ describe('keys withheld, counted on every page (fixnum2)', () => {
     expect([r.code, names(r.stdout), r.stderr]).toEqual([
       0,
       ['k3', 'k2'],
-      `${warning(1, ' on the pages read')}2 shown; more with: svc tenants api-keys ls acme-treasury --json --cursor 'svc-page:cursor=page2#skip=0&printed=${idOf(r.stdout, 'k2')}'  (or --all)\n`,
+      `${warning(1, ' on the pages read')}2 shown; more with: svc tenants api-keys ls acme-treasury --json --cursor 'svc-page:cursor=page2#skip=0&last=${idOf(r.stdout, 'k2')}'  (or --all)\n`,
     ]);
   });
 
@@ -221,7 +221,7 @@ describe('a cursor sent to a server that answers the key list whole (fixnum2)', 
     // proxy adds it there), so the two answers' first rows differ: the first-row check alone
     // printed k3, k2, k1 as the keys after the cursor, without a word (closing note of session 28).
     const keys = await ok(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json']);
-    const cursor = `svc-page:cursor=page2#skip=0&printed=${idOf(keys.stdout, 'k2')}`;
+    const cursor = `svc-page:cursor=page2#skip=0&last=${idOf(keys.stdout, 'k2')}`;
     proxy().set({
       path: (_method, asked) => asked.replace(/\?cursor=[^&]*$/, ''),
       reshape(x) {
@@ -245,7 +245,7 @@ describe('a cursor sent to a server that answers the key list whole (fixnum2)', 
 
   it('a server ignoring the cursor that pages from the start: none of its first keys printed as the ones after the cursor, exit 1', async () => {
     const keys = await ok(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json']);
-    const cursor = `svc-page:cursor=page2#skip=0&printed=${idOf(keys.stdout, 'k2')}`;
+    const cursor = `svc-page:cursor=page2#skip=0&last=${idOf(keys.stdout, 'k2')}`;
     // Every answer is the first page, k3 and k2, with a next cursor, whatever cursor was asked.
     proxy().set({
       path: (_method, asked) => asked.replace(/\?cursor=[^&]*$/, ''),
@@ -265,7 +265,7 @@ describe('a cursor sent to a server that answers the key list whole (fixnum2)', 
   it('an answer starting with the key the cursor names is printed from the key after it, without a word', async () => {
     // `--limit 1` printed k3, the list's first key; a server ignoring the cursor answers k3, k2, k1.
     const keys = await ok(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json']);
-    const cursor = `svc-page:cursor=page2#skip=0&printed=${idOf(keys.stdout, 'k3')}`;
+    const cursor = `svc-page:cursor=page2#skip=0&last=${idOf(keys.stdout, 'k3')}`;
     proxy().set({ path: (_method, asked) => asked.replace(/\?cursor=[^&]*$/, '') });
     const r = await svc.run(['tenants', 'api-keys', 'ls', 'acme-treasury', '--cursor', cursor, '--json'], {
       env: { SVC_BASE_URL: proxy().url },

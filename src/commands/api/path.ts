@@ -106,17 +106,32 @@ const DESTRUCTIVE: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The path a call reaches, as a server routes it: the pathname of the URL svc sends (joinUrl sets
+ * the path as the URL's pathname: `\` becomes `/`, review29b M3), its escapes of ASCII characters
+ * decoded but for `%2F` and `%5C`, which a router takes as part of a segment (judged as sent).
+ * Compared without case by destructiveCall: a server may route `/V1/…` alike.
+ */
+function routedPath(path: string): string {
+  const sent = new URL('http://svc.invalid');
+  sent.pathname = path.split('?')[0]!;
+  return sent.pathname.replace(/%([0-7][0-9a-f])/gi, (encoded, hex: string) =>
+    /^(2f|5c)$/i.test(hex) ? encoded : String.fromCharCode(Number.parseInt(hex, 16)),
+  );
+}
+
+/**
  * What a call svc asks before sending does, or undefined for a call it sends unasked: any DELETE
  * (it deletes whatever its path names), and a DESTRUCTIVE operation's method to a path of its form
- * (a trailing `/` too).
+ * (a trailing `/` too), judged on the path as typed up to `?` or `#` and on the path the URL sends
+ * (routedPath: a backslash for a slash, an escaped letter, another case), one rule: either asks.
  */
 export function destructiveCall(method: string, path: string): string | undefined {
   if (method === 'DELETE') return '';
-  const bare = path.split(/[?#]/)[0]!;
+  const paths = [path.split(/[?#]/)[0]!, routedPath(path)];
   for (const [id, what] of Object.entries(DESTRUCTIVE)) {
     const rule = OPERATIONS[id]!;
-    const form = new RegExp(`^${rule.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
-    if (rule.method === method && form.test(bare)) return what;
+    const form = new RegExp(`^${rule.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`, 'i');
+    if (rule.method === method.toUpperCase() && paths.some((bare) => form.test(bare))) return what;
   }
   return undefined;
 }

@@ -136,14 +136,15 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'otherwise, exit 4, naming until when you hold them). Only with your own login: with an API key or\n' +
         "a third-party client's token, 403 user_required (exit 4). When the answer is lost (Ctrl-C, a dropped\n" +
         'connection) or unreadable (a 2xx that is not JSON), the error names the idempotency key: run again with --idempotency-key KEY (within 24\n' +
-        'hours) to get the same new secret without rotating again; rotated again since (or in the same\n' +
-        "second, told by the client's secret fingerprint: secret_sha256_prefix, else secret_last4): exit\n" +
-        '6, not written. A server that gives neither (the reference gives none; the sandbox does): a\n' +
+        'hours) to get the same new secret without rotating again; rotated again since: exit 6, not\n' +
+        "written; another secret in the same second (the client's fingerprint: secret_sha256_prefix,\n" +
+        'else secret_last4), or a read that does not show the rotation yet: written, with a warning that\n' +
+        'it may be replaced, never withheld. A server that gives neither (the reference gives none): a\n' +
         'stored answer in the same second\n' +
         'as the client now is written, with a warning that a rotation in that second cannot be ruled out\n' +
         '(in --json: "secret_may_be_replaced": true); a rotation this command made itself carries no\n' +
         'such doubt: one after the client as svc read it just before the request (with a key), or one\n' +
-        'the server marks as no stored answer.',
+        'the server marks as no stored answer (Idempotent-Replayed: false).',
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))

@@ -127,12 +127,13 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'When the answer is lost (Ctrl-C, a dropped connection) or unreadable (a 2xx that is not JSON), the\n' +
         'error names the idempotency key and `svc webhooks get` shows whether it was rotated: run again\n' +
         'with --idempotency-key KEY (within 24 hours) to get the same new secret without rotating again;\n' +
-        'rotated again since (or in the same second, told by its secrets rotated out then): exit 6, not\n' +
-        'written. A server whose rotated-out secrets cannot tell (the reference lists none; the sandbox\n' +
+        'rotated again since: exit 6, not written; another rotation in the same second (told by its\n' +
+        'secrets rotated out then): written, with a warning that it may be replaced. A server whose rotated-out secrets cannot tell (the reference lists none; the sandbox\n' +
         'does): a stored answer in the same second as the webhook now is written, with a warning that a\n' +
         'rotation in that second cannot be ruled out (in --json: "secret_may_be_replaced": true); a\n' +
         'rotation this command made itself carries no such doubt: one after the webhook as svc read it\n' +
-        'just before the request (with a key), or one the server marks as no stored answer.',
+        'just before the request (with a key), or one the server marks as no stored answer\n' +
+        '(Idempotent-Replayed: false).',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(

@@ -121,6 +121,27 @@ describe("svc api POST to an OAuth client's rotate-secret (brief fixlists 3)", (
     expect(await requestCount(svc.sandbox())).toBe(before + 1); // the question's GET /v1/me
   });
 
+  // review29b M3: the URL svc sends turns `\` into `/`, so these reached rotate-secret unasked.
+  it('spelled otherwise but reaching it (backslashes, an escaped letter, another case): refused alike, nothing sent', async () => {
+    const id = await client();
+    const before = await requestCount(svc.sandbox());
+    for (const path of [
+      `/v1/oauth/clients/${id}\\rotate-secret`,
+      `/v1/oauth\\clients\\${id}\\rotate-secret`,
+      `/v1/oauth/clients/${id}/rotate%2Dsecret`,
+      `/V1/OAuth/Clients/${id}/Rotate-Secret`,
+    ]) {
+      expect(await svc.run(['api', 'POST', path])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: sending POST ${path} needs confirmation; pass --yes to confirm non-interactively\n`,
+      });
+    }
+    expect(await requestCount(svc.sandbox())).toBe(before);
+    const now = await svc.run(['oauth', 'get', id, '--json']);
+    expect(JSON.parse(now.stdout).secret_rotated_at).toBeNull();
+  });
+
   it("another POST, and a webhook's rotation (its verb asks nothing either), are not asked about", async () => {
     const { id } = await createWebhook(svc.sandbox(), 'https://h.example/api-rotate');
     const r = await svc.run(['api', 'POST', `/v1/webhooks/${id}/rotate-secret`, '--json']);

@@ -119,8 +119,9 @@ describe('rotate-secret under the user’s own key, the answer in milliseconds, 
       code: 6,
       stdout: '',
       stderr:
-        `error: the rotation the platform answered with under idempotency key later-${id} (made by this run or by an earlier one with that key: the server does not say) is not the latest: ` +
-        `webhook ${id}'s secret was rotated again since (${at}), so the secret in that answer is not the current one, and svc neither prints nor writes it; ` +
+        // The read before it showed no rotation: the answer's is this command's own (review29b H1: said so).
+        `error: the rotation this command made with idempotency key later-${id} is not the latest: ` +
+        `webhook ${id}'s secret was rotated again since (${at}), so the secret in its answer is not the current one, and svc neither prints nor writes it; ` +
         `get a new one with: svc webhooks rotate-secret ${id} --secret-file ${file}\n`,
     });
     expect(existsSync(file)).toBe(false);
