@@ -1,6 +1,7 @@
 // Over 300 lines: every page shape svc follows (cursors, offsets, Stripe's, Link headers,
 // HAL/JSON:API links, numbered pages) and the one rule that a list is never silently partial.
 import { SvcError, UsageError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import { sym } from '../output/symbols.js';
 import { nonEmptyText } from './errors.js';
 import { itemKey } from './item-key.js';
@@ -562,24 +563,54 @@ export function cursorAfter(next: string, last: readonly unknown[], unmet: reado
   return carried === '' ? next : `${next}#skip=0${carried}`;
 }
 
+/**
+ * A paging field as a server wrote it: absent or null, nothing said (undefined, "no more" where
+ * nothing else says more); else `read`'s value of it. The one rule for every paging field svc
+ * reads (has_more, next_cursor, next_offset, total, page, per_page, total_pages, a next link):
+ * a value present that `read` cannot take (undefined) is refused, naming the field and its value
+ * (cut as quoted cuts it), never read as absent. Read as absent, `next_offset: "abc"` or
+ * `total: " 5"` ended the listing after its first page, exit 0 (mutpag, session 29), as a
+ * `has_more: "true"` once did (review19 F1).
+ */
+function fieldOf<T>(
+  value: unknown,
+  field: string,
+  what: string,
+  read: (value: unknown) => T | undefined,
+  wanted: string,
+): T | undefined {
+  if (value === undefined || value === null) return undefined;
+  const taken = read(value);
+  if (taken !== undefined) return taken;
+  throw noWay(`the server's answer to ${what} says ${field}: ${quoted(value)}, which is ${wanted}`);
+}
+
 /** A count as servers write it: a whole JSON number, or its digits as text ("39": proto3's int64). */
 function whole(value: unknown): number | undefined {
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
   return Number.isSafeInteger(number) && (number as number) >= 0 ? (number as number) : undefined;
 }
 
+/** A paging field that is a count (fieldOf): a whole number of 0 or more, or its digits as text. */
+function countOf(page: Record<string, unknown>, field: string, what: string): number | undefined {
+  return fieldOf(
+    page[field],
+    field,
+    what,
+    whole,
+    'not a count (a whole number of 0 or more, or its digits as text)',
+  );
+}
+
 /**
  * `has_more` as a server wrote it: a boolean, or the word as text (numbers come as text too:
- * review19 F1); absent or null, nothing said. Any other value is refused: read as "no more", a
- * `"true"` ended the listing silently after its first page.
+ * review19 F1); absent or null, nothing said. Any other value is refused (fieldOf): read as "no
+ * more", a `"true"` ended the listing silently after its first page.
  */
 function flagOf(value: unknown, what: string): boolean | undefined {
-  if (value === true || value === 'true') return true;
-  if (value === false || value === 'false') return false;
-  if (value === undefined || value === null) return undefined;
-  throw noWay(
-    `the server's answer to ${what} says has_more: ${JSON.stringify(value)}, which is neither true nor false`,
-  );
+  const flag = (text: unknown) =>
+    text === true || text === 'true' ? true : text === false || text === 'false' ? false : undefined;
+  return fieldOf(value, 'has_more', what, flag, 'neither true nor false');
 }
 
 /** A page that says there is more and gives no way to it: the listing would be silently partial. */
@@ -615,7 +646,8 @@ export function nextCursorOf(
     data !== null && typeof data === 'object' && !Array.isArray(data)
       ? (data as Record<string, unknown>)
       : {};
-  if (typeof page.next_cursor === 'string' && page.next_cursor !== '') return page.next_cursor;
+  const cursor = fieldOf(page.next_cursor, 'next_cursor', what, text, 'not a cursor (text)');
+  if (cursor !== undefined && cursor !== '') return cursor;
   const hasMore = flagOf(page.has_more, what);
   if (hasMore === false) return null;
   const links =
@@ -624,16 +656,20 @@ export function nextCursorOf(
     page._links !== null && typeof page._links === 'object' ? (page._links as Record<string, unknown>) : {};
   // A `next` as a string or as `{href}` (JSON:API's links, HAL's _links; review18b R8), read
   // against the URL of the page it came on (RFC 3986 §5; review19 F8).
-  const link = linkNext(headers.link) ?? hrefOf(page.next) ?? hrefOf(links.next) ?? hrefOf(hal.next);
+  const link =
+    linkNext(headers.link) ??
+    linkOf(page.next, 'next', what) ??
+    linkOf(links.next, 'links.next', what) ??
+    linkOf(hal.next, '_links.next', what);
   if (link !== undefined) return `${SVC_PAGE}link=${apiPathOf(link, baseUrl, asked, what)}`;
   const items = Array.isArray(data) ? data : Array.isArray(page.items) ? page.items : page.data;
   const count = Array.isArray(items) ? items.length : 0;
   // An offset past the last item is the end (a server may name one on every page).
-  const offset = whole(page.next_offset);
+  const offset = countOf(page, 'next_offset', what);
   if (offset !== undefined && (hasMore === true || count > 0)) return `${SVC_PAGE}offset=${offset}`;
-  const total = whole(page.total);
+  const total = countOf(page, 'total', what);
   if (hasMore === undefined) {
-    const at = whole(page.page);
+    const at = countOf(page, 'page', what);
     const own = ownPage(asked.cursor);
     if (at !== undefined) return nextNumbered(page, { at, count, total }, what, own);
     unnumbered(page, what, own, asked.cursor === undefined);
@@ -662,7 +698,7 @@ export function nextCursorOf(
  * a page could be skipped or read twice. Throws; returns for any other page.
  */
 function unnumbered(page: Record<string, unknown>, what: string, own: OwnPage | undefined, first: boolean) {
-  const pages = whole(page.total_pages);
+  const pages = countOf(page, 'total_pages', what);
   if (first && pages !== undefined && pages > 1 && !('next_cursor' in page)) {
     throw noWay(
       `the server's answer to ${what} counts ${pages.toLocaleString('en')} pages (total_pages) but does not say which page it is (page), so not which page comes next (a server counting its pages from 0 and one counting from 1 answer page=1 differently)`,
@@ -705,8 +741,8 @@ function nextNumbered(
   what: string,
   asked: OwnPage | undefined,
 ): string | null {
-  const size = whole(page.per_page) || undefined;
-  const pages = whole(page.total_pages);
+  const size = countOf(page, 'per_page', what) || undefined;
+  const pages = countOf(page, 'total_pages', what);
   const own = asked?.way === 'page' ? asked : undefined;
   const base = own ? own.base : at === 0 ? 0 : 1;
   const counts = { at, count, total, size, pages };
@@ -864,11 +900,23 @@ function olderCursor<R extends { query?: Record<string, unknown> | undefined }>(
   );
 }
 
-/** A link given as text or as an object with its `href` (JSON:API, HAL). */
-function hrefOf(value: unknown): string | undefined {
-  return value !== null && typeof value === 'object'
-    ? nonEmptyText((value as { href?: unknown }).href)
-    : nonEmptyText(value);
+/** Text as a paging field holds it (a cursor, a link); any other value, undefined. */
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * A next page's link (`field`: next, links.next, _links.next) given as text or as an object with
+ * its `href` (JSON:API, HAL); absent, null, empty or an object whose href is absent or null,
+ * none. Any other value (a number, an href that is not text) is refused (fieldOf).
+ */
+function linkOf(value: unknown, field: string, what: string): string | undefined {
+  const href = (link: unknown) => {
+    if (link === null || typeof link !== 'object' || Array.isArray(link)) return text(link);
+    const inner = (link as { href?: unknown }).href;
+    return inner === undefined || inner === null ? '' : text(inner);
+  };
+  return nonEmptyText(fieldOf(value, field, what, href, 'not a link (a URL as text, or {"href": URL})'));
 }
 
 /** The URL of `rel="next"` in a Link header (RFC 8288), if any. */

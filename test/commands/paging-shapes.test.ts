@@ -150,6 +150,33 @@ describe('a server paging another way', () => {
     );
   });
 
+  // mutpag (session 29): a count svc cannot read was taken as absent, and the list ended after its
+  // first page, exit 0. It is refused, naming the field and its value, as has_more is: on the
+  // first page, so nothing is printed.
+  it.each([
+    ['next_offset', 'abc', '"abc"'],
+    ['next_offset', '+2', '"+2"'],
+    ['total', ' 5', '" 5"'],
+  ])(
+    'a %s of %j svc cannot read stops the listing, exit 1, never a short list',
+    async (field, value, shown) => {
+      proxy().reshape((x: Exchange) => {
+        if (x.method === 'GET' && x.path.startsWith('/v1/users')) {
+          const page = x.body as Record<string, unknown> & { items: unknown[] };
+          page.items = page.items.slice(0, PAGE);
+          delete page.next_cursor;
+          page[field] = value;
+        }
+      });
+      const r = await svc.run(['users', 'ls', '--all'], through());
+      expect([r.code, r.stdout, r.stderr]).toEqual([
+        1,
+        '',
+        `error: the server's answer to GET /v1/users says ${field}: ${shown}, which is not a count (a whole number of 0 or more, or its digits as text); svc stopped, so the listing is incomplete; the server's paging is not one svc understands: report it to its operator\n`,
+      ]);
+    },
+  );
+
   it('a next link to another host is not followed, exit 1', async () => {
     pageAs('link-elsewhere');
     const r = await svc.run(['users', 'ls', '--all'], through());
