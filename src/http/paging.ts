@@ -603,6 +603,18 @@ function countOf(page: Record<string, unknown>, field: string, what: string): nu
 }
 
 /**
+ * Spring Data REST's page object (`page: {number, totalPages, …}`): its two counts, each read by
+ * countOf's rule (a count it cannot read is refused); undefined when `page` is not an object.
+ */
+function springPage(value: unknown, what: string): { number: number; totalPages: number } | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const page = value as Record<string, unknown>;
+  const number = countOf(page, 'number', what);
+  const totalPages = countOf(page, 'totalPages', what);
+  return number === undefined || totalPages === undefined ? undefined : { number, totalPages };
+}
+
+/**
  * `has_more` as a server wrote it: a boolean, or the word as text (numbers come as text too:
  * review19 F1); absent or null, nothing said. Any other value is refused (fieldOf): read as "no
  * more", a `"true"` ended the listing silently after its first page.
@@ -669,7 +681,16 @@ export function nextCursorOf(
   if (offset !== undefined && (hasMore === true || count > 0)) return `${SVC_PAGE}offset=${offset}`;
   const total = countOf(page, 'total', what);
   if (hasMore === undefined) {
-    const at = countOf(page, 'page', what);
+    // Spring Data REST's `page` is an object ({size, totalElements, totalPages, number}), its way on
+    // `_links.next` (read above): a page number it is not. Its last page ends the list; a page
+    // before the last without that link has no way on (fieldOf's rule for its two counts).
+    const spring = springPage(page.page, what);
+    if (spring !== undefined && spring.number + 1 < spring.totalPages) {
+      throw noWay(
+        `the server's answer to ${what} is page ${(spring.number + 1).toLocaleString('en')} of ${spring.totalPages.toLocaleString('en')} (page.number, page.totalPages) but gives no way to the next (no _links.next)`,
+      );
+    }
+    const at = spring === undefined ? countOf(page, 'page', what) : undefined;
     const own = ownPage(asked.cursor);
     if (at !== undefined) return nextNumbered(page, { at, count, total }, what, own);
     unnumbered(page, what, own, asked.cursor === undefined);

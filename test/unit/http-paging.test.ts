@@ -351,6 +351,26 @@ describe('nextCursorOf: a count or a page number with no way on (review19 F1)', 
 // mutpag (session 29): a paging field present and unreadable was read as absent, and the list
 // ended after its page, exit 0 (next_offset: "abc", total: " 5"). One rule (fieldOf): it is
 // refused, naming the field and its value, as has_more is; absent or null is "no more".
+describe('nextCursorOf: Spring Data REST pages (session 29)', () => {
+  const a = { id: 'a' };
+  const spring = (number: number, totalPages: number, next?: string) => ({
+    _embedded: { items: [a] },
+    page: { size: 1, totalElements: totalPages, totalPages, number },
+    ...(next ? { _links: { next: { href: next } } } : {}),
+  });
+  it('follows _links.next, ends on the last page, refuses a page before the last without a way on', () => {
+    expect(next(spring(0, 2, `${BASE}/items?page=1`))).toBe('svc-page:link=/items?page=1');
+    expect(next(spring(1, 2))).toBeNull();
+    expect(next(spring(0, 1))).toBeNull();
+    expect(thrown(() => next(spring(0, 3))).message).toBe(
+      `the server's answer to ${WHAT} is page 1 of 3 (page.number, page.totalPages) but gives no way to the next (no _links.next); svc stopped, so the listing is incomplete`,
+    );
+    expect(thrown(() => next({ ...spring(1, 2), page: { number: 'x', totalPages: 2 } })).message).toBe(
+      `the server's answer to ${WHAT} says number: "x", which is not a count (a whole number of 0 or more, or its digits as text); svc stopped, so the listing is incomplete`,
+    );
+  });
+});
+
 describe('nextCursorOf: a paging field svc cannot read is refused, never the end (session 29)', () => {
   const a = { id: 'a' };
   const COUNT = 'not a count (a whole number of 0 or more, or its digits as text)';
