@@ -121,6 +121,55 @@ describe('a resumed roles file whose role name now means another role', () => {
     expect(again.stdout.split('\n').filter((l) => /\tskipped\t/.test(l))).toHaveLength(3);
   });
 
+  it('a role none of whose rows were done, renamed and made again: not compared, the resume goes on', async () => {
+    // review29c M1: every role the file names was compared, with the whole run's counts: `rb`'s
+    // one row failed (nothing done with it), yet the resume was refused as `rb … (3 rows done)`.
+    const ra = `fx11a-${Date.now()}`;
+    const rb = `fx11b-${Date.now()}`;
+    await customRole(sandbox(), ra);
+    const oldRb = await customRole(sandbox(), rb);
+    const rows = [1, 2, 3].map((n) => `${bulkUser(n)},${ra},8h,t`);
+    const file = svc.file(
+      `${ra}.csv`,
+      `user,role,expires_in,justification\n${[...rows, `usr_no_such_user,${rb},8h,t`].join('\n')}\n`,
+    );
+    const journal = join(svc.dir, `${ra}.journal`);
+    const argv = ['roles', 'assign', '--file', file, '--journal', journal, '--concurrency', '1', '--yes'];
+    const first = await svc.run(argv);
+    expect(first.code, first.stderr).toBe(7);
+    await rename(oldRb, `${rb}-old`);
+    await customRole(sandbox(), rb);
+    const again = await svc.run(argv);
+    expect(again.code, again.stderr).toBe(7);
+    expect(again.stderr).not.toMatch(/cannot resume/);
+    expect(again.stdout.split('\n').filter((l) => /\tskipped\t/.test(l))).toHaveLength(3);
+  });
+
+  it('two roles, only one changed: its own rows are counted', async () => {
+    const ra = `fx12a-${Date.now()}`;
+    const rb = `fx12b-${Date.now()}`;
+    await customRole(sandbox(), ra);
+    const oldRb = await customRole(sandbox(), rb);
+    const rows = [`${bulkUser(1)},${ra},8h,t`, `${bulkUser(2)},${ra},8h,t`, `${bulkUser(3)},${rb},8h,t`];
+    const file = svc.file(
+      `${ra}.csv`,
+      `user,role,expires_in,justification\n${[...rows, `usr_no_such_user,${rb},8h,t`].join('\n')}\n`,
+    );
+    const journal = join(svc.dir, `${ra}.journal`);
+    const argv = ['roles', 'assign', '--file', file, '--journal', journal, '--concurrency', '1', '--yes'];
+    const first = await svc.run(argv);
+    expect(first.code, first.stderr).toBe(7);
+    await rename(oldRb, `${rb}-old`);
+    const newRb = await customRole(sandbox(), rb);
+    const again = await svc.run(argv);
+    expect(again.code, again.stderr).toBe(6);
+    expect(again.stderr).toMatch(
+      new RegExp(
+        `^error: cannot resume: the earlier run of this file granted role ${rb} as ${oldRb} \\(1 row done\\), but ${rb} is now another role \\(${newRb}\\)`,
+      ),
+    );
+  });
+
   it('the same role, nothing changed: the resume goes on as before', async () => {
     const name = `fx9-${Date.now()}`;
     await customRole(sandbox(), name);
