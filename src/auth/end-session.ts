@@ -242,7 +242,7 @@ function secretRefusedEnd(
     : 'the stored client secret';
   return new SvcError(
     'failure',
-    `could not revoke the session of profile "${options.profile}": the server accepted neither ${which} of client ${credential.client_id} (${reason}; was the secret rotated since the login?); the session is still valid, so nothing was removed`,
+    `could not revoke the session of profile "${options.profile}": the server accepted neither ${which} of client ${credential.client_id} (${reason}; was the secret rotated since the login?); the session may still be valid, so nothing was removed`,
     {
       code: 'revocation_failed',
       hint: `run it again with the client${sym.apostrophe}s current secret: \`SVC_CLIENT_SECRET="$(cat FILE)" ${options.retry}\`, or \`${options.noRevoke}\` to forget the credential here without revoking it (its session then stays valid until it expires)`,
@@ -546,7 +546,7 @@ export async function endReplacedSession(
     }
     const kept = await keepSession(ctx, profile, replaced);
     const state = secretRefused
-      ? `could not be revoked at ${server}: the server refused the client secret svc holds for it (${reason}; was it rotated?), so it is still valid`
+      ? `could not be revoked at ${server}: the server refused the client secret svc holds for it (${reason}; was it rotated?), so it may still be valid`
       : !interrupted
         ? `could not be revoked at ${server} (${reason}), so it is still valid`
         : error instanceof OutcomeUnknownError
