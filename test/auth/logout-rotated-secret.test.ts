@@ -117,4 +117,33 @@ describe("a session whose client's secret was rotated since the login", () => {
       'the refresh token was revoked',
     );
   });
+
+  // review29c L2: SVC_CLIENT_SECRET was read (and checked) before the first revoke was tried, so a
+  // malformed one set for something else made a logout the stored secret can do exit 2.
+  it('a malformed SVC_CLIENT_SECRET is not read while the stored secret works', async () => {
+    const { id, file, config } = await client();
+    await login(config, '--client-id', id, '--client-secret-file', file);
+    const r = await svc.run(['-p', 'oc', 'logout'], {
+      env: { ...anonymous(config), SVC_CLIENT_SECRET: 'two words' },
+      ...realTime,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(storedCredential(config, 'oc')).toBeUndefined();
+  });
+
+  it('a malformed SVC_CLIENT_SECRET, once the stored secret is refused: its one-line error, nothing removed', async () => {
+    const { id, file, config } = await client();
+    await login(config, '--client-id', id, '--client-secret-file', file);
+    const before = storedCredential(config, 'oc');
+    await rotate(id);
+    const r = await svc.run(['-p', 'oc', 'logout'], {
+      env: { ...anonymous(config), SVC_CLIENT_SECRET: 'two words' },
+      ...realTime,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'error: SVC_CLIENT_SECRET contains whitespace; it must hold exactly one client secret\n',
+    );
+    expect(storedCredential(config, 'oc')).toEqual(before);
+  });
 });
