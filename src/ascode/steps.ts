@@ -464,7 +464,9 @@ export function stepWorker(
             );
           // The platform's record of a grant made earlier: done only while the user holds it. Sent
           // by the run this one resumes (its mark), it is marked replayed: the runner counts it
-          // that run's, counted apart from this one's (BulkSummary.earlierRun): that run counted it.
+          // that run's, apart from this one's (BulkSummary.earlierRun). That run counted it made
+          // when it got the answer and could not journal it (not_journaled), unknown when the answer
+          // was lost, and not at all when it was killed: this run's count never holds it either way.
           if (response.replayed)
             return {
               ...(await checkStoredGrant(platform, granted(grant, role), made, stored(response))),
