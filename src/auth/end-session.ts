@@ -16,6 +16,7 @@ import { decodeJwtClaims } from './jwt.js';
 import { askAboutKey, type KeyState } from './key-state.js';
 import type { Revocation } from './revocation.js';
 import { cleanSecret } from './secret-input.js';
+import { saysUnknownClient } from './token-endpoint.js';
 
 /**
  * Ending a profile's session before its credential is forgotten — the one way `svc logout` and
@@ -85,7 +86,7 @@ export function clientSecretRefused(error: unknown, credential: StoredCredential
     sentClientSecret(credential) !== undefined &&
     error instanceof ApiError &&
     error.code === 'invalid_client' &&
-    !/unknown client/i.test(error.message)
+    !saysUnknownClient(error.message)
   );
 }
 
