@@ -126,21 +126,30 @@ export function addedAndRemoved(add: readonly string[], remove: readonly string[
 }
 
 /**
- * A grant found already as asked (its expiry at the value to be sent, or the grant in place), so svc
- * wrote nothing: the justification it was given is then recorded nowhere, since the audit trail
- * keeps the justification of the write that set the grant (session 28's leftover). The words a
- * skipped row's note adds (`whose`: the file's, the row's) and its flag; undefined when none was
- * given, or the grant in place carries that very one (`held`, when known).
+ * A grant found already as asked (its expiry at the value to be sent, or the grant in place), left
+ * as it was: the justification svc was given is then recorded nowhere, since the audit trail keeps
+ * the justification of the write that set the grant (session 28's leftover). Two cases, worded and
+ * flagged apart (review29c M2): `sent: false`, svc skipped the write (`justification_not_sent`);
+ * `sent: true`, the request carrying it was sent and the platform answered with the grant in place
+ * (409 assignment_exists, or a 2xx with a grant it did not make: `justification_not_recorded`).
+ * The words a skipped row's note adds (`whose`: the file's, the row's) and its flag; undefined when
+ * none was given, or the grant in place carries that very one (`held`, when known).
  */
 export function justificationNotSent(
   given: string | null | undefined,
   whose: string,
+  sent: boolean,
   held?: string | null,
-): { words: string; flag: { justification_not_sent: true } } | undefined {
+):
+  | { words: string; flag: { justification_not_sent: true } | { justification_not_recorded: true } }
+  | undefined {
   if (given === null || given === undefined || given.trim() === '') return undefined;
   if (held !== undefined && held !== null && held.trim() === given.trim()) return undefined;
-  return {
-    words: `${whose} justification was not sent: the audit trail keeps the justification of the change that set the grant, not ${whose}`,
-    flag: { justification_not_sent: true },
-  };
+  const trail = `the audit trail keeps the justification of the change that set the grant, not ${whose}`;
+  return sent
+    ? {
+        words: `${whose} justification was sent but not recorded: the platform left the grant in place as it was, and ${trail}`,
+        flag: { justification_not_recorded: true },
+      }
+    : { words: `${whose} justification was not sent: ${trail}`, flag: { justification_not_sent: true } };
 }

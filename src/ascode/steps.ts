@@ -126,7 +126,7 @@ function body(change: PlanChange, except: string[] = []): Record<string, unknown
 function madeMeanwhile(change: PlanChange): Record<string, unknown> {
   const names = change.fields.filter((f) => f.to !== undefined).map((f) => f.field);
   // A grant's expiry so found: the file's justification goes unsent with the write (justificationNotSent).
-  const unsent = justificationNotSent(change.grant?.justification, "the file's");
+  const unsent = justificationNotSent(change.grant?.justification, "the file's", false);
   return {
     ...(change.id === undefined ? {} : { id: change.id }),
     status: 'skipped',
@@ -317,10 +317,12 @@ function inPlace(
   note?: string,
 ): Record<string, unknown> {
   const before = held?.assigned_at === undefined || clearlyAfter(plannedAt, held.assigned_at);
-  // Nothing written: a justification of the file's that the grant in place does not carry is recorded nowhere.
+  // The POST (with the file's justification) was answered with the grant in place: a justification
+  // that grant does not carry was sent but is recorded nowhere (review29c M2: not "not sent").
   const unsent = justificationNotSent(
     justification,
     "the file's",
+    true,
     held === undefined ? undefined : held.justification,
   );
   const notes = [note, unsent?.words].filter((w) => w !== undefined);
@@ -462,7 +464,9 @@ export function stepWorker(
             );
           // The platform's record of a grant made earlier: done only while the user holds it. Sent
           // by the run this one resumes (its mark), it is marked replayed: the runner counts it
-          // that run's, counted apart from this one's (BulkSummary.earlierRun): that run counted it.
+          // that run's, apart from this one's (BulkSummary.earlierRun). That run counted it made
+          // when it got the answer and could not journal it (not_journaled), unknown when the answer
+          // was lost, and not at all when it was killed: this run's count never holds it either way.
           if (response.replayed)
             return {
               ...(await checkStoredGrant(platform, granted(grant, role), made, stored(response))),

@@ -16,6 +16,7 @@ import { decodeJwtClaims } from './jwt.js';
 import { askAboutKey, type KeyState } from './key-state.js';
 import type { Revocation } from './revocation.js';
 import { cleanSecret } from './secret-input.js';
+import { saysUnknownClient } from './token-endpoint.js';
 
 /**
  * Ending a profile's session before its credential is forgotten — the one way `svc logout` and
@@ -85,25 +86,35 @@ export function clientSecretRefused(error: unknown, credential: StoredCredential
     sentClientSecret(credential) !== undefined &&
     error instanceof ApiError &&
     error.code === 'invalid_client' &&
-    !/unknown client/i.test(error.message)
+    !saysUnknownClient(error.message)
   );
 }
 
 /**
  * Revokes `credential`'s session with its stored client secret, then, when that secret is refused
  * (clientSecretRefused), with each of `others` (another secret of the same client: SVC_CLIENT_SECRET,
- * a new login's) in turn. Throws the last refusal, or the first error of another kind.
+ * a new login's) in turn: asked for only then, so a malformed SVC_CLIENT_SECRET stops nothing the
+ * stored secret can do (review29c L2). `tried` says whether any other was given. Throws the last
+ * refusal, or the first error of another kind (the one `others` throws among them).
  */
 async function revokeTrying(
   ctx: Context,
   credential: StoredCredential,
-  others: readonly string[],
+  others: () => readonly string[],
+  tried: { others: boolean } = { others: false },
 ): Promise<Revocation> {
   const { revokeSession } = await import('./revocation.js');
   const api = await ctx.api();
-  const secrets = [undefined, ...others.filter((o) => o !== credential.client_secret)];
   let refused: unknown;
-  for (const secret of secrets) {
+  try {
+    return await revokeSession(api, credential);
+  } catch (error) {
+    if (!clientSecretRefused(error, credential)) throw error;
+    refused = error;
+  }
+  const given = others();
+  tried.others = given.length > 0;
+  for (const secret of given.filter((o) => o !== credential.client_secret)) {
     try {
       return await revokeSession(api, credential, secret);
     } catch (error) {
@@ -116,7 +127,8 @@ async function revokeTrying(
 
 /**
  * SVC_CLIENT_SECRET, for a session whose stored secret the server refused: only for a confidential
- * client (svc-cli, svc's public client, is sent no secret: login's rule, sentClientSecret).
+ * client (svc-cli, svc's public client, is sent no secret: login's rule, sentClientSecret). Read
+ * only then; a malformed one is refused with the usual one-line error (exit 2), nothing removed.
  */
 function environmentSecret(ctx: Context, credential: StoredCredential): string[] {
   const given = ctx.env.SVC_CLIENT_SECRET;
@@ -155,14 +167,25 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
           `the session of profile "${options.profile}" was not ended: ${reason}; nothing was changed, at the server or here`,
         (fix) => `${fix}, then run the command again`,
       );
-      const others = environmentSecret(ctx, credential);
+      const tried = { others: false };
+      // A malformed SVC_CLIENT_SECRET (read once the stored secret was refused): its own error.
+      let unusable: unknown;
+      const others = () => {
+        try {
+          return environmentSecret(ctx, credential);
+        } catch (error) {
+          unusable = error;
+          throw error;
+        }
+      };
       try {
-        revocation = await revokeTrying(ctx, credential, others);
+        revocation = await revokeTrying(ctx, credential, others, tried);
       } catch (error) {
+        if (error === unusable) throw error;
         if (error instanceof SvcError && error.category === 'interrupted')
           throw interruptedEnd(options, error);
         if (clientSecretRefused(error, credential))
-          throw secretRefusedEnd(options, credential, others.length > 0, error);
+          throw secretRefusedEnd(options, credential, tried.others, error);
         if (unanswered(error)) {
           const reason = error instanceof Error ? error.message : String(error);
           throw new SvcError(
@@ -242,7 +265,7 @@ function secretRefusedEnd(
     : 'the stored client secret';
   return new SvcError(
     'failure',
-    `could not revoke the session of profile "${options.profile}": the server accepted neither ${which} of client ${credential.client_id} (${reason}; was the secret rotated since the login?); the session is still valid, so nothing was removed`,
+    `could not revoke the session of profile "${options.profile}": the server accepted neither ${which} of client ${credential.client_id} (${reason}; was the secret rotated since the login?); the session may still be valid, so nothing was removed`,
     {
       code: 'revocation_failed',
       hint: `run it again with the client${sym.apostrophe}s current secret: \`SVC_CLIENT_SECRET="$(cat FILE)" ${options.retry}\`, or \`${options.noRevoke}\` to forget the credential here without revoking it (its session then stays valid until it expires)`,
@@ -531,7 +554,8 @@ export async function endReplacedSession(
   try {
     // The stored secret refused (rotated since): the new login's secret of the same client, given
     // to this login, ends it (attack29b F3).
-    revocation = await revokeTrying(ctx, replaced, newSecretOf(ctx, profile, replaced));
+    const fresh = newSecretOf(ctx, profile, replaced);
+    revocation = await revokeTrying(ctx, replaced, () => fresh);
   } catch (error) {
     const reason = describeError(error);
     // Ctrl-C is no refusal: the session may still be valid, so it is kept as an unanswered one.
@@ -546,7 +570,7 @@ export async function endReplacedSession(
     }
     const kept = await keepSession(ctx, profile, replaced);
     const state = secretRefused
-      ? `could not be revoked at ${server}: the server refused the client secret svc holds for it (${reason}; was it rotated?), so it is still valid`
+      ? `could not be revoked at ${server}: the server refused the client secret svc holds for it (${reason}; was it rotated?), so it may still be valid`
       : !interrupted
         ? `could not be revoked at ${server} (${reason}), so it is still valid`
         : error instanceof OutcomeUnknownError

@@ -348,9 +348,12 @@ export class Journal {
 
   /** How many items an earlier run marked sent (markSent) and did not finish. */
   inFlight(): number {
-    let count = 0;
-    for (const key of this.#sent.keys()) if (!this.#done.has(key)) count++;
-    return count;
+    return this.inFlightKeys().length;
+  }
+
+  /** The keys an earlier run marked sent (markSent) and did not finish. */
+  inFlightKeys(): string[] {
+    return [...this.#sent.keys()].filter((key) => !this.#done.has(key));
   }
 
   has(key: string): boolean {

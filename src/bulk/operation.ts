@@ -85,7 +85,12 @@ export interface BulkVerb<T, R extends Row> {
     settled: () => Promise<void>,
   ): Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
   work: Worker<T>;
-  /** What the journal notes of an item before its request is sent (RunOptions.markSent); none if undefined. */
+  /**
+   * What the journal notes of an item before its request is sent (RunOptions.markSent); every verb's
+   * item is noted in flight (an empty mark when undefined): a resumed run whose first attempt is
+   * answered from the platform's record of a marked item counts it the earlier run's, never its own
+   * twice (BulkSummary.earlierRun; review29c M3).
+   */
   markSent?: ((item: BulkItem<T>) => Record<string, unknown>) | undefined;
   /** --dry-run: what would happen to one item (reads only); `status: 'skipped'` for nothing to do. */
   plan: Worker<T>;
@@ -374,7 +379,7 @@ async function runLocked<T, R extends Row>(
     dryRun: verb.dryRun,
     journaled: verb.journaled,
     halts: verb.dryRun ? undefined : verb.halts,
-    markSent: verb.dryRun ? undefined : verb.markSent,
+    markSent: verb.dryRun ? undefined : (verb.markSent ?? (() => ({}))),
     runId: journal.run.runId,
     stop,
     requests: requests.signal,

@@ -263,7 +263,10 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
           // answered from the platform's record of that request (same key). Done, so ok (it settles
           // that run's unknown outcome), but not this run's doing: counted apart (earlierRun), never
           // in this run's own count, which the cut run's not_journaled row already made once
-          // (session 28's leftover: `4 granted`, then `✓ 7 granted` of 10 rows).
+          // (session 28's leftover: `4 granted`, then `✓ 7 granted` of 10 rows). The mark is written
+          // before the request leaves, so it alone does not show that run sent anything (killed in
+          // between, it made nothing); the replay does: the key is that run's (run id, item, attempt),
+          // so a record of it at this run's first attempt is of that run's request (review29c L3).
           const byEarlierRun =
             made &&
             detail.replayed === true &&

@@ -50,14 +50,20 @@ export interface BulkSummary {
   replayed?: number;
   /**
    * Of `replayed`, those answered so at the first attempt this run made of them (no answer of it
-   * was lost): the platform had the key from elsewhere (the run this one resumes, another run
-   * sharing the key, or a server that marks answers so); absent when there were none.
+   * was lost) that no run this one resumes marked sent (those are `earlierRun`): the platform had
+   * the key from elsewhere (another run sharing the key, a run resumed from a journal an earlier
+   * svc wrote without marks, or a server that marks answers so); absent when there were none.
    */
   replayedFirst?: number;
   /**
    * Ok items made by the run this one resumes (marked sent by it, not journaled, and answered from
    * the platform's record at this run's first attempt; their row's `replayed: true`): not this
-   * run's doing, said apart from its own count; absent when there were none.
+   * run's doing, said apart from its own count; absent when there were none. The mark is written
+   * before the request leaves, so it alone proves nothing was sent; the replay is the evidence:
+   * the key derives from the run's id, the item and the attempt number, so the platform's record
+   * of it at this run's first attempt is of a request only that run sent (review29c L3). A server
+   * that marks answers replayed that are not would make this claim false, as it would every
+   * `replayed` svc reports.
    */
   earlierRun?: number;
   /**

@@ -71,7 +71,7 @@ describe("a session whose client's secret was rotated since the login", () => {
     const refused = await svc.run(['-p', 'oc', 'logout'], { env: anonymous(config), ...realTime });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      `error: could not revoke the session of profile "oc": the server accepted neither the stored client secret of client ${id} (client authentication failed; was the secret rotated since the login?); the session is still valid, so nothing was removed; run it again with the client’s current secret: \`SVC_CLIENT_SECRET="$(cat FILE)" svc -p oc logout\`, or \`svc -p oc logout --no-revoke\` to forget the credential here without revoking it (its session then stays valid until it expires)\n`,
+      `error: could not revoke the session of profile "oc": the server accepted neither the stored client secret of client ${id} (client authentication failed; was the secret rotated since the login?); the session may still be valid, so nothing was removed; run it again with the client’s current secret: \`SVC_CLIENT_SECRET="$(cat FILE)" svc -p oc logout\`, or \`svc -p oc logout --no-revoke\` to forget the credential here without revoking it (its session then stays valid until it expires)\n`,
     );
     expect(storedCredential(config, 'oc')).toEqual(before);
 
@@ -105,7 +105,7 @@ describe("a session whose client's secret was rotated since the login", () => {
     const rotated = await rotate(id);
     const r = await login(config, '--client-id', 'svc-cli');
     expect(r.stderr).toContain(
-      `warning: the previous session of profile "oc" could not be revoked at ${svc.sandbox().url}: the server refused the client secret svc holds for it (client authentication failed; was it rotated?), so it is still valid: svc keeps it in profile "oc-previous"; end it with \`SVC_CLIENT_SECRET="$(cat FILE)" svc profiles rm oc-previous\` (FILE: the client’s current secret)\n`,
+      `warning: the previous session of profile "oc" could not be revoked at ${svc.sandbox().url}: the server refused the client secret svc holds for it (client authentication failed; was it rotated?), so it may still be valid: svc keeps it in profile "oc-previous"; end it with \`SVC_CLIENT_SECRET="$(cat FILE)" svc profiles rm oc-previous\` (FILE: the client’s current secret)\n`,
     );
     expect(storedCredential(config, 'oc-previous')).toEqual(old);
     const rm = await svc.run(['profiles', 'rm', 'oc-previous', '--yes'], {
@@ -116,5 +116,34 @@ describe("a session whose client's secret was rotated since the login", () => {
     expect((await refresh(id, rotated.secret, old.refresh_token)).body.error_description).toBe(
       'the refresh token was revoked',
     );
+  });
+
+  // review29c L2: SVC_CLIENT_SECRET was read (and checked) before the first revoke was tried, so a
+  // malformed one set for something else made a logout the stored secret can do exit 2.
+  it('a malformed SVC_CLIENT_SECRET is not read while the stored secret works', async () => {
+    const { id, file, config } = await client();
+    await login(config, '--client-id', id, '--client-secret-file', file);
+    const r = await svc.run(['-p', 'oc', 'logout'], {
+      env: { ...anonymous(config), SVC_CLIENT_SECRET: 'two words' },
+      ...realTime,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(storedCredential(config, 'oc')).toBeUndefined();
+  });
+
+  it('a malformed SVC_CLIENT_SECRET, once the stored secret is refused: its one-line error, nothing removed', async () => {
+    const { id, file, config } = await client();
+    await login(config, '--client-id', id, '--client-secret-file', file);
+    const before = storedCredential(config, 'oc');
+    await rotate(id);
+    const r = await svc.run(['-p', 'oc', 'logout'], {
+      env: { ...anonymous(config), SVC_CLIENT_SECRET: 'two words' },
+      ...realTime,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'error: SVC_CLIENT_SECRET contains whitespace; it must hold exactly one client secret\n',
+    );
+    expect(storedCredential(config, 'oc')).toEqual(before);
   });
 });

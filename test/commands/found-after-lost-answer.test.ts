@@ -112,8 +112,8 @@ describe("another admin's grant just before a lost attempt (review25a H1)", () =
       0,
       'skipped',
       'created_by_another_run',
-      // Nothing written: the file's justification is recorded nowhere, and the row says so (session 29).
-      "the file's justification was not sent: the audit trail keeps the justification of the change that set the grant, not the file's",
+      // The POST's 409: the file's justification was sent but is recorded nowhere, and the row says so (review29c M2).
+      "the file's justification was sent but not recorded: the platform left the grant in place as it was, and the audit trail keeps the justification of the change that set the grant, not the file's",
     ]);
   });
 
@@ -182,8 +182,8 @@ describe("another admin's grant just before a lost attempt (review25a H1)", () =
     const path = svc.file('h1.csv', `user,role\n${bulkUser(4)},h1-file\n`);
     await expectSkippedAlreadyAssigned(
       path,
-      // Nothing written: the row's justification is recorded nowhere, and the row says so (session 29).
-      "the row's justification was not sent: the audit trail keeps the justification of the change that set the grant, not the row's",
+      // The POST's 409: the row's justification was sent but is recorded nowhere, and the row says so (review29c M2).
+      "the row's justification was sent but not recorded: the platform left the grant in place as it was, and the audit trail keeps the justification of the change that set the grant, not the row's",
     );
   });
 });

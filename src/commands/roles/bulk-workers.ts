@@ -194,8 +194,9 @@ async function alreadyHeld(
 
 /**
  * A grant in place, left as it is: skipped, already_assigned (`note`: why a 2xx's grant is not the
- * row's). Nothing is written, so a row's justification the grant in place does not carry is
- * recorded nowhere: said, never lost silently (justificationNotSent).
+ * row's). Reached only after the row's POST (its justification in the body) was answered with the
+ * grant in place (a 409, or a 2xx): a justification that grant does not carry was sent but is
+ * recorded nowhere: said, never lost silently (justificationNotSent, `sent`).
  */
 const heldAlready = (
   held: RoleAssignment | undefined,
@@ -205,6 +206,7 @@ const heldAlready = (
   const unsent = justificationNotSent(
     row.justification,
     "the row's",
+    true,
     held === undefined ? undefined : held.justification,
   );
   const notes = [note, unsent?.words].filter((w) => w !== undefined);

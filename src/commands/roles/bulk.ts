@@ -190,6 +190,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
         refuseChangedRoles(ctx.settings(), kind, journal, roles);
         const fields = new UnknownFields();
         const named = new Map<string, string>();
+        const roleOfRow = new Map<string, string>();
         const left = await checkInput(
           ctx,
           input.label,
@@ -202,6 +203,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
                   noRowsIsNone: stdin,
                 }),
                 named,
+                roleOfRow,
               ),
             ),
           ),
@@ -210,7 +212,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
         );
         // A resumed run's rows whose role name now means another role: refused before anything
         // is sent; a new run keeps what each role name of the file means now in its first line.
-        refuseChangedRoles(ctx.settings(), kind, journal, roles, named);
+        refuseChangedRoles(ctx.settings(), kind, journal, roles, named, roleOfRow);
         journal.keepSubjects(named);
         const { count, first } = passed;
         if (first) {

@@ -14,6 +14,8 @@ import type { BulkKind } from './rows.js';
  * report them done beside the new one (attack29b F1, F2). A journal an earlier svc wrote keeps no
  * ids: its done rows cannot be told done, so it is refused too (before the file is read; the
  * other check once its rows are, `named`). The roles are the run's one listing: no read per row.
+ * Only the roles of rows done or in flight are compared, each with its own rows' counts: a role
+ * none of whose rows the earlier run acted on is granted (or revoked) as a new run would (review29c M1).
  */
 export function refuseChangedRoles(
   settings: TargetSettings,
@@ -22,16 +24,26 @@ export function refuseChangedRoles(
   roles: readonly Role[],
   /** Each role the file's rows name, by name, as they resolve now (undefined: not read yet). */
   named?: ReadonlyMap<string, string>,
+  /** Each row's key (its line) and the name of the role it names now (with `named`). */
+  roleOfRow?: ReadonlyMap<string, string>,
 ): void {
   if (!journal.run.resumed) return;
-  const done = journal.earlier().length;
-  const inFlight = journal.inFlight();
-  if (done + inFlight === 0) return;
+  const doneKeys = journal.earlier().map(({ key }) => key);
+  const inFlightKeys = journal.inFlightKeys();
+  if (doneKeys.length + inFlightKeys.length === 0) return;
   const verb = kind === 'assign' ? 'granted' : 'revoked';
-  const rows = [
-    ...(done > 0 ? [`${counted(done, 'row')} done`] : []),
-    ...(inFlight > 0 ? [`${counted(inFlight, 'row')} in flight`] : []),
-  ].join(', ');
+  /** The rows done and in flight, of one role (by its name now) or of the whole run. */
+  const rowsOf = (name?: string) => {
+    const of = (keys: string[]) =>
+      name === undefined ? keys.length : keys.filter((key) => roleOfRow?.get(key) === name).length;
+    const done = of(doneKeys);
+    const inFlight = of(inFlightKeys);
+    return [
+      ...(done > 0 ? [`${counted(done, 'row')} done`] : []),
+      ...(inFlight > 0 ? [`${counted(inFlight, 'row')} in flight`] : []),
+    ].join(', ');
+  };
+  const rows = rowsOf();
   const newRun =
     kind === 'assign'
       ? 'a new run grants the roles the file names now (grants already in place are skipped)'
@@ -58,6 +70,9 @@ export function refuseChangedRoles(
   for (const [name, nowId] of named) {
     const thenId = known.get(name);
     if (thenId === undefined ? then.has(nowId) : thenId === nowId) continue;
+    const rows = rowsOf(name);
+    // No row of this role was done or in flight: the earlier run never acted on it.
+    if (rows === '') continue;
     const old = thenId === undefined ? undefined : byId.get(thenId);
     if (thenId === undefined) {
       changed.push(`other roles (${rows}), but the file's role ${name} is ${nowId} now, none of them`);
@@ -89,15 +104,22 @@ export function refuseChangedRoles(
   );
 }
 
-/** Notes each row's role name and id as the file's rows are read (for Journal.keepSubjects). */
+/**
+ * Notes each row's role name and id as the file's rows are read (for Journal.keepSubjects), and
+ * the role's name by the row's key (its line), for refuseChangedRoles' per-role counts.
+ */
 export async function* notingRoles(
   verdicts: AsyncIterable<LineVerdict>,
   seen: Map<string, string>,
+  byRow?: Map<string, string>,
 ): AsyncGenerator<LineVerdict> {
   for await (const verdict of verdicts) {
     if ('row' in verdict) {
       const { role } = verdict.row as { role?: Pick<Role, 'name' | 'id'> };
-      if (role !== undefined) seen.set(role.name, role.id);
+      if (role !== undefined) {
+        seen.set(role.name, role.id);
+        byRow?.set(String(verdict.line), role.name);
+      }
     }
     yield verdict;
   }

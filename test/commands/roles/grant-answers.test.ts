@@ -256,7 +256,7 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
       [
         'skipped',
         'already_assigned',
-        "the server answered with a grant in place: it was assigned 2025-01-01T00:00:00Z, days before this run; the row's justification was not sent: the audit trail keeps the justification of the change that set the grant, not the row's",
+        "the server answered with a grant in place: it was assigned 2025-01-01T00:00:00Z, days before this run; the row's justification was sent but not recorded: the platform left the grant in place as it was, and the audit trail keeps the justification of the change that set the grant, not the row's",
       ],
     ]);
     expect(r.stderr).toMatch(/^✓ 0 granted, 1 skipped in /m);
@@ -273,7 +273,7 @@ describe('a grant answered 2xx with a grant made before, by someone else', () =>
         'grant',
         'skipped',
         'already_assigned',
-        "the server answered with a grant in place: it was assigned 2025-01-01T00:00:00Z, days before this run; the file's justification was not sent: the audit trail keeps the justification of the change that set the grant, not the file's",
+        "the server answered with a grant in place: it was assigned 2025-01-01T00:00:00Z, days before this run; the file's justification was sent but not recorded: the platform left the grant in place as it was, and the audit trail keeps the justification of the change that set the grant, not the file's",
       ],
     ]);
   });

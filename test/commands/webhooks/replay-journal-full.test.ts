@@ -17,9 +17,9 @@ const svc = bulkRunner(sandbox);
 describe('webhooks replay --dlq on a journal disk that fills up', () => {
   it('stops at the first failed write; the replay made is ok (not_journaled); the re-run replays the rest once', async () => {
     const { webhook } = await deadLetteredQueue(sandbox(), { status: 200 }, 4, { max_attempts: 1 });
-    // Room for the two locks, the first line, the page of entries taken and one replay: the 2nd is
-    // made, then its line fails.
-    const { disk, full } = fillableJournalDisk(5);
+    // Room for the two locks, the first line, the page of entries taken, one replay's in-flight mark
+    // and line, and the 2nd's mark: the 2nd is made, then its line fails.
+    const { disk, full } = fillableJournalDisk(7);
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--concurrency', '1', '--ndjson'];
     const r = await svc.run(argv, { journalDisk: disk });
     expect(r.code, r.stderr).toBe(1);

@@ -174,7 +174,8 @@ export function revokeCommand(make: MakeContext): Command {
         'you are (GET /v1/me) to tell whether it is you, and its revoked_at is not clearly before this command\n' +
         "started (within the clocks' allowed difference), or it names you and the audit trail cannot be read to\n" +
         "tell this command's request from another of yours: the key is revoked, exit 0). It names you and the\n" +
-        'audit trail names another request as the revoking one: "already_revoked".',
+        'audit trail names another request as the revoking one: "already_revoked". An answer naming you is\n' +
+        'always checked against the audit trail: without audit_trail.read it is "revoked_by_either".',
     )
     .addHelpText(
       'after',
