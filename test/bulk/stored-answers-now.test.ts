@@ -100,7 +100,9 @@ describe('a resumed bulk row answered from the platform’s record is checked ag
     // The row still revoked was marked sent by the run this one resumes (review29c M3: every bulk
     // verb marks its items), so it is counted that run's; the counts have no ✓; the error names the row.
     const [counts, error] = timeless(afterResuming(again.stderr)).split('\n');
-    expect(counts).toBe('1 revoked by the run this one resumes, 1 failed in Acme Treasury (acme-treasury) (T)');
+    expect(counts).toBe(
+      '1 revoked by the run this one resumes, 1 failed in Acme Treasury (acme-treasury) (T)',
+    );
     expect(JSON.parse(error ?? '').error.message).toBe(`1 of 2 items failed: line 2: ${one.error.message}`);
     // review20 F5: nothing in the file is wrong; the run's hint is the row's (the same command).
     expect(JSON.parse(error ?? '').error.hint).toMatch(
