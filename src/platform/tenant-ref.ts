@@ -153,10 +153,13 @@ function tenantWhich(settings: Settings): string {
  * platform still answers who they are there, but refuses whatever needs a role (exit 4). What it
  * means and the fix: a role from an administrator of that tenant, or another tenant of theirs.
  * No tenant at all (none named, none held): that no tenant's call will go through. Undefined when
- * the tenant is one of theirs.
+ * the tenant is one of theirs, or when the answer lists no `tenants` at all.
  */
 export function roleLessNote(settings: Settings, identity: CallerIdentity): string | undefined {
-  const tenants = Array.isArray(identity.tenants) ? identity.tenants : [];
+  // An answer without a `tenants` list says nothing of the caller's roles (the reference does not
+  // show /v1/me's body: another server may leave it out): no note, never "no live role".
+  if (!Array.isArray(identity.tenants)) return undefined;
+  const tenants = identity.tenants;
   const slugs = tenants.map((t) => t.slug);
   const id = identity.tenant_id;
   if (id == null || id === '') {

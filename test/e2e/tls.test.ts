@@ -29,8 +29,9 @@ needs('openssl').describe('HTTPS', () => {
           type: 'user',
           name: 'TLS User',
           email: null,
-          tenant_id: null,
-          tenants: [],
+          // One tenant of the caller's: a tenant-less answer earns `svc me` a note (tenant-ref.ts roleLessNote).
+          tenant_id: 'ten_tls',
+          tenants: [{ id: 'ten_tls', slug: 'tls', display_name: 'TLS', role: 'tenant_admin' }],
           org: null,
           credential: { kind: 'jwt', expires_at: null, scopes: null },
           seen_auth: req.headers.authorization === 'Bearer tls-token-123',

@@ -4,6 +4,8 @@
  * theirs. It still answers (who you are is not refused), and says on stderr what that means and
  * the fix.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { ACME, useSandboxContext } from '../../helpers/sandbox.js';
@@ -51,5 +53,24 @@ describe('svc me of a user without a role in the tenant', () => {
     // In the tenant they hold a role in: no note.
     const there = await svc.run(['me'], { env: { SVC_TOKEN: token, SVC_TENANT: LEDGER } });
     expect([there.code, there.stderr]).toEqual([0, '']);
+  });
+});
+
+describe('svc me against a server whose /v1/me lists no tenants at all', () => {
+  // The reference does not show /v1/me's body: an answer without `tenants` says nothing of the
+  // caller's roles, so svc claims nothing of them (the note above needs a list to stand on).
+  it('prints who answered and no note', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'usr_other', type: 'user', tenant_id: null }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await svc.run(['me', '--json'], { env: { SVC_BASE_URL: url, SVC_TENANT: undefined } });
+      expect([r.code, r.stderr, JSON.parse(r.stdout).id]).toEqual([0, '', 'usr_other']);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
