@@ -58,12 +58,14 @@ export async function sayPlanStops(
   live: ReadonlyMap<string, LiveTenant>,
   planned: readonly PlanTenant[],
   webhooksRead: boolean,
+  /** Who stops them, in the warning: `svc apply --prune`. */
+  by: string,
 ): Promise<void> {
   for (const tenant of planned) {
     const l = live.get(tenant.id);
     if (!l) continue;
     const stops = await planStops(platform, l, tenant, webhooksRead, ctx.signal);
-    const said = stops && stopsSaid(stops, 'svc apply --prune');
+    const said = stops && stopsSaid(stops, by);
     if (said) ctx.out.warn(`${l.tenant.slug}: ${said}`);
   }
 }
