@@ -236,7 +236,9 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       const keptBytes = source && run.resumed ? journal.readBeside('.plan.json') : undefined;
       if (source && keptBytes === undefined) {
         const anchor = (p: Platform) => options.anchor(p, run, journal);
-        doc = (await computePlan(ctx, async () => platform, source, anchor, options.createMissing)).document;
+        const stopsBy = options.prune ? 'svc apply --prune' : undefined; // without it, none (review29d L1)
+        doc = (await computePlan(ctx, async () => platform, source, anchor, options.createMissing, stopsBy))
+          .document;
         planned = true;
         source = undefined; // the file's value is not needed once planned: let it go
         journal.keepBeside('.plan.json', planParts(doc));

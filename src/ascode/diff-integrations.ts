@@ -20,14 +20,29 @@ import type { Problem } from './source.js';
 /** A stopped webhook's status as a plan shows it (what it is before a change). */
 export const STOPPED_STATUS = 'disabled by the platform';
 
-type Field<E, L> = [name: string, wanted: (e: E) => unknown, current: (l: L) => unknown, set?: boolean];
+type Field<E, L> = [
+  name: string,
+  wanted: (e: E) => unknown,
+  current: (l: L) => unknown,
+  set?: boolean,
+  /** A wanted value that is no change though it differs from `current`'s words. */
+  already?: (to: unknown, l: L) => boolean,
+];
 
 const WEBHOOK_FIELDS: Array<Field<WebhookEntry, Webhook>> = [
   ['url', (e) => e.url, (l) => l.url],
   ['event_types', (e) => e.event_types, (l) => l.event_types, true],
   ['description', (e) => e.description, (l) => l.description ?? ''],
-  // A webhook the platform stopped is not one disabled on request: a file saying disabled disables it.
-  ['status', (e) => e.status, (l) => (isStopped(l) ? STOPPED_STATUS : l.status)],
+  // A webhook the platform stopped is shown as such, and it is disabled: a file saying `disabled`
+  // (an unedited export) is no change, and sends nothing, so its disabled_reason stays (attack29a
+  // F3, review29d H1); `enabled` enables it.
+  [
+    'status',
+    (e) => e.status,
+    (l) => (isStopped(l) ? STOPPED_STATUS : l.status),
+    false,
+    (to, l) => to === 'disabled' && isStopped(l),
+  ],
   ['max_attempts', (e) => e.max_attempts, (l) => l.max_attempts],
 ];
 
@@ -65,7 +80,7 @@ const sortedIfSet = (value: unknown, set: boolean | undefined) =>
 
 function fieldChanges<E, L>(fields: Array<Field<E, L>>, entry: E, current: L | undefined): FieldChange[] {
   const out: FieldChange[] = [];
-  for (const [field, wanted, have, set] of fields) {
+  for (const [field, wanted, have, set, already] of fields) {
     const to = wanted(entry);
     if (to === undefined) continue;
     if (!current) {
@@ -73,7 +88,9 @@ function fieldChanges<E, L>(fields: Array<Field<E, L>>, entry: E, current: L | u
       continue;
     }
     const from = have(current);
-    const same = set ? sameSet(to as unknown[], (from as unknown[] | undefined) ?? []) : to === from;
+    const same = set
+      ? sameSet(to as unknown[], (from as unknown[] | undefined) ?? [])
+      : to === from || already?.(to, current) === true;
     if (!same) out.push({ field, from: sortedIfSet(from, set), to: sortedIfSet(to, set) });
   }
   return out;

@@ -165,7 +165,13 @@ export async function computePlan(
   /** The time durations count from, asked once the platform has been read (its clock is known then). */
   anchorFor: (platform: Platform) => Anchor,
   /** svc plan --create-missing: entries whose webhook or client id is not in the tenant are created. */
-  createMissing = false,
+  createMissing: boolean,
+  /**
+   * Who the warning of the webhooks the plan's removals stop names as stopping them (svc plan, svc
+   * apply --prune: `svc apply --prune`), or undefined to say nothing: svc apply without --prune
+   * makes no removal, so it stops none (review29d L1).
+   */
+  stopsBy: string | undefined,
 ): Promise<ComputedPlan> {
   const { source, shape } = checked;
   // Every problem at once: what is well formed is checked on, as far as it goes.
@@ -216,8 +222,9 @@ export async function computePlan(
     planned.push(diff.tenant);
   }
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was changed');
-  // The webhooks its removals stop (attack29a F1), said beside the plan svc plan and svc apply show.
-  await sayPlanStops(ctx, platform, live, planned, readsOf(file).webhooks);
+  // The webhooks its removals stop (attack29a F1), said beside the plan svc plan and svc apply --prune show.
+  if (stopsBy !== undefined)
+    await sayPlanStops(ctx, platform, live, planned, readsOf(file).webhooks, stopsBy);
   const content = {
     svc_plan: PLAN_FORMAT,
     created_at: isoSeconds(ctx.clock.now()),

@@ -1,6 +1,5 @@
 // Just past 300 lines: the export document, its YAML with comments, and the secrets it must never
 // write are one view of the live state, read together.
-import { isStopped } from '../api/channel-holds.js';
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
 import { redactUrlText } from '../api/secret-names.js';
@@ -95,10 +94,9 @@ function webhooks(list: readonly Webhook[]): Doc[] {
       url: w.url,
       event_types: sorted(w.event_types),
       description: w.description ?? '',
-      // A webhook the platform stopped: no status, which plan reads as "leave it as it is" (an
-      // unedited export plans no changes; `disabled` would disable it on request and clear its
-      // disabled_reason: attack29a F3). Written, enabled or disabled still means what it says.
-      ...(w.status === undefined || isStopped(w) ? {} : { status: w.status }),
+      // A webhook the platform stopped is written `disabled`, as it is: a restore creates it
+      // disabled (review29d H1), and plan reads `disabled` against it as no change (attack29a F3).
+      ...(w.status === undefined ? {} : { status: w.status }),
       ...(w.max_attempts === undefined ? {} : { max_attempts: w.max_attempts }),
     }));
 }

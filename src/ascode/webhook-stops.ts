@@ -14,6 +14,34 @@ import { forecastStops } from '../platform/webhook-stops.js';
 import type { LiveTenant } from './live.js';
 import type { PlanDocument, PlanTenant } from './plan.js';
 
+/** The grants a tenant's plan revokes and the roles it deletes, as the forecasts take them. */
+interface Removals {
+  /** The users whose grants it takes: those of its revocations, or anyone when it deletes a role. */
+  users: ReadonlySet<string> | 'any';
+  /** Does it take `roleId` from `user` (a grant revoked, or the role deleted)? */
+  removes: (user: string, roleId: string) => boolean;
+}
+
+/** The one reading of a plan's removals (svc plan's warning, svc apply --prune's forecast); undefined: none. */
+function removalsOf(planned: PlanTenant): Removals | undefined {
+  const grants = new Set<string>();
+  const users = new Set<string>();
+  const roles = new Set<string>();
+  for (const c of planned.changes) {
+    if (c.action !== 'delete') continue;
+    if (c.kind === 'grant' && c.grant?.role_id) {
+      grants.add(`${c.grant.user} ${c.grant.role_id}`);
+      users.add(c.grant.user);
+    }
+    if (c.kind === 'role' && c.id) roles.add(c.id);
+  }
+  if (grants.size === 0 && roles.size === 0) return undefined;
+  return {
+    users: roles.size > 0 ? 'any' : users,
+    removes: (user, roleId) => roles.has(roleId) || grants.has(`${user} ${roleId}`),
+  };
+}
+
 /** What the removals of one tenant's plan stop, or undefined when it removes no grant or role. */
 export async function planStops(
   platform: Platform,
@@ -22,14 +50,8 @@ export async function planStops(
   webhooksRead: boolean,
   signal: AbortSignal,
 ): Promise<WebhookStops | undefined> {
-  const grants = new Set<string>();
-  const roles = new Set<string>();
-  for (const c of planned.changes) {
-    if (c.action !== 'delete') continue;
-    if (c.kind === 'grant' && c.grant?.role_id) grants.add(`${c.grant.user} ${c.grant.role_id}`);
-    if (c.kind === 'role' && c.id) roles.add(c.id);
-  }
-  if (grants.size === 0 && roles.size === 0) return undefined;
+  const removals = removalsOf(planned);
+  if (!removals) return undefined;
   let webhooks = live.webhooks;
   if (!webhooksRead) {
     try {
@@ -48,7 +70,7 @@ export async function planStops(
     list.push({ roleId: g.roleId, permissions: permissions.get(g.roleId) ?? [] });
     held.set(g.user, list);
   }
-  return stopsOver(webhooks, held, (user, roleId) => roles.has(roleId) || grants.has(`${user} ${roleId}`));
+  return stopsOver(webhooks, held, removals.removes);
 }
 
 /** One warning per tenant whose removals stop webhooks (or whose could not be told). */
@@ -58,12 +80,14 @@ export async function sayPlanStops(
   live: ReadonlyMap<string, LiveTenant>,
   planned: readonly PlanTenant[],
   webhooksRead: boolean,
+  /** Who stops them, in the warning: `svc apply --prune`. */
+  by: string,
 ): Promise<void> {
   for (const tenant of planned) {
     const l = live.get(tenant.id);
     if (!l) continue;
     const stops = await planStops(platform, l, tenant, webhooksRead, ctx.signal);
-    const said = stops && stopsSaid(stops, 'svc apply --prune');
+    const said = stops && stopsSaid(stops, by);
     if (said) ctx.out.warn(`${l.tenant.slug}: ${said}`);
   }
 }
@@ -85,22 +109,12 @@ export async function applyStops(
 ): Promise<TenantStops[]> {
   const out: TenantStops[] = [];
   for (const tenant of doc.tenants) {
-    const grants = new Set<string>();
-    const roles = new Set<string>();
-    for (const c of tenant.changes) {
-      if (c.action !== 'delete') continue;
-      if (c.kind === 'grant' && c.grant?.role_id) grants.add(`${c.grant.user} ${c.grant.role_id}`);
-      if (c.kind === 'role' && c.id) roles.add(c.id);
-    }
-    if (grants.size === 0 && roles.size === 0) continue;
-    const users = roles.size > 0 ? 'any' : new Set([...grants].map((g) => g.split(' ')[0]!));
-    const stops = await forecastStops(
-      platform,
-      users,
-      (user, roleId) => roles.has(roleId) || grants.has(`${user} ${roleId}`),
-      undefined,
-      { tenant: tenant.id, signal },
-    );
+    const removals = removalsOf(tenant);
+    if (!removals) continue;
+    const stops = await forecastStops(platform, removals.users, removals.removes, undefined, {
+      tenant: tenant.id,
+      signal,
+    });
     out.push({ tenant: { id: tenant.id, slug: tenant.slug }, stops });
   }
   return out;

@@ -68,7 +68,14 @@ export async function runPlan(
   const anchor = (platform: Platform) => runAnchor(ctx, platform, startedAt, ACCESS_FILE_DURATIONS);
   // The file is read and checked before the platform (or a credential) is needed.
   const { document } = await withCompactHeap(async () =>
-    computePlan(ctx, () => ctx.platform(), readFile(ctx, label, bytes, piped), anchor, options.createMissing),
+    computePlan(
+      ctx,
+      () => ctx.platform(),
+      readFile(ctx, label, bytes, piped),
+      anchor,
+      options.createMissing,
+      'svc apply --prune',
+    ),
   );
   // The document holds webhook URLs and redirect URIs whole: one with a secret makes the file secret.
   const secretUrl = options.out === undefined ? undefined : urlSecretIn(document);

@@ -47,4 +47,30 @@ blocks:
       `warning: acme-treasury: the platform disabled 1 webhook of usr_rule_author (${made.body.id}): \`svc --tenant acme-treasury webhooks get ID\` says why and who may enable it again\n`,
     );
   });
+
+  // review29d L1: svc apply -f without --prune removes no grant, so it stops no webhook, and
+  // said "svc apply --prune stops 1 webhook" in a run that stopped nothing.
+  it('svc apply -f without --prune says nothing of stops; with --prune it says them once', async () => {
+    await adminGrant(svc.sandbox(), ACME, 'usr_rule_author', 'tenant_admin');
+    const made = await call(svc.sandbox(), 'POST', '/v1/webhooks', {
+      token: svc.sandbox().issueToken('usr_rule_author').token,
+      tenant: ACME,
+      body: { url: 'https://ra.example/h2', event_types: ['exception.created'], idempotency_key: 'ps-2' },
+    });
+    expect(made.status, made.text).toBe(201);
+    const file = writeFile(
+      dir,
+      'noprune.yaml',
+      'version: 1\nmanage:\n  grants: listed-roles\nblocks:\n  - tenants: acme-treasury\n    grants:\n      - user: usr_admin\n        role: tenant_admin\n',
+    );
+    const kept = await svc.run(['apply', '-f', file, '--yes']);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stderr).toBe(
+      `nothing applied: the only difference from ${file} is 1 removal, made only with --prune\n`,
+    );
+    const pruned = await svc.run(['apply', '-f', file, '--prune', '--yes']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    const stops = `warning: acme-treasury: svc apply --prune stops 1 webhook of usr_rule_author (${made.body.id}): `;
+    expect(pruned.stderr.split(stops).length - 1, pruned.stderr).toBe(1);
+  });
 });

@@ -13,7 +13,8 @@ import { admin, TENANT, webhookNow } from '../../helpers/webhooks.js';
 // Session 13 review (review-authz R1, R4, R5), through svc: a just-in-time admin's replay was
 // refused (and its dry run promised it); `update --disable` and `plan` of a webhook the platform
 // stopped said "nothing changed" and sent nothing; `listen --webhook` left the listener owning
-// the webhook it said was "back".
+// the webhook it said was "back". (A file's `status: disabled` of a stopped webhook is no change
+// since review29d H1: it is disabled.)
 const svc = useSandboxContext();
 const dir = useTempDir('svc-stopped-owner-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -76,7 +77,10 @@ describe('a webhook the platform stopped, disabled on request (R4)', () => {
     expect([after.status, after.disabled_reason]).toEqual(['disabled', null]);
   });
 
-  it('svc plan of a file saying status: disabled plans the change, and apply makes it', async () => {
+  // review29d H1: a stopped webhook is disabled, so a file saying so (an unedited export) is no
+  // change and sends nothing; its stop and disabled_reason stay. Disabling it on request is
+  // `svc webhooks update --disable` (above).
+  it('svc plan of a file saying status: disabled plans no change, and apply keeps the stop', async () => {
     const id = await stoppedHook('r4-plan');
     const file = writeFile(
       dir,
@@ -84,16 +88,16 @@ describe('a webhook the platform stopped, disabled on request (R4)', () => {
       `version: 1\nblocks:\n  - tenants: acme-treasury\n    webhooks:\n      - id: ${id}\n        url: http://127.0.0.1:9/r4-plan\n` +
         '        event_types: [exception.created]\n        status: disabled\n',
     );
-    const planned = await svc.run(['plan', '-f', file, '--ndjson']);
-    expect(planned.code, planned.stderr).toBe(10);
-    expect(ndjson(planned.stdout).map((c) => [c.verb, c.id, c.fields])).toEqual([
-      ['update', id, [{ field: 'status', from: 'disabled by the platform', to: 'disabled' }]],
-    ]);
+    expect(await svc.run(['plan', '-f', file, '--ndjson'])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `no changes: the live state of 1 tenant matches ${file}\n`,
+    });
     const applied = await svc.run(['apply', '-f', file, '--yes']);
     expect(applied.code, applied.stderr).toBe(0);
     await viewerBack();
     const after = await webhookNow(svc.sandbox(), id);
-    expect([after.status, after.disabled_reason]).toEqual(['disabled', null]);
+    expect([after.status, after.disabled_reason]).toEqual(['disabled', REASON]);
   });
 });
 
