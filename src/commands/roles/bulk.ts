@@ -336,7 +336,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
               confirmDestructive(
                 ctx,
                 async () =>
-                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label} that are held (a row whose grant is not is skipped), in ${await tenantLabel(ctx)}?${ownSentence(own)}${stopsSentence(stops)}`,
+                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label} that ${count === 1 ? 'is' : 'are'} held (a row whose grant is not is skipped), in ${await tenantLabel(ctx)}?${ownSentence(own)}${stopsSentence(stops)}`,
                 `revoking the roles listed in ${input.label}`,
               ),
           }
