@@ -5,12 +5,17 @@
  * (roles revoke, a file, svc apply --prune) or a role deleted may so stop the webhooks its users
  * own: every preview of one says which (or that svc could not tell), and the run says which the
  * platform did stop, read back. One rule and one wording for every verb.
+ *
+ * The platform also stops a webhook set up through an API key when the key stops acting: when its
+ * issuer no longer holds its key role's permissions (API_KEY_ROLES) without an end date. Which key
+ * set up a webhook is not shown, so a change that takes away what its owner's keys act with makes
+ * those owners' webhooks `unsure`: said as "svc could not tell", never as none (review29d M1).
  */
 
 import { counted } from '../output/format.js';
 import { isStopped } from './channel-holds.js';
 import { missingPermissions } from './holds.js';
-import { eventReadPermissions } from './permissions.js';
+import { API_KEY_ROLES, BUILTIN_ROLE_DEFINITIONS, eventReadPermissions } from './permissions.js';
 
 /** A webhook as this rule reads it: only what the platform shows of every webhook. */
 export interface OwnedWebhook {
@@ -27,10 +32,23 @@ export interface HeldRole {
   permissions: readonly string[];
 }
 
-/** What svc can tell: the webhooks the change stops (`watched`: every enabled one of the users it touches), or why it cannot. */
+/**
+ * What svc can tell: the webhooks the change stops (`watched`: every enabled one of the users it
+ * touches; `unsure`: those it may stop through their owner's API keys), or why it cannot.
+ */
 export type WebhookStops =
-  | { known: true; stops: { id: string; owner: string }[]; watched: string[] }
+  | {
+      known: true;
+      stops: { id: string; owner: string }[];
+      watched: string[];
+      unsure?: { id: string; owner: string }[];
+    }
   | { known: false; why: string };
+
+/** The permissions each API key role acts with: the built-in roles' (the reference's catalog). */
+const BUILTIN_KEY_ROLES: readonly (readonly string[])[] = Object.values(API_KEY_ROLES).map(
+  (role) => BUILTIN_ROLE_DEFINITIONS[role].permissions,
+);
 
 /**
  * The rule over what is read: each enabled webhook whose owner is among `held`'s users and who,
@@ -41,8 +59,11 @@ export function stopsOver(
   webhooks: readonly OwnedWebhook[],
   held: ReadonlyMap<string, readonly HeldRole[]>,
   removes: (user: string, roleId: string) => boolean,
+  /** The permissions each API key role acts with (the tenant's roles when read). */
+  keyRoles: readonly (readonly string[])[] = BUILTIN_KEY_ROLES,
 ): WebhookStops {
   const stops: { id: string; owner: string }[] = [];
+  const unsure: { id: string; owner: string }[] = [];
   const watched: string[] = [];
   for (const w of webhooks) {
     if (w.status !== 'enabled') continue;
@@ -57,8 +78,28 @@ export function stopsOver(
     const after = grants.filter((g) => !removes(owner, g.roleId)).flatMap((g) => g.permissions);
     if (missingPermissions(after, eventReadPermissions(w.event_types)).length > 0)
       stops.push({ id: w.id, owner });
+    else if (
+      takesKeyRole(
+        grants.flatMap((g) => g.permissions),
+        after,
+        keyRoles,
+      )
+    )
+      unsure.push({ id: w.id, owner });
   }
-  return { known: true, stops, watched };
+  return { known: true, stops, watched, ...(unsure.length > 0 ? { unsure } : {}) };
+}
+
+/** Whether the change takes away what an API key of its owner acts with: held before, not after. */
+function takesKeyRole(
+  before: readonly string[],
+  after: readonly string[],
+  keyRoles: readonly (readonly string[])[],
+): boolean {
+  return keyRoles.some(
+    (needed) =>
+      missingPermissions(before, needed).length === 0 && missingPermissions(after, needed).length > 0,
+  );
 }
 
 /** At most this many ids named in a line; the rest counted. */
@@ -73,7 +114,7 @@ const ownersOf = (stops: readonly { owner: string }[]) => [...new Set(stops.map(
 
 /** Why a webhook stops, in words every line shares. */
 const RULE =
-  "a webhook delivers only while its owner holds its kinds' read permission, and stays stopped after they regain it";
+  "a webhook delivers only while its owner holds its kinds' read permission (and, set up through an API key, while the key acts), and stays stopped after they regain it";
 
 /**
  * A preview's words (a question's sentence, a dry run's or a plan's line): the webhooks it stops,
@@ -81,9 +122,21 @@ const RULE =
  */
 export function stopsSaid(forecast: WebhookStops, subject = 'this'): string | undefined {
   if (!forecast.known) return `svc could not tell which webhooks ${subject} stops (${forecast.why}): ${RULE}`;
-  const { stops } = forecast;
-  if (stops.length === 0) return undefined;
-  return `${subject} stops ${counted(stops.length, 'webhook')} of ${ownersOf(stops)} (${listed(stops.map((s) => s.id))}): ${RULE}`;
+  const { stops, unsure = [] } = forecast;
+  if (stops.length === 0 && unsure.length === 0) return undefined;
+  const parts = [
+    ...(stops.length > 0
+      ? [
+          `${subject} stops ${counted(stops.length, 'webhook')} of ${ownersOf(stops)} (${listed(stops.map((s) => s.id))})`,
+        ]
+      : []),
+    ...(unsure.length > 0
+      ? [
+          `svc could not tell whether ${stops.length > 0 ? 'it' : subject} stops ${counted(unsure.length, 'webhook')} of ${ownersOf(unsure)} (${listed(unsure.map((s) => s.id))}): it takes away what their API keys act with, and a webhook set up through one stops with it`,
+        ]
+      : []),
+  ];
+  return `${parts.join('; ')}: ${RULE}`;
 }
 
 /**

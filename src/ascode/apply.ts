@@ -8,7 +8,7 @@ import { thirdPartyClientOf } from '../api/caller-authority.js';
 import type { Anchor } from '../api/expiry.js';
 import { isoSeconds, serverTime } from '../api/time.js';
 import { stopsSaid } from '../api/webhook-stops.js';
-import { type BulkItem, FOUND_AFTER_LOST_ANSWER } from '../bulk/item.js';
+import { type BulkItem, FOUND_AFTER_LOST_ANSWER, sending } from '../bulk/item.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
 import { commandLine, inTenant, shownSetting, svcCommand } from '../config/settings.js';
@@ -202,6 +202,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   });
 
   let pruneStops: TenantStops[] = [];
+  /** A removal was given to the worker (its request may have gone): the read-back's condition. */
+  let removalSent = false;
   /** The plan made from the file in this run (computePlan said what its removals stop). */
   let planned = false;
   const verb: BulkVerb<Step, Row> = {
@@ -323,7 +325,9 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       return steps.length;
     },
     items: () => steps,
-    work,
+    work: sending(work, (item) => {
+      if (item.data.change.prune) removalSent = true;
+    }),
     // Each step is noted in flight before it is sent (its start, as roles assign --file notes a
     // row): a resumed run that finds a grant made judges it as the cut run's attempt, not as
     // `already_done` (steps.ts; brief fixapply item 2).
@@ -407,8 +411,11 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     // A list that changed while svc read it (an item repeated, kept once): said once, at the end
     // of every read of the run (the plan's, the drift check's, a step's; brief paging22 2).
     platform.sayTwice((note) => ctx.out.warn(note), 'kept');
-    for (const { tenant, stops } of pruneStops)
-      await sayStopped(platform, stops, (m) => ctx.out.warn(m), tenant);
+    // Read back only after a removal went out: never after No, a refusal or Ctrl-C before the
+    // first, where it would contradict "nothing was applied" (review29d M2).
+    if (removalSent)
+      for (const { tenant, stops } of pruneStops)
+        await sayStopped(platform, stops, (m) => ctx.out.warn(m), tenant);
   }
   const { made, refused } = leftForPrune;
   if (summary && made + refused > 0) {

@@ -1,3 +1,5 @@
+// Just over 300 lines: the one browser login flow (loopback, the browser or a pasted address, the
+// token exchange), whose timeouts and pages must say how it ended, beside the steps that end it.
 import { OAUTH_PATHS } from '../api/constants.js';
 import { loginCommand, refuseUrlQueries } from '../config/settings.js';
 import type { Context } from '../context.js';

@@ -115,3 +115,14 @@ export interface WorkCall {
  * are done as far as the journal goes. A thrown error fails the item.
  */
 export type Worker<T> = (item: BulkItem<T>, call: WorkCall) => Promise<Record<string, unknown>>;
+
+/**
+ * `worker`, telling `sent` before each item it is given (its request may go): what a run reads
+ * back afterwards is read only when something was sent (review29d M2).
+ */
+export function sending<T>(worker: Worker<T>, sent: (item: BulkItem<T>) => void): Worker<T> {
+  return (item, call) => {
+    sent(item);
+    return worker(item, call);
+  };
+}

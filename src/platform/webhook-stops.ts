@@ -5,6 +5,7 @@
  * back after the run.
  */
 
+import { API_KEY_ROLES, BUILTIN_ROLE_DEFINITIONS } from '../api/permissions.js';
 import { assignmentInForce } from '../api/roles.js';
 import { type HeldRole, stoppedSaid, stopsOver, type WebhookStops } from '../api/webhook-stops.js';
 import { lookupMayFail, readAfterChange } from '../errors.js';
@@ -73,8 +74,13 @@ async function forecastOf(
     const { users, removes } = await change(enabled);
     const owners = [...enabled].filter((o) => users === 'any' || users.has(o));
     const held = new Map<string, HeldRole[]>();
+    let keyRoles: (readonly string[])[] | undefined;
     if (owners.length > 0) {
       const roles = permissions ?? (await everyRole(platform, options));
+      // What API keys act with, as the tenant lists the key roles (the catalog's when it does not).
+      keyRoles = Object.values(API_KEY_ROLES).map(
+        (r) => roles.get(r) ?? BUILTIN_ROLE_DEFINITIONS[r].permissions,
+      );
       for (const owner of owners) {
         const items = (await platform.roles.listAssignments(owner, {}, options)).items;
         held.set(
@@ -85,10 +91,13 @@ async function forecastOf(
         );
       }
     }
-    return stopsOver(webhooks, held, removes);
+    return stopsOver(webhooks, held, removes, keyRoles);
   } catch (error) {
     if (!lookupMayFail(error)) throw error;
-    return { known: false, why: `reading the webhooks or their owners' grants failed: ${error.message}` };
+    // The reason's first clause: a question is no place for the refusal's own advice (a role to ask
+    // for), which the verbs that read webhooks give in full.
+    const reason = error.message.split('; ')[0];
+    return { known: false, why: `reading the webhooks or their owners' grants failed: ${reason}` };
   }
 }
 

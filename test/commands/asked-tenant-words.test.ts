@@ -81,7 +81,9 @@ describe('the ✓ line names the tenant in the words its question did', () => {
     writeFileSync(file, 'user,role\nusr_analyst,tenant_viewer\n', { mode: 0o600 });
     const r = await askedYes(['roles', 'revoke', '--file', file]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.questions).toEqual([`Revoke the 1 role assignment listed in ${file}, in ${WORDS}?`]);
+    expect(r.questions).toEqual([
+      `Revoke the 1 role assignment listed in ${file} that is held (a row whose grant is not is skipped), in ${WORDS}?`,
+    ]);
     // On a terminal the progress line is cleared (ESC [2K) before the summary.
     const summary = r.stderr
       .slice(r.stderr.lastIndexOf('\u001b[2K') + 4)

@@ -40,7 +40,10 @@ describe('a destructive question says where it acts', () => {
       await store.setActiveProfile('prod');
     };
     const lead = () => svc.sandbox().issueToken('usr_lead').token;
-    const ANALYST = 'Revoke tenant_analyst from usr_analyst in Acme Treasury (acme-treasury)?';
+    // usr_lead (tenant_lead) cannot read the webhooks: the question says svc could not tell which a
+    // revoke stops (attack29a F1), with the refusal's first clause.
+    const ANALYST =
+      "Revoke tenant_analyst from usr_analyst in Acme Treasury (acme-treasury)? svc could not tell which webhooks this stops (reading the webhooks or their owners' grants failed: listing webhooks needs permission webhook.read in tenant acme-treasury, which your live roles there (tenant_lead) do not grant): a webhook delivers only while its owner holds its kinds' read permission (and, set up through an API key, while the key acts), and stays stopped after they regain it.";
     afterEach(async () => {
       await new ConfigStore(svc.env().SVC_CONFIG_DIR!).removeProfile('prod');
     });

@@ -6,10 +6,6 @@ import { BIN, TEST_CACHE_DIR } from './svc.js';
 
 const run = promisify(execFile);
 
-/**
- * A real terminal: a tmux session on a private server, driven with send-keys and read with
- * capture-pane. Used where a prompt or an interactive shell is involved.
- */
 /** What `waitFor` throws when the screen never showed what it waited for (its last look kept). */
 export class TerminalTimeout extends Error {
   constructor(
@@ -30,6 +26,10 @@ export class TerminalTimeout extends Error {
   }
 }
 
+/**
+ * A real terminal: a tmux session on a private server, driven with send-keys and read with
+ * capture-pane. Used where a prompt or an interactive shell is involved.
+ */
 export class Terminal {
   readonly #socket: string;
 

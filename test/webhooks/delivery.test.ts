@@ -1,3 +1,5 @@
+// Past 300 lines: the delivery engine against real local targets (the schedule, each failure cause,
+// concurrency, a replay), all on one sandbox whose delivery clock and request timeout they are set for.
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -12,7 +12,7 @@ import {
   refuseCutLastRow,
   snapshotInput,
 } from '../../bulk/input.js';
-import type { BulkItem } from '../../bulk/item.js';
+import { type BulkItem, sending } from '../../bulk/item.js';
 import type { Journal, RunIdentity } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import { ownReachLast } from '../../bulk/order.js';
@@ -163,6 +163,8 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
     const notKept: Array<{ line: number; user: string }> = [];
     const permissions = new Map(roles.map((r) => [r.id, r.permissions] as const));
     let stops: WebhookStops | undefined;
+    /** A revocation was given to the worker (its request may have gone): the read-back's condition. */
+    let sent = false;
     let own: OwnRow[] = [];
     /** Who the caller is (grantAnswerNotMade): read at the run's start, in prepare. */
     let callers: CallerIds = callerIdsOnce(platform, ctx.signal);
@@ -266,7 +268,9 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
               () => (anchor === undefined ? undefined : isoSeconds(anchor.ms)),
               (step) => callers(step),
             )
-          : revoke(platform, ctx.clock.sleep),
+          : sending(revoke(platform, ctx.clock.sleep), () => {
+              sent = true;
+            }),
       // A grant row is noted in flight before it is sent: a resumed run that finds the grant made
       // judges it as the cut run's attempt (foundAfterLostAnswer's sentByCutRun), from its start.
       ...(kind === 'assign' ? { markSent: () => startMark(attemptStart(platform, ctx.clock.now())) } : {}),
@@ -332,7 +336,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
               confirmDestructive(
                 ctx,
                 async () =>
-                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label} that are held (a row whose grant is not is skipped), in ${await tenantLabel(ctx)}?${ownSentence(own)}${stopsSentence(stops)}`,
+                  `Revoke ${count === undefined ? 'the role assignments' : `the ${countedNoun(count, 'role assignment')}`} listed in ${input.label} that ${count === 1 ? 'is' : 'are'} held (a row whose grant is not is skipped), in ${await tenantLabel(ctx)}?${ownSentence(own)}${stopsSentence(stops)}`,
                 `revoking the roles listed in ${input.label}`,
               ),
           }
@@ -349,7 +353,9 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       if (stops && options.dryRun) {
         const said = stopsSaid(stops, 'the run');
         if (said) ctx.out.warn(said);
-      } else await sayStopped(platform, stops, (m) => ctx.out.warn(m));
+        // Read back only after a revocation went out: never after No, a refusal or Ctrl-C before
+        // the first row, where it would contradict "nothing was changed" (review29d M2).
+      } else if (sent) await sayStopped(platform, stops, (m) => ctx.out.warn(m));
     }
   } finally {
     // A copy that cannot be removed (attack21 F3: out of file descriptors) is one warning after

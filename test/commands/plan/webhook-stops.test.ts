@@ -35,7 +35,7 @@ blocks:
     const { ctx, stdout, stderr } = svc.context();
     await runPlan(ctx, parsePlan({ file })).catch(() => undefined);
     expect(stdout()).toContain('acme-treasury\tgrant\trevoke\tusr_rule_author tenant_admin');
-    const stops = `warning: acme-treasury: svc apply --prune stops 1 webhook of usr_rule_author (${made.body.id}): a webhook delivers only while its owner holds its kinds' read permission, and stays stopped after they regain it\n`;
+    const stops = `warning: acme-treasury: svc apply --prune stops 1 webhook of usr_rule_author (${made.body.id}): a webhook delivers only while its owner holds its kinds' read permission (and, set up through an API key, while the key acts), and stays stopped after they regain it\n`;
     expect(stderr()).toContain(stops);
 
     // Saved, then applied with --prune: said before, and read back after the run.

@@ -35,6 +35,15 @@ describe('svc roles revoke --file', () => {
     if (!yes) expect(r.stderr).toBe('error: cancelled; nothing was changed\n');
   });
 
+  it('asks of one row in the singular (review29d L2)', async () => {
+    const { path } = await granted([19]);
+    const prompter = confirming(false);
+    await svc.run(['roles', 'revoke', '--file', path], { mode: 'table', prompter });
+    expect(prompter.asked).toEqual([
+      `Revoke the 1 role assignment listed in ${path} that is held (a row whose grant is not is skipped), in Acme Treasury (acme-treasury)?`,
+    ]);
+  });
+
   it('prints each revocation; a second run reports the rows as not assigned', async () => {
     const clock = fixedClock();
     const { name, id, path } = await granted([5, 6]);

@@ -29,7 +29,7 @@ async function ownedBy(user: string): Promise<string> {
 }
 
 const RULE =
-  "a webhook delivers only while its owner holds its kinds' read permission, and stays stopped after they regain it";
+  "a webhook delivers only while its owner holds its kinds' read permission (and, set up through an API key, while the key acts), and stays stopped after they regain it";
 
 describe('previews name the webhooks a revocation stops', () => {
   it('roles revoke asks naming them, and the run says which the platform disabled', async () => {
@@ -96,6 +96,49 @@ describe('roles revoke --file names them too', () => {
     await runRolesRevoke(ctx, parseRolesRevoke(undefined, undefined, { file }));
     expect(questions).toEqual([
       `Revoke the 2 role assignments listed in ${file} that are held (a row whose grant is not is skipped), in Acme Treasury (acme-treasury)? This stops 1 webhook of usr_rule_author (${id}): ${RULE}.`,
+    ]);
+    expect(stderr()).toContain(`warning: the platform disabled 1 webhook of usr_rule_author (${id})`);
+  });
+});
+
+// Last: it leaves usr_rule_author a custom role with exception.read.
+describe('a webhook set up through an API key (review29d M1)', () => {
+  it('roles revoke says svc could not tell when the revocation takes away what their API keys act with', async () => {
+    // usr_rule_author keeps exception.read (a custom role) and loses tenant_admin, which their
+    // service_role key acts with: the webhook set up through that key stops with the key.
+    const role = await call(svc.sandbox(), 'POST', '/v1/roles', {
+      token: svc.sandbox().adminToken,
+      tenant: ACME,
+      body: {
+        name: 'ex-reader-key',
+        permissions: ['exception.read', 'webhook.manage', 'webhook.read'],
+        idempotency_key: 'ws-key-role',
+      },
+    });
+    expect(role.status, role.text).toBe(201);
+    await adminGrant(svc.sandbox(), ACME, 'usr_rule_author', role.body.id);
+    await adminGrant(svc.sandbox(), ACME, 'usr_rule_author', 'tenant_admin');
+    const issued = await call(svc.sandbox(), 'POST', `/v1/tenants/${ACME}/api-keys`, {
+      token: svc.sandbox().issueToken('usr_rule_author').token,
+      tenant: ACME,
+      body: { kind: 'service_role', name: 'ws', justification: 'ledger sync', idempotency_key: 'ws-key' },
+    });
+    expect(issued.status, issued.text).toBe(201);
+    const made = await call(svc.sandbox(), 'POST', '/v1/webhooks', {
+      token: issued.body.key as string,
+      tenant: ACME,
+      body: {
+        url: 'https://ra.example/k',
+        event_types: ['exception.created'],
+        idempotency_key: 'ws-key-hook',
+      },
+    });
+    expect(made.status, made.text).toBe(201);
+    const id = made.body.id as string;
+    const { ctx, questions, stderr } = svc.context({ tty: true, answers: [true] });
+    await runRolesRevoke(ctx, parseRolesRevoke('usr_rule_author', 'tenant_admin', {}));
+    expect(questions).toEqual([
+      `Revoke tenant_admin from usr_rule_author in Acme Treasury (acme-treasury)? svc could not tell whether this stops 1 webhook of usr_rule_author (${id}): it takes away what their API keys act with, and a webhook set up through one stops with it: ${RULE}.`,
     ]);
     expect(stderr()).toContain(`warning: the platform disabled 1 webhook of usr_rule_author (${id})`);
   });
