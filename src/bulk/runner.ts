@@ -1,4 +1,4 @@
-// Over 300 lines (390): one worker loop whose every outcome (journaled or not, halting, ordered,
+// Over 300 lines (406): one worker loop whose every outcome (journaled or not, halting, ordered,
 // counted) shares the run's state. What an item and its row are is ./item.ts, the counts
 // ./summary.ts, the pull from the source ./source-pull.ts, the judgement of errors ./judge.ts.
 import { SvcError } from '../errors.js';

@@ -4,7 +4,7 @@
  * large as the API allows, the last one sized to end exactly at --limit, so its cursor continues
  * exactly there; a page whose size is the server's is cut there instead, its cursor naming the
  * same page and the items of it printed), and --all streams page
- * after page as they arrive. About 300 lines: the check of a --cursor answer a server may have
+ * after page as they arrive. Past 300 lines (314): the check of a --cursor answer a server may have
  * answered from the list's start (#cursorIgnored) belongs to the listing that reads it.
  */
 import { Option } from 'commander';
