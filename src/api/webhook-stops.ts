@@ -26,10 +26,11 @@ export interface OwnedWebhook {
   disabled_reason?: string | null | undefined;
 }
 
-/** A grant a user holds, with its role's permissions. */
+/** A grant a user holds, with its role's permissions; `ends`: it has an end date (expires_at). */
 export interface HeldRole {
   roleId: string;
   permissions: readonly string[];
+  ends?: boolean;
 }
 
 /**
@@ -79,16 +80,18 @@ export function stopsOver(
     if (missingPermissions(after, eventReadPermissions(w.event_types)).length > 0)
       stops.push({ id: w.id, owner });
     else if (
-      takesKeyRole(
-        grants.flatMap((g) => g.permissions),
-        after,
-        keyRoles,
-      )
+      // A key acts while its issuer holds its role's permissions without an end date (the
+      // platform's rule): only such grants count, before and after (review29e M1).
+      takesKeyRole(lasting(grants), lasting(grants.filter((g) => !removes(owner, g.roleId))), keyRoles)
     )
       unsure.push({ id: w.id, owner });
   }
   return { known: true, stops, watched, ...(unsure.length > 0 ? { unsure } : {}) };
 }
+
+/** The permissions of the grants without an end date. */
+const lasting = (grants: readonly HeldRole[]) =>
+  grants.filter((g) => g.ends !== true).flatMap((g) => g.permissions);
 
 /** Whether the change takes away what an API key of its owner acts with: held before, not after. */
 function takesKeyRole(

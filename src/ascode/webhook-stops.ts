@@ -67,7 +67,7 @@ export async function planStops(
   const held = new Map<string, HeldRole[]>();
   for (const g of live.grants.values()) {
     const list = held.get(g.user) ?? [];
-    list.push({ roleId: g.roleId, permissions: permissions.get(g.roleId) ?? [] });
+    list.push({ roleId: g.roleId, permissions: permissions.get(g.roleId) ?? [], ends: g.expiresAt !== null });
     held.set(g.user, list);
   }
   return stopsOver(webhooks, held, removals.removes);

@@ -87,7 +87,11 @@ async function forecastOf(
           owner,
           items
             .filter((a) => assignmentInForce(a.status) !== 'ended')
-            .map((a) => ({ roleId: a.role_id, permissions: roles.get(a.role_id) ?? [] })),
+            .map((a) => ({
+              roleId: a.role_id,
+              permissions: roles.get(a.role_id) ?? [],
+              ends: a.expires_at != null,
+            })),
         );
       }
     }

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { TENANT_PERMISSIONS } from '../../../src/api/permissions.js';
 import { runRolesDelete } from '../../../src/commands/roles/delete.js';
 import { parseRolesRevoke, runRolesRevoke } from '../../../src/commands/roles/revoke.js';
 import { ConnectionError } from '../../../src/http/errors.js';
@@ -140,6 +141,40 @@ describe('a webhook set up through an API key (review29d M1)', () => {
     expect(questions).toEqual([
       `Revoke tenant_admin from usr_rule_author in Acme Treasury (acme-treasury)? svc could not tell whether this stops 1 webhook of usr_rule_author (${id}): it takes away what their API keys act with, and a webhook set up through one stops with it: ${RULE}.`,
     ]);
+    expect(stderr()).toContain(`warning: the platform disabled 1 webhook of usr_rule_author (${id})`);
+  });
+
+  it('a key role’s permissions kept only through a grant with an end date: still could not tell (review29e M1)', async () => {
+    // The platform stops a key whose issuer no longer holds its role's permissions *without an end
+    // date*: tenant_admin's permissions kept through a custom role ending in 30 days do not keep it.
+    const role = await call(svc.sandbox(), 'POST', '/v1/roles', {
+      token: svc.sandbox().adminToken,
+      tenant: ACME,
+      body: { name: 'admin-for-a-month', permissions: [...TENANT_PERMISSIONS], idempotency_key: 'ws-month' },
+    });
+    expect(role.status, role.text).toBe(201);
+    await adminGrant(svc.sandbox(), ACME, 'usr_rule_author', 'tenant_admin');
+    const issued = await call(svc.sandbox(), 'POST', `/v1/tenants/${ACME}/api-keys`, {
+      token: svc.sandbox().issueToken('usr_rule_author').token,
+      tenant: ACME,
+      body: { kind: 'service_role', name: 'ws2', justification: 'ledger sync', idempotency_key: 'ws2-key' },
+    });
+    expect(issued.status, issued.text).toBe(201);
+    const month = new Date(Date.now() + 30 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    await adminGrant(svc.sandbox(), ACME, 'usr_rule_author', role.body.id, month);
+    const made = await call(svc.sandbox(), 'POST', '/v1/webhooks', {
+      token: issued.body.key as string,
+      tenant: ACME,
+      body: { url: 'https://ra.example/m', event_types: ['exception.created'], idempotency_key: 'ws2-hook' },
+    });
+    expect(made.status, made.text).toBe(201);
+    const id = made.body.id as string;
+    const { ctx, questions, stderr } = svc.context({ tty: true, answers: [true] });
+    await runRolesRevoke(ctx, parseRolesRevoke('usr_rule_author', 'tenant_admin', {}));
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toContain(
+      `svc could not tell whether this stops 1 webhook of usr_rule_author (${id}): it takes away what their API keys act with`,
+    );
     expect(stderr()).toContain(`warning: the platform disabled 1 webhook of usr_rule_author (${id})`);
   });
 });
